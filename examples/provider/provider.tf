@@ -1,0 +1,33 @@
+terraform {
+  required_providers {
+    kratix = {
+      source = "promise-platform/kratix"
+    }
+  }
+}
+
+variable "minio_secret_key" {
+  type      = string
+  sensitive = true
+}
+
+variable "deploy_key" {
+  description = "Private SSH key of a deploy key with write access to the GitOps repository."
+  type        = string
+  sensitive   = true
+}
+
+# Credential sets are named; state stores refer to them with secret_ref. Any value can instead
+# come from the environment: KRATIX_SECRET_<NAME>_<KEY>, e.g. KRATIX_SECRET_MINIO_SECRET_ACCESS_KEY.
+provider "kratix" {
+  secrets = {
+    minio = {
+      access_key_id     = "platform"
+      secret_access_key = var.minio_secret_key
+    }
+    github = {
+      ssh_private_key = var.deploy_key
+      known_hosts     = "github.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"
+    }
+  }
+}

@@ -1,0 +1,48 @@
+# The quickstart: one Git state store and two labelled destinations, each a folder that a
+# worker cluster's GitOps agent reads. `make demo` applies it to a local repository.
+
+terraform {
+  required_version = ">= 1.11"
+  required_providers {
+    kratix = {
+      source = "promise-platform/kratix"
+    }
+  }
+}
+
+variable "repository_url" {
+  description = "Git repository holding the destinations' folders, e.g. file:///tmp/gitops.git or https://github.com/acme/gitops.git."
+  type        = string
+}
+
+provider "kratix" {}
+
+resource "kratix_state_store" "gitops" {
+  name = "gitops"
+  git = {
+    url    = var.repository_url
+    branch = "main"
+  }
+}
+
+locals {
+  # Destination name => environment label.
+  workers = {
+    worker-1 = "dev"
+    worker-2 = "prod"
+  }
+}
+
+resource "kratix_destination" "workers" {
+  for_each = local.workers
+
+  name        = each.key
+  path        = each.key
+  labels      = { environment = each.value }
+  state_store = kratix_state_store.gitops
+}
+
+output "destination_folders" {
+  description = "Each destination's folder in the repository."
+  value       = { for name, d in kratix_destination.workers : name => d.root }
+}

@@ -1,0 +1,39 @@
+resource "kratix_state_store" "minio" {
+  name       = "minio"
+  secret_ref = "minio"
+  bucket = {
+    endpoint    = "minio.platform.internal:9000"
+    bucket_name = "kratix"
+    insecure    = true
+  }
+}
+
+# A worker cluster whose Flux reads the bucket folder "dev/worker-1".
+resource "kratix_destination" "worker_1" {
+  name        = "worker-1"
+  path        = "dev/worker-1"
+  state_store = kratix_state_store.minio
+  labels = {
+    environment = "dev"
+    zone        = "eu-west"
+  }
+}
+
+# A destination that takes only work aimed at it: promises without selectors skip it.
+resource "kratix_destination" "gpu" {
+  name                = "gpu-1"
+  path                = "gpu-1"
+  state_store         = kratix_state_store.minio
+  labels              = { accelerator = "gpu" }
+  strict_match_labels = true
+}
+
+# A destination read by a tool that wants one file, with no canaries, removed entirely on destroy.
+resource "kratix_destination" "edge" {
+  name           = "edge"
+  path           = "edge"
+  state_store    = kratix_state_store.minio
+  filepath_mode  = "aggregatedYAML"
+  init_workloads = false
+  cleanup        = "all"
+}

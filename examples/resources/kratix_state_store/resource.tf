@@ -1,0 +1,36 @@
+# A MinIO (or any S3-compatible) bucket. Credentials come from the provider's `minio` secret.
+resource "kratix_state_store" "minio" {
+  name       = "minio"
+  secret_ref = "minio"
+  bucket = {
+    endpoint    = "minio.platform.internal:9000"
+    bucket_name = "kratix"
+    insecure    = true # plain HTTP inside the platform network
+  }
+}
+
+# A Git repository over SSH, with a deploy key and the host key pinned in the `github` secret.
+resource "kratix_state_store" "github" {
+  name       = "github"
+  path       = "clusters"
+  secret_ref = "github"
+  git = {
+    url    = "git@github.com:acme/gitops.git"
+    branch = "main"
+    author = {
+      name  = "platform-bot"
+      email = "platform@acme.example"
+    }
+  }
+}
+
+# On AWS, with the credentials of the environment (instance profile, web identity, AWS_* variables).
+resource "kratix_state_store" "s3" {
+  name = "s3"
+  bucket = {
+    endpoint    = "s3.eu-west-2.amazonaws.com"
+    bucket_name = "acme-kratix"
+    region      = "eu-west-2"
+    auth_method = "IAM"
+  }
+}

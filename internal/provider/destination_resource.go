@@ -1,0 +1,476 @@
+package provider
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"fmt"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
+)
+
+var (
+	_ resource.Resource                = (*destinationResource)(nil)
+	_ resource.ResourceWithConfigure   = (*destinationResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*destinationResource)(nil)
+	_ resource.ResourceWithImportState = (*destinationResource)(nil)
+)
+
+const (
+	cleanupNone = "none"
+	cleanupAll  = "all"
+)
+
+// NewDestinationResource is the kratix_destination resource.
+func NewDestinationResource() resource.Resource { return &destinationResource{} }
+
+type destinationResource struct{ data *providerData }
+
+type destinationModel struct {
+	ID                 types.String `tfsdk:"id"`
+	Name               types.String `tfsdk:"name"`
+	Labels             types.Map    `tfsdk:"labels"`
+	StateStore         types.Object `tfsdk:"state_store"`
+	Path               types.String `tfsdk:"path"`
+	StrictMatchLabels  types.Bool   `tfsdk:"strict_match_labels"`
+	FilepathMode       types.String `tfsdk:"filepath_mode"`
+	AggregatedFilename types.String `tfsdk:"aggregated_filename"`
+	InitWorkloads      types.Bool   `tfsdk:"init_workloads"`
+	Cleanup            types.String `tfsdk:"cleanup"`
+	Root               types.String `tfsdk:"root"`
+	Files              types.Map    `tfsdk:"files"`
+}
+
+func (r *destinationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_destination"
+}
+
+func (r *destinationResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	modes := make([]string, len(layout.Modes))
+	for i, m := range layout.Modes {
+		modes[i] = string(m)
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A place that receives files: one folder in one state store, read by one cluster's " +
+			"GitOps agent, the counterpart of a Kratix Destination. Its `labels` decide which promises and resource " +
+			"requests are scheduled to it.\n\n" +
+			"With `init_workloads` (the default) it writes Kratix's two canary files, so the cluster's agent has " +
+			"something to apply; a canary deleted or edited in the store shows in the next plan and the apply puts it " +
+			"back. Changing `labels` writes nothing by itself.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed: true, MarkdownDescription: "The destination's name.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Name of the destination, a Kubernetes object name. Changing it replaces the resource.",
+				Validators:          []validator.String{dnsName()},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"labels": schema.MapAttribute{
+				ElementType: types.StringType, Optional: true,
+				MarkdownDescription: "Labels matched by promises' and resource requests' `destination_selectors`, in " +
+					"Kubernetes label syntax.",
+				Validators: []validator.Map{labelsValidator{}},
+			},
+			"state_store": storeRefSchema("The store this destination's files go to: pass the store resource, " +
+				"`state_store = kratix_state_store.this`. Moving to another store, bucket, repository, branch or store " +
+				"path replaces the destination."),
+			"path": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "Folder of this destination inside the store, joined to the store's path. `.` or " +
+					"`/` mean the store's root. Changing it replaces the resource.",
+				Validators:    []validator.String{storePath()},
+				PlanModifiers: []planmodifier.String{replaceIfSet()},
+			},
+			"strict_match_labels": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+				MarkdownDescription: "When true and the destination has labels, promises and requests without any " +
+					"selector are not scheduled to it.",
+			},
+			"filepath_mode": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(string(layout.ModeNestedByMetadata)),
+				MarkdownDescription: "Folder layout: `nestedByMetadata` (Kratix's default), `none` (files at the root, " +
+					"tracked in `.kratix/`), `aggregatedYAML` (one file) or `splitByKind` (`crds/` and `resources/`). " +
+					"Changing it replaces the resource.",
+				Validators:    []validator.String{stringvalidator.OneOf(modes...)},
+				PlanModifiers: []planmodifier.String{replaceIfSet()},
+			},
+			"aggregated_filename": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(layout.DefaultAggregatedFilename),
+				MarkdownDescription: "File name of `aggregatedYAML` mode, relative to the destination's folder. " +
+					"Changing it replaces the resource.",
+				Validators:    []validator.String{fileName()},
+				PlanModifiers: []planmodifier.String{replaceIfSet()},
+			},
+			"init_workloads": schema.BoolAttribute{
+				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
+				MarkdownDescription: "Write Kratix's canary files (a Namespace and a ConfigMap). Turning it off removes them.",
+			},
+			"cleanup": schema.StringAttribute{
+				Optional: true, Computed: true, Default: stringdefault.StaticString(cleanupNone),
+				MarkdownDescription: "What destroying the destination removes from the store: `none` (nothing) or `all` " +
+					"(every file the provider manages under the destination's folder: dependencies, resources, canaries " +
+					"and `.kratix/` index files; files beside them are kept).",
+				Validators: []validator.String{stringvalidator.OneOf(cleanupNone, cleanupAll)},
+			},
+			"root": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "The destination's folder in the bucket or repository: the store's path joined with " +
+					"`path` (empty for the root).",
+			},
+			"files": schema.MapAttribute{
+				ElementType: types.StringType, Computed: true,
+				MarkdownDescription: "The canary files this destination keeps in the store: path to the MD5 of their " +
+					"content. Known during plan; a file missing or changed in the store shows here as a difference.",
+			},
+		},
+	}
+	// state_store moves replace; other changes to it are in place.
+	ss := resp.Schema.Attributes["state_store"].(schema.SingleNestedAttribute)
+	ss.PlanModifiers = []planmodifier.Object{replaceIfStoreMoves()}
+	resp.Schema.Attributes["state_store"] = ss
+}
+
+
+func (r *destinationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// desired is what a destination should hold: its root and its canary files. ok is false while
+// the inputs are not known.
+func (m destinationModel) desired(ctx context.Context) (ref storeRefModel, root string, files map[string][]byte, ok bool, diags diag.Diagnostics) {
+	ref, known, diags := storeRefFromObject(ctx, m.StateStore)
+	if !known || m.Path.IsUnknown() || m.FilepathMode.IsUnknown() || m.InitWorkloads.IsUnknown() {
+		return ref, "", nil, false, diags
+	}
+	if ref.Bucket == nil && ref.Git == nil || ref.Bucket != nil && ref.Git != nil {
+		diags.AddAttributeError(path.Root(storeAttributeName), "Invalid State Store",
+			fmt.Sprintf("State store %q must have exactly one of bucket and git. Pass the store resource: state_store = kratix_state_store.<name>.", ref.Name.ValueString()))
+		return ref, "", nil, false, diags
+	}
+	root, err := layout.Root(ref.Path.ValueString(), m.Path.ValueString())
+	if err != nil {
+		diags.AddAttributeError(path.Root("path"), "Invalid Path", fmt.Sprintf("Destination %q: %s.", m.Name.ValueString(), err))
+		return ref, "", nil, false, diags
+	}
+	files = map[string][]byte{}
+	if m.InitWorkloads.ValueBool() {
+		files = layout.Canaries(layout.Mode(m.FilepathMode.ValueString()), root)
+	}
+	return ref, root, files, true, diags
+}
+
+func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	var plan destinationModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ref, root, files, ok, diags := plan.desired(ctx)
+	resp.Diagnostics.Append(diags...)
+	if !ok {
+		return
+	}
+	if r.data != nil {
+		resp.Diagnostics.Append(r.data.checkCredentials(ref, path.Root(storeAttributeName))...)
+	}
+	plan.Root = types.StringValue(root)
+	plan.Files = hashMap(files)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *destinationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan destinationModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ref, root, files, ok, diags := plan.desired(ctx)
+	resp.Diagnostics.Append(diags...)
+	if !ok || resp.Diagnostics.HasError() {
+		resp.Diagnostics.AddError("Destination Not Known", "The destination's store or path is still unknown at apply; this is a bug in the provider.")
+		return
+	}
+	store := r.open(ref, plan.Name.ValueString(), &resp.Diagnostics)
+	if store == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	if len(files) > 0 {
+		r.warnTakeOver(ctx, store, plan.Name.ValueString(), files, &resp.Diagnostics)
+		if !r.write(ctx, store, plan.Name.ValueString(), files, &resp.Diagnostics) {
+			return
+		}
+	}
+	plan.ID = plan.Name
+	plan.Root = types.StringValue(root)
+	plan.Files = hashMap(files)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Read compares the canary files recorded in state with the store. A missing file is dropped
+// from `files` and an edited one gets its new hash, so the next plan shows the difference and the
+// apply repairs it. Failures other than "not found" are errors, never "gone".
+func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state destinationModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ref, known, _ := storeRefFromObject(ctx, state.StateStore)
+	recorded := stringMap(ctx, state.Files)
+	if !known || len(recorded) == 0 || r.data == nil {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
+	}
+	store := r.open(ref, state.Name.ValueString(), &resp.Diagnostics)
+	if store == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	paths := sortedKeys(recorded)
+	actual, err := store.Hashes(ctx, paths)
+	if err != nil {
+		addStoreError(&resp.Diagnostics, "Cannot Read Destination",
+			fmt.Sprintf("Reading the canary files of destination %q failed", state.Name.ValueString()), err)
+		return
+	}
+	for _, p := range paths {
+		if actual[p] != recorded[p] {
+			tflog.Info(ctx, "canary file drifted", map[string]any{"path": p, "recorded": recorded[p], "found": actual[p]})
+		}
+	}
+	state.Files = stringMapValue(actual)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *destinationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state destinationModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ref, root, files, ok, diags := plan.desired(ctx)
+	resp.Diagnostics.Append(diags...)
+	if !ok || resp.Diagnostics.HasError() {
+		resp.Diagnostics.AddError("Destination Not Known", "The destination's store or path is still unknown at apply; this is a bug in the provider.")
+		return
+	}
+	want := hashStrings(files)
+	have := stringMap(ctx, state.Files)
+	if !equalMaps(want, have) {
+		store := r.open(ref, plan.Name.ValueString(), &resp.Diagnostics)
+		if store == nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(ctx, opTimeout)
+		defer cancel()
+		if len(files) > 0 {
+			if !r.write(ctx, store, plan.Name.ValueString(), files, &resp.Diagnostics) {
+				return
+			}
+		} else {
+			change := statestore.Change{Message: "Delete from: " + layout.CanaryWorkName, Delete: sortedKeys(have)}
+			if _, err := store.Apply(ctx, change); err != nil {
+				addStoreError(&resp.Diagnostics, "Cannot Remove Canary Files",
+					fmt.Sprintf("Removing the canary files of destination %q failed", plan.Name.ValueString()), err)
+				return
+			}
+		}
+	}
+	plan.ID = plan.Name
+	plan.Root = types.StringValue(root)
+	plan.Files = hashMap(files)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete follows `cleanup`: with "none" every file stays (Kratix's default); with "all" every file
+// the provider manages under the destination's folder goes, in one operation.
+func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state destinationModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || state.Cleanup.ValueString() != cleanupAll {
+		return
+	}
+	ref, known, _ := storeRefFromObject(ctx, state.StateStore)
+	if !known {
+		return
+	}
+	root, err := layout.Root(ref.Path.ValueString(), state.Path.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("path"), "Invalid Path", err.Error())
+		return
+	}
+	store := r.open(ref, state.Name.ValueString(), &resp.Diagnostics)
+	if store == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	name := state.Name.ValueString()
+	owned := layout.OwnedBy(layout.Mode(state.FilepathMode.ValueString()), root, state.AggregatedFilename.ValueString())
+	doomed := append(append([]string{}, owned.Prefixes...), owned.Files...)
+	indexed, err := indexedFiles(ctx, store, ref.Path.ValueString(), owned.Indexes)
+	if err != nil {
+		addStoreError(&resp.Diagnostics, "Cannot Clean Up Destination",
+			fmt.Sprintf("Reading the index files of destination %q failed", name), err)
+		return
+	}
+	doomed = append(doomed, indexed...)
+	res, err := store.Apply(ctx, statestore.Change{Message: "Delete from: destination/" + name, Delete: doomed})
+	if err != nil {
+		addStoreError(&resp.Diagnostics, "Cannot Clean Up Destination",
+			fmt.Sprintf("Removing the files of destination %q failed", name), err)
+		return
+	}
+	tflog.Info(ctx, "destination cleaned up", map[string]any{"destination": name, "deleted": len(res.Deleted)})
+}
+
+func (r *destinationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
+}
+
+func (r *destinationResource) open(ref storeRefModel, name string, diags *diag.Diagnostics) statestore.Store {
+	if r.data == nil {
+		diags.AddError("Provider Not Configured", "The kratix provider was not configured; this is a bug in the provider.")
+		return nil
+	}
+	store, err := r.data.open(ref, false)
+	if err != nil {
+		diags.AddAttributeError(path.Root(storeAttributeName), "State Store Not Usable",
+			fmt.Sprintf("Destination %q cannot use state store %q: %v", name, ref.Name.ValueString(), err))
+		return nil
+	}
+	return store
+}
+
+// write puts the canary files, as Kratix does, in one operation named after them.
+func (r *destinationResource) write(ctx context.Context, store statestore.Store, name string, files map[string][]byte, diags *diag.Diagnostics) bool {
+	res, err := store.Apply(ctx, statestore.Change{Message: "Update from: " + layout.CanaryWorkName, Put: files})
+	if err != nil {
+		addStoreError(diags, "Cannot Write Destination",
+			fmt.Sprintf("Writing the canary files of destination %q failed", name), err)
+		return false
+	}
+	tflog.Debug(ctx, "canary files written", map[string]any{"destination": name, "written": res.Written, "revision": res.Revision})
+	return true
+}
+
+// warnTakeOver warns when files the destination is about to own already hold other content,
+// written by Kratix or another workspace.
+func (r *destinationResource) warnTakeOver(ctx context.Context, store statestore.Store, name string, files map[string][]byte, diags *diag.Diagnostics) {
+	want := hashStrings(files)
+	found, err := store.Hashes(ctx, sortedKeys(want))
+	if err != nil {
+		return // the write that follows reports the failure
+	}
+	for _, p := range sortedKeys(found) {
+		if found[p] != want[p] {
+			diags.AddWarning("Taking Over Existing File",
+				fmt.Sprintf("Destination %q replaces %s in %s, which held different content (written by Kratix or another workspace?).",
+					name, p, store.Describe()))
+		}
+	}
+}
+
+// indexedFiles lists the files recorded in the `.kratix/` index files under prefix.
+func indexedFiles(ctx context.Context, store statestore.Store, storePath, prefix string) ([]string, error) {
+	listing, err := store.List(ctx, prefix)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range sortedKeys(listing) {
+		content, err := store.Read(ctx, p)
+		if statestore.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		idx, err := layout.ParseIndex(content)
+		if err != nil {
+			continue // not an index of ours; it is removed with the folder, its listed files are not
+		}
+		out = append(out, layout.IndexedFiles(storePath, idx)...)
+	}
+	return out, nil
+}
+
+func md5Hex(b []byte) string {
+	sum := md5.Sum(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func hashStrings(files map[string][]byte) map[string]string {
+	out := make(map[string]string, len(files))
+	for p, b := range files {
+		out[p] = md5Hex(b)
+	}
+	return out
+}
+
+func hashMap(files map[string][]byte) types.Map { return stringMapValue(hashStrings(files)) }
+
+func stringMapValue(m map[string]string) types.Map {
+	elems := make(map[string]attr.Value, len(m))
+	for k, v := range m {
+		elems[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, elems)
+}
+
+func stringMap(ctx context.Context, m types.Map) map[string]string {
+	out := map[string]string{}
+	if m.IsNull() || m.IsUnknown() {
+		return out
+	}
+	_ = m.ElementsAs(ctx, &out, false)
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,95 @@
+// Package provider is the Terraform glue of the kratix provider: schemas, models, the plan and
+// apply wiring, and diagnostics. The behaviour lives in the pure packages (layout) and in
+// statestore; this package turns Terraform values into their inputs and their results and
+// errors back into state and diagnostics.
+package provider
+
+import (
+	"context"
+	"os"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
+)
+
+// Address is the provider's registry address.
+const Address = "registry.terraform.io/promise-platform/kratix"
+
+var (
+	_ provider.Provider              = (*kratixProvider)(nil)
+	_ provider.ProviderWithFunctions = (*kratixProvider)(nil)
+)
+
+type kratixProvider struct {
+	version string
+	// lookupEnv reads the environment; tests replace it.
+	lookupEnv func(string) (string, bool)
+}
+
+// New returns a constructor for the provider at the given version.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider {
+		return &kratixProvider{version: version, lookupEnv: os.LookupEnv}
+	}
+}
+
+type providerModel struct {
+	Secrets types.Map `tfsdk:"secrets"`
+}
+
+func (p *kratixProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "kratix"
+	resp.Version = p.version
+}
+
+func (p *kratixProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Schedules Kratix Promises to Destinations during `terraform plan` and writes their " +
+			"files into State Stores (S3-compatible buckets and Git repositories) during `terraform apply`, " +
+			"in Kratix's folder layout, with no Kubernetes platform cluster.",
+		Attributes: map[string]schema.Attribute{
+			"secrets": secretsSchema(),
+		},
+	}
+}
+
+// Configure records the secrets and nothing else: no store is dialled here, because the provider
+// block may depend on values that are only known after apply. Clients are built on first use.
+func (p *kratixProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var cfg providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	data := &providerData{
+		lookupEnv: p.lookupEnv,
+		pool:      statestore.NewPool(),
+	}
+	data.secrets, data.secretsUnknown = secretsFromConfig(ctx, cfg.Secrets, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.ResourceData = data
+	resp.DataSourceData = data
+}
+
+func (p *kratixProvider) Resources(context.Context) []func() resource.Resource {
+	return []func() resource.Resource{
+		NewStateStoreResource,
+		NewDestinationResource,
+	}
+}
+
+func (p *kratixProvider) DataSources(context.Context) []func() datasource.DataSource {
+	return nil
+}
+
+func (p *kratixProvider) Functions(context.Context) []func() function.Function {
+	return nil
+}

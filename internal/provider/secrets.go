@@ -1,0 +1,149 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
+)
+
+// secretKeys are the keys a credential set may hold, with what each is for.
+var secretKeys = []struct {
+	name, description string
+}{
+	{"access_key_id", "Access key id of a bucket store (`auth_method = \"accessKey\"`)."},
+	{"secret_access_key", "Secret access key of a bucket store."},
+	{"session_token", "Session token of a bucket store, for temporary credentials."},
+	{"username", "User name for a Git store over HTTP(S). Defaults to `git` when only `password` is set."},
+	{"password", "Password or access token for a Git store over HTTP(S)."},
+	{"ssh_private_key", "Private key (PEM or OpenSSH format, the content, not a path) for a Git store over SSH."},
+	{"known_hosts", "known_hosts content for a Git store over SSH: the host keys to trust. Required unless the store sets `insecure_ignore_host_key`."},
+	{"ca_certificate", "PEM content of a CA certificate to trust, for either kind of store."},
+}
+
+func secretsSchema() schema.Attribute {
+	attrs := map[string]schema.Attribute{}
+	for _, k := range secretKeys {
+		attrs[k.name] = schema.StringAttribute{
+			Optional:            true,
+			Sensitive:           true,
+			MarkdownDescription: k.description + " Environment: `KRATIX_SECRET_<NAME>_" + strings.ToUpper(k.name) + "`.",
+		}
+	}
+	return schema.MapNestedAttribute{
+		Optional:  true,
+		Sensitive: true,
+		MarkdownDescription: "Named credential sets, the counterpart of the Kubernetes Secrets that Kratix state stores " +
+			"name in `secretRef`. A state store names one in `secret_ref`. Every value can also come from the " +
+			"environment as `KRATIX_SECRET_<NAME>_<KEY>`, upper-cased with any character other than a letter or " +
+			"digit turned into `_` (for the set `minio`: `KRATIX_SECRET_MINIO_ACCESS_KEY_ID` and " +
+			"`KRATIX_SECRET_MINIO_SECRET_ACCESS_KEY`), which is how HCP Terraform workspace variables reach " +
+			"the provider. A value in the configuration wins over the environment. Secrets never reach state, " +
+			"plan output or logs.",
+		NestedObject: schema.NestedAttributeObject{Attributes: attrs},
+	}
+}
+
+// secretSet is one named set of credentials; unset keys are empty.
+type secretSet map[string]string
+
+// providerData is what Configure hands to every resource and data source.
+type providerData struct {
+	secrets        map[string]secretSet
+	secretsUnknown bool // the secrets attribute was not known at Configure (planned from other resources)
+	lookupEnv      func(string) (string, bool)
+	pool           *statestore.Pool
+}
+
+func secretsFromConfig(ctx context.Context, v types.Map, diags *diag.Diagnostics) (map[string]secretSet, bool) {
+	if v.IsUnknown() {
+		return nil, true
+	}
+	out := map[string]secretSet{}
+	if v.IsNull() {
+		return out, false
+	}
+	var sets map[string]types.Object
+	diags.Append(v.ElementsAs(ctx, &sets, false)...)
+	unknown := false
+	for name, obj := range sets {
+		if obj.IsUnknown() {
+			unknown = true
+			continue
+		}
+		set := secretSet{}
+		for key, attr := range obj.Attributes() {
+			s, ok := attr.(types.String)
+			if !ok {
+				continue
+			}
+			if s.IsUnknown() {
+				unknown = true
+				continue
+			}
+			if !s.IsNull() && s.ValueString() != "" {
+				set[key] = s.ValueString()
+			}
+		}
+		out[name] = set
+	}
+	return out, unknown
+}
+
+// envPrefix is the start of the environment variables of the secret set name.
+func envPrefix(name string) string {
+	up := strings.Map(func(r rune) rune {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return unicode.ToUpper(r)
+		}
+		return '_'
+	}, name)
+	return "KRATIX_SECRET_" + up + "_"
+}
+
+// envName is the environment variable that holds key of the secret set name.
+func envName(name, key string) string {
+	return envPrefix(name) + strings.ToUpper(key)
+}
+
+// errSecretsUnknown says the secrets cannot be resolved yet: they depend on values known only
+// after apply.
+var errSecretsUnknown = fmt.Errorf("the provider's secrets are not known yet (they depend on values known only after apply)")
+
+// secret resolves a named credential set: configuration first, then the environment, key by key.
+// found is false when neither has anything for that name.
+func (d *providerData) secret(name string) (set secretSet, found bool, err error) {
+	set = secretSet{}
+	cfg, inConfig := d.secrets[name]
+	for _, k := range secretKeys {
+		if v := cfg[k.name]; v != "" {
+			set[k.name] = v
+			continue
+		}
+		if v, ok := d.lookupEnv(envName(name, k.name)); ok && v != "" {
+			set[k.name] = v
+		}
+	}
+	found = inConfig || len(set) > 0
+	if !found && d.secretsUnknown {
+		return nil, false, errSecretsUnknown
+	}
+	return set, found, nil
+}
+
+// secretNames lists the configured set names, for error messages.
+func (d *providerData) secretNames() []string {
+	names := make([]string, 0, len(d.secrets))
+	for n := range d.secrets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

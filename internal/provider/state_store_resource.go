@@ -1,0 +1,266 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+)
+
+var (
+	_ resource.Resource                     = (*stateStoreResource)(nil)
+	_ resource.ResourceWithConfigure        = (*stateStoreResource)(nil)
+	_ resource.ResourceWithConfigValidators = (*stateStoreResource)(nil)
+	_ resource.ResourceWithModifyPlan       = (*stateStoreResource)(nil)
+	_ resource.ResourceWithImportState      = (*stateStoreResource)(nil)
+)
+
+// opTimeout bounds one store operation, on top of Terraform's own cancellation.
+const opTimeout = 10 * time.Minute
+
+// NewStateStoreResource is the kratix_state_store resource.
+func NewStateStoreResource() resource.Resource { return &stateStoreResource{} }
+
+type stateStoreResource struct{ data *providerData }
+
+// stateStoreModel is the resource's full model; storeRef() is what other resources receive.
+type stateStoreModel struct {
+	ID        types.String      `tfsdk:"id"`
+	Name      types.String      `tfsdk:"name"`
+	Path      types.String      `tfsdk:"path"`
+	SecretRef types.String      `tfsdk:"secret_ref"`
+	Bucket    *bucketStoreModel `tfsdk:"bucket"`
+	Git       *gitModel         `tfsdk:"git"`
+}
+
+type bucketStoreModel struct {
+	bucketModel
+	CreateBucket types.Bool `tfsdk:"create_bucket"`
+}
+
+func (m stateStoreModel) storeRef() storeRefModel {
+	ref := storeRefModel{Name: m.Name, Path: m.Path, SecretRef: m.SecretRef, Git: m.Git}
+	if m.Bucket != nil {
+		b := m.Bucket.bucketModel
+		ref.Bucket = &b
+	}
+	return ref
+}
+
+func (r *stateStoreResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_state_store"
+}
+
+func (r *stateStoreResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Where files go: an S3-compatible bucket or a branch of a Git repository, the " +
+			"counterpart of Kratix's BucketStateStore and GitStateStore. Exactly one of `bucket` and `git` is set.\n\n" +
+			"Creating the resource proves that the store can be written, without leaving anything behind: for a " +
+			"bucket it starts and aborts a multipart upload, for Git it authenticates for a push and checks that the " +
+			"branch exists (an empty repository is accepted: the first write creates the branch). Destroying it " +
+			"removes nothing from the store.\n\n" +
+			"Pass the whole resource to destinations (`state_store = kratix_state_store.this`); they receive its " +
+			"connection details, never its secrets.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The store's name.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required:            true,
+				MarkdownDescription: "Name of the store, a Kubernetes object name. Changing it replaces the resource.",
+				Validators:          []validator.String{dnsName()},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"path": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Folder inside the bucket or repository under which every destination's path is " +
+					"joined. Unset, `.` or `/` mean the root.",
+				Validators: []validator.String{storePath()},
+			},
+			"secret_ref": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Name of the provider `secrets` entry holding this store's credentials (or of the " +
+					"`KRATIX_SECRET_<NAME>_<KEY>` environment variables). Required for `auth_method = \"accessKey\"` and " +
+					"for Git over SSH.",
+			},
+			"bucket": schema.SingleNestedAttribute{
+				Optional:            true,
+				MarkdownDescription: "An S3-compatible bucket (AWS S3, MinIO, ...).",
+				Attributes: map[string]schema.Attribute{
+					"endpoint": schema.StringAttribute{
+						Required:            true,
+						MarkdownDescription: "host[:port] of the S3 API, without a scheme, e.g. `s3.eu-west-2.amazonaws.com` or `minio.local:9000`.",
+						Validators:          []validator.String{endpoint()},
+					},
+					"bucket_name": schema.StringAttribute{
+						Required:            true,
+						MarkdownDescription: "Name of the bucket.",
+						Validators:          []validator.String{stringvalidator.LengthBetween(3, 63)},
+					},
+					"insecure": schema.BoolAttribute{
+						Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+						MarkdownDescription: "Use plain HTTP instead of HTTPS, as Kratix's `insecure` does. TLS, when used, is always verified.",
+					},
+					"region": schema.StringAttribute{
+						Optional:            true,
+						MarkdownDescription: "Region of the bucket. Unset, it is discovered from the endpoint.",
+					},
+					"auth_method": schema.StringAttribute{
+						Optional: true, Computed: true, Default: stringdefault.StaticString(defaultStoreAuth),
+						MarkdownDescription: "`accessKey` (the secret's `access_key_id`, `secret_access_key` and optional " +
+							"`session_token`) or `IAM` (the standard AWS credential chain: environment, web identity, instance profile).",
+						Validators: []validator.String{stringvalidator.OneOf(authAccessKey, authIAM)},
+					},
+					"create_bucket": schema.BoolAttribute{
+						Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+						MarkdownDescription: "Create the bucket when it does not exist. The bucket is never deleted.",
+					},
+				},
+			},
+			"git": schema.SingleNestedAttribute{
+				Optional:            true,
+				MarkdownDescription: "A branch of a Git repository.",
+				Attributes: map[string]schema.Attribute{
+					"url": schema.StringAttribute{
+						Required: true,
+						MarkdownDescription: "Repository URL: `https://`, `ssh://`, scp-like `git@host:org/repo.git`, " +
+							"`http://` (for servers on a private network) or `file://` (local use).",
+						Validators: []validator.String{gitURL()},
+					},
+					"branch": schema.StringAttribute{
+						Optional: true, Computed: true, Default: stringdefault.StaticString(defaultBranch),
+						MarkdownDescription: "Branch to write to.",
+						Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+					},
+					"author": schema.SingleNestedAttribute{
+						Optional: true, Computed: true,
+						MarkdownDescription: "Author and committer of the provider's commits.",
+						Default: objectdefault.StaticValue(types.ObjectValueMust(authorAttrTypes, map[string]attr.Value{
+							"name": types.StringValue(defaultAuthorName), "email": types.StringValue(""),
+						})),
+						Attributes: map[string]schema.Attribute{
+							"name": schema.StringAttribute{
+								Optional: true, Computed: true, Default: stringdefault.StaticString(defaultAuthorName),
+								MarkdownDescription: "Author name.",
+							},
+							"email": schema.StringAttribute{
+								Optional: true, Computed: true, Default: stringdefault.StaticString(""),
+								MarkdownDescription: "Author email.",
+							},
+						},
+					},
+					"insecure_ignore_host_key": schema.BoolAttribute{
+						Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+						MarkdownDescription: "Accept any SSH host key. Off by default: the host key must be in the secret's `known_hosts`.",
+					},
+				},
+			},
+		},
+	}
+}
+
+func (r *stateStoreResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{
+		resourcevalidator.ExactlyOneOf(path.MatchRoot("bucket"), path.MatchRoot("git")),
+	}
+}
+
+func (r *stateStoreResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *stateStoreResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return
+	}
+	var plan stateStoreModel
+	if d := req.Plan.Get(ctx, &plan); d.HasError() {
+		return // unknown nested values: decided at apply
+	}
+	ref := plan.storeRef()
+	if !ref.known() {
+		return
+	}
+	resp.Diagnostics.Append(r.data.checkCredentials(ref, path.Empty())...)
+}
+
+func (r *stateStoreResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan stateStoreModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !r.check(ctx, plan, &resp.Diagnostics) {
+		return
+	}
+	plan.ID = plan.Name
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Read has nothing to refresh: a store owns no files of its own, and its reachability is checked
+// when something is written.
+func (r *stateStoreResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state stateStoreModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan stateStoreModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if !r.check(ctx, plan, &resp.Diagnostics) {
+		return
+	}
+	plan.ID = plan.Name
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Delete removes nothing from the store, as deleting a Kratix state store does not.
+func (r *stateStoreResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+
+func (r *stateStoreResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
+}
+
+// check proves the store can be written; it reports failures and returns false.
+func (r *stateStoreResource) check(ctx context.Context, m stateStoreModel, diags *diag.Diagnostics) bool {
+	ref := m.storeRef()
+	what := fmt.Sprintf("State store %q cannot be written", m.Name.ValueString())
+	store, err := r.data.open(ref, m.Bucket != nil && m.Bucket.CreateBucket.ValueBool())
+	if err != nil {
+		diags.AddAttributeError(path.Root("secret_ref"), "State Store Not Usable", what+": "+err.Error())
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	tflog.Debug(ctx, "checking state store", map[string]any{"store": store.Describe()})
+	if err := store.Check(ctx); err != nil {
+		addStoreError(diags, "State Store Not Writable", what, err)
+		return false
+	}
+	return true
+}

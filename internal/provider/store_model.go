@@ -1,0 +1,280 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
+)
+
+// storeRefModel is the part of a kratix_state_store that other resources receive when they are
+// given the store object (`state_store = kratix_state_store.minio`): connection details only,
+// never secrets. Terraform drops the store's other attributes in the conversion.
+type storeRefModel struct {
+	Name      types.String `tfsdk:"name"`
+	Path      types.String `tfsdk:"path"`
+	SecretRef types.String `tfsdk:"secret_ref"`
+	Bucket    *bucketModel `tfsdk:"bucket"`
+	Git       *gitModel    `tfsdk:"git"`
+}
+
+type bucketModel struct {
+	Endpoint   types.String `tfsdk:"endpoint"`
+	BucketName types.String `tfsdk:"bucket_name"`
+	Insecure   types.Bool   `tfsdk:"insecure"`
+	Region     types.String `tfsdk:"region"`
+	AuthMethod types.String `tfsdk:"auth_method"`
+}
+
+type gitModel struct {
+	URL                   types.String `tfsdk:"url"`
+	Branch                types.String `tfsdk:"branch"`
+	Author                *authorModel `tfsdk:"author"`
+	InsecureIgnoreHostKey types.Bool   `tfsdk:"insecure_ignore_host_key"`
+}
+
+type authorModel struct {
+	Name  types.String `tfsdk:"name"`
+	Email types.String `tfsdk:"email"`
+}
+
+const (
+	defaultBranch      = "main"
+	defaultAuthorName  = "kratix"
+	authAccessKey      = "accessKey"
+	authIAM            = "IAM"
+	defaultStoreAuth   = authAccessKey
+	storeKindBucket    = "bucket"
+	storeKindGit       = "git"
+	storeAttributeName = "state_store"
+)
+
+var (
+	authorAttrTypes = map[string]attr.Type{"name": types.StringType, "email": types.StringType}
+	bucketRefTypes  = map[string]attr.Type{
+		"endpoint": types.StringType, "bucket_name": types.StringType, "insecure": types.BoolType,
+		"region": types.StringType, "auth_method": types.StringType,
+	}
+	gitRefTypes = map[string]attr.Type{
+		"url": types.StringType, "branch": types.StringType,
+		"author":                   types.ObjectType{AttrTypes: authorAttrTypes},
+		"insecure_ignore_host_key": types.BoolType,
+	}
+	storeRefTypes = map[string]attr.Type{
+		"name": types.StringType, "path": types.StringType, "secret_ref": types.StringType,
+		"bucket": types.ObjectType{AttrTypes: bucketRefTypes},
+		"git":    types.ObjectType{AttrTypes: gitRefTypes},
+	}
+)
+
+// storeRefFromObject reads a state_store object. ok is false when it, or anything in it, is not
+// known yet.
+func storeRefFromObject(ctx context.Context, obj types.Object) (ref storeRefModel, ok bool, diags diag.Diagnostics) {
+	if obj.IsNull() || obj.IsUnknown() {
+		return ref, false, nil
+	}
+	diags = obj.As(ctx, &ref, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: false})
+	if diags.HasError() {
+		// An unknown nested object cannot be held in a pointer; treat it as not known yet.
+		return storeRefModel{}, false, nil
+	}
+	return ref, ref.known(), nil
+}
+
+func (m storeRefModel) known() bool {
+	vals := []attr.Value{m.Name, m.Path, m.SecretRef}
+	if m.Bucket != nil {
+		vals = append(vals, m.Bucket.Endpoint, m.Bucket.BucketName, m.Bucket.Insecure, m.Bucket.Region, m.Bucket.AuthMethod)
+	}
+	if m.Git != nil {
+		vals = append(vals, m.Git.URL, m.Git.Branch, m.Git.InsecureIgnoreHostKey)
+		if m.Git.Author != nil {
+			vals = append(vals, m.Git.Author.Name, m.Git.Author.Email)
+		}
+	}
+	for _, v := range vals {
+		if v.IsUnknown() {
+			return false
+		}
+	}
+	return true
+}
+
+// location identifies where a store's files are: changing it moves every file, changing anything
+// else (credentials, author, TLS options) does not.
+func (m storeRefModel) location() string {
+	switch {
+	case m.Bucket != nil:
+		return fmt.Sprintf("bucket|%s|%s|%s", m.Bucket.Endpoint.ValueString(), m.Bucket.BucketName.ValueString(), m.Path.ValueString())
+	case m.Git != nil:
+		return fmt.Sprintf("git|%s|%s|%s", m.Git.URL.ValueString(), branchOf(m.Git), m.Path.ValueString())
+	}
+	return "none|" + m.Name.ValueString()
+}
+
+func branchOf(g *gitModel) string {
+	if g.Branch.ValueString() == "" {
+		return defaultBranch
+	}
+	return g.Branch.ValueString()
+}
+
+// gitTransport names how a Git URL is reached: "https", "http", "ssh" or "file".
+func gitTransport(raw string) (string, error) {
+	if scpLike.MatchString(raw) {
+		return "ssh", nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("%q is not a URL: %w", raw, err)
+	}
+	switch u.Scheme {
+	case "https", "http", "ssh", "file":
+		if u.Scheme != "file" && u.Host == "" {
+			return "", fmt.Errorf("%q has no host", raw)
+		}
+		return u.Scheme, nil
+	case "":
+		return "", fmt.Errorf("%q has no scheme; use https://, ssh://, git@host:org/repo.git, http:// or file://", raw)
+	default:
+		return "", fmt.Errorf("scheme %q of %q is not supported; use https://, ssh://, git@host:org/repo.git, http:// or file://", u.Scheme, raw)
+	}
+}
+
+// scpLike matches git's short SSH syntax, user@host:path.
+var scpLike = regexp.MustCompile(`^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^/]`)
+
+// checkCredentials finds, during plan, the credential mistakes that would otherwise fail only at
+// apply: a secret_ref that names nothing, an SSH URL without a key, an HTTPS URL with an SSH key.
+// at is the path of the store object in the resource (path.Empty() for the store itself).
+func (d *providerData) checkCredentials(m storeRefModel, at path.Path) diag.Diagnostics {
+	var diags diag.Diagnostics
+	ref := m.SecretRef.ValueString()
+	var set secretSet
+	if ref != "" {
+		s, found, err := d.secret(ref)
+		if err != nil {
+			return nil // decided at apply, once the secrets are known
+		}
+		if !found {
+			diags.AddAttributeError(at.AtName("secret_ref"), "Unknown Secret",
+				fmt.Sprintf("State store %q names the secret %q, but the provider's secrets have no set of that name "+
+					"(configured: %s) and no environment variable %s<KEY> is set. Add it to the provider's `secrets`, "+
+					"or set its environment variables.",
+					m.Name.ValueString(), ref, listOrNone(d.secretNames()), envPrefix(ref)))
+			return diags
+		}
+		set = s
+	}
+	switch {
+	case m.Bucket != nil:
+		method := m.Bucket.AuthMethod.ValueString()
+		if (method == "" || method == authAccessKey) && ref == "" {
+			diags.AddAttributeError(at.AtName("secret_ref"), "Missing Secret",
+				fmt.Sprintf("State store %q uses auth_method %q, which needs access keys: set secret_ref to a provider "+
+					"secret holding access_key_id and secret_access_key, or use auth_method = \"IAM\".", m.Name.ValueString(), authAccessKey))
+		}
+		if ref != "" && (method == "" || method == authAccessKey) && (set["access_key_id"] == "" || set["secret_access_key"] == "") {
+			diags.AddAttributeError(at.AtName("secret_ref"), "Incomplete Secret",
+				fmt.Sprintf("Secret %q must hold access_key_id and secret_access_key for state store %q (environment: %s, %s).",
+					ref, m.Name.ValueString(), envName(ref, "access_key_id"), envName(ref, "secret_access_key")))
+		}
+	case m.Git != nil:
+		if m.Git.URL.IsUnknown() {
+			return diags
+		}
+		transport, err := gitTransport(m.Git.URL.ValueString())
+		if err != nil {
+			return diags // reported by the URL validator
+		}
+		switch {
+		case transport == "ssh" && set["ssh_private_key"] == "":
+			diags.AddAttributeError(at.AtName("secret_ref"), "Missing SSH Key",
+				fmt.Sprintf("State store %q reaches %s over SSH, which needs a key: set secret_ref to a provider secret "+
+					"holding ssh_private_key (and known_hosts).", m.Name.ValueString(), m.Git.URL.ValueString()))
+		case transport == "ssh" && set["known_hosts"] == "" && !m.Git.InsecureIgnoreHostKey.ValueBool():
+			diags.AddAttributeError(at.AtName("secret_ref"), "Missing known_hosts",
+				fmt.Sprintf("State store %q reaches %s over SSH and host keys are checked: add known_hosts to secret %q "+
+					"(for example the output of ssh-keyscan), or set git.insecure_ignore_host_key = true.", m.Name.ValueString(), m.Git.URL.ValueString(), ref))
+		case (transport == "https" || transport == "http") && set["ssh_private_key"] != "":
+			diags.AddAttributeError(at.AtName("git").AtName("url"), "SSH Key With an HTTP URL",
+				fmt.Sprintf("Secret %q holds an ssh_private_key, but state store %q uses %s, which does not use SSH. "+
+					"Use the repository's SSH URL (ssh:// or git@host:org/repo.git), or give username and password instead.",
+					ref, m.Name.ValueString(), m.Git.URL.ValueString()))
+		}
+	}
+	return diags
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// open returns the store for a state_store object, built on first use and reused for the life of
+// the provider process. createBucket lets a bucket store's Check create a missing bucket.
+func (d *providerData) open(m storeRefModel, createBucket bool) (statestore.Store, error) {
+	var set secretSet
+	if ref := m.SecretRef.ValueString(); ref != "" {
+		s, found, err := d.secret(ref)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			return nil, fmt.Errorf("secret %q is not in the provider's secrets nor in KRATIX_SECRET_* environment variables", ref)
+		}
+		set = s
+	}
+	switch {
+	case m.Bucket != nil:
+		method := m.Bucket.AuthMethod.ValueString()
+		if method == "" {
+			method = defaultStoreAuth
+		}
+		return d.pool.Bucket(statestore.BucketConfig{
+			Endpoint:        m.Bucket.Endpoint.ValueString(),
+			BucketName:      m.Bucket.BucketName.ValueString(),
+			Region:          m.Bucket.Region.ValueString(),
+			Insecure:        m.Bucket.Insecure.ValueBool(),
+			AuthMethod:      method,
+			AccessKeyID:     set["access_key_id"],
+			SecretAccessKey: set["secret_access_key"],
+			SessionToken:    set["session_token"],
+			CACertificate:   set["ca_certificate"],
+			CreateBucket:    createBucket,
+		})
+	case m.Git != nil:
+		author := defaultAuthorName
+		email := ""
+		if m.Git.Author != nil {
+			if v := m.Git.Author.Name.ValueString(); v != "" {
+				author = v
+			}
+			email = m.Git.Author.Email.ValueString()
+		}
+		return d.pool.Git(statestore.GitConfig{
+			URL:                   m.Git.URL.ValueString(),
+			Branch:                branchOf(m.Git),
+			AuthorName:            author,
+			AuthorEmail:           email,
+			InsecureIgnoreHostKey: m.Git.InsecureIgnoreHostKey.ValueBool(),
+			Username:              set["username"],
+			Password:              set["password"],
+			SSHPrivateKey:         set["ssh_private_key"],
+			KnownHosts:            set["known_hosts"],
+			CACertificate:         set["ca_certificate"],
+		})
+	}
+	return nil, fmt.Errorf("state store %q has neither bucket nor git", m.Name.ValueString())
+}

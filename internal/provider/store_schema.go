@@ -1,0 +1,48 @@
+package provider
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+)
+
+// storeRefSchema is the state_store attribute of the resources that write to a store. Its
+// attributes are a subset of kratix_state_store's, so the whole store resource can be passed;
+// everything but the name is optional so that a hand-written object works too.
+func storeRefSchema(description string) schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Required:            true,
+		MarkdownDescription: description,
+		Attributes: map[string]schema.Attribute{
+			"name":       schema.StringAttribute{Required: true, MarkdownDescription: "The store's name."},
+			"path":       schema.StringAttribute{Optional: true, MarkdownDescription: "The store's path."},
+			"secret_ref": schema.StringAttribute{Optional: true, MarkdownDescription: "The provider secret with the store's credentials."},
+			"bucket": schema.SingleNestedAttribute{
+				Optional:            true,
+				MarkdownDescription: "The store's bucket settings.",
+				Attributes: map[string]schema.Attribute{
+					"endpoint":    schema.StringAttribute{Optional: true, MarkdownDescription: "host[:port] of the S3 API."},
+					"bucket_name": schema.StringAttribute{Optional: true, MarkdownDescription: "Bucket name."},
+					"insecure":    schema.BoolAttribute{Optional: true, MarkdownDescription: "Plain HTTP."},
+					"region":      schema.StringAttribute{Optional: true, MarkdownDescription: "Bucket region."},
+					"auth_method": schema.StringAttribute{Optional: true, MarkdownDescription: "`accessKey` or `IAM`."},
+				},
+			},
+			"git": schema.SingleNestedAttribute{
+				Optional:            true,
+				MarkdownDescription: "The store's Git settings.",
+				Attributes: map[string]schema.Attribute{
+					"url":    schema.StringAttribute{Optional: true, MarkdownDescription: "Repository URL."},
+					"branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Branch; `main` when unset."},
+					"author": schema.SingleNestedAttribute{
+						Optional:            true,
+						MarkdownDescription: "Commit author.",
+						Attributes: map[string]schema.Attribute{
+							"name":  schema.StringAttribute{Optional: true, MarkdownDescription: "Author name; `kratix` when unset."},
+							"email": schema.StringAttribute{Optional: true, MarkdownDescription: "Author email."},
+						},
+					},
+					"insecure_ignore_host_key": schema.BoolAttribute{Optional: true, MarkdownDescription: "Accept any SSH host key."},
+				},
+			},
+		},
+	}
+}

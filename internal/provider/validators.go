@@ -1,0 +1,146 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+)
+
+// stringCheck is a string validator made of a description and a check that returns the problem,
+// or "" when the value is fine. Unknown and null values are left to later phases.
+type stringCheck struct {
+	summary     string
+	description string
+	check       func(string) string
+}
+
+func (v stringCheck) Description(context.Context) string         { return v.description }
+func (v stringCheck) MarkdownDescription(context.Context) string { return v.description }
+
+func (v stringCheck) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if problem := v.check(req.ConfigValue.ValueString()); problem != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, v.summary, problem)
+	}
+}
+
+// dnsName accepts Kubernetes object names (DNS-1123 subdomains), as Kratix's objects have.
+func dnsName() validator.String {
+	return stringCheck{
+		summary:     "Invalid Name",
+		description: "must be a DNS-1123 subdomain: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit",
+		check: func(s string) string {
+			if errs := validation.IsDNS1123Subdomain(s); len(errs) > 0 {
+				return fmt.Sprintf("%q is not a valid Kubernetes name: %s.", s, strings.Join(errs, "; "))
+			}
+			return ""
+		},
+	}
+}
+
+// storePath accepts paths that stay inside the store.
+func storePath() validator.String {
+	return stringCheck{
+		summary:     "Invalid Path",
+		description: "must stay inside the store: no \"..\" and no leading \"/\" (\".\" or \"/\" alone mean the root)",
+		check: func(s string) string {
+			if err := layout.CheckRelative(s); err != nil {
+				return "The " + err.Error() + "."
+			}
+			return ""
+		},
+	}
+}
+
+// fileName accepts a relative file path inside a destination.
+func fileName() validator.String {
+	return stringCheck{
+		summary:     "Invalid File Name",
+		description: "must be a file path relative to the destination, without \"..\"",
+		check: func(s string) string {
+			if err := layout.CheckRelative(s); err != nil {
+				return "The " + err.Error() + "."
+			}
+			if s == "" || s == "." || s == "/" || strings.HasSuffix(s, "/") {
+				return fmt.Sprintf("%q names a folder; give a file name such as %q.", s, layout.DefaultAggregatedFilename)
+			}
+			return ""
+		},
+	}
+}
+
+// endpoint accepts host[:port], as minio-go (and Kratix's BucketStateStore) expect.
+func endpoint() validator.String {
+	return stringCheck{
+		summary:     "Invalid Endpoint",
+		description: "host[:port], without a scheme or path",
+		check: func(s string) string {
+			if strings.Contains(s, "://") {
+				return fmt.Sprintf("%q has a scheme; give host[:port] only (for example %q) and set insecure = true for plain HTTP.",
+					s, s[strings.Index(s, "://")+3:])
+			}
+			if s == "" || strings.ContainsAny(s, "/ ") {
+				return fmt.Sprintf("%q is not host[:port].", s)
+			}
+			return ""
+		},
+	}
+}
+
+// gitURL accepts the URL forms the git backend can reach.
+func gitURL() validator.String {
+	return stringCheck{
+		summary:     "Invalid Git URL",
+		description: "https://, ssh://, scp-like git@host:org/repo.git, http:// or file://",
+		check: func(s string) string {
+			if _, err := gitTransport(s); err != nil {
+				return err.Error() + "."
+			}
+			return ""
+		},
+	}
+}
+
+// labelsValidator checks a map of Kubernetes labels: qualified-name keys and label values.
+type labelsValidator struct{}
+
+func (labelsValidator) Description(context.Context) string {
+	return "keys and values must follow Kubernetes label syntax"
+}
+func (v labelsValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (labelsValidator) ValidateMap(_ context.Context, req validator.MapRequest, resp *validator.MapResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	elems := req.ConfigValue.Elements()
+	keys := make([]string, 0, len(elems))
+	for k := range elems {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		at := req.Path.AtMapKey(k)
+		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
+			resp.Diagnostics.AddAttributeError(at, "Invalid Label Key",
+				fmt.Sprintf("%q is not a valid label key: %s.", k, strings.Join(errs, "; ")))
+		}
+		s, ok := elems[k].(types.String)
+		if !ok || s.IsUnknown() || s.IsNull() {
+			continue
+		}
+		if errs := validation.IsValidLabelValue(s.ValueString()); len(errs) > 0 {
+			resp.Diagnostics.AddAttributeError(at, "Invalid Label Value",
+				fmt.Sprintf("%q is not a valid value for label %q: %s.", s.ValueString(), k, strings.Join(errs, "; ")))
+		}
+	}
+}

@@ -1,0 +1,126 @@
+// Package statestore reads and writes the files of a Kratix State Store: an S3-compatible bucket
+// (minio-go) or a Git repository (go-git). Paths are relative to the bucket or repository root;
+// the store's own path prefix is joined in by the caller (see package layout).
+//
+// A Store is safe for concurrent use. Every Apply is one operation in Kratix's sense: for git it
+// becomes one commit (or none when nothing changed), for a bucket a set of parallel PUTs and
+// DELETEs.
+package statestore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Change is one operation against a store: the files to write and the files to remove.
+// Paths are slash-separated, relative to the bucket or repository root, without a leading slash.
+type Change struct {
+	// Message names the operation in Kratix's style ("Update from: kratix-canary"); git uses it as
+	// the commit message.
+	Message string
+	// Put maps a path to the exact bytes it must hold afterwards. Unchanged files are not rewritten.
+	Put map[string][]byte
+	// Delete lists files to remove. A missing file is not an error. A path ending in "/" removes
+	// every file under that prefix.
+	Delete []string
+	// Prune lists folder prefixes (ending in "/") that this operation owns: every file under them
+	// that is not in Put is removed, as Kratix does when it replaces a placement's folder.
+	Prune []string
+}
+
+// Result says what an Apply changed.
+type Result struct {
+	// Written lists the paths whose content was created or changed, sorted.
+	Written []string
+	// Deleted lists the paths that existed and were removed, sorted.
+	Deleted []string
+	// Revision is the pushed commit for git; empty for buckets and when nothing changed.
+	Revision string
+}
+
+// Changed reports whether the Apply altered anything.
+func (r Result) Changed() bool { return len(r.Written) > 0 || len(r.Deleted) > 0 }
+
+// Store is one State Store backend.
+type Store interface {
+	// Check proves that the store can be written, without leaving anything behind.
+	Check(ctx context.Context) error
+	// Apply performs one Change.
+	Apply(ctx context.Context, change Change) (Result, error)
+	// Hashes returns the hex MD5 of each named file that exists. Missing files are absent from
+	// the map; only real failures (auth, network) are errors.
+	Hashes(ctx context.Context, paths []string) (map[string]string, error)
+	// List returns the hex MD5 of every file under prefix ("" for everything; a prefix should
+	// end in "/").
+	List(ctx context.Context, prefix string) (map[string]string, error)
+	// Read returns one file's content, or an error for which IsNotFound is true.
+	Read(ctx context.Context, path string) ([]byte, error)
+	// Describe names the store for messages: `bucket "kratix" at 127.0.0.1:9000` or
+	// `repository https://host/org/repo.git (branch main)`.
+	Describe() string
+}
+
+// Kind classifies a store failure so that users get advice that fits.
+type Kind string
+
+const (
+	KindAuth          Kind = "authentication failed"
+	KindAccessDenied  Kind = "access denied"
+	KindTLS           Kind = "TLS verification failed"
+	KindHostKey       Kind = "SSH host key not trusted"
+	KindMissingBucket Kind = "bucket does not exist"
+	KindMissingBranch Kind = "branch does not exist"
+	KindMissingRepo   Kind = "repository not found"
+	KindNetwork       Kind = "endpoint unreachable"
+	KindRejected      Kind = "push rejected"
+	KindConflict      Kind = "concurrent updates"
+	KindNotFound      Kind = "not found"
+	KindConfig        Kind = "invalid configuration"
+	KindOther         Kind = "request failed"
+)
+
+// Error is a store failure: which store, what was being done, what kind of failure and the cause.
+type Error struct {
+	Store string // Describe() of the store
+	Op    string // "check", "write", "read", "list"
+	Kind  Kind
+	Err   error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s: %s: %s: %v", e.Store, e.Op, e.Kind, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Advice tells the user what to do about a failure of this kind.
+func (e *Error) Advice() string {
+	switch e.Kind {
+	case KindAuth, KindAccessDenied:
+		return "Check the credentials in the provider's secrets (or their KRATIX_SECRET_* environment variables) and that they grant write access."
+	case KindTLS:
+		return "Set ca_certificate in the store's secret to the PEM of the CA that signed the server certificate."
+	case KindHostKey:
+		return "Add the server's host key to known_hosts in the store's secret, or set insecure_ignore_host_key = true if you accept the risk."
+	case KindMissingBucket:
+		return "Create the bucket, or set create_bucket = true."
+	case KindMissingBranch:
+		return "Create the branch in the repository, or set branch to one that exists."
+	case KindMissingRepo:
+		return "Check the repository URL and that the credentials can see it."
+	case KindNetwork:
+		return "Check the endpoint or URL, and that this machine can reach it."
+	case KindRejected:
+		return "The server refused the push; its message is above. Check branch protection and server hooks."
+	case KindConflict:
+		return "Other writers kept updating the branch. Retry the operation."
+	}
+	return "Retry the operation. If the error persists, check the store's configuration."
+}
+
+// IsNotFound reports whether err means that a file does not exist.
+func IsNotFound(err error) bool {
+	var se *Error
+	return errors.As(err, &se) && se.Kind == KindNotFound
+}
