@@ -1,0 +1,131 @@
+package provider
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/config"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+)
+
+// terraformBlock matches an example's top-level terraform block: the tests serve the provider
+// in-process, so the registry source it names must not be looked up.
+var terraformBlock = regexp.MustCompile(`(?ms)^terraform \{.*?^\}\n`)
+
+func exampleConfig(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return terraformBlock.ReplaceAllString(string(b), "")
+}
+
+// TestExamples plans every documentation example: each must be a valid configuration whose plan
+// succeeds (nothing is applied: they point at hosts that do not exist here).
+func TestExamples(t *testing.T) {
+	secrets := `
+provider "kratix" {
+  secrets = {
+    minio  = { access_key_id = "a", secret_access_key = "b" }
+    github = { ssh_private_key = "k", known_hosts = "github.com ssh-ed25519 AAAA" }
+  }
+}
+`
+	dirs, err := filepath.Glob("../../examples/resources/*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no examples found: %v", err)
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{{
+					Config:             secrets + exampleConfig(t, filepath.Join(dir, "resource.tf")),
+					PlanOnly:           true,
+					ExpectNonEmptyPlan: true,
+				}},
+			})
+			if _, err := os.Stat(filepath.Join(dir, "import.sh")); err != nil {
+				t.Errorf("%s has no import.sh: %v", dir, err)
+			}
+		})
+	}
+	t.Run("provider", func(t *testing.T) {
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: testAccProviders,
+			Steps: []resource.TestStep{{
+				Config: exampleConfig(t, "../../examples/provider/provider.tf") + "\nresource \"kratix_state_store\" \"x\" {\n  name = \"x\"\n  secret_ref = \"github\"\n  git = { url = \"git@github.com:acme/gitops.git\" }\n}\n",
+				ConfigVariables: config.Variables{
+					"minio_secret_key": config.StringVariable("s3cr3t"),
+					"deploy_key":       config.StringVariable("-----BEGIN OPENSSH PRIVATE KEY-----\n"),
+				},
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			}},
+		})
+	})
+}
+
+// TestAccQuickstart applies examples/quickstart with the real provider binary, the way `make demo`
+// and a user do: Terraform CLI, dev_overrides, a file:// repository. It drives the CLI directly
+// because the quickstart uses for_each.
+func TestAccQuickstart(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	tfBin := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-kratix"), "../..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the provider: %v\n%s", err, out)
+	}
+	rc := filepath.Join(t.TempDir(), "terraformrc")
+	rcBody := "provider_installation {\n  dev_overrides {\n    \"promise-platform/kratix\" = \"" + bin + "\"\n  }\n  direct {}\n}\n"
+	if err := os.WriteFile(rc, []byte(rcBody), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	src, err := os.ReadFile("../../examples/quickstart/main.tf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "main.tf"), src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	repo := filepath.Join(t.TempDir(), "gitops.git")
+	gitRun(t, "", "init", "--quiet", "--bare", "-b", "main", repo)
+
+	tf := func(args ...string) (string, error) {
+		cmd := exec.Command(tfBin, append(args, "-no-color", "-var", "repository_url=file://"+repo)...)
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		err := cmd.Run()
+		return out.String(), err
+	}
+	if out, err := tf("apply", "-auto-approve"); err != nil {
+		t.Fatalf("terraform apply: %v\n%s", err, out)
+	}
+	files, err := exec.Command("git", "--git-dir", repo, "ls-tree", "-r", "--name-only", "main").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "worker-1/dependencies/kratix-canary-namespace.yaml\nworker-1/resources/kratix-canary-configmap.yaml\n" +
+		"worker-2/dependencies/kratix-canary-namespace.yaml\nworker-2/resources/kratix-canary-configmap.yaml\n"
+	if string(files) != want {
+		t.Errorf("the repository holds\n%s\nwant\n%s", files, want)
+	}
+	// A second plan is empty (exit code 0 with -detailed-exitcode).
+	if out, err := tf("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after apply is not empty: %v\n%s", err, out)
+	}
+	if out, err := tf("destroy", "-auto-approve"); err != nil {
+		t.Fatalf("terraform destroy: %v\n%s", err, out)
+	}
+}

@@ -1,0 +1,68 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
+)
+
+// testAccProviders serves the provider in-process to the real Terraform CLI.
+var testAccProviders = map[string]func() (tfprotov6.ProviderServer, error){
+	"kratix": providerserver.NewProtocol6WithError(New("test")()),
+}
+
+// The servers the acceptance tests write to, started once for the package when TF_ACC is set.
+var (
+	minioServer *testinfra.MinIO
+	gitServer   *testinfra.GitServer
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	if err := findTerraform(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if os.Getenv("TF_ACC") != "" {
+		var err error
+		if minioServer, err = testinfra.StartMinIO(); err != nil {
+			fmt.Fprintln(os.Stderr, "starting MinIO:", err)
+			return 1
+		}
+		defer minioServer.Stop()
+		if gitServer, err = testinfra.StartGitServer(); err != nil {
+			fmt.Fprintln(os.Stderr, "starting the git server:", err)
+			return 1
+		}
+		defer gitServer.Stop()
+	}
+	return m.Run()
+}
+
+// findTerraform points terraform-plugin-testing at the installed CLI: tests never download one.
+func findTerraform() error {
+	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("TF_ACC_TERRAFORM_PATH=%s: %w", p, err)
+		}
+		return nil
+	}
+	for _, p := range []string{"/usr/local/bin/terraform"} {
+		if _, err := os.Stat(p); err == nil {
+			return os.Setenv("TF_ACC_TERRAFORM_PATH", p)
+		}
+	}
+	if p, err := exec.LookPath("terraform"); err == nil {
+		return os.Setenv("TF_ACC_TERRAFORM_PATH", p)
+	}
+	return fmt.Errorf("the Terraform CLI was not found: install Terraform >= 1.11 or set TF_ACC_TERRAFORM_PATH; the tests never download it")
+}

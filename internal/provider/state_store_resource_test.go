@@ -1,0 +1,207 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+)
+
+func storeAndDestination(ts *testStore, provider string) string {
+	return provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "d" {
+  name        = "worker-1"
+  path        = "worker-1"
+  state_store = kratix_state_store.s
+}
+`, ts.store)
+}
+
+// TestAccStateStore_wrongCredentials: a store whose credentials stop working fails the next plan
+// with an error that names the destination and the cause, and nothing is dropped from state.
+func TestAccStateStore_wrongCredentials(t *testing.T) {
+	for _, kind := range []string{"bucket", "git-http"} {
+		t.Run(kind, func(t *testing.T) {
+			if minioServer == nil {
+				t.Skip("acceptance test: set TF_ACC=1")
+			}
+			ts := newTestStore(t, kind)
+			wrong := wrongSecret(ts)
+			cause := regexp.MustCompile(`(access denied|authentication failed)`)
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{
+					{Config: storeAndDestination(ts, ts.provider)},
+					{
+						Config:      storeAndDestination(ts, wrong),
+						ExpectError: regexp.MustCompile(`Cannot Read Destination[\s\S]*worker-1[\s\S]*` + cause.String()),
+					},
+					{
+						// With the right credentials again, the plan is empty: nothing was lost.
+						Config: storeAndDestination(ts, ts.provider),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectEmptyPlan(),
+						}},
+					},
+				},
+			})
+		})
+	}
+}
+
+func wrongSecret(ts *testStore) string {
+	switch ts.kind {
+	case "bucket":
+		return strings.Replace(ts.provider, minioServer.SecretKey, "wrong-secret-key", 1)
+	default:
+		return strings.Replace(ts.provider, gitServer.Password, "wrong-password", 1)
+	}
+}
+
+// TestAccStateStore_createChecksAccess: creating a store proves it can be written and reports a
+// failure with the store and its cause.
+func TestAccStateStore_createChecksAccess(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	bucket := newTestStore(t, "bucket")
+	https := newTestStore(t, "git-http")
+	ssh := newTestStore(t, "git-ssh")
+	only := func(ts *testStore, provider string) string {
+		return provider + fmt.Sprintf("resource \"kratix_state_store\" \"s\" {\n%s\n}\n", ts.store)
+	}
+	missingBucket := strings.Replace(bucket.store, "bucket_name = \"", "bucket_name = \"missing-", 1)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{
+			{
+				Config:      only(bucket, wrongSecret(bucket)),
+				ExpectError: regexp.MustCompile(`State Store Not Writable[\s\S]*bucket "t-[0-9a-f]+"[\s\S]*(access denied|authentication failed)`),
+			},
+			{
+				Config:      only(https, wrongSecret(https)),
+				ExpectError: regexp.MustCompile(`State Store Not Writable[\s\S]*authentication failed`),
+			},
+			{
+				Config:      bucket.provider + fmt.Sprintf("resource \"kratix_state_store\" \"s\" {\n%s\n}\n", missingBucket),
+				ExpectError: regexp.MustCompile(`State Store Not Writable[\s\S]*bucket does not exist[\s\S]*create_bucket`),
+			},
+			{
+				Config:      only(ssh, strings.Replace(ssh.provider, gitServer.KnownHosts, gitServer.WrongKnownHosts, 1)),
+				ExpectError: regexp.MustCompile(`State Store Not Writable[\s\S]*SSH host key not trusted`),
+			},
+			{
+				Config: only(https, https.provider) + fmt.Sprintf("resource \"kratix_state_store\" \"b\" {\n%s\n}\n",
+					strings.Replace(strings.Replace(https.store, "git = {", "git = {\n    branch = \"no-such-branch\"", 1), "name       = \"", "name       = \"b", 1)),
+				ExpectError: regexp.MustCompile(`State Store Not Writable[\s\S]*branch does not exist`),
+			},
+			{
+				Config: only(bucket, bucket.provider),
+				Check: func(*terraform.State) error {
+					if got := bucket.list(t); len(got) != 0 {
+						return fmt.Errorf("checking the bucket left %v behind", got)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// TestAccDestination_tenOnOneRepository: ten destinations on one repository, applied with
+// Terraform's default parallelism of 10, make exactly one commit each and lose nothing.
+func TestAccDestination_tenOnOneRepository(t *testing.T) {
+	for _, kind := range []string{"git-http", "git-ssh"} {
+		t.Run(kind, func(t *testing.T) {
+			if minioServer == nil {
+				t.Skip("acceptance test: set TF_ACC=1")
+			}
+			ts := newTestStore(t, kind)
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{{
+					Config: ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "d" {
+  count       = 10
+  name        = "worker-${count.index}"
+  path        = "clusters/worker-${count.index}"
+  state_store = kratix_state_store.s
+}
+`, ts.store),
+					Check: func(*terraform.State) error {
+						files := ts.list(t)
+						if len(files) != 21 {
+							return fmt.Errorf("%d files in the repository, want 21 (README and 20 canaries): %v", len(files), files)
+						}
+						if n := ts.commits(t); n != 11 {
+							return fmt.Errorf("%d commits, want 11 (seed + one per destination, none empty)", n)
+						}
+						return nil
+					},
+				}},
+			})
+		})
+	}
+}
+
+// TestAccImport: a store and a destination imported by name; the next plan fills in the rest in
+// place (no replacement) and the apply writes nothing new.
+func TestAccImport(t *testing.T) {
+	for _, kind := range storeKinds {
+		t.Run(kind, func(t *testing.T) {
+			if minioServer == nil {
+				t.Skip("acceptance test: set TF_ACC=1")
+			}
+			ts := newTestStore(t, kind)
+			cfg := storeAndDestination(ts, ts.provider)
+			var commits int
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{
+					{Config: cfg},
+					// Forget both (cleanup "none": the files stay) ...
+					{Config: ts.provider, Check: func(*terraform.State) error { commits = ts.commits(t); return nil }},
+					// ... and import them by name.
+					{
+						Config: cfg, ResourceName: "kratix_state_store.s", ImportState: true, ImportStatePersist: true,
+						ImportStateIdFunc: func(*terraform.State) (string, error) { return storeName(ts), nil },
+					},
+					{
+						Config: cfg, ResourceName: "kratix_destination.d", ImportState: true, ImportStatePersist: true,
+						ImportStateId: "worker-1",
+					},
+					{
+						Config: cfg,
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction("kratix_state_store.s", plancheck.ResourceActionUpdate),
+							plancheck.ExpectResourceAction("kratix_destination.d", plancheck.ResourceActionUpdate),
+						}},
+						Check: func(*terraform.State) error {
+							if n := ts.commits(t); n != commits {
+								return fmt.Errorf("importing made %d commits; the canaries were already there", n-commits)
+							}
+							return nil
+						},
+					},
+				},
+			})
+		})
+	}
+}
+
+func storeName(ts *testStore) string {
+	m := regexp.MustCompile(`name\s+=\s+"([^"]+)"`).FindStringSubmatch(ts.store)
+	return m[1]
+}

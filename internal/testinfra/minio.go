@@ -1,0 +1,265 @@
+package testinfra
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+)
+
+// MinIO is a MinIO server running on loopback with a temporary data folder.
+type MinIO struct {
+	Endpoint  string // "127.0.0.1:PORT", no scheme; plain HTTP
+	AccessKey string // root user
+	SecretKey string // root password
+
+	binary  string
+	dir     string // temporary folder: data/, certs/ and minio.log
+	console string // console address, fixed so that Up rebinds the same ports
+
+	mu      sync.Mutex
+	proc    *minioProcess // nil while down
+	stopped bool          // Stop has removed the data folder; Up would start from nothing
+}
+
+// minioProcess is one run of the server.
+type minioProcess struct {
+	cmd  *exec.Cmd
+	done chan struct{} // closed when the process has exited
+}
+
+const (
+	minioStartTimeout = 60 * time.Second
+	minioStopGrace    = 5 * time.Second
+	minioRootUser     = "kratix-root"
+)
+
+// errExitedEarly marks a server that exited before becoming healthy; StartMinIO then retries on
+// other ports, because the usual cause is a port taken between choosing and binding it.
+var errExitedEarly = errors.New("minio exited before it was ready")
+
+// StartMinIO starts a MinIO server (see MinIOBinary) on free loopback ports with an empty
+// temporary data folder and waits until it answers its liveness check. Call Stop when done.
+func StartMinIO() (*MinIO, error) {
+	binary, err := MinIOBinary()
+	if err != nil {
+		return nil, fmt.Errorf("start MinIO: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "kratix-minio-")
+	if err != nil {
+		return nil, fmt.Errorf("start MinIO: create temporary folder: %w", err)
+	}
+	m := &MinIO{AccessKey: minioRootUser, SecretKey: randomHex(16), binary: binary, dir: dir}
+	for attempt := 0; attempt < 3; attempt++ {
+		var addrs []string
+		if addrs, err = freeLoopbackAddrs(2); err != nil {
+			break
+		}
+		m.Endpoint, m.console = addrs[0], addrs[1]
+		if err = m.Up(); !errors.Is(err, errExitedEarly) {
+			break
+		}
+	}
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("start MinIO: %w", err)
+	}
+	return m, nil
+}
+
+// Up starts the server process again after Down, on the same ports and data folder, and waits
+// until it is live. Fault tests use Down and Up to take the store away and bring it back.
+func (m *MinIO) Up() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stopped {
+		return fmt.Errorf("MinIO at %s has been stopped and its data removed", m.Endpoint)
+	}
+	if m.proc != nil {
+		return fmt.Errorf("MinIO at %s is already running", m.Endpoint)
+	}
+	proc, err := m.launch()
+	if err != nil {
+		return err
+	}
+	if err := m.waitLive(proc); err != nil {
+		proc.stop()
+		return fmt.Errorf("%w\nminio.log:\n%s", err, m.logTail())
+	}
+	m.proc = proc
+	return nil
+}
+
+// Down stops the server process (SIGTERM, then SIGKILL after a grace period) and keeps the data
+// folder, so that Up brings back the same objects.
+func (m *MinIO) Down() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.proc != nil {
+		m.proc.stop()
+		m.proc = nil
+	}
+}
+
+// Restart is Down then Up: same ports, same data.
+func (m *MinIO) Restart() error {
+	m.Down()
+	if err := m.Up(); err != nil {
+		return fmt.Errorf("restart MinIO: %w", err)
+	}
+	return nil
+}
+
+// Stop ends the server process and removes its data folder. It is safe to call more than once.
+func (m *MinIO) Stop() {
+	m.Down()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.stopped = true
+	_ = os.RemoveAll(m.dir)
+}
+
+// Client returns a minio-go client with the root credentials, for tests to read back what the
+// provider wrote through a client of their own.
+func (m *MinIO) Client() (*minio.Client, error) {
+	client, err := minio.New(m.Endpoint, &minio.Options{
+		Creds:  credentials.NewStaticV4(m.AccessKey, m.SecretKey, ""),
+		Secure: false,
+		// MinIO's default region; naming it spares a GetBucketLocation round trip per bucket.
+		Region: "us-east-1",
+	})
+	if err != nil {
+		return nil, fmt.Errorf("MinIO client for %s: %w", m.Endpoint, err)
+	}
+	return client, nil
+}
+
+// MakeBucket creates bucket name.
+func (m *MinIO) MakeBucket(ctx context.Context, name string) error {
+	client, err := m.Client()
+	if err != nil {
+		return err
+	}
+	if err := client.MakeBucket(ctx, name, minio.MakeBucketOptions{}); err != nil {
+		return fmt.Errorf("make bucket %q on MinIO at %s: %w", name, m.Endpoint, err)
+	}
+	return nil
+}
+
+// launch starts the server process, logging to minio.log in the temporary folder.
+func (m *MinIO) launch() (*minioProcess, error) {
+	logFile, err := os.OpenFile(m.logPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("open MinIO log: %w", err)
+	}
+	cmd := exec.Command(m.binary, "server", filepath.Join(m.dir, "data"),
+		"--address", m.Endpoint,
+		"--console-address", m.console,
+		// Its own certs folder: otherwise MinIO creates ~/.minio and would pick up any TLS
+		// certificate there and switch to HTTPS.
+		"--certs-dir", filepath.Join(m.dir, "certs"),
+	)
+	cmd.Env = append(withoutMinIOEnv(os.Environ()),
+		"MINIO_ROOT_USER="+m.AccessKey,
+		"MINIO_ROOT_PASSWORD="+m.SecretKey,
+		"MINIO_UPDATE=off",
+	)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	dieWithParent(cmd)
+	if err := cmd.Start(); err != nil {
+		_ = logFile.Close()
+		return nil, fmt.Errorf("start %s: %w", m.binary, err)
+	}
+	proc := &minioProcess{cmd: cmd, done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		_ = logFile.Close()
+		close(proc.done)
+	}()
+	return proc, nil
+}
+
+// waitLive polls /minio/health/live until it answers 200, the process exits, or the start
+// timeout passes.
+func (m *MinIO) waitLive(proc *minioProcess) error {
+	url := "http://" + m.Endpoint + "/minio/health/live"
+	client := &http.Client{Timeout: 2 * time.Second}
+	deadline := time.After(minioStartTimeout)
+	for {
+		if resp, err := client.Get(url); err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-proc.done:
+			return fmt.Errorf("MinIO on %s: %w (%v)", m.Endpoint, errExitedEarly, proc.cmd.ProcessState)
+		case <-deadline:
+			return fmt.Errorf("MinIO on %s: %s did not answer 200 within %s", m.Endpoint, url, minioStartTimeout)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// stop asks the process to exit, kills it if it has not after the grace period, and waits.
+func (p *minioProcess) stop() {
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err == nil {
+		select {
+		case <-p.done:
+			return
+		case <-time.After(minioStopGrace):
+		}
+	}
+	_ = p.cmd.Process.Kill()
+	<-p.done
+}
+
+func (m *MinIO) logPath() string { return filepath.Join(m.dir, "minio.log") }
+
+func (m *MinIO) logTail() string {
+	b, err := os.ReadFile(m.logPath())
+	if err != nil {
+		return fmt.Sprintf("(cannot read %s: %v)", m.logPath(), err)
+	}
+	return tail(b, 4096)
+}
+
+// withoutMinIOEnv drops MINIO_* variables from env: settings meant for some other MinIO (a
+// MINIO_VOLUMES, say) must not leak into the test server.
+func withoutMinIOEnv(env []string) []string {
+	var kept []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "MINIO_") {
+			kept = append(kept, kv)
+		}
+	}
+	return kept
+}
+
+// freeLoopbackAddrs returns n distinct free "127.0.0.1:PORT" addresses. The listeners are held
+// until all n are chosen, so the kernel cannot hand out the same port twice; another process
+// may still take one before MinIO binds it, which StartMinIO handles by retrying.
+func freeLoopbackAddrs(n int) ([]string, error) {
+	var addrs []string
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("find a free loopback port: %w", err)
+		}
+		defer l.Close()
+		addrs = append(addrs, l.Addr().String())
+	}
+	return addrs, nil
+}
