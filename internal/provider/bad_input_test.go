@@ -55,19 +55,24 @@ provider "kratix" {
 			`Invalid Path[\s\S]*path = "a/../../b"`},
 		{"both bucket and git", store(fmt.Sprintf("  git = { url = %q }\n  bucket = { endpoint = \"h:9000\", bucket_name = \"abc\" }", url)),
 			`Invalid Attribute Combination[\s\S]*bucket`},
-		{"neither bucket nor git", store(""), `Invalid Attribute Combination`},
+		{"neither bucket nor git", store(""), `Missing Attribute Configuration[\s\S]*Exactly one of these attributes must be configured: \[bucket,git\]`},
 		{"secret_ref names nothing", store(fmt.Sprintf("  secret_ref = \"nope\"\n  git = { url = %q }", url)),
-			`Unknown Secret[\s\S]*"nope"[\s\S]*KRATIX_SECRET_NOPE_[\s\S]*secret_ref = "nope"`},
+			`Unknown Secret[\s\S]*secret_ref = "nope"[\s\S]*KRATIX_SECRET_NOPE_<KEY>`},
 		{"ssh URL without a key", store(`  secret_ref = "http"
   git = { url = "ssh://git@example.com/org/repo.git" }`), `Missing SSH Key[\s\S]*secret_ref = "http"`},
 		{"scp-like URL without a secret", store(`  git = { url = "git@example.com:org/repo.git" }`), `Missing SSH Key`},
 		{"https URL with an ssh key", store(`  secret_ref = "key"
-  git = { url = "https://example.com/org/repo.git" }`), `SSH Key With an HTTP URL[\s\S]*url = "https://example.com/org/repo.git"`},
+  git = {
+    url = "https://example.com/org/repo.git"
+  }`), `SSH Key With an HTTP URL[\s\S]*git.url: secret "key" holds an ssh_private_key`},
 		{"ssh without known_hosts", store(`  secret_ref = "key"
   git = { url = "ssh://git@example.com/org/repo.git" }`), `Missing known_hosts`},
-		{"unsupported URL scheme", store(`  git = { url = "ftp://example.com/repo.git" }`), `Invalid Git URL[\s\S]*ftp`},
+		{"unsupported URL scheme", store(`  git = { url = "ftp://example.com/repo.git" }`), `Invalid Git URL[\s\S]*git.url: scheme "ftp"`},
 		{"endpoint with a scheme", store(`  secret_ref = "keys"
-  bucket = { endpoint = "https://minio:9000", bucket_name = "abc" }`), `Invalid Endpoint[\s\S]*endpoint = "https://minio:9000"`},
+  bucket = {
+    endpoint    = "https://minio:9000"
+    bucket_name = "abc"
+  }`), `Invalid Endpoint[\s\S]*bucket.endpoint: "https://minio:9000" has a scheme`},
 		{"access keys without a secret", store(`  bucket = { endpoint = "minio:9000", bucket_name = "abc" }`), `Missing Secret`},
 		{"unknown filepath mode", destination(`  name = "w"
   path = "w"

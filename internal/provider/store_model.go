@@ -207,7 +207,7 @@ func (d *providerData) checkCredentials(m storeRefModel, at path.Path) diag.Diag
 					"(for example the output of ssh-keyscan), or set git.insecure_ignore_host_key = true.", m.Name.ValueString(), m.Git.URL.ValueString(), ref))
 		case (transport == "https" || transport == "http") && set["ssh_private_key"] != "":
 			diags.AddAttributeError(at.AtName("git").AtName("url"), "SSH Key With an HTTP URL",
-				fmt.Sprintf("Secret %q holds an ssh_private_key, but state store %q uses %s, which does not use SSH. "+
+				fmt.Sprintf(at.AtName("git").AtName("url").String()+": secret %q holds an ssh_private_key, but state store %q uses %s, which does not use SSH. "+
 					"Use the repository's SSH URL (ssh:// or git@host:org/repo.git), or give username and password instead.",
 					ref, m.Name.ValueString(), m.Git.URL.ValueString()))
 		}

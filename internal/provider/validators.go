@@ -29,7 +29,9 @@ func (v stringCheck) ValidateString(_ context.Context, req validator.StringReque
 		return
 	}
 	if problem := v.check(req.ConfigValue.ValueString()); problem != "" {
-		resp.Diagnostics.AddAttributeError(req.Path, v.summary, problem)
+		// Terraform shows the line of a top-level attribute but not of one nested in an object,
+		// so the detail names the attribute path itself.
+		resp.Diagnostics.AddAttributeError(req.Path, v.summary, req.Path.String()+": "+problem)
 	}
 }
 
@@ -132,7 +134,7 @@ func (labelsValidator) ValidateMap(_ context.Context, req validator.MapRequest, 
 		at := req.Path.AtMapKey(k)
 		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
 			resp.Diagnostics.AddAttributeError(at, "Invalid Label Key",
-				fmt.Sprintf("%q is not a valid label key: %s.", k, strings.Join(errs, "; ")))
+				fmt.Sprintf("%s: %q is not a valid label key: %s.", at, k, strings.Join(errs, "; ")))
 		}
 		s, ok := elems[k].(types.String)
 		if !ok || s.IsUnknown() || s.IsNull() {
@@ -140,7 +142,7 @@ func (labelsValidator) ValidateMap(_ context.Context, req validator.MapRequest, 
 		}
 		if errs := validation.IsValidLabelValue(s.ValueString()); len(errs) > 0 {
 			resp.Diagnostics.AddAttributeError(at, "Invalid Label Value",
-				fmt.Sprintf("%q is not a valid value for label %q: %s.", s.ValueString(), k, strings.Join(errs, "; ")))
+				fmt.Sprintf("%s: %q is not a valid value for label %q: %s.", at, s.ValueString(), k, strings.Join(errs, "; ")))
 		}
 	}
 }
