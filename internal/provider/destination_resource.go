@@ -143,12 +143,7 @@ func (r *destinationResource) Schema(_ context.Context, _ resource.SchemaRequest
 			},
 		},
 	}
-	// state_store moves replace; other changes to it are in place.
-	ss := resp.Schema.Attributes["state_store"].(schema.SingleNestedAttribute)
-	ss.PlanModifiers = []planmodifier.Object{replaceIfStoreMoves()}
-	resp.Schema.Attributes["state_store"] = ss
 }
-
 
 func (r *destinationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
@@ -157,7 +152,7 @@ func (r *destinationResource) Configure(_ context.Context, req resource.Configur
 // desired is what a destination should hold: its root and its canary files. ok is false while
 // the inputs are not known.
 func (m destinationModel) desired(ctx context.Context) (ref storeRefModel, root string, files map[string][]byte, ok bool, diags diag.Diagnostics) {
-	ref, known, diags := storeRefFromObject(ctx, m.StateStore)
+	ref, known := storeRefFromObject(ctx, m.StateStore)
 	if !known || m.Path.IsUnknown() || m.FilepathMode.IsUnknown() || m.InitWorkloads.IsUnknown() {
 		return ref, "", nil, false, diags
 	}
@@ -239,7 +234,7 @@ func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ref, known, _ := storeRefFromObject(ctx, state.StateStore)
+	ref, known := storeRefFromObject(ctx, state.StateStore)
 	recorded := stringMap(ctx, state.Files)
 	if !known || len(recorded) == 0 || r.data == nil {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -316,7 +311,7 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 	if resp.Diagnostics.HasError() || state.Cleanup.ValueString() != cleanupAll {
 		return
 	}
-	ref, known, _ := storeRefFromObject(ctx, state.StateStore)
+	ref, known := storeRefFromObject(ctx, state.StateStore)
 	if !known {
 		return
 	}

@@ -61,7 +61,6 @@ resource "kratix_destination" "d" {
 `, ts.store, extra)
 }
 
-
 // TestAccDestination_lifecycle walks a destination through its life on each kind of store:
 // canaries in all four modes with Kratix's exact bytes, drift repaired, init_workloads turned off,
 // a label change that writes nothing, then destroy with cleanup "all" and "none".

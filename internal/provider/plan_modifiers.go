@@ -33,8 +33,8 @@ func replaceIfStoreMoves() planmodifier.Object {
 				resp.RequiresReplace = req.PlanValue.IsUnknown() && !req.StateValue.IsNull()
 				return
 			}
-			prior, okPrior, _ := storeRefFromObject(ctx, req.StateValue)
-			planned, okPlan, _ := storeRefFromObject(ctx, req.PlanValue)
+			prior, okPrior := storeRefFromObject(ctx, req.StateValue)
+			planned, okPlan := storeRefFromObject(ctx, req.PlanValue)
 			if !okPrior || !okPlan {
 				resp.RequiresReplace = true
 				return

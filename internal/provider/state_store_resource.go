@@ -239,7 +239,8 @@ func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequ
 }
 
 // Delete removes nothing from the store, as deleting a Kratix state store does not.
-func (r *stateStoreResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {}
+func (r *stateStoreResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+}
 
 func (r *stateStoreResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)

@@ -53,41 +53,22 @@ const (
 	authAccessKey      = "accessKey"
 	authIAM            = "IAM"
 	defaultStoreAuth   = authAccessKey
-	storeKindBucket    = "bucket"
-	storeKindGit       = "git"
 	storeAttributeName = "state_store"
 )
 
-var (
-	authorAttrTypes = map[string]attr.Type{"name": types.StringType, "email": types.StringType}
-	bucketRefTypes  = map[string]attr.Type{
-		"endpoint": types.StringType, "bucket_name": types.StringType, "insecure": types.BoolType,
-		"region": types.StringType, "auth_method": types.StringType,
-	}
-	gitRefTypes = map[string]attr.Type{
-		"url": types.StringType, "branch": types.StringType,
-		"author":                   types.ObjectType{AttrTypes: authorAttrTypes},
-		"insecure_ignore_host_key": types.BoolType,
-	}
-	storeRefTypes = map[string]attr.Type{
-		"name": types.StringType, "path": types.StringType, "secret_ref": types.StringType,
-		"bucket": types.ObjectType{AttrTypes: bucketRefTypes},
-		"git":    types.ObjectType{AttrTypes: gitRefTypes},
-	}
-)
+var authorAttrTypes = map[string]attr.Type{"name": types.StringType, "email": types.StringType}
 
 // storeRefFromObject reads a state_store object. ok is false when it, or anything in it, is not
 // known yet.
-func storeRefFromObject(ctx context.Context, obj types.Object) (ref storeRefModel, ok bool, diags diag.Diagnostics) {
+func storeRefFromObject(ctx context.Context, obj types.Object) (ref storeRefModel, ok bool) {
 	if obj.IsNull() || obj.IsUnknown() {
-		return ref, false, nil
+		return ref, false
 	}
-	diags = obj.As(ctx, &ref, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: false})
-	if diags.HasError() {
-		// An unknown nested object cannot be held in a pointer; treat it as not known yet.
-		return storeRefModel{}, false, nil
+	if diags := obj.As(ctx, &ref, basetypes.ObjectAsOptions{}); diags.HasError() {
+		// An unknown nested object cannot be held in a pointer: it is not known yet.
+		return storeRefModel{}, false
 	}
-	return ref, ref.known(), nil
+	return ref, ref.known()
 }
 
 func (m storeRefModel) known() bool {

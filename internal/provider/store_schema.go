@@ -2,6 +2,7 @@ package provider
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 )
 
 // storeRefSchema is the state_store attribute of the resources that write to a store. Its
@@ -11,6 +12,7 @@ func storeRefSchema(description string) schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Required:            true,
 		MarkdownDescription: description,
+		PlanModifiers:       []planmodifier.Object{replaceIfStoreMoves()},
 		Attributes: map[string]schema.Attribute{
 			"name":       schema.StringAttribute{Required: true, MarkdownDescription: "The store's name."},
 			"path":       schema.StringAttribute{Optional: true, MarkdownDescription: "The store's path."},

@@ -92,7 +92,7 @@ provider "kratix" {
 			if err != nil {
 				t.Fatalf("reading %s: %v", path, err)
 			}
-			defer obj.Close()
+			defer func() { _ = obj.Close() }()
 			b, err := io.ReadAll(obj)
 			if minio.ToErrorResponse(err).Code == "NoSuchKey" {
 				return nil, false

@@ -96,7 +96,7 @@ func TestGitHTTPRequiresCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Basic realm="git"` {
 		t.Fatalf("anonymous request: status %d, WWW-Authenticate %q; want 401 and a Basic challenge",
 			resp.StatusCode, resp.Header.Get("WWW-Authenticate"))

@@ -54,7 +54,7 @@ func (g *GitServer) pushChange(name, branch, message string, change func(work st
 	if err != nil {
 		return fmt.Errorf("%s: create scratch folder: %w", what, err)
 	}
-	defer os.RemoveAll(work)
+	defer func() { _ = os.RemoveAll(work) }()
 
 	_, exists, err := lookupBranch(repo, branch)
 	if err != nil {

@@ -153,7 +153,7 @@ func (s *sshServer) serveSession(newChannel ssh.NewChannel) {
 	if err != nil {
 		return
 	}
-	defer channel.Close()
+	defer func() { _ = channel.Close() }()
 
 	var env []string
 	for req := range requests {
@@ -172,7 +172,7 @@ func (s *sshServer) serveSession(newChannel ssh.NewChannel) {
 			}
 			service, repo, err := parseGitCommand(payload.Command)
 			if err != nil {
-				fmt.Fprintf(channel.Stderr(), "testinfra ssh: %v\n", err)
+				_, _ = fmt.Fprintf(channel.Stderr(), "testinfra ssh: %v\n", err)
 				_ = req.Reply(false, nil)
 				return
 			}
@@ -201,7 +201,7 @@ func (s *sshServer) runService(channel ssh.Channel, service, repo string, env []
 		err = cmd.Start()
 	}
 	if err != nil {
-		fmt.Fprintf(channel.Stderr(), "testinfra ssh: start %s: %v\n", service, err)
+		_, _ = fmt.Fprintf(channel.Stderr(), "testinfra ssh: start %s: %v\n", service, err)
 		status = 127
 	} else {
 		go func() {

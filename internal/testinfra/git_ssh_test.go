@@ -112,7 +112,7 @@ func TestGitSSHAccessControl(t *testing.T) {
 		"keyboard-int.": {"git", ssh.KeyboardInteractive(func(string, string, []string, []bool) ([]string, error) { return nil, nil })},
 	} {
 		if client, err := dial(attempt.user, attempt.auth); err == nil {
-			client.Close()
+			_ = client.Close()
 			t.Errorf("%s: authentication succeeded, want refusal", name)
 		}
 	}
@@ -121,7 +121,7 @@ func TestGitSSHAccessControl(t *testing.T) {
 	if err != nil {
 		t.Fatalf("authentication with the client key: %v", err)
 	}
-	defer client.Close()
+	defer func() { _ = client.Close() }()
 	for _, command := range []string{"ls /", "git-upload-pack '/../state.git'", "git-upload-pack", "sh -c 'git-upload-pack state.git'"} {
 		session, err := client.NewSession()
 		if err != nil {
@@ -130,7 +130,7 @@ func TestGitSSHAccessControl(t *testing.T) {
 		if out, err := session.CombinedOutput(command); err == nil {
 			t.Errorf("exec %q succeeded, want refusal; output: %s", command, out)
 		}
-		session.Close()
+		_ = session.Close()
 	}
 }
 
@@ -183,7 +183,7 @@ func TestGitSSHStopWithSessionOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer client.Close()
+	defer func() { _ = client.Close() }()
 	session, err := client.NewSession()
 	if err != nil {
 		t.Fatal(err)

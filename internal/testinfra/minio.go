@@ -258,7 +258,7 @@ func freeLoopbackAddrs(n int) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("find a free loopback port: %w", err)
 		}
-		defer l.Close()
+		defer func() { _ = l.Close() }()
 		addrs = append(addrs, l.Addr().String())
 	}
 	return addrs, nil

@@ -75,7 +75,7 @@ func TestMinIODownAndStop(t *testing.T) {
 
 	m.Down()
 	if resp, err := http.Get(live); err == nil {
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		t.Fatalf("MinIO still answering after Down: %s", resp.Status)
 	}
 	if err := m.Up(); err != nil {
@@ -100,7 +100,7 @@ func assertObject(ctx context.Context, t *testing.T, client *minio.Client, bucke
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer obj.Close()
+	defer func() { _ = obj.Close() }()
 	got, err := io.ReadAll(obj)
 	if err != nil {
 		t.Fatalf("read s3://%s/%s: %v", bucket, key, err)
