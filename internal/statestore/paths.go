@@ -1,0 +1,63 @@
+package statestore
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+)
+
+// checkPath rejects a file path that is not a clean path relative to the store root.
+func checkPath(p string) error {
+	if p == "" || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") {
+		return fmt.Errorf("%q is not a file path relative to the store root", p)
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return fmt.Errorf("%q is not a clean relative path", p)
+		}
+	}
+	return nil
+}
+
+// checkPrefix rejects a folder prefix that is not "<relative path>/". The store root itself is
+// refused: no operation may own, and so empty, a whole bucket or repository.
+func checkPrefix(p string) error {
+	if !strings.HasSuffix(p, "/") {
+		return fmt.Errorf("prefix %q does not end in \"/\"", p)
+	}
+	if err := checkPath(strings.TrimSuffix(p, "/")); err != nil {
+		return fmt.Errorf("prefix %w", err)
+	}
+	return nil
+}
+
+// checkChangePaths validates every path of a change before anything is written.
+func checkChangePaths(c Change) error {
+	for p := range c.Put {
+		if err := checkPath(p); err != nil {
+			return err
+		}
+	}
+	for _, p := range c.Delete {
+		check := checkPath
+		if strings.HasSuffix(p, "/") {
+			check = checkPrefix
+		}
+		if err := check(p); err != nil {
+			return err
+		}
+	}
+	for _, p := range c.Prune {
+		if err := checkPrefix(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func randomSuffix() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
