@@ -14,7 +14,7 @@ import (
 func storeErrorDetail(what string, err error) string {
 	var se *statestore.Error
 	if errors.As(err, &se) {
-		return fmt.Sprintf("%s: %s.\n\nCause: %v\n\n%s", what, se.Store, se.Err, se.Advice())
+		return fmt.Sprintf("%s: %s: %s.\n\nCause: %v\n\n%s", what, se.Store, se.Kind, se.Err, se.Advice())
 	}
 	return fmt.Sprintf("%s: %v", what, err)
 }

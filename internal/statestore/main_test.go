@@ -14,12 +14,19 @@ var (
 	minioOnce   sync.Once
 	minioServer *testinfra.MinIO
 	minioErr    error
+
+	gitOnce   sync.Once
+	gitServer *testinfra.GitServer
+	gitErr    error
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if minioServer != nil {
 		minioServer.Stop()
+	}
+	if gitServer != nil {
+		gitServer.Stop()
 	}
 	os.Exit(code)
 }
@@ -40,4 +47,16 @@ func testMinIO(t *testing.T) *testinfra.MinIO {
 		t.Fatal(minioErr)
 	}
 	return minioServer
+}
+
+// testGitServer is the package's git server (smart HTTP and SSH).
+func testGitServer(t *testing.T) *testinfra.GitServer {
+	t.Helper()
+	gitOnce.Do(func() {
+		gitServer, gitErr = testinfra.StartGitServer()
+	})
+	if gitErr != nil {
+		t.Fatalf("starting the git server: %v", gitErr)
+	}
+	return gitServer
 }

@@ -1,0 +1,166 @@
+package statestore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// The git backend edits trees directly instead of going through a worktree: a commit costs the
+// number of files in the tree, never their size, and nothing touches the disk.
+
+type treeFile struct {
+	hash plumbing.Hash
+	mode filemode.FileMode
+}
+
+// flattenTree lists every file of a tree by path, without reading any blob.
+func flattenTree(st storer.EncodedObjectStorer, tree plumbing.Hash) (map[string]treeFile, error) {
+	t, err := object.GetTree(st, tree)
+	if err != nil {
+		return nil, fmt.Errorf("reading tree %s: %w", tree, err)
+	}
+	files := map[string]treeFile{}
+	w := object.NewTreeWalker(t, true, nil)
+	defer w.Close()
+	for {
+		name, entry, err := w.Next()
+		if errors.Is(err, io.EOF) {
+			return files, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("walking tree %s: %w", tree, err)
+		}
+		if entry.Mode == filemode.Dir {
+			continue
+		}
+		files[name] = treeFile{hash: entry.Hash, mode: entry.Mode}
+	}
+}
+
+// applyToFiles edits files in place as the change says, storing new blobs, and reports what
+// changed.
+func applyToFiles(st storer.EncodedObjectStorer, files map[string]treeFile, change Change) (Result, error) {
+	var res Result
+	for p, content := range change.Put {
+		h := plumbing.ComputeHash(plumbing.BlobObject, content)
+		if old, ok := files[p]; ok && old.hash == h {
+			continue
+		}
+		if err := storeBlob(st, content); err != nil {
+			return Result{}, err
+		}
+		mode := filemode.Regular
+		if old, ok := files[p]; ok && old.mode == filemode.Executable {
+			mode = old.mode
+		}
+		files[p] = treeFile{hash: h, mode: mode}
+		res.Written = append(res.Written, p)
+	}
+	remove := func(p string) {
+		if _, ok := files[p]; ok {
+			delete(files, p)
+			res.Deleted = append(res.Deleted, p)
+		}
+	}
+	for _, d := range change.Delete {
+		if !strings.HasSuffix(d, "/") {
+			if _, keep := change.Put[d]; !keep {
+				remove(d)
+			}
+			continue
+		}
+		for p := range files {
+			if _, keep := change.Put[p]; strings.HasPrefix(p, d) && !keep {
+				remove(p)
+			}
+		}
+	}
+	for _, prefix := range change.Prune {
+		for p := range files {
+			if _, keep := change.Put[p]; strings.HasPrefix(p, prefix) && !keep {
+				remove(p)
+			}
+		}
+	}
+	sort.Strings(res.Written)
+	sort.Strings(res.Deleted)
+	return res, nil
+}
+
+func storeBlob(st storer.EncodedObjectStorer, content []byte) error {
+	obj := st.NewEncodedObject()
+	obj.SetType(plumbing.BlobObject)
+	obj.SetSize(int64(len(content)))
+	w, err := obj.Writer()
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(content); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	_, err = st.SetEncodedObject(obj)
+	return err
+}
+
+type treeDir struct {
+	files map[string]treeFile
+	dirs  map[string]*treeDir
+}
+
+// writeTree stores the trees for a set of files and returns the root's hash. Entries are sorted
+// the way git sorts them, so an unchanged set of files gives back the same hash.
+func writeTree(st storer.EncodedObjectStorer, files map[string]treeFile) (plumbing.Hash, error) {
+	root := &treeDir{files: map[string]treeFile{}, dirs: map[string]*treeDir{}}
+	for p, f := range files {
+		d := root
+		parts := strings.Split(p, "/")
+		for _, seg := range parts[:len(parts)-1] {
+			sub, ok := d.dirs[seg]
+			if !ok {
+				sub = &treeDir{files: map[string]treeFile{}, dirs: map[string]*treeDir{}}
+				d.dirs[seg] = sub
+			}
+			d = sub
+		}
+		d.files[parts[len(parts)-1]] = f
+	}
+	return root.write(st)
+}
+
+func (d *treeDir) write(st storer.EncodedObjectStorer) (plumbing.Hash, error) {
+	entries := make([]object.TreeEntry, 0, len(d.files)+len(d.dirs))
+	for name, sub := range d.dirs {
+		h, err := sub.write(st)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
+	}
+	for name, f := range d.files {
+		entries = append(entries, object.TreeEntry{Name: name, Mode: f.mode, Hash: f.hash})
+	}
+	// git compares a folder's name as if it ended in "/".
+	sortKey := func(e object.TreeEntry) string {
+		if e.Mode == filemode.Dir {
+			return e.Name + "/"
+		}
+		return e.Name
+	}
+	sort.Slice(entries, func(i, j int) bool { return sortKey(entries[i]) < sortKey(entries[j]) })
+	obj := st.NewEncodedObject()
+	if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return st.SetEncodedObject(obj)
+}
