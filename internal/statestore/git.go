@@ -73,7 +73,9 @@ func (p *Pool) Git(cfg GitConfig) (Store, error) {
 
 func (s *gitStore) Describe() string { return s.desc }
 
-func (s *gitStore) branchRef() plumbing.ReferenceName { return plumbing.NewBranchReferenceName(s.cfg.Branch) }
+func (s *gitStore) branchRef() plumbing.ReferenceName {
+	return plumbing.NewBranchReferenceName(s.cfg.Branch)
+}
 
 func (s *gitStore) remoteRef() plumbing.ReferenceName {
 	return plumbing.NewRemoteReferenceName("origin", s.cfg.Branch)

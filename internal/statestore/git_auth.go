@@ -106,4 +106,3 @@ func knownHostsDB(content string) (*knownhosts.HostKeyDB, error) {
 func clientFor(ep *transport.Endpoint) (transport.Transport, error) {
 	return client.NewClient(ep)
 }
-
