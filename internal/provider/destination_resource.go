@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -201,28 +202,7 @@ func (r *destinationResource) Create(ctx context.Context, req resource.CreateReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ref, root, files, ok, diags := plan.desired(ctx)
-	resp.Diagnostics.Append(diags...)
-	if !ok || resp.Diagnostics.HasError() {
-		resp.Diagnostics.AddError("Destination Not Known", "The destination's store or path is still unknown at apply; this is a bug in the provider.")
-		return
-	}
-	store := r.open(ref, plan.Name.ValueString(), &resp.Diagnostics)
-	if store == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	defer cancel()
-	if len(files) > 0 {
-		r.warnTakeOver(ctx, store, plan.Name.ValueString(), files, &resp.Diagnostics)
-		if !r.write(ctx, store, plan.Name.ValueString(), files, &resp.Diagnostics) {
-			return
-		}
-	}
-	plan.ID = plan.Name
-	plan.Root = types.StringValue(root)
-	plan.Files = hashMap(files)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.converge(ctx, plan, nil, &resp.State, &resp.Diagnostics)
 }
 
 // Read compares the canary files recorded in state with the store. A missing file is dropped
@@ -269,38 +249,51 @@ func (r *destinationResource) Update(ctx context.Context, req resource.UpdateReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ref, root, files, ok, diags := plan.desired(ctx)
-	resp.Diagnostics.Append(diags...)
-	if !ok || resp.Diagnostics.HasError() {
-		resp.Diagnostics.AddError("Destination Not Known", "The destination's store or path is still unknown at apply; this is a bug in the provider.")
+	r.converge(ctx, plan, stringMap(ctx, state.Files), &resp.State, &resp.Diagnostics)
+}
+
+// converge makes the store hold the planned canary files, given those it holds now (nil on
+// create), and records the result. Nothing is written when the two already agree: a label
+// change touches no file.
+func (r *destinationResource) converge(ctx context.Context, plan destinationModel, have map[string]string, state *tfsdk.State, diags *diag.Diagnostics) {
+	ref, root, files, ok, d := plan.desired(ctx)
+	diags.Append(d...)
+	if !ok || diags.HasError() {
+		diags.AddError("Destination Not Known", "The destination's store or path is still unknown at apply; this is a bug in the provider.")
 		return
 	}
-	want := hashStrings(files)
-	have := stringMap(ctx, state.Files)
-	if !equalMaps(want, have) {
-		store := r.open(ref, plan.Name.ValueString(), &resp.Diagnostics)
+	name := plan.Name.ValueString()
+	if want := hashStrings(files); !equalMaps(want, have) {
+		store := r.open(ref, name, diags)
 		if store == nil {
 			return
 		}
 		ctx, cancel := context.WithTimeout(ctx, opTimeout)
 		defer cancel()
-		if len(files) > 0 {
-			if !r.write(ctx, store, plan.Name.ValueString(), files, &resp.Diagnostics) {
-				return
+		var change statestore.Change
+		switch {
+		case len(files) > 0:
+			if have == nil {
+				r.warnTakeOver(ctx, store, name, want, diags)
 			}
-		} else {
-			change := statestore.Change{Message: "Delete from: " + layout.CanaryWorkName, Delete: sortedKeys(have)}
-			if _, err := store.Apply(ctx, change); err != nil {
-				addStoreError(&resp.Diagnostics, "Cannot Remove Canary Files",
-					fmt.Sprintf("Removing the canary files of destination %q failed", plan.Name.ValueString()), err)
-				return
-			}
+			change = statestore.Change{Message: "Update from: " + layout.CanaryWorkName, Put: files}
+		default:
+			change = statestore.Change{Message: "Delete from: " + layout.CanaryWorkName, Delete: sortedKeys(have)}
 		}
+		res, err := store.Apply(ctx, change)
+		if err != nil {
+			addStoreError(diags, "Cannot Write Destination",
+				fmt.Sprintf("Writing the canary files of destination %q failed", name), err)
+			return
+		}
+		tflog.Debug(ctx, "canary files converged", map[string]any{
+			"destination": name, "written": res.Written, "deleted": res.Deleted, "revision": res.Revision,
+		})
 	}
 	plan.ID = plan.Name
 	plan.Root = types.StringValue(root)
 	plan.Files = hashMap(files)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	diags.Append(state.Set(ctx, &plan)...)
 }
 
 // Delete follows `cleanup`: with "none" every file stays (Kratix's default); with "all" every file
@@ -364,22 +357,9 @@ func (r *destinationResource) open(ref storeRefModel, name string, diags *diag.D
 	return store
 }
 
-// write puts the canary files, as Kratix does, in one operation named after them.
-func (r *destinationResource) write(ctx context.Context, store statestore.Store, name string, files map[string][]byte, diags *diag.Diagnostics) bool {
-	res, err := store.Apply(ctx, statestore.Change{Message: "Update from: " + layout.CanaryWorkName, Put: files})
-	if err != nil {
-		addStoreError(diags, "Cannot Write Destination",
-			fmt.Sprintf("Writing the canary files of destination %q failed", name), err)
-		return false
-	}
-	tflog.Debug(ctx, "canary files written", map[string]any{"destination": name, "written": res.Written, "revision": res.Revision})
-	return true
-}
-
 // warnTakeOver warns when files the destination is about to own already hold other content,
 // written by Kratix or another workspace.
-func (r *destinationResource) warnTakeOver(ctx context.Context, store statestore.Store, name string, files map[string][]byte, diags *diag.Diagnostics) {
-	want := hashStrings(files)
+func (r *destinationResource) warnTakeOver(ctx context.Context, store statestore.Store, name string, want map[string]string, diags *diag.Diagnostics) {
 	found, err := store.Hashes(ctx, sortedKeys(want))
 	if err != nil {
 		return // the write that follows reports the failure

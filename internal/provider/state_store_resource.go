@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
@@ -202,40 +203,27 @@ func (r *stateStoreResource) ModifyPlan(ctx context.Context, req resource.Modify
 }
 
 func (r *stateStoreResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan stateStoreModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if !r.check(ctx, plan, &resp.Diagnostics) {
-		return
-	}
-	plan.ID = plan.Name
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.save(ctx, req.Plan.Get, &resp.State, &resp.Diagnostics)
 }
 
-// Read has nothing to refresh: a store owns no files of its own, and its reachability is checked
-// when something is written.
-func (r *stateStoreResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state stateStoreModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-}
+// Read has nothing to refresh: a store owns no files of its own, and whether it can be reached is
+// found out when something is written. The framework keeps the prior state as it is.
+func (r *stateStoreResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
 
+// Update checks the store again: its location or credentials may have changed.
 func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.save(ctx, req.Plan.Get, &resp.State, &resp.Diagnostics)
+}
+
+// save proves the planned store can be written, then records it.
+func (r *stateStoreResource) save(ctx context.Context, get func(context.Context, any) diag.Diagnostics, state *tfsdk.State, diags *diag.Diagnostics) {
 	var plan stateStoreModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if !r.check(ctx, plan, &resp.Diagnostics) {
+	diags.Append(get(ctx, &plan)...)
+	if diags.HasError() || !r.check(ctx, plan, diags) {
 		return
 	}
 	plan.ID = plan.Name
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	diags.Append(state.Set(ctx, &plan)...)
 }
 
 // Delete removes nothing from the store, as deleting a Kratix state store does not.
