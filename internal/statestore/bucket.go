@@ -44,6 +44,9 @@ type bucketStore struct {
 	inFlight int
 
 	puts, gets, heads, lists, deletes atomic.Int64
+
+	aggMu    sync.Mutex
+	aggLocks map[string]*sync.Mutex
 }
 
 var _ Store = (*bucketStore)(nil)
@@ -249,7 +252,79 @@ func (b *bucketStore) Apply(ctx context.Context, change Change) (Result, error) 
 	if err != nil {
 		return Result{Written: toPut}, b.fail("write", classifyBucketError(err), err)
 	}
-	return Result{Written: toPut, Deleted: toDelete}, nil
+	res := Result{Written: toPut, Deleted: toDelete}
+	for _, a := range change.Aggregates {
+		if err := b.rebuildAggregate(ctx, a, &res); err != nil {
+			return res, err
+		}
+	}
+	sort.Strings(res.Written)
+	sort.Strings(res.Deleted)
+	return res, nil
+}
+
+// rebuildAggregate makes a.File the join of every object under a.Dir, or removes it. Rebuilds
+// of one file take turns within the process; across processes the last writer wins, as with
+// Kratix's own bucket writer.
+func (b *bucketStore) rebuildAggregate(ctx context.Context, a Aggregate, res *Result) error {
+	unlock := b.lockAggregate(a.File)
+	defer unlock()
+	listed, err := b.List(ctx, a.Dir)
+	if err != nil {
+		return err
+	}
+	contributions := map[string][]byte{}
+	for p := range listed {
+		content, err := b.Read(ctx, p)
+		if IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		contributions[p] = content
+	}
+	existing, err := b.stat(ctx, []string{a.File})
+	if err != nil {
+		return err
+	}
+	if len(contributions) == 0 {
+		if _, ok := existing[a.File]; !ok {
+			return nil
+		}
+		b.deletes.Add(1)
+		if err := b.client.RemoveObject(ctx, b.cfg.BucketName, a.File, minio.RemoveObjectOptions{}); err != nil {
+			return b.fail("write", classifyBucketError(err), err)
+		}
+		res.Deleted = append(res.Deleted, a.File)
+		return nil
+	}
+	content := joinContributions(contributions)
+	if existing[a.File] == md5Hex(content) {
+		return nil
+	}
+	b.puts.Add(1)
+	if _, err := b.client.PutObject(ctx, b.cfg.BucketName, a.File, bytes.NewReader(content), int64(len(content)),
+		minio.PutObjectOptions{ContentType: contentType(a.File), DisableMultipart: true, SendContentMd5: true}); err != nil {
+		return b.fail("write", classifyBucketError(err), err)
+	}
+	res.Written = append(res.Written, a.File)
+	return nil
+}
+
+func (b *bucketStore) lockAggregate(file string) func() {
+	b.aggMu.Lock()
+	if b.aggLocks == nil {
+		b.aggLocks = map[string]*sync.Mutex{}
+	}
+	m, ok := b.aggLocks[file]
+	if !ok {
+		m = &sync.Mutex{}
+		b.aggLocks[file] = m
+	}
+	b.aggMu.Unlock()
+	m.Lock()
+	return m.Unlock
 }
 
 // parallel runs fn for every path with at most inFlight running; it returns the first failure

@@ -90,9 +90,46 @@ func applyToFiles(st storer.EncodedObjectStorer, files map[string]treeFile, chan
 			}
 		}
 	}
+	for _, a := range change.Aggregates {
+		if err := rebuildAggregate(st, files, a, &res); err != nil {
+			return Result{}, err
+		}
+	}
 	sort.Strings(res.Written)
 	sort.Strings(res.Deleted)
 	return res, nil
+}
+
+// rebuildAggregate makes a.File the join of every file under a.Dir, or removes it.
+func rebuildAggregate(st storer.EncodedObjectStorer, files map[string]treeFile, a Aggregate, res *Result) error {
+	contributions := map[string][]byte{}
+	for p, f := range files {
+		if strings.HasPrefix(p, a.Dir) {
+			content, err := readBlob(st, f.hash)
+			if err != nil {
+				return err
+			}
+			contributions[p] = content
+		}
+	}
+	if len(contributions) == 0 {
+		if _, ok := files[a.File]; ok {
+			delete(files, a.File)
+			res.Deleted = append(res.Deleted, a.File)
+		}
+		return nil
+	}
+	content := joinContributions(contributions)
+	h := plumbing.ComputeHash(plumbing.BlobObject, content)
+	if old, ok := files[a.File]; ok && old.hash == h {
+		return nil
+	}
+	if err := storeBlob(st, content); err != nil {
+		return err
+	}
+	files[a.File] = treeFile{hash: h, mode: filemode.Regular}
+	res.Written = append(res.Written, a.File)
+	return nil
 }
 
 func storeBlob(st storer.EncodedObjectStorer, content []byte) error {

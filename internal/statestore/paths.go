@@ -53,6 +53,17 @@ func checkChangePaths(c Change) error {
 			return err
 		}
 	}
+	for _, a := range c.Aggregates {
+		if err := checkPath(a.File); err != nil {
+			return err
+		}
+		if err := checkPrefix(a.Dir); err != nil {
+			return err
+		}
+		if strings.HasPrefix(a.File, a.Dir) {
+			return fmt.Errorf("aggregate %q is inside the folder %q it is built from", a.File, a.Dir)
+		}
+	}
 	return nil
 }
 

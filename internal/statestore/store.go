@@ -8,9 +8,13 @@
 package statestore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"path"
+	"sort"
+	"strings"
 )
 
 // Change is one operation against a store: the files to write and the files to remove.
@@ -27,6 +31,37 @@ type Change struct {
 	// Prune lists folder prefixes (ending in "/") that this operation owns: every file under them
 	// that is not in Put is removed, as Kratix does when it replaces a placement's folder.
 	Prune []string
+	// Aggregates are files rebuilt, after the writes and deletes above, from every file in a
+	// folder: several writers contribute to one file, and each rebuilds the whole.
+	Aggregates []Aggregate
+}
+
+// Aggregate is a file made of every file under Dir (a prefix ending in "/"), ordered by name,
+// joined with "\n---\n", as Kratix builds an aggregatedYAML destination's file. File is removed
+// when Dir holds nothing.
+type Aggregate struct {
+	File string
+	Dir  string
+}
+
+// joinContributions builds an aggregate's content from its contributions by path. Contributions
+// are ordered by name without the extension, which is the placement name they stand for.
+func joinContributions(contributions map[string][]byte) []byte {
+	names := make([]string, 0, len(contributions))
+	for n := range contributions {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		return strings.TrimSuffix(names[i], path.Ext(names[i])) < strings.TrimSuffix(names[j], path.Ext(names[j]))
+	})
+	var b bytes.Buffer
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString("\n---\n")
+		}
+		b.Write(contributions[n])
+	}
+	return b.Bytes()
 }
 
 // Result says what an Apply changed.
