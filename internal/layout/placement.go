@@ -129,4 +129,3 @@ func indexFile(t Target, namespace, placement string, written []string) (generat
 	}
 	return generated{path: Join(t.Root, IndexDir, fmt.Sprintf("%s-%s.yaml", namespace, placement)), content: content}, nil
 }
-

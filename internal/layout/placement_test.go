@@ -19,7 +19,7 @@ func TestDependencyFiles(t *testing.T) {
 			"dev/dependencies/jenkins/5058f/static/jenkins-dependencies.yaml": "all\n",
 		}, []string{"dev/dependencies/jenkins/5058f/"}, nil},
 		{ModeNone, "stores/dev", "stores", map[string]string{
-			"stores/dev/static/jenkins-dependencies.yaml": "all\n",
+			"stores/dev/static/jenkins-dependencies.yaml":                                       "all\n",
 			"stores/dev/.kratix/kratix-platform-system-jenkins-static-deps.worker-1-5058f.yaml": "files:\n- dev/static/jenkins-dependencies.yaml\n",
 		}, nil, nil},
 		{ModeAggregatedYAML, "dev", "", map[string]string{
