@@ -193,4 +193,3 @@ func Split(docs []Document) (crds, others []Document) {
 	}
 	return crds, others
 }
-
