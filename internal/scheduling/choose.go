@@ -1,0 +1,31 @@
+package scheduling
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+)
+
+// Choose picks one destination for a key by rendezvous (highest random weight) hashing: every
+// candidate gets a weight from hash(key, name) and the heaviest wins. The choice is the same on
+// every machine and in every plan, does not depend on the candidates' order, spreads keys evenly,
+// and when a candidate joins it takes only the keys it now wins. Ties go to the smaller name.
+func Choose(key string, candidates []string) (string, bool) {
+	var best string
+	var bestWeight uint64
+	found := false
+	for _, c := range candidates {
+		w := weight(key, c)
+		if !found || w > bestWeight || w == bestWeight && c < best {
+			best, bestWeight, found = c, w, true
+		}
+	}
+	return best, found
+}
+
+func weight(key, name string) uint64 {
+	h := sha256.New()
+	h.Write([]byte(key))
+	h.Write([]byte{0})
+	h.Write([]byte(name))
+	return binary.BigEndian.Uint64(h.Sum(nil)[:8])
+}
