@@ -134,9 +134,9 @@ func TestSeed002(t *testing.T) {
 	if got := Selected(Schedule(Merge([]Selector{sel("env", "dev")}), pool)); !reflect.DeepEqual(got, []string{"dev"}) {
 		t.Errorf("env=dev selects %v", got)
 	}
-	any := ScheduleAny([]Selector{sel("env", "dev"), sel("env", "prod")}, pool)
-	if got := Selected(any); !reflect.DeepEqual(got, []string{"dev", "prod"}) || !strings.HasPrefix(any[0].Reason, "matches entry 2") {
-		t.Errorf("match any selects %v (%q)", got, any[0].Reason)
+	anyOf := ScheduleAny([]Selector{sel("env", "dev"), sel("env", "prod")}, pool)
+	if got := Selected(anyOf); !reflect.DeepEqual(got, []string{"dev", "prod"}) || !strings.HasPrefix(anyOf[0].Reason, "matches entry 2") {
+		t.Errorf("match any selects %v (%q)", got, anyOf[0].Reason)
 	}
 	if got := Selected(Schedule(Merge([]Selector{sel("env", "dev"), sel("env", "prod")}), pool)); !reflect.DeepEqual(got, []string{"dev"}) {
 		t.Errorf("match all of [env=dev, env=prod] selects %v: the first entry wins the key", got)
