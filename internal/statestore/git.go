@@ -1,55 +1,94 @@
 package statestore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"math/rand/v2"
-	"net/url"
+	"maps"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5"
-	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/storage/memory"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
-// pushAttempts bounds how often one operation is re-applied on a new tip when other writers keep
-// pushing first.
-const pushAttempts = 6
+// The git backend keeps one shallow, single-branch clone per repository and branch in memory and
+// edits tree objects directly, without a worktree: an operation costs the number of files in the
+// repository, never their size, and nothing touches the disk.
 
-// gitRepo is one shallow, single-branch clone in memory, shared by every store of the process
-// that writes to the same repository and branch. Its mutex serialises every operation on it, so
-// that concurrent Terraform resources take turns instead of racing each other's pushes.
+// Operation names for Error.Op.
+const (
+	opCheck = "check"
+	opWrite = "write"
+	opRead  = "read"
+	opList  = "list"
+)
+
+// defaultCommitMessage is used when a Change carries no message: git accepts an empty one, but
+// nobody reading the history could tell what it was.
+const defaultCommitMessage = "Update from: terraform-provider-kratix"
+
+// gitRepo is one clone, shared by every store of the process that writes to the same repository
+// and branch, whatever credentials each store uses.
+//
+// Every field below sem is guarded by it: one operation at a time, so that concurrent Terraform
+// resources take turns instead of racing each other's pushes.
 type gitRepo struct {
-	mu     sync.Mutex
-	url    string
-	branch string
-	repo   *git.Repository // nil until the first operation
-	tip    plumbing.Hash   // the remote branch's tip after the last fetch; zero when the branch does not exist yet
-	md5s   map[plumbing.Hash]string
+	// sem is a mutex that a cancelled context can stop waiting for: a sync.Mutex would keep a
+	// cancelled Terraform operation queued behind a slow push.
+	sem chan struct{}
+
+	repo *git.Repository // nil until the first operation
+	// tip is the remote branch's commit after the last fetch or push; zero while the repository
+	// is empty.
+	tip plumbing.Hash
+	// md5s caches the MD5 of blobs already read: drift detection asks for the same files on
+	// every refresh, and their content rarely changes.
+	md5s map[plumbing.Hash]string
+	// filesTree and files cache the flattened listing of the last tree read. Treat files as
+	// read-only; Apply edits a copy.
+	filesTree plumbing.Hash
+	files     map[string]treeFile
+	// lostRaces counts pushes refused because another writer pushed first.
+	lostRaces int
 }
 
+func newGitRepo() *gitRepo {
+	return &gitRepo{sem: make(chan struct{}, 1), md5s: map[plumbing.Hash]string{}}
+}
+
+// lock takes the repository for one operation, or gives up when ctx ends first.
+func (r *gitRepo) lock(ctx context.Context) error {
+	select {
+	case r.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for another operation on the same repository: %w", ctx.Err())
+	}
+}
+
+func (r *gitRepo) unlock() { <-r.sem }
+
+// gitStore is one configured view of a gitRepo: its own URL spelling, credentials and author.
 type gitStore struct {
 	r    *gitRepo
 	cfg  GitConfig
 	auth transport.AuthMethod
 	// authErr is a credentials problem found while building auth (no known_hosts, a key that
-	// does not parse); it is reported by the first operation, not when the store is built, so
-	// that building a store never fails during plan.
+	// does not parse). It is reported by every operation rather than by Pool.Git, so that
+	// building a store never fails during plan.
 	authErr error
 	desc    string
 }
 
 var _ Store = (*gitStore)(nil)
 
-// Git returns the store for one branch of a repository.
+// Git returns the store for one branch of a repository. Stores for the same repository and
+// branch share one clone, so their operations are serialised; each uses its own credentials.
 func (p *Pool) Git(cfg GitConfig) (Store, error) {
 	if cfg.Branch == "" {
 		cfg.Branch = "main"
@@ -59,12 +98,13 @@ func (p *Pool) Git(cfg GitConfig) (Store, error) {
 	}
 	s := &gitStore{cfg: cfg, desc: fmt.Sprintf("repository %s (branch %s)", redactURL(cfg.URL), cfg.Branch)}
 	s.auth, s.authErr = gitAuth(cfg)
-	key := normalizeURL(cfg.URL) + "\x00" + cfg.Branch
+
+	key := repoKey(cfg.URL) + " " + cfg.Branch
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r, ok := p.repos[key]
 	if !ok {
-		r = &gitRepo{url: cfg.URL, branch: cfg.Branch, md5s: map[plumbing.Hash]string{}}
+		r = newGitRepo()
 		p.repos[key] = r
 	}
 	s.r = r
@@ -73,208 +113,77 @@ func (p *Pool) Git(cfg GitConfig) (Store, error) {
 
 func (s *gitStore) Describe() string { return s.desc }
 
-func (s *gitStore) branchRef() plumbing.ReferenceName {
-	return plumbing.NewBranchReferenceName(s.cfg.Branch)
-}
-
-func (s *gitStore) remoteRef() plumbing.ReferenceName {
-	return plumbing.NewRemoteReferenceName("origin", s.cfg.Branch)
-}
-
-func (s *gitStore) endpoint() (*transport.Endpoint, error) {
-	ep, err := transport.NewEndpoint(s.cfg.URL)
-	if err != nil {
-		return nil, err
-	}
-	if s.cfg.CACertificate != "" {
-		ep.CaBundle = []byte(s.cfg.CACertificate)
-	}
-	return ep, nil
-}
-
-// Check authenticates for a push and checks that the branch exists, without pushing anything:
-// it opens a receive-pack session and reads the references the server advertises. An empty
-// repository passes: the first write creates the branch.
-func (s *gitStore) Check(ctx context.Context) error {
-	if s.authErr != nil {
-		return s.fail("check", s.authErr)
-	}
-	ep, err := s.endpoint()
-	if err != nil {
-		return s.fail("check", &Error{Kind: KindConfig, Err: err})
-	}
-	cli, err := clientFor(ep)
-	if err != nil {
-		return s.fail("check", &Error{Kind: KindConfig, Err: err})
-	}
-	sess, err := cli.NewReceivePackSession(ep, s.auth)
-	if err != nil {
-		return s.fail("check", err)
-	}
-	defer func() { _ = sess.Close() }()
-	adv, err := sess.AdvertisedReferencesContext(ctx)
-	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-		return nil
-	}
-	if err != nil {
-		return s.fail("check", err)
-	}
-	if adv.IsEmpty() {
-		return nil
-	}
-	refs, err := adv.AllReferences()
-	if err != nil {
-		return s.fail("check", err)
-	}
-	if _, ok := refs[s.branchRef()]; !ok {
-		return s.fail("check", &Error{Kind: KindMissingBranch, Err: fmt.Errorf("the repository has no branch %q", s.cfg.Branch)})
-	}
-	return nil
-}
-
-// sync brings the clone to the remote tip: a shallow clone the first time, a shallow fetch and
-// a reset afterwards, so that edits made elsewhere are always the base of the next write.
-// r.mu must be held.
-func (s *gitStore) sync(ctx context.Context) error {
-	if s.authErr != nil {
-		return s.authErr
-	}
-	r := s.r
-	ep, err := s.endpoint()
-	if err != nil {
-		return &Error{Kind: KindConfig, Err: err}
-	}
-	if r.repo == nil {
-		repo, err := git.Init(memory.NewStorage(), nil)
-		if err != nil {
-			return err
-		}
-		if _, err := repo.CreateRemote(&gitconfig.RemoteConfig{Name: "origin", URLs: []string{s.cfg.URL}}); err != nil {
-			return err
-		}
-		r.repo = repo
-	}
-	spec := gitconfig.RefSpec(fmt.Sprintf("+%s:%s", s.branchRef(), s.remoteRef()))
-	err = r.repo.FetchContext(ctx, &git.FetchOptions{
-		RemoteName: "origin",
-		RefSpecs:   []gitconfig.RefSpec{spec},
-		Depth:      1,
-		Auth:       s.auth,
-		CABundle:   ep.CaBundle,
-		Tags:       git.NoTags,
-		Force:      true,
-	})
-	switch {
-	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
-	case errors.Is(err, transport.ErrEmptyRemoteRepository):
-		r.tip = plumbing.ZeroHash
-		return nil
-	case isNoMatchingRef(err):
-		return s.missingBranch(ctx)
-	default:
-		return err
-	}
-	ref, err := r.repo.Reference(s.remoteRef(), true)
-	if err != nil {
-		return fmt.Errorf("reading the fetched branch: %w", err)
-	}
-	r.tip = ref.Hash()
-	return nil
-}
-
-// missingBranch tells an empty repository (the first write creates the branch) from one that
-// lacks the branch (an error).
-func (s *gitStore) missingBranch(ctx context.Context) error {
-	rem, err := s.r.repo.Remote("origin")
-	if err != nil {
-		return err
-	}
-	ep, _ := s.endpoint()
-	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: s.auth, CABundle: ep.CaBundle})
-	if errors.Is(err, transport.ErrEmptyRemoteRepository) || err == nil && !hasBranches(refs) {
-		s.r.tip = plumbing.ZeroHash
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return &Error{Kind: KindMissingBranch, Err: fmt.Errorf("the repository has no branch %q", s.cfg.Branch)}
-}
-
-func hasBranches(refs []*plumbing.Reference) bool {
-	for _, r := range refs {
-		if r.Name().IsBranch() {
-			return true
-		}
-	}
-	return false
-}
-
-func isNoMatchingRef(err error) bool {
-	var nm git.NoMatchingRefSpecError
-	return errors.As(err, &nm) || strings.Contains(err.Error(), "couldn't find remote ref")
-}
-
-// Apply makes the change one commit on the branch, or nothing when it changes nothing. A push
-// that loses a race with another writer is retried on the new tip: the change is re-applied to
-// what the other writer pushed, never forced over it.
+// Apply makes the change one commit on the branch, or nothing when it changes nothing.
 func (s *gitStore) Apply(ctx context.Context, change Change) (Result, error) {
 	if err := checkChangePaths(change); err != nil {
-		return Result{}, s.fail("write", &Error{Kind: KindConfig, Err: err})
+		return Result{}, s.fail(opWrite, &Error{Kind: KindConfig, Err: err})
 	}
-	s.r.mu.Lock()
-	defer s.r.mu.Unlock()
-	var lastErr error
-	for attempt := 0; attempt < pushAttempts; attempt++ {
-		if attempt > 0 {
-			if err := backoff(ctx, attempt); err != nil {
-				return Result{}, s.fail("write", err)
+	if err := s.r.lock(ctx); err != nil {
+		return Result{}, s.fail(opWrite, err)
+	}
+	defer s.r.unlock()
+	res, err := s.applyWithRetries(ctx, change)
+	if err != nil {
+		return Result{}, s.fail(opWrite, err)
+	}
+	return res, nil
+}
+
+// applyWithRetries commits the change on the freshly fetched tip and pushes it. A push that
+// loses a race with another writer is retried: the change is applied again to what the other
+// writer pushed, never forced over it. r.sem must be held.
+func (s *gitStore) applyWithRetries(ctx context.Context, change Change) (Result, error) {
+	var lost error
+	for attempt := 1; attempt <= pushAttempts; attempt++ {
+		if attempt > 1 {
+			if err := sleep(ctx, retryDelay(attempt-1)); err != nil {
+				return Result{}, err
 			}
 		}
 		if err := s.sync(ctx); err != nil {
-			return Result{}, s.fail("write", err)
+			return Result{}, err
 		}
 		res, commit, err := s.commit(change)
 		if err != nil {
-			return Result{}, s.fail("write", err)
+			return Result{}, err
 		}
-		if commit == plumbing.ZeroHash {
+		if commit.IsZero() {
 			return Result{}, nil // nothing changed: no commit, no push
 		}
 		err = s.push(ctx, commit)
 		if err == nil {
-			s.r.tip = commit
 			res.Revision = commit.String()
 			return res, nil
 		}
-		if !isRaceLost(err) {
-			return Result{}, s.fail("write", err)
+		if !errors.Is(err, errBranchMoved) {
+			return Result{}, err
 		}
-		lastErr = err
+		lost = err
+		s.r.lostRaces++
+		tflog.Debug(ctx, "Another writer pushed first; applying the change again on the new tip",
+			map[string]any{"store": s.desc, "attempt": attempt})
 	}
-	return Result{}, s.fail("write", &Error{Kind: KindConflict,
-		Err: fmt.Errorf("the branch moved on %d times in a row while pushing: %w", pushAttempts, lastErr)})
+	return Result{}, &Error{Kind: KindConflict,
+		Err: fmt.Errorf("other writers pushed first %d times in a row; last refusal: %w", pushAttempts, lost)}
 }
 
-// commit builds the new tree from the tip's and stores a commit for it. The zero hash means the
-// tree did not change.
+// commit applies the change to the tip's tree and stores a commit for the result. The zero hash
+// means that the change would not alter the tree.
 func (s *gitStore) commit(change Change) (Result, plumbing.Hash, error) {
 	st := s.r.repo.Storer
-	files := map[string]treeFile{}
-	var baseTree plumbing.Hash
-	if !s.r.tip.IsZero() {
-		c, err := object.GetCommit(st, s.r.tip)
-		if err != nil {
-			return Result{}, plumbing.ZeroHash, fmt.Errorf("reading the tip commit: %w", err)
-		}
-		baseTree = c.TreeHash
-		if files, err = flattenTree(st, c.TreeHash); err != nil {
-			return Result{}, plumbing.ZeroHash, err
-		}
+	baseTree, files, err := s.r.tipFiles()
+	if err != nil {
+		return Result{}, plumbing.ZeroHash, err
 	}
+	files = maps.Clone(files)
 	res, err := applyToFiles(st, files, change)
 	if err != nil {
 		return Result{}, plumbing.ZeroHash, err
+	}
+	// Stopping here also keeps an empty repository empty when a change only deletes, and never
+	// rewrites a tree that another tool encoded differently when none of its files changed.
+	if !res.Changed() {
+		return Result{}, plumbing.ZeroHash, nil
 	}
 	tree, err := writeTree(st, files)
 	if err != nil {
@@ -283,101 +192,58 @@ func (s *gitStore) commit(change Change) (Result, plumbing.Hash, error) {
 	if tree == baseTree {
 		return Result{}, plumbing.ZeroHash, nil
 	}
+	h, err := s.storeCommit(tree, change.Message)
+	return res, h, err
+}
+
+func (s *gitStore) storeCommit(tree plumbing.Hash, message string) (plumbing.Hash, error) {
+	if message == "" {
+		message = defaultCommitMessage
+	}
 	sig := object.Signature{Name: s.cfg.AuthorName, Email: s.cfg.AuthorEmail, When: time.Now()}
-	c := &object.Commit{Author: sig, Committer: sig, Message: change.Message, TreeHash: tree}
+	c := &object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: tree}
 	if !s.r.tip.IsZero() {
 		c.ParentHashes = []plumbing.Hash{s.r.tip}
 	}
+	st := s.r.repo.Storer
 	obj := st.NewEncodedObject()
 	if err := c.Encode(obj); err != nil {
-		return Result{}, plumbing.ZeroHash, err
+		return plumbing.ZeroHash, fmt.Errorf("encoding the commit: %w", err)
 	}
-	h, err := st.SetEncodedObject(obj)
+	return st.SetEncodedObject(obj)
+}
+
+// tipFiles lists the files of the tip's tree by path. r.sem must be held.
+func (r *gitRepo) tipFiles() (plumbing.Hash, map[string]treeFile, error) {
+	if r.tip.IsZero() {
+		return plumbing.ZeroHash, map[string]treeFile{}, nil
+	}
+	c, err := object.GetCommit(r.repo.Storer, r.tip)
 	if err != nil {
-		return Result{}, plumbing.ZeroHash, err
+		return plumbing.ZeroHash, nil, fmt.Errorf("reading the tip commit %s: %w", r.tip, err)
 	}
-	return res, h, nil
-}
-
-func (s *gitStore) push(ctx context.Context, commit plumbing.Hash) error {
-	if err := s.r.repo.Storer.SetReference(plumbing.NewHashReference(s.branchRef(), commit)); err != nil {
-		return err
+	if r.files != nil && c.TreeHash == r.filesTree {
+		return c.TreeHash, r.files, nil
 	}
-	ep, err := s.endpoint()
+	files, err := flattenTree(r.repo.Storer, c.TreeHash)
 	if err != nil {
-		return err
+		return plumbing.ZeroHash, nil, err
 	}
-	var progress bytes.Buffer
-	err = s.r.repo.PushContext(ctx, &git.PushOptions{
-		RemoteName: "origin",
-		RefSpecs:   []gitconfig.RefSpec{gitconfig.RefSpec(fmt.Sprintf("%s:%s", s.branchRef(), s.branchRef()))},
-		Auth:       s.auth,
-		CABundle:   ep.CaBundle,
-		Progress:   &progress,
-	})
-	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return nil
-	}
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		// go-git checks that the push is a fast-forward by looking the remote's current tip up
-		// locally; a tip it has never fetched means another writer pushed first.
-		return fmt.Errorf("%w: the remote branch moved", git.ErrForceNeeded)
-	}
-	// Hooks explain themselves on the side band ("remote: ..."); keep their words.
-	if msg := remoteMessages(progress.String()); msg != "" && !isRaceLost(err) {
-		return &Error{Kind: KindRejected, Err: fmt.Errorf("%w; the server said: %s", err, msg)}
-	}
-	return err
-}
-
-func remoteMessages(progress string) string {
-	var lines []string
-	for _, l := range strings.Split(strings.ReplaceAll(progress, "\r", "\n"), "\n") {
-		l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "remote:"))
-		if l != "" && !strings.HasPrefix(l, "Resolving deltas") && !strings.HasPrefix(l, "Counting objects") {
-			lines = append(lines, l)
-		}
-	}
-	return strings.Join(lines, " / ")
-}
-
-// isRaceLost reports a push refused because the branch moved since it was fetched.
-func isRaceLost(err error) bool {
-	if errors.Is(err, git.ErrNonFastForwardUpdate) || errors.Is(err, git.ErrForceNeeded) {
-		return true
-	}
-	msg := err.Error()
-	for _, s := range []string{"non-fast-forward", "fetch first", "failed to update ref", "cannot lock ref", "stale info", "failed to lock"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
-}
-
-func backoff(ctx context.Context, attempt int) error {
-	d := time.Duration(50<<attempt)*time.Millisecond + time.Duration(rand.IntN(50))*time.Millisecond
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	r.filesTree, r.files = c.TreeHash, files
+	return c.TreeHash, files, nil
 }
 
 func (s *gitStore) Hashes(ctx context.Context, paths []string) (map[string]string, error) {
 	for _, p := range paths {
 		if err := checkPath(p); err != nil {
-			return nil, s.fail("read", &Error{Kind: KindConfig, Err: err})
+			return nil, s.fail(opRead, &Error{Kind: KindConfig, Err: err})
 		}
 	}
 	out := map[string]string{}
-	err := s.withTree(ctx, func(files map[string]treeFile) error {
+	err := s.withTip(ctx, opRead, func(files map[string]treeFile) error {
 		for _, p := range paths {
-			if f, ok := files[p]; ok {
-				sum, err := s.blobMD5(f.hash)
+			if f, ok := files[p]; ok && isBlob(f.mode) {
+				sum, err := s.r.blobMD5(f.hash)
 				if err != nil {
 					return err
 				}
@@ -390,11 +256,14 @@ func (s *gitStore) Hashes(ctx context.Context, paths []string) (map[string]strin
 }
 
 func (s *gitStore) List(ctx context.Context, prefix string) (map[string]string, error) {
+	if err := checkListPrefix(prefix); err != nil {
+		return nil, s.fail(opList, &Error{Kind: KindConfig, Err: err})
+	}
 	out := map[string]string{}
-	err := s.withTree(ctx, func(files map[string]treeFile) error {
+	err := s.withTip(ctx, opList, func(files map[string]treeFile) error {
 		for p, f := range files {
-			if strings.HasPrefix(p, prefix) {
-				sum, err := s.blobMD5(f.hash)
+			if strings.HasPrefix(p, prefix) && isBlob(f.mode) {
+				sum, err := s.r.blobMD5(f.hash)
 				if err != nil {
 					return err
 				}
@@ -408,12 +277,12 @@ func (s *gitStore) List(ctx context.Context, prefix string) (map[string]string, 
 
 func (s *gitStore) Read(ctx context.Context, p string) ([]byte, error) {
 	if err := checkPath(p); err != nil {
-		return nil, s.fail("read", &Error{Kind: KindConfig, Err: err})
+		return nil, s.fail(opRead, &Error{Kind: KindConfig, Err: err})
 	}
 	var content []byte
-	err := s.withTree(ctx, func(files map[string]treeFile) error {
+	err := s.withTip(ctx, opRead, func(files map[string]treeFile) error {
 		f, ok := files[p]
-		if !ok {
+		if !ok || !isBlob(f.mode) {
 			return &Error{Kind: KindNotFound, Err: fmt.Errorf("%s does not exist", p)}
 		}
 		var err error
@@ -423,119 +292,51 @@ func (s *gitStore) Read(ctx context.Context, p string) ([]byte, error) {
 	return content, err
 }
 
-// withTree runs fn on the files of the remote tip, freshly fetched.
-func (s *gitStore) withTree(ctx context.Context, fn func(map[string]treeFile) error) error {
-	s.r.mu.Lock()
-	defer s.r.mu.Unlock()
-	if err := s.sync(ctx); err != nil {
-		return s.fail("read", err)
+// withTip runs fn on the files of the freshly fetched remote tip.
+func (s *gitStore) withTip(ctx context.Context, op string, fn func(map[string]treeFile) error) error {
+	if err := s.r.lock(ctx); err != nil {
+		return s.fail(op, err)
 	}
-	files := map[string]treeFile{}
-	if !s.r.tip.IsZero() {
-		c, err := object.GetCommit(s.r.repo.Storer, s.r.tip)
-		if err != nil {
-			return s.fail("read", err)
-		}
-		if files, err = flattenTree(s.r.repo.Storer, c.TreeHash); err != nil {
-			return s.fail("read", err)
-		}
+	defer s.r.unlock()
+	if err := s.sync(ctx); err != nil {
+		return s.fail(op, err)
+	}
+	_, files, err := s.r.tipFiles()
+	if err != nil {
+		return s.fail(op, err)
 	}
 	if err := fn(files); err != nil {
-		return s.fail("read", err)
+		return s.fail(op, err)
 	}
 	return nil
 }
 
-// blobMD5 is the MD5 of a blob's content, cached by blob hash: the same content is hashed once.
-func (s *gitStore) blobMD5(h plumbing.Hash) (string, error) {
-	if sum, ok := s.r.md5s[h]; ok {
+// blobMD5 is the MD5 of a blob's content, computed once per blob. r.sem must be held.
+func (r *gitRepo) blobMD5(h plumbing.Hash) (string, error) {
+	if sum, ok := r.md5s[h]; ok {
 		return sum, nil
 	}
-	content, err := readBlob(s.r.repo.Storer, h)
+	content, err := readBlob(r.repo.Storer, h)
 	if err != nil {
 		return "", err
 	}
 	sum := md5Hex(content)
-	s.r.md5s[h] = sum
+	r.md5s[h] = sum
 	return sum, nil
 }
 
-func readBlob(st interface {
-	EncodedObject(plumbing.ObjectType, plumbing.Hash) (plumbing.EncodedObject, error)
-}, h plumbing.Hash) ([]byte, error) {
-	obj, err := st.EncodedObject(plumbing.BlobObject, h)
-	if err != nil {
-		return nil, fmt.Errorf("reading blob %s: %w", h, err)
-	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = rd.Close() }()
-	return io.ReadAll(rd)
-}
+// isBlob tells files from submodule entries, which name a commit of another repository.
+func isBlob(m filemode.FileMode) bool { return m != filemode.Submodule }
 
-// fail wraps err as an *Error of this store, classifying it unless it is already classified.
-func (s *gitStore) fail(op string, err error) error {
-	var se *Error
-	if errors.As(err, &se) {
-		if se.Store == "" {
-			se.Store, se.Op = s.desc, op
-		}
-		return se
+// checkListPrefix accepts "" (everything) and any relative prefix that cannot leave the root.
+func checkListPrefix(prefix string) error {
+	if strings.HasPrefix(prefix, "/") {
+		return fmt.Errorf("prefix %q is absolute; paths are relative to the repository root", prefix)
 	}
-	return &Error{Store: s.desc, Op: op, Kind: classifyGitError(err), Err: redactErr(err, s.cfg)}
-}
-
-func classifyGitError(err error) Kind {
-	msg := strings.ToLower(err.Error())
-	switch {
-	case errors.Is(err, transport.ErrAuthenticationRequired), errors.Is(err, transport.ErrAuthorizationFailed),
-		strings.Contains(msg, "unable to authenticate"), strings.Contains(msg, "authentication required"),
-		strings.Contains(msg, "401"), strings.Contains(msg, "permission denied"):
-		return KindAuth
-	case strings.Contains(msg, "403"), strings.Contains(msg, "forbidden"):
-		return KindAccessDenied
-	case strings.Contains(msg, "knownhosts"), strings.Contains(msg, "host key"), strings.Contains(msg, "key mismatch"):
-		return KindHostKey
-	case errors.Is(err, transport.ErrRepositoryNotFound):
-		return KindMissingRepo
-	case strings.Contains(msg, "hook declined"), strings.Contains(msg, "pre-receive"), strings.Contains(msg, "remote rejected"):
-		return KindRejected
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
-		return KindNetwork
-	}
-	return classifyTransportError(err)
-}
-
-// redactURL drops the credentials a URL may carry, for messages and logs.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil || u.Scheme == "" {
-		return raw
-	}
-	if _, hasPassword := u.User.Password(); hasPassword {
-		u.User = url.User(u.User.Username())
-	}
-	return u.String()
-}
-
-// redactErr removes every secret of the config from an error's text.
-func redactErr(err error, cfg GitConfig) error {
-	msg := err.Error()
-	clean := msg
-	for _, secret := range []string{cfg.Password, cfg.SSHPrivateKey} {
-		if secret != "" {
-			clean = strings.ReplaceAll(clean, secret, "[redacted]")
+	for _, seg := range strings.Split(prefix, "/") {
+		if seg == ".." {
+			return fmt.Errorf("prefix %q leaves the repository root", prefix)
 		}
 	}
-	if clean == msg {
-		return err
-	}
-	return errors.New(clean)
-}
-
-// normalizeURL makes equivalent spellings of one repository share a clone.
-func normalizeURL(raw string) string {
-	return strings.TrimSuffix(strings.TrimSuffix(redactURL(raw), "/"), ".git")
+	return nil
 }

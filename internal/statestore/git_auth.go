@@ -3,10 +3,13 @@ package statestore
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	"github.com/skeema/knownhosts"
@@ -37,11 +40,16 @@ func gitAuth(cfg GitConfig) (transport.AuthMethod, error) {
 	return nil, &Error{Kind: KindConfig, Err: fmt.Errorf("unsupported protocol %q", ep.Protocol)}
 }
 
-// sshPublicKeys adds the host key algorithms the known_hosts entries allow, so that the server is
-// asked for a key type we can check (go-git only does this for its own known_hosts files).
+// sshDialTimeout bounds the TCP connection and SSH handshake: go-git dials before it looks at
+// the context, so without it an unreachable host holds an operation for minutes.
+const sshDialTimeout = 30 * time.Second
+
+// sshPublicKeys completes go-git's key auth with what it only does for its own known_hosts files:
+// it asks the server for a host key type that known_hosts can check (a server offering ed25519
+// first would otherwise fail against an RSA entry), and it bounds the dial.
 type sshPublicKeys struct {
 	*gitssh.PublicKeys
-	algorithms []string
+	algorithms []string // nil: the SSH library's defaults
 }
 
 func (a *sshPublicKeys) ClientConfig() (*ssh.ClientConfig, error) {
@@ -50,6 +58,7 @@ func (a *sshPublicKeys) ClientConfig() (*ssh.ClientConfig, error) {
 		return nil, err
 	}
 	c.HostKeyAlgorithms = a.algorithms
+	c.Timeout = sshDialTimeout
 	return c, nil
 }
 
@@ -63,25 +72,28 @@ func sshAuthFor(cfg GitConfig, ep *transport.Endpoint) (transport.AuthMethod, er
 	}
 	keys, err := gitssh.NewPublicKeys(user, []byte(cfg.SSHPrivateKey), "")
 	if err != nil {
+		// The parser's message never quotes the key.
 		return nil, &Error{Kind: KindConfig, Err: fmt.Errorf("ssh_private_key cannot be used: %w", err)}
 	}
 	if cfg.InsecureIgnoreHostKey {
 		keys.HostKeyCallback = ssh.InsecureIgnoreHostKey() //nolint:gosec // the user asked for it explicitly
-		return keys, nil
+		return &sshPublicKeys{PublicKeys: keys}, nil
 	}
-	if cfg.KnownHosts == "" {
-		return nil, &Error{Kind: KindHostKey, Err: errors.New("no known_hosts in the store's secret, and host keys are checked")}
+	if strings.TrimSpace(cfg.KnownHosts) == "" {
+		return nil, &Error{Kind: KindHostKey, Err: errors.New(
+			"known_hosts is required to verify the SSH server's host key, and the store's secret has none")}
 	}
 	db, err := knownHostsDB(cfg.KnownHosts)
 	if err != nil {
-		return nil, &Error{Kind: KindConfig, Err: fmt.Errorf("known_hosts cannot be read: %w", err)}
+		return nil, &Error{Kind: KindConfig, Err: fmt.Errorf("known_hosts cannot be parsed: %w", err)}
 	}
 	keys.HostKeyCallback = db.HostKeyCallback()
 	port := ep.Port
 	if port == 0 {
 		port = 22
 	}
-	return &sshPublicKeys{PublicKeys: keys, algorithms: db.HostKeyAlgorithms(fmt.Sprintf("%s:%d", ep.Host, port))}, nil
+	hostPort := net.JoinHostPort(ep.Host, strconv.Itoa(port))
+	return &sshPublicKeys{PublicKeys: keys, algorithms: db.HostKeyAlgorithms(hostPort)}, nil
 }
 
 // knownHostsDB parses known_hosts content. The parser reads files, so the content lives in a
@@ -100,9 +112,4 @@ func knownHostsDB(content string) (*knownhosts.HostKeyDB, error) {
 		return nil, err
 	}
 	return knownhosts.NewDB(f.Name())
-}
-
-// clientFor returns go-git's transport client for an endpoint.
-func clientFor(ep *transport.Endpoint) (transport.Transport, error) {
-	return client.NewClient(ep)
 }

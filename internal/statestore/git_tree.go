@@ -13,9 +13,11 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
-// The git backend edits trees directly instead of going through a worktree: a commit costs the
-// number of files in the tree, never their size, and nothing touches the disk.
+// Trees as the git backend edits them: flattened to a map from path to blob, edited, and written
+// back as nested tree objects. Blobs are hashed and stored, never read, unless an aggregate needs
+// its contributions.
 
+// treeFile is a file entry of a tree: its blob (or, for a submodule, commit) and its mode.
 type treeFile struct {
 	hash plumbing.Hash
 	mode filemode.FileMode
@@ -155,24 +157,48 @@ type treeDir struct {
 	dirs  map[string]*treeDir
 }
 
+func newTreeDir() *treeDir {
+	return &treeDir{files: map[string]treeFile{}, dirs: map[string]*treeDir{}}
+}
+
 // writeTree stores the trees for a set of files and returns the root's hash. Entries are sorted
 // the way git sorts them, so an unchanged set of files gives back the same hash.
 func writeTree(st storer.EncodedObjectStorer, files map[string]treeFile) (plumbing.Hash, error) {
-	root := &treeDir{files: map[string]treeFile{}, dirs: map[string]*treeDir{}}
+	root := newTreeDir()
 	for p, f := range files {
-		d := root
-		parts := strings.Split(p, "/")
-		for _, seg := range parts[:len(parts)-1] {
-			sub, ok := d.dirs[seg]
-			if !ok {
-				sub = &treeDir{files: map[string]treeFile{}, dirs: map[string]*treeDir{}}
-				d.dirs[seg] = sub
-			}
-			d = sub
+		if err := root.add(p, f); err != nil {
+			return plumbing.ZeroHash, err
 		}
-		d.files[parts[len(parts)-1]] = f
 	}
 	return root.write(st)
+}
+
+// add places a file in the folder tree. A name cannot be a file and a folder at once; files
+// are added in no particular order, so both ways round are checked.
+func (d *treeDir) add(p string, f treeFile) error {
+	parts := strings.Split(p, "/")
+	for i, seg := range parts[:len(parts)-1] {
+		if _, isFile := d.files[seg]; isFile {
+			return pathConflict(p, strings.Join(parts[:i+1], "/"))
+		}
+		sub, ok := d.dirs[seg]
+		if !ok {
+			sub = newTreeDir()
+			d.dirs[seg] = sub
+		}
+		d = sub
+	}
+	name := parts[len(parts)-1]
+	if _, isDir := d.dirs[name]; isDir {
+		return pathConflict(p+"/...", p)
+	}
+	d.files[name] = f
+	return nil
+}
+
+func pathConflict(p, file string) error {
+	return &Error{Kind: KindConfig, Err: fmt.Errorf(
+		"cannot have both %s and a file %s: a path in a repository is a file or a folder, not both", p, file)}
 }
 
 func (d *treeDir) write(st storer.EncodedObjectStorer) (plumbing.Hash, error) {
@@ -200,4 +226,22 @@ func (d *treeDir) write(st storer.EncodedObjectStorer) (plumbing.Hash, error) {
 		return plumbing.ZeroHash, err
 	}
 	return st.SetEncodedObject(obj)
+}
+
+// readBlob reads a blob's whole content.
+func readBlob(st storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
+	obj, err := st.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, fmt.Errorf("reading blob %s: %w", h, err)
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("reading blob %s: %w", h, err)
+	}
+	defer func() { _ = rd.Close() }()
+	content, err := io.ReadAll(rd)
+	if err != nil {
+		return nil, fmt.Errorf("reading blob %s: %w", h, err)
+	}
+	return content, nil
 }

@@ -1,0 +1,327 @@
+package statestore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	gitconfig "github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/client"
+	"github.com/go-git/go-git/v5/storage/memory"
+)
+
+// pushAttempts bounds how often one operation is applied again on a new tip when other writers
+// keep pushing first.
+const pushAttempts = 5
+
+// retryBase is the wait before the first retry; it doubles for each one after.
+const retryBase = 100 * time.Millisecond
+
+// errBranchMoved marks a push refused because the branch moved since it was fetched.
+var errBranchMoved = errors.New("the branch moved since it was fetched")
+
+func (s *gitStore) branchRef() plumbing.ReferenceName {
+	return plumbing.NewBranchReferenceName(s.cfg.Branch)
+}
+
+func (s *gitStore) trackingRef() plumbing.ReferenceName {
+	return plumbing.NewRemoteReferenceName("origin", s.cfg.Branch)
+}
+
+func (s *gitStore) fetchSpec() gitconfig.RefSpec {
+	return gitconfig.RefSpec(fmt.Sprintf("+%s:%s", s.branchRef(), s.trackingRef()))
+}
+
+// caBundle is the extra CA for HTTPS; nil for other transports and when none is configured.
+func (s *gitStore) caBundle() []byte {
+	if s.cfg.CACertificate == "" {
+		return nil
+	}
+	return []byte(s.cfg.CACertificate)
+}
+
+// open creates the empty in-memory repository the first time; the first fetch fills it.
+func (s *gitStore) open() error {
+	if s.r.repo != nil {
+		return nil
+	}
+	repo, err := git.Init(memory.NewStorage(), nil)
+	if err != nil {
+		return fmt.Errorf("creating the in-memory clone: %w", err)
+	}
+	cfg, err := repo.Config()
+	if err != nil {
+		return fmt.Errorf("reading the in-memory clone's config: %w", err)
+	}
+	// go-git looks for deltas among the objects it pushes, which takes about a minute for a
+	// hundred 2 MiB manifests on two cores; zlib alone takes seconds. State stores hold few,
+	// mostly distinct files, so deltas save little.
+	cfg.Pack.Window = 0
+	// The fetch refspec also makes a push move the tracking ref, so the next fetch tells the
+	// server which commit we already have.
+	cfg.Remotes["origin"] = &gitconfig.RemoteConfig{
+		Name: "origin", URLs: []string{s.cfg.URL}, Fetch: []gitconfig.RefSpec{s.fetchSpec()},
+	}
+	if err := repo.SetConfig(cfg); err != nil {
+		return fmt.Errorf("configuring the in-memory clone: %w", err)
+	}
+	s.r.repo = repo
+	return nil
+}
+
+// sync brings the clone to the remote tip: a shallow fetch of the branch alone, then a hard
+// reset of the local branch, so that edits made elsewhere are always the base of the next write
+// (never a local history that diverged, Kratix issue #850). r.sem must be held.
+func (s *gitStore) sync(ctx context.Context) error {
+	if s.authErr != nil {
+		return s.authErr
+	}
+	if err := s.open(); err != nil {
+		return err
+	}
+	err := s.r.repo.FetchContext(ctx, &git.FetchOptions{
+		RemoteName: "origin",
+		// Each store fetches with its own spelling of the URL, which may carry its user name.
+		RemoteURL: s.cfg.URL,
+		RefSpecs:  []gitconfig.RefSpec{s.fetchSpec()},
+		Depth:     1,
+		Auth:      s.auth,
+		CABundle:  s.caBundle(),
+		Tags:      git.NoTags,
+		Force:     true,
+	})
+	switch {
+	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+		return s.resetTo(plumbing.ZeroHash)
+	case isNoMatchingRef(err):
+		return s.emptyOrMissingBranch(ctx)
+	default:
+		return fmt.Errorf("fetching branch %s: %w", s.cfg.Branch, err)
+	}
+	ref, err := s.r.repo.Reference(s.trackingRef(), true)
+	if err != nil {
+		return fmt.Errorf("reading the fetched branch %s: %w", s.cfg.Branch, err)
+	}
+	return s.resetTo(ref.Hash())
+}
+
+// resetTo points the local branch at the remote tip (or removes it while the repository is
+// empty). There is no worktree, so moving the ref is the whole of a hard reset.
+func (s *gitStore) resetTo(tip plumbing.Hash) error {
+	s.r.tip = tip
+	st := s.r.repo.Storer
+	if tip.IsZero() {
+		for _, name := range []plumbing.ReferenceName{s.branchRef(), s.trackingRef()} {
+			if err := st.RemoveReference(name); err != nil {
+				return fmt.Errorf("resetting %s: %w", name, err)
+			}
+		}
+		return nil
+	}
+	if err := st.SetReference(plumbing.NewHashReference(s.branchRef(), tip)); err != nil {
+		return fmt.Errorf("resetting %s to %s: %w", s.branchRef(), tip, err)
+	}
+	return nil
+}
+
+// emptyOrMissingBranch tells an empty repository (the first write creates the branch) from one
+// that has branches but not ours (an error: creating it could hide a typo in the config).
+func (s *gitStore) emptyOrMissingBranch(ctx context.Context) error {
+	rem := git.NewRemote(memory.NewStorage(), &gitconfig.RemoteConfig{Name: "origin", URLs: []string{s.cfg.URL}})
+	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: s.auth, CABundle: s.caBundle()})
+	if err != nil && !errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return fmt.Errorf("listing branches: %w", err)
+	}
+	for _, ref := range refs {
+		if ref.Name().IsBranch() {
+			return s.missingBranch()
+		}
+	}
+	return s.resetTo(plumbing.ZeroHash)
+}
+
+func (s *gitStore) missingBranch() error {
+	return &Error{Kind: KindMissingBranch, Err: fmt.Errorf("the repository has branches, but not %q", s.cfg.Branch)}
+}
+
+func isNoMatchingRef(err error) bool {
+	var nm git.NoMatchingRefSpecError
+	return errors.As(err, &nm) || strings.Contains(err.Error(), "couldn't find remote ref")
+}
+
+// push sends the commit as the new tip of the branch, as a fast-forward only. A refusal because
+// another writer pushed first wraps errBranchMoved; a refusal by the server's own rules is
+// KindRejected with the server's words.
+func (s *gitStore) push(ctx context.Context, commit plumbing.Hash) error {
+	if err := s.r.repo.Storer.SetReference(plumbing.NewHashReference(s.branchRef(), commit)); err != nil {
+		return fmt.Errorf("moving %s to the new commit: %w", s.branchRef(), err)
+	}
+	var progress bytes.Buffer
+	err := s.r.repo.PushContext(ctx, &git.PushOptions{
+		RemoteName: "origin",
+		RemoteURL:  s.cfg.URL,
+		RefSpecs:   []gitconfig.RefSpec{gitconfig.RefSpec(fmt.Sprintf("%s:%s", s.branchRef(), s.branchRef()))},
+		Auth:       s.auth,
+		CABundle:   s.caBundle(),
+		// Asking for progress makes the server send its hooks' output on the side band.
+		Progress: &progress,
+	})
+	switch {
+	case err == nil:
+		s.r.tip = commit
+		return nil
+	case isRaceLost(err):
+		return fmt.Errorf("%w: %v", errBranchMoved, err)
+	case isServerRefusal(err):
+		msg := err.Error()
+		if said := serverMessages(progress.String()); said != "" {
+			msg += "; the server said: " + said
+		}
+		return &Error{Kind: KindRejected, Err: errors.New(msg)}
+	}
+	return fmt.Errorf("pushing to branch %s: %w", s.cfg.Branch, err)
+}
+
+// isRaceLost reports a push refused because the branch moved since it was fetched. go-git finds
+// most of these itself, before sending anything: it checks that the push is a fast-forward by
+// walking our history for the tip the server advertises, and a tip it never fetched (someone
+// else's commit) is not found in a shallow clone. The server finds the rest, when the other push
+// lands between its advertisement and our update.
+func isRaceLost(err error) bool {
+	if errors.Is(err, git.ErrNonFastForwardUpdate) || errors.Is(err, git.ErrForceNeeded) ||
+		errors.Is(err, plumbing.ErrObjectNotFound) {
+		return true
+	}
+	msg := err.Error()
+	for _, s := range []string{"non-fast-forward", "fetch first", "failed to update ref", "failed to lock",
+		"cannot lock ref", "stale info"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// isServerRefusal reports a ref update that the server refused by its own rules: a hook,
+// branch protection, a full disk.
+func isServerRefusal(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"command error on", "unpack error", "hook declined", "remote rejected"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// serverMessages keeps what the server wrote on the side band (hook output, usually "error: ..."
+// lines), without git's own progress chatter, on one line.
+func serverMessages(progress string) string {
+	var lines []string
+	for _, l := range strings.Split(strings.ReplaceAll(progress, "\r", "\n"), "\n") {
+		l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "remote:"))
+		if l == "" || isGitProgress(l) {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	const limit = 2000
+	out := strings.Join(lines, " / ")
+	if len(out) > limit {
+		out = out[:limit] + "..."
+	}
+	return out
+}
+
+func isGitProgress(line string) bool {
+	for _, p := range []string{"Resolving deltas", "Counting objects", "Compressing objects", "Writing objects",
+		"Total ", "Enumerating objects", "Unpacking objects"} {
+		if strings.HasPrefix(line, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// retryDelay is the wait before retry n (from 1): retryBase doubled n-1 times, plus up to half
+// as much again at random, so that writers that collided do not collide again in step.
+func retryDelay(n int) time.Duration {
+	d := retryBase << (n - 1)
+	return d + rand.N(d/2)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Check authenticates for a push and checks that the branch exists, without pushing anything:
+// it opens a receive-pack session and reads the references the server advertises. An empty
+// repository passes: the first write creates the branch.
+func (s *gitStore) Check(ctx context.Context) error {
+	if err := s.check(ctx); err != nil {
+		return s.fail(opCheck, err)
+	}
+	return nil
+}
+
+func (s *gitStore) check(ctx context.Context) (err error) {
+	if s.authErr != nil {
+		return s.authErr
+	}
+	ep, err := transport.NewEndpoint(s.cfg.URL)
+	if err != nil {
+		return &Error{Kind: KindConfig, Err: fmt.Errorf("invalid URL: %w", err)}
+	}
+	ep.CaBundle = s.caBundle()
+	cli, err := client.NewClient(ep)
+	if err != nil {
+		return &Error{Kind: KindConfig, Err: err}
+	}
+	sess, err := cli.NewReceivePackSession(ep, s.auth)
+	if err != nil {
+		return fmt.Errorf("connecting for a push: %w", err)
+	}
+	defer func() {
+		if cerr := sess.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("closing the push session: %w", cerr)
+		}
+	}()
+	adv, err := sess.AdvertisedReferencesContext(ctx)
+	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("asking for the branches a push may update: %w", err)
+	}
+	if adv.IsEmpty() {
+		return nil
+	}
+	refs, err := adv.AllReferences()
+	if err != nil {
+		return fmt.Errorf("reading the advertised branches: %w", err)
+	}
+	if _, ok := refs[s.branchRef()]; ok {
+		return nil
+	}
+	for name := range refs {
+		if name.IsBranch() {
+			return s.missingBranch()
+		}
+	}
+	return nil // no branches at all: as good as empty, the first write creates ours
+}
