@@ -75,7 +75,7 @@ func DependencyFiles(t Target, deps Dependencies) (Files, error) {
 		}
 		return Files{Put: map[string][]byte{written: deps.All, index.path: index.content}}, nil
 	case ModeAggregatedYAML:
-		agg := aggregateOf(t)
+		agg := AggregateOf(t)
 		return Files{
 			Put:       map[string][]byte{Join(agg.Dir, placement+".yaml"): deps.All},
 			Aggregate: &agg,
@@ -94,10 +94,10 @@ func DependencyFiles(t Target, deps Dependencies) (Files, error) {
 	return Files{}, fmt.Errorf("unknown filepath mode %q", t.Mode)
 }
 
-// aggregateOf is where the aggregatedYAML file of a destination and its contributions live. Each
+// AggregateOf is where the aggregatedYAML file of a destination and its contributions live. Each
 // placement keeps its own contribution under .kratix/ so that any writer can rebuild the whole
 // file without knowing the others.
-func aggregateOf(t Target) Aggregate {
+func AggregateOf(t Target) Aggregate {
 	name := t.AggregatedFilename
 	if name == "" {
 		name = DefaultAggregatedFilename

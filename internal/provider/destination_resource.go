@@ -157,6 +157,11 @@ func (m destinationModel) desired(ctx context.Context) (ref storeRefModel, root 
 	if !known || m.Path.IsUnknown() || m.FilepathMode.IsUnknown() || m.InitWorkloads.IsUnknown() {
 		return ref, "", nil, false, diags
 	}
+	if ref.Name.ValueString() == "" {
+		diags.AddAttributeError(path.Root(storeAttributeName), "Invalid State Store",
+			"state_store.name: the store object has no name. Pass the store resource: state_store = kratix_state_store.<name>.")
+		return ref, "", nil, false, diags
+	}
 	if ref.Bucket == nil && ref.Git == nil || ref.Bucket != nil && ref.Git != nil {
 		diags.AddAttributeError(path.Root(storeAttributeName), "Invalid State Store",
 			fmt.Sprintf("State store %q must have exactly one of bucket and git. Pass the store resource: state_store = kratix_state_store.<name>.", ref.Name.ValueString()))

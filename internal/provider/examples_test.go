@@ -36,21 +36,25 @@ provider "kratix" {
   }
 }
 `
-	dirs, err := filepath.Glob("../../examples/resources/*")
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no examples found: %v", err)
+	files, err := filepath.Glob("../../examples/*/*/*.tf")
+	if err != nil || len(files) < 5 {
+		t.Fatalf("examples not found: %v %v", files, err)
 	}
-	for _, dir := range dirs {
+	for _, file := range files {
+		if filepath.Base(filepath.Dir(file)) == "provider" {
+			continue // planned below, with its variables
+		}
+		dir := filepath.Dir(file)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				Steps: []resource.TestStep{{
-					Config:             secrets + exampleConfig(t, filepath.Join(dir, "resource.tf")),
+					Config:             secrets + exampleConfig(t, file),
 					PlanOnly:           true,
 					ExpectNonEmptyPlan: true,
 				}},
 			})
-			if _, err := os.Stat(filepath.Join(dir, "import.sh")); err != nil {
+			if _, err := os.Stat(filepath.Join(dir, "import.sh")); err != nil && filepath.Base(filepath.Dir(dir)) == "resources" {
 				t.Errorf("%s has no import.sh: %v", dir, err)
 			}
 		})

@@ -83,13 +83,14 @@ func (p *kratixProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewStateStoreResource,
 		NewDestinationResource,
+		NewPromiseResource,
 	}
 }
 
 func (p *kratixProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return nil
+	return []func() datasource.DataSource{NewPlacementDataSource}
 }
 
 func (p *kratixProvider) Functions(context.Context) []func() function.Function {
-	return nil
+	return []func() function.Function{NewMatchesFunction}
 }

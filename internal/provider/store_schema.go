@@ -13,37 +13,41 @@ func storeRefSchema(description string) schema.SingleNestedAttribute {
 		Required:            true,
 		MarkdownDescription: description,
 		PlanModifiers:       []planmodifier.Object{replaceIfStoreMoves()},
-		Attributes: map[string]schema.Attribute{
-			"name":       schema.StringAttribute{Required: true, MarkdownDescription: "The store's name."},
-			"path":       schema.StringAttribute{Optional: true, MarkdownDescription: "The store's path."},
-			"secret_ref": schema.StringAttribute{Optional: true, MarkdownDescription: "The provider secret with the store's credentials."},
-			"bucket": schema.SingleNestedAttribute{
-				Optional:            true,
-				MarkdownDescription: "The store's bucket settings.",
-				Attributes: map[string]schema.Attribute{
-					"endpoint":    schema.StringAttribute{Optional: true, MarkdownDescription: "host[:port] of the S3 API."},
-					"bucket_name": schema.StringAttribute{Optional: true, MarkdownDescription: "Bucket name."},
-					"insecure":    schema.BoolAttribute{Optional: true, MarkdownDescription: "Plain HTTP."},
-					"region":      schema.StringAttribute{Optional: true, MarkdownDescription: "Bucket region."},
-					"auth_method": schema.StringAttribute{Optional: true, MarkdownDescription: "`accessKey` or `IAM`."},
-				},
+		Attributes:          storeRefAttributes(),
+	}
+}
+
+func storeRefAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"name":       schema.StringAttribute{Optional: true, MarkdownDescription: "The store's name (required)."},
+		"path":       schema.StringAttribute{Optional: true, MarkdownDescription: "The store's path."},
+		"secret_ref": schema.StringAttribute{Optional: true, MarkdownDescription: "The provider secret with the store's credentials."},
+		"bucket": schema.SingleNestedAttribute{
+			Optional:            true,
+			MarkdownDescription: "The store's bucket settings.",
+			Attributes: map[string]schema.Attribute{
+				"endpoint":    schema.StringAttribute{Optional: true, MarkdownDescription: "host[:port] of the S3 API."},
+				"bucket_name": schema.StringAttribute{Optional: true, MarkdownDescription: "Bucket name."},
+				"insecure":    schema.BoolAttribute{Optional: true, MarkdownDescription: "Plain HTTP."},
+				"region":      schema.StringAttribute{Optional: true, MarkdownDescription: "Bucket region."},
+				"auth_method": schema.StringAttribute{Optional: true, MarkdownDescription: "`accessKey` or `IAM`."},
 			},
-			"git": schema.SingleNestedAttribute{
-				Optional:            true,
-				MarkdownDescription: "The store's Git settings.",
-				Attributes: map[string]schema.Attribute{
-					"url":    schema.StringAttribute{Optional: true, MarkdownDescription: "Repository URL."},
-					"branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Branch; `main` when unset."},
-					"author": schema.SingleNestedAttribute{
-						Optional:            true,
-						MarkdownDescription: "Commit author.",
-						Attributes: map[string]schema.Attribute{
-							"name":  schema.StringAttribute{Optional: true, MarkdownDescription: "Author name; `kratix` when unset."},
-							"email": schema.StringAttribute{Optional: true, MarkdownDescription: "Author email."},
-						},
+		},
+		"git": schema.SingleNestedAttribute{
+			Optional:            true,
+			MarkdownDescription: "The store's Git settings.",
+			Attributes: map[string]schema.Attribute{
+				"url":    schema.StringAttribute{Optional: true, MarkdownDescription: "Repository URL."},
+				"branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Branch; `main` when unset."},
+				"author": schema.SingleNestedAttribute{
+					Optional:            true,
+					MarkdownDescription: "Commit author.",
+					Attributes: map[string]schema.Attribute{
+						"name":  schema.StringAttribute{Optional: true, MarkdownDescription: "Author name; `kratix` when unset."},
+						"email": schema.StringAttribute{Optional: true, MarkdownDescription: "Author email."},
 					},
-					"insecure_ignore_host_key": schema.BoolAttribute{Optional: true, MarkdownDescription: "Accept any SSH host key."},
 				},
+				"insecure_ignore_host_key": schema.BoolAttribute{Optional: true, MarkdownDescription: "Accept any SSH host key."},
 			},
 		},
 	}

@@ -1,0 +1,64 @@
+resource "kratix_state_store" "gitops" {
+  name       = "gitops"
+  secret_ref = "github"
+  git = {
+    url = "git@github.com:acme/gitops.git"
+  }
+}
+
+resource "kratix_destination" "workers" {
+  for_each = {
+    worker-1 = { environment = "dev" }
+    worker-2 = { environment = "prod", zone = "eu-west" }
+  }
+
+  name        = each.key
+  path        = each.key
+  labels      = each.value
+  state_store = kratix_state_store.gitops
+}
+
+# The Jenkins operator goes to every dev destination. The plan lists them, and every file with
+# its hash, before anything is written.
+resource "kratix_promise" "jenkins" {
+  name = "jenkins"
+  destination_selectors = [
+    { match_labels = { environment = "dev" } },
+  ]
+  dependencies = <<-EOT
+    apiVersion: v1
+    kind: Namespace
+    metadata:
+      name: jenkins-operator
+    ---
+    apiVersion: v1
+    kind: ServiceAccount
+    metadata:
+      name: jenkins-operator
+      namespace: jenkins-operator
+  EOT
+  destinations = values(kratix_destination.workers)
+}
+
+# Set-based selectors, and files removed from destinations that stop matching.
+resource "kratix_promise" "monitoring" {
+  name = "monitoring"
+  destination_selectors = [{
+    match_expressions = [
+      { key = "environment", operator = "In", values = ["dev", "prod"] },
+      { key = "zone", operator = "Exists" },
+    ]
+  }]
+  dependencies  = <<-EOT
+    apiVersion: v1
+    kind: Namespace
+    metadata:
+      name: monitoring
+  EOT
+  destinations  = values(kratix_destination.workers)
+  on_unschedule = "delete"
+}
+
+output "jenkins_destinations" {
+  value = kratix_promise.jenkins.scheduled_destinations
+}

@@ -1,0 +1,202 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
+)
+
+var _ function.Function = (*matchesFunction)(nil)
+
+// NewMatchesFunction is provider::kratix::matches.
+func NewMatchesFunction() function.Function { return &matchesFunction{} }
+
+type matchesFunction struct{}
+
+func (f *matchesFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+	resp.Name = "matches"
+}
+
+func (f *matchesFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
+	resp.Definition = function.Definition{
+		Summary: "Whether labels satisfy destination selectors",
+		MarkdownDescription: "Returns true when a set of labels satisfies a list of destination selectors, with the " +
+			"rules `kratix_promise` schedules by: entries combine with AND, `match_labels` merge (the first entry " +
+			"wins a key given twice), `match_expressions` have Kubernetes meaning, and no selectors match everything. " +
+			"Each entry is an object with optional `match_labels` (map) and `match_expressions` (list of `key`, " +
+			"`operator`, `values`). Use it in expressions and `check` blocks.",
+		Parameters: []function.Parameter{
+			function.DynamicParameter{Name: "selectors", MarkdownDescription: "List of selector entries, as a promise's `destination_selectors`."},
+			function.MapParameter{Name: "labels", ElementType: types.StringType, MarkdownDescription: "A destination's labels.", AllowNullValue: true},
+		},
+		Return: function.BoolReturn{},
+	}
+}
+
+func (f *matchesFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
+	var selectors types.Dynamic
+	var labels map[string]string
+	resp.Error = function.ConcatFuncErrors(req.Arguments.Get(ctx, &selectors, &labels))
+	if resp.Error != nil {
+		return
+	}
+	entries, err := selectorsFromDynamic(selectors.UnderlyingValue())
+	if err != nil {
+		resp.Error = function.NewArgumentFuncError(0, err.Error())
+		return
+	}
+	if errs := scheduling.Validate(entries); len(errs) > 0 {
+		resp.Error = function.NewArgumentFuncError(0, fmt.Sprintf("selectors%v: %s", errs[0].Path, errs[0].Message))
+		return
+	}
+	resp.Error = function.ConcatFuncErrors(resp.Result.Set(ctx, types.BoolValue(scheduling.Matches(scheduling.Merge(entries), labels))))
+}
+
+// selectorsFromDynamic reads a list (or tuple) of selector objects written in HCL, where any
+// attribute may be left out.
+func selectorsFromDynamic(v attr.Value) ([]scheduling.Selector, error) {
+	if v == nil || v.IsNull() {
+		return nil, nil
+	}
+	var elems []attr.Value
+	switch l := v.(type) {
+	case basetypes.ListValue:
+		elems = l.Elements()
+	case basetypes.TupleValue:
+		elems = l.Elements()
+	case basetypes.SetValue:
+		elems = l.Elements()
+	default:
+		return nil, fmt.Errorf("selectors must be a list of objects with match_labels and match_expressions, got %s", v.Type(context.Background()))
+	}
+	out := make([]scheduling.Selector, 0, len(elems))
+	for i, e := range elems {
+		fields, err := objectFields(e)
+		if err != nil {
+			return nil, fmt.Errorf("selectors[%d]: %w", i, err)
+		}
+		sel := scheduling.Selector{MatchLabels: map[string]string{}}
+		for name, fv := range fields {
+			switch name {
+			case "match_labels":
+				m, err := stringFields(fv)
+				if err != nil {
+					return nil, fmt.Errorf("selectors[%d].match_labels: %w", i, err)
+				}
+				sel.MatchLabels = m
+			case "match_expressions":
+				reqs, err := requirementsFromDynamic(fv)
+				if err != nil {
+					return nil, fmt.Errorf("selectors[%d].match_expressions%w", i, err)
+				}
+				sel.MatchExpressions = reqs
+			default:
+				return nil, fmt.Errorf("selectors[%d]: unknown attribute %q; use match_labels and match_expressions", i, name)
+			}
+		}
+		out = append(out, sel)
+	}
+	return out, nil
+}
+
+func requirementsFromDynamic(v attr.Value) ([]scheduling.Requirement, error) {
+	if v.IsNull() {
+		return nil, nil
+	}
+	var elems []attr.Value
+	switch l := v.(type) {
+	case basetypes.ListValue:
+		elems = l.Elements()
+	case basetypes.TupleValue:
+		elems = l.Elements()
+	default:
+		return nil, fmt.Errorf(": must be a list of objects with key, operator and values")
+	}
+	var out []scheduling.Requirement
+	for i, e := range elems {
+		fields, err := objectFields(e)
+		if err != nil {
+			return nil, fmt.Errorf("[%d]: %w", i, err)
+		}
+		var r scheduling.Requirement
+		for name, fv := range fields {
+			switch name {
+			case "key", "operator":
+				s, ok := fv.(basetypes.StringValue)
+				if !ok {
+					return nil, fmt.Errorf("[%d].%s: must be a string", i, name)
+				}
+				if name == "key" {
+					r.Key = s.ValueString()
+				} else {
+					r.Operator = s.ValueString()
+				}
+			case "values":
+				vals, err := stringElems(fv)
+				if err != nil {
+					return nil, fmt.Errorf("[%d].values: %w", i, err)
+				}
+				r.Values = vals
+			default:
+				return nil, fmt.Errorf("[%d]: unknown attribute %q; use key, operator and values", i, name)
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func objectFields(v attr.Value) (map[string]attr.Value, error) {
+	switch o := v.(type) {
+	case basetypes.ObjectValue:
+		return o.Attributes(), nil
+	case basetypes.MapValue:
+		return o.Elements(), nil
+	}
+	return nil, fmt.Errorf("must be an object, got %s", v.Type(context.Background()))
+}
+
+func stringFields(v attr.Value) (map[string]string, error) {
+	fields, err := objectFields(v)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for k, fv := range fields {
+		s, ok := fv.(basetypes.StringValue)
+		if !ok {
+			return nil, fmt.Errorf("value of %q must be a string", k)
+		}
+		out[k] = s.ValueString()
+	}
+	return out, nil
+}
+
+func stringElems(v attr.Value) ([]string, error) {
+	var elems []attr.Value
+	switch l := v.(type) {
+	case basetypes.ListValue:
+		elems = l.Elements()
+	case basetypes.TupleValue:
+		elems = l.Elements()
+	case basetypes.SetValue:
+		elems = l.Elements()
+	default:
+		return nil, fmt.Errorf("must be a list of strings")
+	}
+	out := make([]string, 0, len(elems))
+	for _, e := range elems {
+		s, ok := e.(basetypes.StringValue)
+		if !ok {
+			return nil, fmt.Errorf("must be a list of strings")
+		}
+		out = append(out, s.ValueString())
+	}
+	return out, nil
+}

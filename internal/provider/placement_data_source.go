@@ -1,0 +1,234 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
+)
+
+var _ datasource.DataSource = (*placementDataSource)(nil)
+
+// NewPlacementDataSource is the kratix_placement data source.
+func NewPlacementDataSource() datasource.DataSource { return &placementDataSource{} }
+
+type placementDataSource struct{}
+
+type placementInputDestination struct {
+	Name              types.String    `tfsdk:"name"`
+	Labels            types.Map       `tfsdk:"labels"`
+	StateStore        *storeNameModel `tfsdk:"state_store"`
+	Path              types.String    `tfsdk:"path"`
+	StrictMatchLabels types.Bool      `tfsdk:"strict_match_labels"`
+}
+
+// storeNameModel is all the placement needs of a store: where the destination's folder is.
+type storeNameModel struct {
+	Name types.String `tfsdk:"name"`
+	Path types.String `tfsdk:"path"`
+}
+
+type placementDataModel struct {
+	Destinations         []placementInputDestination `tfsdk:"destinations"`
+	DestinationSelectors []selectorModel             `tfsdk:"destination_selectors"`
+	ResourceSelectors    []selectorModel             `tfsdk:"resource_selectors"`
+	Match                types.String                `tfsdk:"match"`
+	Mode                 types.String                `tfsdk:"mode"`
+	Key                  types.String                `tfsdk:"key"`
+	Selected             types.List                  `tfsdk:"selected"`
+	Names                types.List                  `tfsdk:"names"`
+	Decisions            types.List                  `tfsdk:"decisions"`
+}
+
+var (
+	selectedAttrTypes = map[string]attr.Type{
+		"name": types.StringType, "labels": types.MapType{ElemType: types.StringType},
+		"store": types.StringType, "path": types.StringType, "full_path": types.StringType,
+	}
+	decisionAttrTypes = map[string]attr.Type{"destination": types.StringType, "selected": types.BoolType, "reason": types.StringType}
+)
+
+func (d *placementDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_placement"
+}
+
+func dataSelectorsSchema(description string) schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{
+		Optional:            true,
+		MarkdownDescription: description,
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			"match_labels": schema.MapAttribute{ElementType: types.StringType, Optional: true,
+				MarkdownDescription: "Labels a destination must carry, with these values.", Validators: []validator.Map{labelsValidator{}}},
+			"match_expressions": schema.ListNestedAttribute{
+				Optional: true, MarkdownDescription: "Kubernetes set-based requirements.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"key": schema.StringAttribute{Required: true, MarkdownDescription: "Label key."},
+					"operator": schema.StringAttribute{Required: true, MarkdownDescription: "`In`, `NotIn`, `Exists` or `DoesNotExist`.",
+						Validators: []validator.String{stringvalidator.OneOf(operators...)}},
+					"values": schema.ListAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Values for `In` and `NotIn`."},
+				}},
+			},
+		}},
+	}
+}
+
+func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The placement preview: which destinations of a pool a set of selectors selects, with " +
+			"the reason for every \"no\", using the same matcher as `kratix_promise`. With `match = \"any\"` it is " +
+			"also KubeStellar's placement slice (any entry selects), and with `mode = \"one\"` it picks one " +
+			"destination the way a resource request does.",
+		Attributes: map[string]schema.Attribute{
+			"destinations": schema.ListNestedAttribute{
+				Required:            true,
+				MarkdownDescription: "The candidate pool, usually `values(kratix_destination.workers)`.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name":   schema.StringAttribute{Required: true, MarkdownDescription: "Destination name."},
+					"labels": schema.MapAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Destination labels."},
+					"state_store": schema.SingleNestedAttribute{Optional: true, MarkdownDescription: "The destination's store (only its name and path are used).",
+						Attributes: map[string]schema.Attribute{
+							"name": schema.StringAttribute{Optional: true, MarkdownDescription: "Store name."},
+							"path": schema.StringAttribute{Optional: true, MarkdownDescription: "Store path."},
+						}},
+					"path":                schema.StringAttribute{Optional: true, MarkdownDescription: "The destination's path in its store."},
+					"strict_match_labels": schema.BoolAttribute{Optional: true, MarkdownDescription: "See kratix_destination."},
+				}},
+			},
+			"destination_selectors": dataSelectorsSchema(selectorsDescription("The selectors, as a promise's `destination_selectors`.")),
+			"resource_selectors": dataSelectorsSchema("Second-tier selectors, as a resource request's: added to " +
+				"`destination_selectors`, which win a key given in both (a warning names it)."),
+			"match": schema.StringAttribute{Optional: true, MarkdownDescription: "`all` (default: every entry must hold, as in Kratix) or `any` (any entry, as KubeStellar and OCM placements).",
+				Validators: []validator.String{stringvalidator.OneOf("all", "any")}},
+			"mode": schema.StringAttribute{Optional: true, MarkdownDescription: "`all` (default: every match, like dependencies) or `one` (one destination, chosen by rendezvous hashing of `key`, like a resource request).",
+				Validators: []validator.String{stringvalidator.OneOf("all", "one")}},
+			"key": schema.StringAttribute{Optional: true, MarkdownDescription: "With `mode = \"one\"`: the stable identity to choose by, e.g. `namespace/promise/name`."},
+			"selected": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The selected destinations, sorted by name.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"name":      schema.StringAttribute{Computed: true, MarkdownDescription: "Destination name."},
+					"labels":    schema.MapAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "Its labels."},
+					"store":     schema.StringAttribute{Computed: true, MarkdownDescription: "Its store's name."},
+					"path":      schema.StringAttribute{Computed: true, MarkdownDescription: "Its path in the store."},
+					"full_path": schema.StringAttribute{Computed: true, MarkdownDescription: "Its folder from the bucket or repository root."},
+				}}},
+			"names": schema.ListAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "Names of the selected destinations, sorted."},
+			"decisions": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "One entry per candidate, in pool order, with the reason for the decision.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"destination": schema.StringAttribute{Computed: true, MarkdownDescription: "Destination name."},
+					"selected":    schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether it is selected."},
+					"reason":      schema.StringAttribute{Computed: true, MarkdownDescription: "Why, e.g. \"missing label environment=dev\"."},
+				}}},
+		},
+	}
+}
+
+func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m placementDataModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	entries, _, diags := selectorsFromModel(path.Root("destination_selectors"), m.DestinationSelectors)
+	resp.Diagnostics.Append(diags...)
+	second, _, diags := selectorsFromModel(path.Root("resource_selectors"), m.ResourceSelectors)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var pool []scheduling.Destination
+	byName := map[string]placementInputDestination{}
+	for i, dest := range m.Destinations {
+		name := dest.Name.ValueString()
+		if _, dup := byName[name]; dup {
+			resp.Diagnostics.AddAttributeError(path.Root("destinations").AtListIndex(i).AtName("name"), "Duplicate Destination",
+				fmt.Sprintf("destinations[%d].name: destination %q is listed twice.", i, name))
+			continue
+		}
+		byName[name] = dest
+		labels := map[string]string{}
+		resp.Diagnostics.Append(dest.Labels.ElementsAs(ctx, &labels, false)...)
+		pool = append(pool, scheduling.Destination{Name: name, Labels: labels, StrictMatchLabels: dest.StrictMatchLabels.ValueBool()})
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	var decisions []scheduling.Decision
+	if m.Match.ValueString() == "any" {
+		if len(second) > 0 {
+			resp.Diagnostics.AddAttributeError(path.Root("resource_selectors"), "Unsupported Combination",
+				"resource_selectors: with match = \"any\" every entry is a whole selector; put the entries in destination_selectors.")
+			return
+		}
+		decisions = scheduling.ScheduleAny(entries, pool)
+	} else {
+		sel := scheduling.Merge(entries)
+		if len(second) > 0 {
+			var conflicts []scheduling.Conflict
+			sel, conflicts = scheduling.Combine(sel, scheduling.Merge(second))
+			for _, c := range conflicts {
+				resp.Diagnostics.AddAttributeWarning(path.Root("resource_selectors"), "Selector Ignored",
+					fmt.Sprintf("resource_selectors: %s=%s is ignored: destination_selectors already select %s=%s, and they win.",
+						c.Key, c.RequestValue, c.Key, c.PromiseValue))
+			}
+		}
+		decisions = scheduling.Schedule(sel, pool)
+	}
+	if m.Mode.ValueString() == "one" {
+		decisions = chooseOne(decisions, m.Key.ValueString())
+	}
+
+	names := scheduling.Selected(decisions)
+	var selected []attr.Value
+	for _, n := range names {
+		dest := byName[n]
+		storeName, storePath := "", ""
+		if dest.StateStore != nil {
+			storeName, storePath = dest.StateStore.Name.ValueString(), dest.StateStore.Path.ValueString()
+		}
+		full, err := layout.Root(storePath, dest.Path.ValueString())
+		if err != nil {
+			full = ""
+		}
+		selected = append(selected, types.ObjectValueMust(selectedAttrTypes, map[string]attr.Value{
+			"name": types.StringValue(n), "labels": dest.Labels, "store": types.StringValue(storeName),
+			"path": dest.Path, "full_path": types.StringValue(full),
+		}))
+	}
+	var decided []attr.Value
+	for _, dcs := range decisions {
+		decided = append(decided, types.ObjectValueMust(decisionAttrTypes, map[string]attr.Value{
+			"destination": types.StringValue(dcs.Destination), "selected": types.BoolValue(dcs.Selected), "reason": types.StringValue(dcs.Reason),
+		}))
+	}
+	m.Selected = types.ListValueMust(types.ObjectType{AttrTypes: selectedAttrTypes}, selected)
+	m.Names = stringList(names)
+	m.Decisions = types.ListValueMust(types.ObjectType{AttrTypes: decisionAttrTypes}, decided)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// chooseOne keeps one selected destination, chosen by rendezvous hashing of key, as a resource
+// request is placed; the other matches say who was chosen instead.
+func chooseOne(decisions []scheduling.Decision, key string) []scheduling.Decision {
+	chosen, ok := scheduling.Choose(key, scheduling.Selected(decisions))
+	if !ok {
+		return decisions
+	}
+	out := make([]scheduling.Decision, len(decisions))
+	for i, d := range decisions {
+		if d.Selected && d.Destination != chosen {
+			d.Selected = false
+			d.Reason = fmt.Sprintf("matches, but mode = \"one\" chose %s for key %q", chosen, key)
+		}
+		out[i] = d
+	}
+	return out
+}

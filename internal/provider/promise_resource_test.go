@@ -1,0 +1,380 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+// marketplace is the path of a real Promise manifest from ../shared/testdata/marketplace.
+func marketplace(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "testdata", "marketplace", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("the marketplace manifests are expected in ../shared beside the repository: %v", err)
+	}
+	return p
+}
+
+const namespaceFoo = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: foo\n"
+
+// promiseConfig is a store, destinations worker-0..N-1 with the given labels, and a promise.
+func promiseConfig(ts *testStore, labels []string, promise string) string {
+	return ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+
+locals {
+  labels = [%s]
+}
+
+resource "kratix_destination" "d" {
+  count       = length(local.labels)
+  name        = "worker-${count.index + 1}"
+  path        = "worker-${count.index + 1}"
+  labels      = local.labels[count.index]
+  state_store = kratix_state_store.s
+}
+
+resource "kratix_promise" "p" {
+  destinations = kratix_destination.d
+%s
+}
+`, ts.store, strings.Join(labels, ", "), promise)
+}
+
+func expectContent(ts *testStore, t *testing.T, path, want string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		got, ok := ts.read(t, path)
+		if !ok {
+			return fmt.Errorf("%s is missing", path)
+		}
+		if want != "" && string(got) != want {
+			return fmt.Errorf("%s holds %q, want %q", path, got, want)
+		}
+		return nil
+	}
+}
+
+func expectMissing(ts *testStore, t *testing.T, path string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if _, ok := ts.read(t, path); ok {
+			return fmt.Errorf("%s should not exist", path)
+		}
+		return nil
+	}
+}
+
+// TestAccPromise_seed000 replays the first half of seed 000 ("Schedule Promises to specific
+// destinations"): nothing matches an unlabelled worker; labelling it schedules the promise there.
+// Then: reformatting the dependencies plans nothing, and a file deleted by hand comes back.
+func TestAccPromise_seed000(t *testing.T) {
+	for _, kind := range []string{"bucket", "git-http"} {
+		t.Run(kind, func(t *testing.T) {
+			if minioServer == nil {
+				t.Skip("acceptance test: set TF_ACC=1")
+			}
+			ts := newTestStore(t, kind)
+			promise := `  name = "eck"
+  destination_selectors = [{ match_labels = { environment = "dev" } }]
+  dependencies = <<-EOT
+    apiVersion: v1
+    kind: Namespace
+    metadata:
+      name: foo
+  EOT`
+			reformatted := `  name = "eck"
+  destination_selectors = [{ match_labels = { environment = "dev" } }]
+  dependencies = <<-EOT
+    # the same object, written differently
+    kind: "Namespace"
+    metadata: {name: foo}
+    apiVersion: v1
+  EOT`
+			file := "worker-1/dependencies/eck/5058f/static/eck-dependencies.yaml"
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{
+					{
+						Config: promiseConfig(ts, []string{`{}`}, promise),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("scheduled_destinations"), knownvalue.ListExact([]knownvalue.Check{})),
+						}},
+						Check: expectMissing(ts, t, file),
+					},
+					{
+						Config: promiseConfig(ts, []string{`{ environment = "dev" }`}, promise),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("scheduled_destinations"),
+								knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("worker-1")})),
+							plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("placements").AtMapKey("worker-1").AtMapKey("files"),
+								knownvalue.MapExact(map[string]knownvalue.Check{file: knownvalue.StringExact(md5Of(namespaceFoo))})),
+						}},
+						Check: expectContent(ts, t, file, namespaceFoo),
+					},
+					{
+						Config: promiseConfig(ts, []string{`{ environment = "dev" }`}, reformatted),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectEmptyPlan(),
+						}},
+					},
+					{
+						PreConfig: func() { ts.remove(t, file) },
+						Config:    promiseConfig(ts, []string{`{ environment = "dev" }`}, promise),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
+						}},
+						Check: expectContent(ts, t, file, namespaceFoo),
+					},
+				},
+			})
+		})
+	}
+}
+
+// TestAccPromise_seed004 replays seed 004 (updating a promise's scheduling): dev destinations keep
+// the Namespace foo untouched and are reported misscheduled when the promise moves to prod with
+// Namespace bar; with on_unschedule = "delete" their files go; destroying removes the rest.
+func TestAccPromise_seed004(t *testing.T) {
+	for _, kind := range []string{"bucket", "git-http"} {
+		t.Run(kind, func(t *testing.T) {
+			if minioServer == nil {
+				t.Skip("acceptance test: set TF_ACC=1")
+			}
+			ts := newTestStore(t, kind)
+			labels := []string{`{ environment = "dev" }`, `{ environment = "prod" }`}
+			promise := func(env, ns, extra string) string {
+				return fmt.Sprintf(`  name = "app"
+  destination_selectors = [{ match_labels = { environment = %q } }]
+  dependencies = <<-EOT
+    apiVersion: v1
+    kind: Namespace
+    metadata:
+      name: %s
+  EOT
+%s`, env, ns, extra)
+			}
+			devFile := "worker-1/dependencies/app/5058f/static/app-dependencies.yaml"
+			prodFile := "worker-2/dependencies/app/5058f/static/app-dependencies.yaml"
+			nsBar := strings.ReplaceAll(namespaceFoo, "foo", "bar")
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				CheckDestroy: func(*terraform.State) error {
+					for _, f := range []string{devFile, prodFile} {
+						if _, ok := ts.read(t, f); ok {
+							return fmt.Errorf("destroying the promise left %s", f)
+						}
+					}
+					return nil
+				},
+				Steps: []resource.TestStep{
+					{
+						Config: promiseConfig(ts, labels, promise("dev", "foo", "")),
+						Check:  resource.ComposeAggregateTestCheckFunc(expectContent(ts, t, devFile, namespaceFoo), expectMissing(ts, t, prodFile)),
+					},
+					{
+						Config: promiseConfig(ts, labels, promise("prod", "bar", "")),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("misscheduled_destinations"),
+								knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("worker-1")})),
+						}},
+						ConfigStateChecks: []statecheck.StateCheck{
+							statecheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("placements").AtMapKey("worker-1").AtMapKey("misscheduled"), knownvalue.Bool(true)),
+						},
+						Check: resource.ComposeAggregateTestCheckFunc(expectContent(ts, t, devFile, namespaceFoo), expectContent(ts, t, prodFile, nsBar)),
+					},
+					{
+						Config: promiseConfig(ts, labels, promise("prod", "bar", `  on_unschedule = "delete"`)),
+						ConfigStateChecks: []statecheck.StateCheck{
+							statecheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("misscheduled_destinations"), knownvalue.ListExact([]knownvalue.Check{})),
+						},
+						Check: resource.ComposeAggregateTestCheckFunc(expectMissing(ts, t, devFile), expectContent(ts, t, prodFile, nsBar)),
+					},
+				},
+			})
+		})
+	}
+}
+
+// TestAccPromise_modes writes one promise to a destination of each filepath mode and checks
+// the files, the index file of mode none, and the aggregated file; then removes it.
+func TestAccPromise_modes(t *testing.T) {
+	for _, kind := range []string{"bucket", "git-ssh"} {
+		t.Run(kind, func(t *testing.T) {
+			if minioServer == nil {
+				t.Skip("acceptance test: set TF_ACC=1")
+			}
+			ts := newTestStore(t, kind)
+			cfg := fourModes(ts, "") + `
+resource "kratix_promise" "p" {
+  name         = "app"
+  destinations = kratix_destination.d
+  dependencies = <<-EOT
+    apiVersion: v1
+    kind: Namespace
+    metadata:
+      name: foo
+  EOT
+}
+`
+			want := map[string]string{
+				"w0/dependencies/app/5058f/static/app-dependencies.yaml":                namespaceFoo,
+				"w1/static/app-dependencies.yaml":                                       namespaceFoo,
+				"w1/.kratix/kratix-platform-system-app-static-deps.worker-1-5058f.yaml": "files:\n- w1/static/app-dependencies.yaml\n",
+				"w2/.kratix/aggregated/app-static-deps.worker-2-5058f.yaml":             namespaceFoo,
+				"w2/aggregated.yaml": namespaceFoo,
+				"w3/resources/01-default-app-default-resources.yaml": namespaceFoo,
+			}
+			var checks []resource.TestCheckFunc
+			var gone []resource.TestCheckFunc
+			for p, c := range want {
+				checks = append(checks, expectContent(ts, t, p, c))
+				gone = append(gone, expectMissing(ts, t, p))
+			}
+			gone = append(gone, expectContent(ts, t, canariesByMode[0].namespace, wantNamespace))
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{
+					{Config: cfg, Check: resource.ComposeAggregateTestCheckFunc(checks...)},
+					{Config: fourModes(ts, ""), Check: resource.ComposeAggregateTestCheckFunc(gone...)},
+				},
+			})
+		})
+	}
+}
+
+// TestAccPromise_seed003 replays seed 003: a splitByKind destination at default/worker-cluster
+// receives the Jenkins dependencies, the CRD under crds/ and the rest under resources/.
+func TestAccPromise_seed003(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ts := newTestStore(t, "git-http")
+	cfg := ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "worker" {
+  name          = "worker-cluster"
+  path          = "default/worker-cluster"
+  filepath_mode = "splitByKind"
+  labels        = { environment = "dev" }
+  state_store   = kratix_state_store.s
+}
+
+resource "kratix_promise" "jenkins" {
+  name                  = "jenkins"
+  destination_selectors = [{ match_labels = { environment = "dev" } }]
+  dependencies          = join("---\n", [file(%q), file(%q)])
+  destinations          = [kratix_destination.worker]
+}
+`, ts.store, marketplace(t, "jenkins-crd.yaml"), marketplace(t, "jenkins-operator.yaml"))
+	crds := "default/worker-cluster/crds/00-default-jenkins-default-crds.yaml"
+	resources := "default/worker-cluster/resources/01-default-jenkins-default-resources.yaml"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			Check: func(*terraform.State) error {
+				c, ok := ts.read(t, crds)
+				if !ok || strings.Count(string(c), "kind: CustomResourceDefinition") != 1 {
+					return fmt.Errorf("%s should hold exactly the CRD (found: %v)", crds, ok)
+				}
+				r, ok := ts.read(t, resources)
+				if !ok || strings.Contains(string(r), "kind: CustomResourceDefinition") {
+					return fmt.Errorf("%s should hold every document but the CRD (found: %v)", resources, ok)
+				}
+				if n := strings.Count(string(r), "\n---\n") + 1; n != 6 {
+					return fmt.Errorf("%s holds %d documents, want the operator's 6", resources, n)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// TestAccPromise_marketplaceTo20 schedules the cert-manager and Tekton manifests to 20
+// destinations: every destination gets the same bytes, and Git gets one commit per promise.
+func TestAccPromise_marketplaceTo20(t *testing.T) {
+	for _, kind := range []string{"bucket", "git-http"} {
+		t.Run(kind, func(t *testing.T) {
+			if minioServer == nil {
+				t.Skip("acceptance test: set TF_ACC=1")
+			}
+			ts := newTestStore(t, kind)
+			var commits int
+			cfg := ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "d" {
+  count          = 20
+  name           = "worker-${count.index}"
+  path           = "worker-${count.index}"
+  labels         = { tier = "platform" }
+  init_workloads = false
+  state_store    = kratix_state_store.s
+}
+
+resource "kratix_promise" "cert_manager" {
+  name                  = "cert-manager"
+  destination_selectors = [{ match_labels = { tier = "platform" } }]
+  dependencies          = file(%q)
+  destinations          = kratix_destination.d
+}
+
+resource "kratix_promise" "tekton" {
+  name                  = "tekton"
+  destination_selectors = [{ match_expressions = [{ key = "tier", operator = "In", values = ["platform"] }] }]
+  dependencies          = file(%q)
+  destinations          = kratix_destination.d
+}
+`, ts.store, marketplace(t, "cert-manager.yaml"), marketplace(t, "tekton.yaml"))
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{{
+					PreConfig: func() { commits = ts.commits(t) },
+					Config:    cfg,
+					Check: func(*terraform.State) error {
+						var first string
+						for i := 0; i < 20; i++ {
+							for _, p := range []string{"cert-manager", "tekton"} {
+								f := fmt.Sprintf("worker-%d/dependencies/%s/5058f/static/%s-dependencies.yaml", i, p, p)
+								c, ok := ts.read(t, f)
+								if !ok {
+									return fmt.Errorf("%s is missing", f)
+								}
+								if p == "tekton" && i == 0 {
+									first = string(c)
+								} else if p == "tekton" && string(c) != first {
+									return fmt.Errorf("%s differs from worker-0's", f)
+								}
+							}
+						}
+						if ts.kind != "bucket" {
+							if n := ts.commits(t) - commits; n != 2 {
+								return fmt.Errorf("%d commits, want 2 (one per promise)", n)
+							}
+						}
+						return nil
+					},
+				}},
+			})
+		})
+	}
+}

@@ -1,0 +1,135 @@
+package provider
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
+)
+
+type selectorModel struct {
+	MatchLabels      types.Map          `tfsdk:"match_labels"`
+	MatchExpressions []requirementModel `tfsdk:"match_expressions"`
+}
+
+type requirementModel struct {
+	Key      types.String `tfsdk:"key"`
+	Operator types.String `tfsdk:"operator"`
+	Values   types.List   `tfsdk:"values"`
+}
+
+var operators = []string{"In", "NotIn", "Exists", "DoesNotExist"}
+
+func selectorsDescription(what string) string {
+	return what + " Entries combine with AND, as in Kratix: their `match_labels` merge into one map (the first " +
+		"entry wins a key given twice) and every `match_expressions` requirement must hold. No entries means every " +
+		"destination, except labelled destinations with `strict_match_labels`."
+}
+
+func selectorsResourceSchema(description string) rschema.ListNestedAttribute {
+	return rschema.ListNestedAttribute{
+		Optional:            true,
+		MarkdownDescription: description,
+		NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+			"match_labels": rschema.MapAttribute{
+				ElementType: types.StringType, Optional: true,
+				MarkdownDescription: "Labels a destination must carry, with these values.",
+				Validators:          []validator.Map{labelsValidator{}},
+			},
+			"match_expressions": rschema.ListNestedAttribute{
+				Optional:            true,
+				MarkdownDescription: "Kubernetes set-based requirements (an extension: Kratix has only `match_labels`).",
+				NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
+					"key": rschema.StringAttribute{Required: true, MarkdownDescription: "Label key."},
+					"operator": rschema.StringAttribute{
+						Required: true, MarkdownDescription: "`In`, `NotIn`, `Exists` or `DoesNotExist`.",
+						Validators: []validator.String{stringvalidator.OneOf(operators...)},
+					},
+					"values": rschema.ListAttribute{
+						ElementType: types.StringType, Optional: true,
+						MarkdownDescription: "Values for `In` and `NotIn`; must be empty for `Exists` and `DoesNotExist`.",
+					},
+				}},
+			},
+		}},
+	}
+}
+
+// selectorsFromModel converts selector entries and validates them with Kubernetes' rules. ok is
+// false while any of it is unknown.
+func selectorsFromModel(at path.Path, models []selectorModel) (entries []scheduling.Selector, ok bool, diags diag.Diagnostics) {
+	for _, m := range models {
+		if m.MatchLabels.IsUnknown() {
+			return nil, false, nil
+		}
+		sel := scheduling.Selector{MatchLabels: map[string]string{}}
+		for k, v := range m.MatchLabels.Elements() {
+			s, isString := v.(types.String)
+			if !isString || s.IsUnknown() {
+				return nil, false, nil
+			}
+			sel.MatchLabels[k] = s.ValueString()
+		}
+		for _, r := range m.MatchExpressions {
+			if r.Key.IsUnknown() || r.Operator.IsUnknown() || r.Values.IsUnknown() {
+				return nil, false, nil
+			}
+			var values []string
+			if !r.Values.IsNull() {
+				for _, v := range r.Values.Elements() {
+					s, isString := v.(types.String)
+					if !isString || s.IsUnknown() {
+						return nil, false, nil
+					}
+					values = append(values, s.ValueString())
+				}
+			}
+			sel.MatchExpressions = append(sel.MatchExpressions, scheduling.Requirement{
+				Key: r.Key.ValueString(), Operator: r.Operator.ValueString(), Values: values,
+			})
+		}
+		entries = append(entries, sel)
+	}
+	for _, fe := range scheduling.Validate(entries) {
+		p := at
+		previous := ""
+		for _, step := range fe.Path {
+			switch s := step.(type) {
+			case int:
+				p = p.AtListIndex(s)
+			case string:
+				if previous == "match_labels" {
+					p = p.AtMapKey(s)
+				} else {
+					p = p.AtName(s)
+				}
+				previous = s
+			}
+		}
+		diags.AddAttributeError(p, "Invalid Selector", fmt.Sprintf("%s: %s", p, fe.Message))
+	}
+	return entries, !diags.HasError(), diags
+}
+
+func selectorText(s scheduling.Selector) string {
+	if t := s.String(); t != "" {
+		return t
+	}
+	return "(none)"
+}
+
+func stringList(names []string) types.List {
+	elems := make([]attr.Value, len(names))
+	for i, n := range names {
+		elems[i] = types.StringValue(n)
+	}
+	return types.ListValueMust(types.StringType, elems)
+}
