@@ -1,0 +1,120 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+// TestPlacement_seed002 replays seed 002 (KubeStellar's placement): destinations prod and dev,
+// labelled env; [{}] selects both, env=dev selects dev only, and every "no" has its reason.
+// It needs the Terraform CLI but no store.
+func TestPlacement_seed002(t *testing.T) {
+	cfg := `
+locals {
+  pool = [
+    { name = "prod", labels = { env = "prod" }, path = "prod", state_store = { name = "gitops", path = "clusters" } },
+    { name = "dev", labels = { env = "dev" }, path = "dev", state_store = { name = "gitops", path = "clusters" } },
+  ]
+}
+
+data "kratix_placement" "all" {
+  destinations          = local.pool
+  destination_selectors = [{}]
+}
+
+data "kratix_placement" "dev" {
+  destinations          = local.pool
+  destination_selectors = [{ match_labels = { env = "dev" } }]
+}
+
+data "kratix_placement" "any" {
+  destinations = local.pool
+  match        = "any"
+  destination_selectors = [
+    { match_labels = { env = "dev" } },
+    { match_labels = { env = "prod" } },
+  ]
+}
+
+data "kratix_placement" "request" {
+  destinations          = local.pool
+  destination_selectors = [{ match_labels = { env = "dev" } }]
+  resource_selectors    = [{ match_labels = { env = "prod", pvCapacity = "large" } }]
+}
+
+data "kratix_placement" "one" {
+  destinations = local.pool
+  mode         = "one"
+  key          = "default/jenkins/dev-instance"
+}
+
+output "matches" {
+  value = provider::kratix::matches([{ match_labels = { env = "dev" } }], { env = "dev", zone = "eu" })
+}
+
+output "not_matches" {
+  value = provider::kratix::matches([{ match_expressions = [{ key = "zone", operator = "In", values = ["us"] }] }], { zone = "eu" })
+}
+`
+	names := func(n ...string) knownvalue.Check {
+		checks := make([]knownvalue.Check, len(n))
+		for i, s := range n {
+			checks[i] = knownvalue.StringExact(s)
+		}
+		return knownvalue.ListExact(checks)
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.kratix_placement.all", tfjsonpath.New("names"), names("dev", "prod")),
+				statecheck.ExpectKnownValue("data.kratix_placement.dev", tfjsonpath.New("names"), names("dev")),
+				statecheck.ExpectKnownValue("data.kratix_placement.dev", tfjsonpath.New("decisions").AtSliceIndex(0), knownvalue.ObjectExact(map[string]knownvalue.Check{
+					"destination": knownvalue.StringExact("prod"),
+					"selected":    knownvalue.Bool(false),
+					"reason":      knownvalue.StringExact("env=dev but destination has env=prod"),
+				})),
+				statecheck.ExpectKnownValue("data.kratix_placement.dev", tfjsonpath.New("selected").AtSliceIndex(0).AtMapKey("full_path"), knownvalue.StringExact("clusters/dev")),
+				statecheck.ExpectKnownValue("data.kratix_placement.any", tfjsonpath.New("names"), names("dev", "prod")),
+				// The request's env=prod is ignored (the promise wins); pvCapacity=large is added.
+				statecheck.ExpectKnownValue("data.kratix_placement.request", tfjsonpath.New("names"), names()),
+				statecheck.ExpectKnownValue("data.kratix_placement.request", tfjsonpath.New("decisions").AtSliceIndex(1).AtMapKey("reason"),
+					knownvalue.StringExact("missing label pvCapacity=large")),
+				statecheck.ExpectKnownValue("data.kratix_placement.one", tfjsonpath.New("names"), knownvalue.ListSizeExact(1)),
+			},
+		}},
+	})
+}
+
+func TestMatchesFunction(t *testing.T) {
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{{
+			Config: `
+output "dev" {
+  value = provider::kratix::matches([{ match_labels = { env = "dev" } }], { env = "dev", zone = "eu" })
+}
+output "zone" {
+  value = provider::kratix::matches([{ match_expressions = [{ key = "zone", operator = "In", values = ["us"] }] }], { zone = "eu" })
+}
+output "first_entry_wins" {
+  value = provider::kratix::matches([{ match_labels = { env = "dev" } }, { match_labels = { env = "prod" } }], { env = "dev" })
+}
+output "no_selectors" {
+  value = provider::kratix::matches([], {})
+}
+`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("dev", knownvalue.Bool(true)),
+				statecheck.ExpectKnownOutputValue("zone", knownvalue.Bool(false)),
+				statecheck.ExpectKnownOutputValue("first_entry_wins", knownvalue.Bool(true)),
+				statecheck.ExpectKnownOutputValue("no_selectors", knownvalue.Bool(true)),
+			},
+		}},
+	})
+}

@@ -1,0 +1,74 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+)
+
+// TestPromiseBadInput: the mistakes of SPEC section 6 that concern promises fail at plan with the
+// attribute and a message a user can act on, and nothing is written.
+func TestPromiseBadInput(t *testing.T) {
+	repo := newFileRepo(t)
+	defective, err := os.ReadFile(marketplace(t, "invalid/jenkins-operator-unclosed-quote.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+  name = "s"
+  git  = { url = %q }
+}
+
+resource "kratix_destination" "a" {
+  name        = "a"
+  path        = "a"
+  state_store = kratix_state_store.s
+}
+
+resource "kratix_destination" "b" {
+  name        = "b"
+  path        = "b"
+  state_store = kratix_state_store.s
+}
+`, "file://"+repo)
+	ns := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n"
+	promise := func(deps, extra string) string {
+		return base + fmt.Sprintf("resource \"kratix_promise\" \"p\" {\n  name = \"p\"\n  dependencies = %q\n%s\n}\n", deps, extra)
+	}
+	tests := []struct{ name, config, want string }{
+		{"unclosed quote in a real manifest", promise(string(defective), "  destinations = [kratix_destination.a]"),
+			`Invalid Kubernetes YAML[\s\S]*dependencies: document 6 \(line 242\)[\s\S]*never closed`},
+		{"not a Kubernetes object", promise("- a\n- b\n", "  destinations = [kratix_destination.a]"),
+			`Invalid Kubernetes YAML[\s\S]*document 1 \(line 1\): is a list`},
+		{"missing kind", promise("apiVersion: v1\nmetadata:\n  name: x\n", "  destinations = [kratix_destination.a]"),
+			`missing kind`},
+		{"duplicate destination", promise(ns, "  destinations = [kratix_destination.a, kratix_destination.a]"),
+			`Duplicate Destination[\s\S]*destinations\[1\].name: destination "a" is listed twice`},
+		{"two destinations on one folder", promise(ns, `  destinations = [kratix_destination.a, merge(kratix_destination.b, { path = "a" })]`),
+			`Duplicate Store Path[\s\S]*destinations\[1\].path`},
+		{"unknown operator", promise(ns, `  destinations = [kratix_destination.a]
+  destination_selectors = [{ match_expressions = [{ key = "k", operator = "Maybe" }] }]`), `Invalid Attribute Value Match[\s\S]*Maybe`},
+		{"values with Exists", promise(ns, `  destinations = [kratix_destination.a]
+  destination_selectors = [{ match_expressions = [{ key = "k", operator = "Exists", values = ["v"] }] }]`),
+			`Invalid Selector[\s\S]*destination_selectors\[0\].match_expressions\[0\].values: operator Exists takes no values`},
+		{"bad label in a selector", promise(ns, `  destinations = [kratix_destination.a]
+  destination_selectors = [{ match_labels = { "bad key!" = "v" } }]`), `Invalid Label Key`},
+		{"bad promise name", base + "resource \"kratix_promise\" \"p\" {\n  name = \"Jenkins_Operator\"\n  dependencies = \"\"\n  destinations = []\n}\n",
+			`Invalid Name`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{{Config: tt.config, PlanOnly: true, ExpectError: wrapped(tt.want)}},
+			})
+		})
+	}
+	if n := commitCount(t, repo); n != 1 {
+		t.Errorf("the repository has %d commits after the bad plans, want 1", n)
+	}
+}
+
