@@ -37,8 +37,11 @@ echo
 echo "==> Commits"
 git --git-dir="$demo/gitops.git" log --format='  %h %an: %s' main
 echo
-echo "==> worker-1/dependencies/kratix-canary-namespace.yaml"
-git --git-dir="$demo/gitops.git" show main:worker-1/dependencies/kratix-canary-namespace.yaml | sed 's/^/  /'
+echo "==> Placement decisions"
+"$terraform" output -no-color -json placement 2>/dev/null | sed 's/^/  /'
+echo
+echo "==> worker-1/dependencies/team-namespace/5058f/static/team-namespace-dependencies.yaml"
+git --git-dir="$demo/gitops.git" show main:worker-1/dependencies/team-namespace/5058f/static/team-namespace-dependencies.yaml | sed 's/^/  /'
 echo
 echo "==> A second plan changes nothing"
 "$terraform" plan -detailed-exitcode -no-color -var "repository_url=file://$demo/gitops.git" >/dev/null 2>&1 \

@@ -46,3 +46,32 @@ output "destination_folders" {
   description = "Each destination's folder in the repository."
   value       = { for name, d in kratix_destination.workers : name => d.root }
 }
+
+# A promise for dev clusters: its dependencies go to every destination labelled environment=dev.
+# The plan shows where, and every file with its hash, before anything is written.
+resource "kratix_promise" "namespace" {
+  name                  = "team-namespace"
+  destination_selectors = [{ match_labels = { environment = "dev" } }]
+  dependencies          = <<-EOT
+    apiVersion: v1
+    kind: Namespace
+    metadata:
+      name: team-a
+  EOT
+  destinations          = values(kratix_destination.workers)
+}
+
+# The same decision, explained for every destination.
+data "kratix_placement" "namespace" {
+  destinations          = values(kratix_destination.workers)
+  destination_selectors = [{ match_labels = { environment = "dev" } }]
+}
+
+output "placement" {
+  description = "Why each destination is, or is not, scheduled."
+  value       = { for d in data.kratix_placement.namespace.decisions : d.destination => d.reason }
+}
+
+output "promise_destinations" {
+  value = kratix_promise.namespace.scheduled_destinations
+}

@@ -120,7 +120,9 @@ func TestAccQuickstart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "worker-1/dependencies/kratix-canary-namespace.yaml\nworker-1/resources/kratix-canary-configmap.yaml\n" +
+	want := "worker-1/dependencies/kratix-canary-namespace.yaml\n" +
+		"worker-1/dependencies/team-namespace/5058f/static/team-namespace-dependencies.yaml\n" +
+		"worker-1/resources/kratix-canary-configmap.yaml\n" +
 		"worker-2/dependencies/kratix-canary-namespace.yaml\nworker-2/resources/kratix-canary-configmap.yaml\n"
 	if string(files) != want {
 		t.Errorf("the repository holds\n%s\nwant\n%s", files, want)

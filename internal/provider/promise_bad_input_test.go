@@ -63,7 +63,7 @@ resource "kratix_destination" "b" {
 		t.Run(tt.name, func(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
-				Steps: []resource.TestStep{{Config: tt.config, PlanOnly: true, ExpectError: wrapped(tt.want)}},
+				Steps:                    []resource.TestStep{{Config: tt.config, PlanOnly: true, ExpectError: wrapped(tt.want)}},
 			})
 		})
 	}
@@ -71,4 +71,3 @@ resource "kratix_destination" "b" {
 		t.Errorf("the repository has %d commits after the bad plans, want 1", n)
 	}
 }
-

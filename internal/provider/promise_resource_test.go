@@ -203,6 +203,18 @@ func TestAccPromise_seed004(t *testing.T) {
 						},
 						Check: resource.ComposeAggregateTestCheckFunc(expectMissing(ts, t, devFile), expectContent(ts, t, prodFile, nsBar)),
 					},
+					{
+						// Import by name: the imported promise knows its name; the next plan
+						// recomputes its placements from the configuration.
+						Config:       promiseConfig(ts, labels, promise("prod", "bar", `  on_unschedule = "delete"`)),
+						ResourceName: "kratix_promise.p", ImportState: true, ImportStateId: "app",
+						ImportStateCheck: func(states []*terraform.InstanceState) error {
+							if len(states) != 1 || states[0].Attributes["name"] != "app" {
+								return fmt.Errorf("imported %v", states)
+							}
+							return nil
+						},
+					},
 				},
 			})
 		})
@@ -259,10 +271,16 @@ resource "kratix_promise" "p" {
 // TestAccPromise_seed003 replays seed 003: a splitByKind destination at default/worker-cluster
 // receives the Jenkins dependencies, the CRD under crds/ and the rest under resources/.
 func TestAccPromise_seed003(t *testing.T) {
+	for _, kind := range []string{"bucket", "git-http"} {
+		t.Run(kind, func(t *testing.T) { testPromiseSeed003(t, kind) })
+	}
+}
+
+func testPromiseSeed003(t *testing.T, kind string) {
 	if minioServer == nil {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
-	ts := newTestStore(t, "git-http")
+	ts := newTestStore(t, kind)
 	cfg := ts.provider + fmt.Sprintf(`
 resource "kratix_state_store" "s" {
 %s
