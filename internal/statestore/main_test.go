@@ -15,6 +15,10 @@ var (
 	minioServer *testinfra.MinIO
 	minioErr    error
 
+	minioTLSOnce   sync.Once
+	minioTLSServer *testinfra.MinIO
+	minioTLSErr    error
+
 	gitOnce   sync.Once
 	gitServer *testinfra.GitServer
 	gitErr    error
@@ -24,6 +28,9 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if minioServer != nil {
 		minioServer.Stop()
+	}
+	if minioTLSServer != nil {
+		minioTLSServer.Stop()
 	}
 	if gitServer != nil {
 		gitServer.Stop()
@@ -47,6 +54,25 @@ func testMinIO(t *testing.T) *testinfra.MinIO {
 		t.Fatal(minioErr)
 	}
 	return minioServer
+}
+
+// testMinIOTLS is the package's MinIO server that serves HTTPS, with a certificate signed by
+// its own CACertificate; tests that need it are skipped with -short.
+func testMinIOTLS(t *testing.T) *testinfra.MinIO {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs a MinIO server; skipped with -short")
+	}
+	minioTLSOnce.Do(func() {
+		minioTLSServer, minioTLSErr = testinfra.StartMinIOTLS()
+		if minioTLSErr != nil {
+			minioTLSErr = fmt.Errorf("starting MinIO with TLS: %w", minioTLSErr)
+		}
+	})
+	if minioTLSErr != nil {
+		t.Fatal(minioTLSErr)
+	}
+	return minioTLSServer
 }
 
 // testGitServer is the package's git server (smart HTTP and SSH).

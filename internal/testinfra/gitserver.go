@@ -12,15 +12,24 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 )
 
-// GitServer serves the bare repositories under Root over smart HTTP and over SSH.
+// GitServer serves the bare repositories under Root over smart HTTP, over smart HTTP with TLS,
+// and over SSH.
 type GitServer struct {
 	// Root is the folder holding the bare repositories, one `name.git` folder each.
 	Root string
 
 	// HTTPBase is "http://127.0.0.1:PORT"; a repository is at HTTPBase+"/"+name+".git".
 	HTTPBase string
-	// Username and Password are the basic-auth credentials every HTTP request must carry.
+	// Username and Password are the basic-auth credentials every HTTP request must carry, over
+	// HTTPS as well.
 	Username, Password string
+
+	// HTTPSBase is "https://127.0.0.1:PORT": the same smart-HTTP server behind TLS, with a
+	// certificate for 127.0.0.1 and localhost signed by the CA in CACertificate.
+	HTTPSBase string
+	// CACertificate is the PEM of the throwaway CA generated at start, the only one that trusts
+	// the HTTPS endpoint.
+	CACertificate string
 
 	// SSHBase is "ssh://git@127.0.0.1:PORT"; a repository is at SSHBase+"/"+name+".git".
 	SSHBase string
@@ -34,6 +43,7 @@ type GitServer struct {
 
 	dir      string // temporary folder holding Root and scratch clones
 	http     *http.Server
+	https    *http.Server
 	ssh      *sshServer
 	stopOnce sync.Once
 }
@@ -41,8 +51,8 @@ type GitServer struct {
 // HTTPUser is the fixed basic-auth user of every GitServer.
 const HTTPUser = "kratix"
 
-// StartGitServer creates an empty Root and starts the HTTP and SSH endpoints on free loopback
-// ports. Call Stop when done.
+// StartGitServer creates an empty Root, generates a CA and a server certificate, and starts the
+// HTTP, HTTPS and SSH endpoints on free loopback ports. Call Stop when done.
 func StartGitServer() (*GitServer, error) {
 	execPath, err := gitExecPath()
 	if err != nil {
@@ -75,12 +85,28 @@ func (g *GitServer) start(execPath string) error {
 	if err != nil {
 		return fmt.Errorf("listen for HTTP: %w", err)
 	}
+	handler := newGitHTTPHandler(g.Root, filepath.Join(execPath, "git-http-backend"), g.Username, g.Password)
 	g.HTTPBase = "http://" + httpListener.Addr().String()
-	g.http = &http.Server{
-		Handler:           newGitHTTPHandler(g.Root, filepath.Join(execPath, "git-http-backend"), g.Username, g.Password),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
+	g.http = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = g.http.Serve(httpListener) }() // returns ErrServerClosed on Stop
+
+	certs, err := newServerTLS()
+	if err != nil {
+		return fmt.Errorf("generate TLS certificates: %w", err)
+	}
+	httpsListener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("listen for HTTPS: %w", err)
+	}
+	g.HTTPSBase = "https://" + httpsListener.Addr().String()
+	g.CACertificate = string(certs.caPEM)
+	g.https = &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		TLSConfig:         certs.serverConfig(),
+		ErrorLog:          quietTLSErrorLog(),
+	}
+	go func() { _ = g.https.ServeTLS(httpsListener, "", "") }() // the certificate is in TLSConfig
 
 	hostKey, _, err := newEd25519Key()
 	if err != nil {
@@ -107,12 +133,14 @@ func (g *GitServer) start(execPath string) error {
 	return nil
 }
 
-// Stop shuts both endpoints down, ends the git processes they started and removes Root. It is
+// Stop shuts every endpoint down, ends the git processes they started and removes Root. It is
 // safe to call more than once.
 func (g *GitServer) Stop() {
 	g.stopOnce.Do(func() {
-		if g.http != nil {
-			_ = g.http.Close()
+		for _, srv := range []*http.Server{g.http, g.https} {
+			if srv != nil {
+				_ = srv.Close()
+			}
 		}
 		if g.ssh != nil {
 			g.ssh.close()
@@ -123,6 +151,9 @@ func (g *GitServer) Stop() {
 
 // HTTPURL is the HTTP clone URL of repository name (without credentials).
 func (g *GitServer) HTTPURL(name string) string { return g.HTTPBase + "/" + name + ".git" }
+
+// HTTPSURL is the HTTPS clone URL of repository name (without credentials).
+func (g *GitServer) HTTPSURL(name string) string { return g.HTTPSBase + "/" + name + ".git" }
 
 // SSHURL is the SSH clone URL of repository name.
 func (g *GitServer) SSHURL(name string) string { return g.SSHBase + "/" + name + ".git" }

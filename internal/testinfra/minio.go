@@ -20,13 +20,18 @@ import (
 
 // MinIO is a MinIO server running on loopback with a temporary data folder.
 type MinIO struct {
-	Endpoint  string // "127.0.0.1:PORT", no scheme; plain HTTP
+	Endpoint  string // "127.0.0.1:PORT", no scheme; plain HTTP, or HTTPS from StartMinIOTLS
 	AccessKey string // root user
 	SecretKey string // root password
 
+	// CACertificate is the PEM of the throwaway CA that signed the server's certificate (for
+	// 127.0.0.1 and localhost) when it serves HTTPS (StartMinIOTLS); empty for plain HTTP.
+	CACertificate string
+
 	binary  string
-	dir     string // temporary folder: data/, certs/ and minio.log
-	console string // console address, fixed so that Up rebinds the same ports
+	dir     string     // temporary folder: data/, certs/ and minio.log
+	console string     // console address, fixed so that Up rebinds the same ports
+	certs   *serverTLS // nil for plain HTTP
 
 	mu      sync.Mutex
 	proc    *minioProcess // nil while down
@@ -49,18 +54,36 @@ const (
 // other ports, because the usual cause is a port taken between choosing and binding it.
 var errExitedEarly = errors.New("minio exited before it was ready")
 
-// StartMinIO starts a MinIO server (see MinIOBinary) on free loopback ports with an empty
-// temporary data folder and waits until it answers its liveness check. Call Stop when done.
-func StartMinIO() (*MinIO, error) {
+// StartMinIO starts a MinIO server (see MinIOBinary) serving plain HTTP on free loopback ports
+// with an empty temporary data folder and waits until it answers its liveness check. Call Stop
+// when done.
+func StartMinIO() (*MinIO, error) { return startMinIO(false) }
+
+// StartMinIOTLS is StartMinIO serving HTTPS instead, on the same Endpoint, with a certificate
+// signed by a CA generated for this server alone (CACertificate). Client and MakeBucket trust
+// that CA and nothing else.
+func StartMinIOTLS() (*MinIO, error) { return startMinIO(true) }
+
+func startMinIO(withTLS bool) (*MinIO, error) {
+	what := "start MinIO"
+	if withTLS {
+		what = "start MinIO with TLS"
+	}
 	binary, err := MinIOBinary()
 	if err != nil {
-		return nil, fmt.Errorf("start MinIO: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	dir, err := os.MkdirTemp("", "kratix-minio-")
 	if err != nil {
-		return nil, fmt.Errorf("start MinIO: create temporary folder: %w", err)
+		return nil, fmt.Errorf("%s: create temporary folder: %w", what, err)
 	}
 	m := &MinIO{AccessKey: minioRootUser, SecretKey: randomHex(16), binary: binary, dir: dir}
+	if withTLS {
+		if err := m.installCertificate(); err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+	}
 	for attempt := 0; attempt < 3; attempt++ {
 		var addrs []string
 		if addrs, err = freeLoopbackAddrs(2); err != nil {
@@ -73,9 +96,32 @@ func StartMinIO() (*MinIO, error) {
 	}
 	if err != nil {
 		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("start MinIO: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return m, nil
+}
+
+// installCertificate generates the CA and the server certificate and puts the certificate where
+// MinIO looks for one at start: public.crt and private.key in its --certs-dir. Finding them
+// there, MinIO serves HTTPS on --address.
+func (m *MinIO) installCertificate() error {
+	certs, err := newServerTLS()
+	if err != nil {
+		return fmt.Errorf("generate TLS certificates: %w", err)
+	}
+	certsDir := m.certsDir()
+	if err := os.MkdirAll(certsDir, 0o700); err != nil {
+		return fmt.Errorf("create MinIO certs folder: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(certsDir, "public.crt"), certs.certPEM, 0o644); err != nil {
+		return fmt.Errorf("write MinIO certificate: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(certsDir, "private.key"), certs.keyPEM, 0o600); err != nil {
+		return fmt.Errorf("write MinIO private key: %w", err)
+	}
+	m.certs = certs
+	m.CACertificate = string(certs.caPEM)
+	return nil
 }
 
 // Up starts the server process again after Down, on the same ports and data folder, and waits
@@ -133,12 +179,20 @@ func (m *MinIO) Stop() {
 // Client returns a minio-go client with the root credentials, for tests to read back what the
 // provider wrote through a client of their own.
 func (m *MinIO) Client() (*minio.Client, error) {
-	client, err := minio.New(m.Endpoint, &minio.Options{
+	opts := &minio.Options{
 		Creds:  credentials.NewStaticV4(m.AccessKey, m.SecretKey, ""),
-		Secure: false,
+		Secure: m.certs != nil,
 		// MinIO's default region; naming it spares a GetBucketLocation round trip per bucket.
 		Region: "us-east-1",
-	})
+	}
+	if m.certs != nil {
+		tr, err := m.certs.httpTransport()
+		if err != nil {
+			return nil, fmt.Errorf("MinIO client for %s: %w", m.Endpoint, err)
+		}
+		opts.Transport = tr
+	}
+	client, err := minio.New(m.Endpoint, opts)
 	if err != nil {
 		return nil, fmt.Errorf("MinIO client for %s: %w", m.Endpoint, err)
 	}
@@ -167,8 +221,8 @@ func (m *MinIO) launch() (*minioProcess, error) {
 		"--address", m.Endpoint,
 		"--console-address", m.console,
 		// Its own certs folder: otherwise MinIO creates ~/.minio and would pick up any TLS
-		// certificate there and switch to HTTPS.
-		"--certs-dir", filepath.Join(m.dir, "certs"),
+		// certificate there and switch to HTTPS. StartMinIOTLS puts its certificate here.
+		"--certs-dir", m.certsDir(),
 	)
 	cmd.Env = append(withoutMinIOEnv(os.Environ()),
 		"MINIO_ROOT_USER="+m.AccessKey,
@@ -193,8 +247,16 @@ func (m *MinIO) launch() (*minioProcess, error) {
 // waitLive polls /minio/health/live until it answers 200, the process exits, or the start
 // timeout passes.
 func (m *MinIO) waitLive(proc *minioProcess) error {
-	url := "http://" + m.Endpoint + "/minio/health/live"
+	url := m.scheme() + "://" + m.Endpoint + "/minio/health/live"
 	client := &http.Client{Timeout: 2 * time.Second}
+	if m.certs != nil {
+		tr, err := m.certs.httpTransport()
+		if err != nil {
+			return fmt.Errorf("MinIO on %s: %w", m.Endpoint, err)
+		}
+		defer tr.CloseIdleConnections()
+		client.Transport = tr
+	}
 	deadline := time.After(minioStartTimeout)
 	for {
 		if resp, err := client.Get(url); err == nil {
@@ -225,6 +287,16 @@ func (p *minioProcess) stop() {
 	_ = p.cmd.Process.Kill()
 	<-p.done
 }
+
+// scheme is "https" for a server started by StartMinIOTLS, "http" otherwise.
+func (m *MinIO) scheme() string {
+	if m.certs != nil {
+		return "https"
+	}
+	return "http"
+}
+
+func (m *MinIO) certsDir() string { return filepath.Join(m.dir, "certs") }
 
 func (m *MinIO) logPath() string { return filepath.Join(m.dir, "minio.log") }
 
