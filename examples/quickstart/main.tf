@@ -75,3 +75,24 @@ output "placement" {
 output "promise_destinations" {
   value = kratix_promise.namespace.scheduled_destinations
 }
+
+# One request for the promise's service: it lands on exactly one matching destination, chosen
+# during plan (rendezvous hashing of namespace/promise/name) and kept afterwards.
+resource "kratix_resource_request" "team_a" {
+  promise   = kratix_promise.namespace
+  name      = "team-a-quota"
+  documents = <<-EOT
+    apiVersion: v1
+    kind: ResourceQuota
+    metadata:
+      name: team-a-quota
+      namespace: team-a
+    spec:
+      hard:
+        pods: "20"
+  EOT
+}
+
+output "request_destination" {
+  value = kratix_resource_request.team_a.destination
+}

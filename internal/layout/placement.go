@@ -129,3 +129,75 @@ func indexFile(t Target, namespace, placement string, written []string) (generat
 	}
 	return generated{path: Join(t.Root, IndexDir, fmt.Sprintf("%s-%s.yaml", namespace, placement)), content: content}, nil
 }
+
+// DefaultPipeline is the pipeline a resource request's files are filed under when none is given.
+const DefaultPipeline = "instance-configure"
+
+// Request is a resource request's output: files by path relative to the pipeline's output
+// folder, as a Kratix pipeline leaves them in /kratix/output.
+type Request struct {
+	Promise, Namespace, Name, Pipeline string
+	Files                              map[string][]byte
+	// CRDs and Others are the documents of Files split for splitByKind, already serialised.
+	CRDs, Others []byte
+}
+
+// RequestWork names a request's Work as Kratix does: <promise>-<name>-<namespace>-<pipeline>.
+func RequestWork(r Request) string {
+	return fmt.Sprintf("%s-%s-%s-%s", r.Promise, r.Name, r.Namespace, r.Pipeline)
+}
+
+// RequestFiles lays out a resource request's files in a destination.
+func RequestFiles(t Target, r Request) (Files, error) {
+	placement := PlacementName(RequestWork(r), t.Destination)
+	switch t.Mode {
+	case ModeNestedByMetadata, "":
+		dir := Join(t.Root, "resources", r.Namespace, r.Promise, r.Name, r.Pipeline, DefaultGroupID)
+		put := map[string][]byte{}
+		for rel, c := range r.Files {
+			put[Join(dir, rel)] = c
+		}
+		return Files{Put: put, Prune: []string{dir + "/"}}, nil
+	case ModeNone:
+		put := map[string][]byte{}
+		var written []string
+		for rel, c := range r.Files {
+			p := Join(t.Root, rel)
+			put[p] = c
+			written = append(written, p)
+		}
+		index, err := indexFile(t, r.Namespace, placement, written)
+		if err != nil {
+			return Files{}, err
+		}
+		put[index.path] = index.content
+		return Files{Put: put}, nil
+	case ModeAggregatedYAML:
+		agg := AggregateOf(t)
+		names := make([]string, 0, len(r.Files))
+		for rel := range r.Files {
+			names = append(names, rel)
+		}
+		sort.Strings(names)
+		parts := make([]string, 0, len(names))
+		for _, n := range names {
+			parts = append(parts, string(r.Files[n]))
+		}
+		return Files{
+			Put:       map[string][]byte{Join(agg.Dir, placement+".yaml"): []byte(strings.Join(parts, "\n---\n"))},
+			Aggregate: &agg,
+		}, nil
+	case ModeSplitByKind:
+		// Kratix then named these files after the Work's namespace and name.
+		work := fmt.Sprintf("%s-%s-default-%s-%s", r.Namespace, r.Promise, r.Namespace, r.Name)
+		put := map[string][]byte{}
+		if len(r.CRDs) > 0 {
+			put[Join(t.Root, "crds", "00-"+work+"-crds.yaml")] = r.CRDs
+		}
+		if len(r.Others) > 0 {
+			put[Join(t.Root, "resources", "01-"+work+"-resources.yaml")] = r.Others
+		}
+		return Files{Put: put}, nil
+	}
+	return Files{}, fmt.Errorf("unknown filepath mode %q", t.Mode)
+}

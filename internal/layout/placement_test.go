@@ -58,3 +58,41 @@ func TestDependencyFiles(t *testing.T) {
 		t.Errorf("splitByKind without CRDs wrote %v", f.Put)
 	}
 }
+
+func TestRequestFiles(t *testing.T) {
+	r := Request{Promise: "jenkins", Namespace: "default", Name: "dev", Pipeline: DefaultPipeline,
+		Files: map[string][]byte{"dev.yaml": []byte("a\n"), "extra/b.yaml": []byte("b\n")}, Others: []byte("a\n---\nb\n")}
+	tests := []struct {
+		mode Mode
+		want map[string]string
+	}{
+		{ModeNestedByMetadata, map[string]string{
+			"w/resources/default/jenkins/dev/instance-configure/5058f/dev.yaml":     "a\n",
+			"w/resources/default/jenkins/dev/instance-configure/5058f/extra/b.yaml": "b\n",
+		}},
+		{ModeNone, map[string]string{
+			"w/dev.yaml":     "a\n",
+			"w/extra/b.yaml": "b\n",
+			"w/.kratix/default-jenkins-dev-default-instance-configure.worker-5058f.yaml": "files:\n- w/dev.yaml\n- w/extra/b.yaml\n",
+		}},
+		{ModeAggregatedYAML, map[string]string{
+			"w/.kratix/aggregated/jenkins-dev-default-instance-configure.worker-5058f.yaml": "a\n\n---\nb\n",
+		}},
+		{ModeSplitByKind, map[string]string{
+			"w/resources/01-default-jenkins-default-default-dev-resources.yaml": "a\n---\nb\n",
+		}},
+	}
+	for _, tt := range tests {
+		f, err := RequestFiles(Target{Destination: "worker", Mode: tt.mode, Root: "w"}, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for p, c := range f.Put {
+			got[p] = string(c)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: Put = %v, want %v", tt.mode, got, tt.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/config"
@@ -25,6 +26,40 @@ func exampleConfig(t *testing.T, path string) string {
 	return terraformBlock.ReplaceAllString(string(b), "")
 }
 
+// exampleDir copies an example's files to a new folder, without their terraform blocks (the
+// provider is served in-process), with a provider block of test credentials.
+func exampleDir(t *testing.T, dir, provider string) string {
+	t.Helper()
+	out := t.TempDir()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := false
+	for _, e := range entries {
+		if e.IsDir() || filepath.Ext(e.Name()) == ".sh" {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The in-process provider is registered under the test harness's default namespace.
+		content := strings.ReplaceAll(string(b), `source = "promise-platform/kratix"`, `source = "hashicorp/kratix"`)
+		declared = declared || strings.Contains(content, "required_providers")
+		if err := os.WriteFile(filepath.Join(out, e.Name()), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !declared {
+		provider += "\nterraform {\n  required_providers {\n    kratix = { source = \"hashicorp/kratix\" }\n  }\n}\n"
+	}
+	if err := os.WriteFile(filepath.Join(out, "test_provider.tf"), []byte(provider), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // TestExamples plans every documentation example: each must be a valid configuration whose plan
 // succeeds (nothing is applied: they point at hosts that do not exist here).
 func TestExamples(t *testing.T) {
@@ -36,22 +71,21 @@ provider "kratix" {
   }
 }
 `
-	files, err := filepath.Glob("../../examples/*/*/*.tf")
-	if err != nil || len(files) < 5 {
-		t.Fatalf("examples not found: %v %v", files, err)
+	dirs, err := filepath.Glob("../../examples/*/*")
+	if err != nil || len(dirs) < 5 {
+		t.Fatalf("examples not found: %v %v", dirs, err)
 	}
-	for _, file := range files {
-		if filepath.Base(filepath.Dir(file)) == "provider" {
-			continue // planned below, with its variables
+	for _, dir := range dirs {
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			continue // examples/provider and examples/quickstart: planned below, and applied by TestAccQuickstart
 		}
-		dir := filepath.Dir(file)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProviders,
 				Steps: []resource.TestStep{{
-					Config:             secrets + exampleConfig(t, file),
-					PlanOnly:           true,
-					ExpectNonEmptyPlan: true,
+					ProtoV6ProviderFactories: testAccProviders,
+					ConfigDirectory:          config.StaticDirectory(exampleDir(t, dir, secrets)),
+					PlanOnly:                 true,
+					ExpectNonEmptyPlan:       true,
 				}},
 			})
 			if _, err := os.Stat(filepath.Join(dir, "import.sh")); err != nil && filepath.Base(filepath.Dir(dir)) == "resources" {
@@ -122,6 +156,7 @@ func TestAccQuickstart(t *testing.T) {
 	}
 	want := "worker-1/dependencies/kratix-canary-namespace.yaml\n" +
 		"worker-1/dependencies/team-namespace/5058f/static/team-namespace-dependencies.yaml\n" +
+		"worker-1/resources/default/team-namespace/team-a-quota/instance-configure/5058f/team-a-quota.yaml\n" +
 		"worker-1/resources/kratix-canary-configmap.yaml\n" +
 		"worker-2/dependencies/kratix-canary-namespace.yaml\nworker-2/resources/kratix-canary-configmap.yaml\n"
 	if string(files) != want {

@@ -84,6 +84,7 @@ func (p *kratixProvider) Resources(context.Context) []func() resource.Resource {
 		NewStateStoreResource,
 		NewDestinationResource,
 		NewPromiseResource,
+		NewRequestResource,
 	}
 }
 

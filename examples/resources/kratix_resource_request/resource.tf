@@ -1,0 +1,59 @@
+resource "kratix_state_store" "minio" {
+  name       = "minio"
+  secret_ref = "minio"
+  bucket = {
+    endpoint    = "minio.platform.internal:9000"
+    bucket_name = "kratix"
+    insecure    = true
+  }
+}
+
+resource "kratix_destination" "workers" {
+  for_each = {
+    worker-1 = { environment = "dev", pvCapacity = "large" }
+    worker-2 = { environment = "dev" }
+  }
+
+  name        = each.key
+  path        = each.key
+  labels      = each.value
+  state_store = kratix_state_store.minio
+}
+
+resource "kratix_promise" "jenkins" {
+  name                  = "jenkins"
+  destination_selectors = [{ match_labels = { environment = "dev" } }]
+  dependencies          = <<-EOT
+    apiVersion: v1
+    kind: Namespace
+    metadata:
+      name: jenkins-operator
+  EOT
+  destinations          = values(kratix_destination.workers)
+}
+
+# One Jenkins instance. It lands on one dev destination, chosen during plan and kept afterwards;
+# the selector narrows the promise's placement to destinations with large volumes.
+resource "kratix_resource_request" "dev_instance" {
+  promise               = kratix_promise.jenkins
+  name                  = "dev-instance"
+  namespace             = "default"
+  destination_selectors = [{ match_labels = { pvCapacity = "large" } }]
+  documents = templatefile("${path.module}/jenkins.yaml.tftpl", {
+    name = "dev-instance"
+  })
+}
+
+# Files exactly as a pipeline would leave them in /kratix/output.
+resource "kratix_resource_request" "team_a" {
+  promise = kratix_promise.jenkins
+  name    = "team-a"
+  files = {
+    "jenkins.yaml"     = "apiVersion: jenkins.io/v1alpha2\nkind: Jenkins\nmetadata:\n  name: team-a\n"
+    "notes/README.txt" = "Owned by team A.\n"
+  }
+}
+
+output "dev_instance_destination" {
+  value = kratix_resource_request.dev_instance.destination
+}

@@ -1,0 +1,180 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
+)
+
+// TestAccRequest_eck replays the second half of seed 000: a request with enableDataCollection
+// adds pvCapacity=large; no destination has it, so the plan warns and nothing is written;
+// labelling worker-1 schedules the request there.
+func TestAccRequest_eck(t *testing.T) {
+	for _, kind := range []string{"bucket", "git-http"} {
+		t.Run(kind, func(t *testing.T) {
+			if minioServer == nil {
+				t.Skip("acceptance test: set TF_ACC=1")
+			}
+			ts := newTestStore(t, kind)
+			cfg := func(labels string) string {
+				return promiseConfig(ts, []string{labels}, `  name = "eck"
+  destination_selectors = [{ match_labels = { environment = "dev" } }]
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: elastic-system\n"`) + `
+resource "kratix_resource_request" "r" {
+  promise               = kratix_promise.p
+  name                  = "eck-request"
+  destination_selectors = [{ match_labels = { pvCapacity = "large" } }]
+  documents             = <<-EOT
+    apiVersion: elasticsearch.k8s.elastic.co/v1
+    kind: Elasticsearch
+    metadata:
+      name: eck-request
+    spec:
+      version: 8.1.0
+  EOT
+}
+`
+			}
+			file := "worker-1/resources/default/eck/eck-request/instance-configure/5058f/eck-request.yaml"
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{
+					{
+						Config: cfg(`{ environment = "dev" }`),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("destination"), knownvalue.Null()),
+						}},
+						Check: expectMissing(ts, t, file),
+					},
+					{
+						Config: cfg(`{ environment = "dev", pvCapacity = "large" }`),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("destination"), knownvalue.StringExact("worker-1")),
+						}},
+						Check: expectContent(ts, t, file, "apiVersion: elasticsearch.k8s.elastic.co/v1\nkind: Elasticsearch\nmetadata:\n  name: eck-request\nspec:\n  version: 8.1.0\n"),
+					},
+				},
+			})
+		})
+	}
+}
+
+// TestAccRequest_jenkins places the Jenkins instance of seed 003 on one of two dev destinations,
+// the rendezvous choice; the choice stays when that destination stops matching (misscheduled,
+// still updated); a file deleted by hand comes back; destroying removes it.
+func TestAccRequest_jenkins(t *testing.T) {
+	for _, kind := range []string{"bucket", "git-ssh"} {
+		t.Run(kind, func(t *testing.T) {
+			if minioServer == nil {
+				t.Skip("acceptance test: set TF_ACC=1")
+			}
+			ts := newTestStore(t, kind)
+			instance, err := os.ReadFile(marketplace(t, "jenkins-dev-instance.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := scheduling.Choose("default/jenkins/dev-instance", []string{"worker-1", "worker-2"})
+			other := map[string]string{"worker-1": "worker-2", "worker-2": "worker-1"}[want]
+			labels := func(chosenEnv string) []string {
+				l := map[string]string{want: chosenEnv, other: "dev"}
+				return []string{fmt.Sprintf(`{ environment = %q }`, l["worker-1"]), fmt.Sprintf(`{ environment = %q }`, l["worker-2"]), `{ environment = "prod" }`}
+			}
+			cfg := func(chosenEnv, extra string) string {
+				return promiseConfig(ts, labels(chosenEnv), `  name = "jenkins"
+  destination_selectors = [{ match_labels = { environment = "dev" } }]
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: jenkins-operator\n"`) + fmt.Sprintf(`
+resource "kratix_resource_request" "r" {
+  promise = kratix_promise.p
+  name    = "dev-instance"
+  files   = { "jenkins.yaml" = %q%s }
+}
+`, instance, extra)
+			}
+			file := want + "/resources/default/jenkins/dev-instance/instance-configure/5058f/jenkins.yaml"
+			extraFile := want + "/resources/default/jenkins/dev-instance/instance-configure/5058f/notes.txt"
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				CheckDestroy: func(*terraform.State) error {
+					if _, ok := ts.read(t, file); ok {
+						return fmt.Errorf("destroy left %s", file)
+					}
+					return nil
+				},
+				Steps: []resource.TestStep{
+					{
+						Config: cfg("dev", ""),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("destination"), knownvalue.StringExact(want)),
+						}},
+						Check: expectContent(ts, t, file, string(instance)),
+					},
+					{
+						// The chosen destination stops matching: the request stays, misscheduled,
+						// and is still updated.
+						Config: cfg("prod", `, "notes.txt" = "hello\n"`),
+						ConfigStateChecks: []statecheck.StateCheck{
+							statecheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("destination"), knownvalue.StringExact(want)),
+							statecheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("misscheduled"), knownvalue.Bool(true)),
+						},
+						Check: expectContent(ts, t, extraFile, "hello\n"),
+					},
+					{
+						// Dropping a file removes it; a file deleted by hand comes back.
+						PreConfig: func() { ts.remove(t, file) },
+						Config:    cfg("prod", ""),
+						Check:     resource.ComposeAggregateTestCheckFunc(expectContent(ts, t, file, string(instance)), expectMissing(ts, t, extraFile)),
+					},
+				},
+			})
+		})
+	}
+}
+
+// TestAccRequest_modes sends one request to a destination of each filepath mode.
+func TestAccRequest_modes(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ts := newTestStore(t, "git-http")
+	cfg := fourModes(ts, `  labels = { mode = local.modes[count.index] }`) + `
+resource "kratix_promise" "p" {
+  name         = "app"
+  destinations = kratix_destination.d
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+}
+
+resource "kratix_resource_request" "r" {
+  count                 = 4
+  promise               = kratix_promise.p
+  name                  = "r${count.index}"
+  destination_selectors = [{ match_labels = { mode = local.modes[count.index] } }]
+  documents             = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r${count.index}\n"
+}
+`
+	cm := func(i int) string { return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r%d\n", i) }
+	want := map[string]string{
+		"w0/resources/default/app/r0/instance-configure/5058f/r0.yaml": cm(0),
+		"w1/r1.yaml": cm(1),
+		"w1/.kratix/default-app-r1-default-instance-configure.worker-1-5058f.yaml":    "files:\n- w1/r1.yaml\n",
+		"w2/.kratix/aggregated/app-r2-default-instance-configure.worker-2-5058f.yaml": cm(2),
+		"w2/aggregated.yaml": cm(2) + "\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n", // placement names in order: app-r2-... before app-static-deps...
+		"w3/resources/01-default-app-default-default-r3-resources.yaml": cm(3),
+	}
+	var checks []resource.TestCheckFunc
+	for p, c := range want {
+		checks = append(checks, expectContent(ts, t, p, c))
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps:                    []resource.TestStep{{Config: cfg, Check: resource.ComposeAggregateTestCheckFunc(checks...)}},
+	})
+}
