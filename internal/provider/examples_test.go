@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,38 +115,14 @@ func TestAccQuickstart(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
-	tfBin := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "terraform-provider-kratix"), "../..")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the provider: %v\n%s", err, out)
-	}
-	rc := filepath.Join(t.TempDir(), "terraformrc")
-	rcBody := "provider_installation {\n  dev_overrides {\n    \"promise-platform/kratix\" = \"" + bin + "\"\n  }\n  direct {}\n}\n"
-	if err := os.WriteFile(rc, []byte(rcBody), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	work := t.TempDir()
 	src, err := os.ReadFile("../../examples/quickstart/main.tf")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(work, "main.tf"), src, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	repo := filepath.Join(t.TempDir(), "gitops.git")
 	gitRun(t, "", "init", "--quiet", "--bare", "-b", "main", repo)
-
-	tf := func(args ...string) (string, error) {
-		cmd := exec.Command(tfBin, append(args, "-no-color", "-var", "repository_url=file://"+repo)...)
-		cmd.Dir = work
-		cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1")
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		return out.String(), err
-	}
-	if out, err := tf("apply", "-auto-approve"); err != nil {
+	cli := newCLI(t, map[string]string{"main.tf": string(src)}, "TF_VAR_repository_url=file://"+repo)
+	if out, err := cli.run("apply", "-auto-approve"); err != nil {
 		t.Fatalf("terraform apply: %v\n%s", err, out)
 	}
 	files, err := exec.Command("git", "--git-dir", repo, "ls-tree", "-r", "--name-only", "main").Output()
@@ -163,10 +138,10 @@ func TestAccQuickstart(t *testing.T) {
 		t.Errorf("the repository holds\n%s\nwant\n%s", files, want)
 	}
 	// A second plan is empty (exit code 0 with -detailed-exitcode).
-	if out, err := tf("plan", "-detailed-exitcode"); err != nil {
+	if out, err := cli.run("plan", "-detailed-exitcode"); err != nil {
 		t.Errorf("the plan after apply is not empty: %v\n%s", err, out)
 	}
-	if out, err := tf("destroy", "-auto-approve"); err != nil {
+	if out, err := cli.run("destroy", "-auto-approve"); err != nil {
 		t.Fatalf("terraform destroy: %v\n%s", err, out)
 	}
 }

@@ -45,6 +45,11 @@ func run(m *testing.M) int {
 		}
 		defer gitServer.Stop()
 	}
+	defer func() {
+		if binDir != "" {
+			_ = os.RemoveAll(binDir)
+		}
+	}()
 	return m.Run()
 }
 
