@@ -56,6 +56,30 @@ resource "kratix_destination" "b" {
 			`Invalid Selector[\s\S]*destination_selectors\[0\].match_expressions\[0\].values: operator Exists takes no values`},
 		{"bad label in a selector", promise(ns, `  destinations = [kratix_destination.a]
   destination_selectors = [{ match_labels = { "bad key!" = "v" } }]`), `Invalid Label Key`},
+		{"request file outside its folder", promise(ns, "  destinations = [kratix_destination.a]") + `
+resource "kratix_resource_request" "r" {
+  promise = kratix_promise.p
+  name    = "r"
+  files   = { "../escape.yaml" = "x" }
+}`, `Invalid Files[\s\S]*files\["../escape.yaml"\]`},
+		{"request with neither documents nor files", promise(ns, "  destinations = [kratix_destination.a]") + `
+resource "kratix_resource_request" "r" {
+  promise = kratix_promise.p
+  name    = "r"
+}`, `Invalid Files[\s\S]*needs documents or files`},
+		{"request documents not Kubernetes objects", promise(ns, "  destinations = [kratix_destination.a]") + `
+resource "kratix_resource_request" "r" {
+  promise   = kratix_promise.p
+  name      = "r"
+  documents = "just: text"
+}`, `Invalid Kubernetes YAML[\s\S]*missing apiVersion, kind, metadata.name`},
+		{"request selector with a bad value", promise(ns, "  destinations = [kratix_destination.a]") + `
+resource "kratix_resource_request" "r" {
+  promise               = kratix_promise.p
+  name                  = "r"
+  documents             = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n"
+  destination_selectors = [{ match_labels = { size = "not valid" } }]
+}`, `Invalid Label Value`},
 		{"bad promise name", base + "resource \"kratix_promise\" \"p\" {\n  name = \"Jenkins_Operator\"\n  dependencies = \"\"\n  destinations = []\n}\n",
 			`Invalid Name`},
 	}
