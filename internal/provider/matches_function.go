@@ -64,15 +64,8 @@ func selectorsFromDynamic(v attr.Value) ([]scheduling.Selector, error) {
 	if v == nil || v.IsNull() {
 		return nil, nil
 	}
-	var elems []attr.Value
-	switch l := v.(type) {
-	case basetypes.ListValue:
-		elems = l.Elements()
-	case basetypes.TupleValue:
-		elems = l.Elements()
-	case basetypes.SetValue:
-		elems = l.Elements()
-	default:
+	elems, ok := elementsOf(v)
+	if !ok {
 		return nil, fmt.Errorf("selectors must be a list of objects with match_labels and match_expressions, got %s", v.Type(context.Background()))
 	}
 	out := make([]scheduling.Selector, 0, len(elems))
@@ -109,13 +102,8 @@ func requirementsFromDynamic(v attr.Value) ([]scheduling.Requirement, error) {
 	if v.IsNull() {
 		return nil, nil
 	}
-	var elems []attr.Value
-	switch l := v.(type) {
-	case basetypes.ListValue:
-		elems = l.Elements()
-	case basetypes.TupleValue:
-		elems = l.Elements()
-	default:
+	elems, ok := elementsOf(v)
+	if !ok {
 		return nil, fmt.Errorf(": must be a list of objects with key, operator and values")
 	}
 	var out []scheduling.Requirement
@@ -179,15 +167,8 @@ func stringFields(v attr.Value) (map[string]string, error) {
 }
 
 func stringElems(v attr.Value) ([]string, error) {
-	var elems []attr.Value
-	switch l := v.(type) {
-	case basetypes.ListValue:
-		elems = l.Elements()
-	case basetypes.TupleValue:
-		elems = l.Elements()
-	case basetypes.SetValue:
-		elems = l.Elements()
-	default:
+	elems, ok := elementsOf(v)
+	if !ok {
 		return nil, fmt.Errorf("must be a list of strings")
 	}
 	out := make([]string, 0, len(elems))
@@ -199,4 +180,17 @@ func stringElems(v attr.Value) ([]string, error) {
 		out = append(out, s.ValueString())
 	}
 	return out, nil
+}
+
+// elementsOf returns the elements of a list, tuple or set: HCL literals arrive as tuples.
+func elementsOf(v attr.Value) ([]attr.Value, bool) {
+	switch l := v.(type) {
+	case basetypes.ListValue:
+		return l.Elements(), true
+	case basetypes.TupleValue:
+		return l.Elements(), true
+	case basetypes.SetValue:
+		return l.Elements(), true
+	}
+	return nil, false
 }
