@@ -279,7 +279,7 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 		switch {
 		case len(files) > 0:
 			if have == nil {
-				r.warnTakeOver(ctx, store, name, want, diags)
+				warnTakeOver(ctx, store, "Destination "+fmt.Sprintf("%q", name), want, diags)
 			}
 			change = statestore.Change{Message: "Update from: " + layout.CanaryWorkName, Put: files}
 		default:
@@ -364,7 +364,7 @@ func (r *destinationResource) open(ref storeRefModel, name string, diags *diag.D
 
 // warnTakeOver warns when files the destination is about to own already hold other content,
 // written by Kratix or another workspace.
-func (r *destinationResource) warnTakeOver(ctx context.Context, store statestore.Store, name string, want map[string]string, diags *diag.Diagnostics) {
+func warnTakeOver(ctx context.Context, store statestore.Store, who string, want map[string]string, diags *diag.Diagnostics) {
 	found, err := store.Hashes(ctx, sortedKeys(want))
 	if err != nil {
 		return // the write that follows reports the failure
@@ -372,8 +372,8 @@ func (r *destinationResource) warnTakeOver(ctx context.Context, store statestore
 	for _, p := range sortedKeys(found) {
 		if found[p] != want[p] {
 			diags.AddWarning("Taking Over Existing File",
-				fmt.Sprintf("Destination %q replaces %s in %s, which held different content (written by Kratix or another workspace?).",
-					name, p, store.Describe()))
+				fmt.Sprintf("%s replaces %s in %s, which held different content (written by Kratix or another workspace?).",
+					who, p, store.Describe()))
 		}
 	}
 }

@@ -346,6 +346,7 @@ func (r *promiseResource) apply(ctx context.Context, plan promiseModel, prior ma
 	}
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
+	r.warnTakeOvers(ctx, name, p, pool, prior, diags)
 	done, err := ops.run(ctx, r.data)
 	if err != nil {
 		addStoreError(diags, "Cannot Write Promise", fmt.Sprintf("Writing the files of promise %q failed", name), err)
@@ -371,6 +372,35 @@ func (r *promiseResource) apply(ctx context.Context, plan promiseModel, prior ma
 	plan.MisscheduledDestinations = stringList(p.Misscheduled)
 	plan.Placements = placementsToModel(p.Placements)
 	diags.Append(state.Set(ctx, &plan)...)
+}
+
+// warnTakeOvers warns, before the first write to a destination, about files there that hold other
+// content: written by Kratix or another workspace, and about to be replaced.
+func (r *promiseResource) warnTakeOvers(ctx context.Context, name string, p promisePlan, pool []poolMember, prior map[string]placement, diags *diag.Diagnostics) {
+	if r.data == nil {
+		return
+	}
+	byStore := map[string]map[string]string{}
+	refs := map[string]storeRefModel{}
+	for _, m := range pool {
+		files, scheduled := p.Writes[m.Name]
+		if _, before := prior[m.Name]; !scheduled || before {
+			continue
+		}
+		key := m.Store.location()
+		if byStore[key] == nil {
+			byStore[key] = map[string]string{}
+		}
+		for path, sum := range hashStrings(files.Put) {
+			byStore[key][path] = sum
+		}
+		refs[key] = m.Store
+	}
+	for key, want := range byStore {
+		if store, err := r.data.open(refs[key], false); err == nil {
+			warnTakeOver(ctx, store, fmt.Sprintf("Promise %q", name), want, diags)
+		}
+	}
 }
 
 func placementsFromModel(ctx context.Context, m types.Map) map[string]placement {
