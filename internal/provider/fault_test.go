@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/minio/minio-go/v7"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
@@ -161,4 +162,55 @@ func TestAccFault_hookRejectsPush(t *testing.T) {
 	if n := ts.commits(t); n != 1 {
 		t.Errorf("%d commits; the rejected push should have left only the seed", n)
 	}
+}
+
+// TestAccFault_otherWriterDuringApply: another client pushes to the branch while the provider's
+// push is in flight (a server hook makes that push, once). The provider's push is refused, it
+// re-applies its change on the new tip, and both changes end up in the history.
+func TestAccFault_otherWriterDuringApply(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ts := newTestStore(t, "git-http")
+	repo := storeName(ts)
+	hook := `#!/bin/sh
+[ -n "$OTHER_WRITER" ] && exit 0
+[ -e other-wrote ] && exit 0
+touch other-wrote
+repo=$(pwd)
+work=$(mktemp -d)
+env -i PATH="$PATH" HOME="$HOME" OTHER_WRITER=1 GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null sh -ec '
+git clone -q "$1" "$2"
+cd "$2"
+echo "theirs" > other-writer.yaml
+git add .
+git -c user.name=other -c user.email=o@example.com commit -qm "their change"
+git push -q origin HEAD:main' _ "$repo" "$work" >&2
+rm -rf "$work"
+`
+	if err := os.WriteFile(filepath.Join(gitServer.RepoPath(repo), "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{{
+			Config: storeAndDestination(ts, ts.provider),
+			Check: func(*terraform.State) error {
+				messages, err := gitServer.CommitMessages(repo, "main")
+				if err != nil {
+					return err
+				}
+				joined := strings.Join(messages, " | ")
+				if !strings.Contains(joined, "their change") || !strings.Contains(joined, "Update from: kratix-canary") {
+					return fmt.Errorf("history lost a change: %s", joined)
+				}
+				for _, f := range []string{"other-writer.yaml", "worker-1/dependencies/kratix-canary-namespace.yaml"} {
+					if _, ok := ts.read(t, f); !ok {
+						return fmt.Errorf("%s is missing: a write was lost", f)
+					}
+				}
+				return nil
+			},
+		}},
+	})
 }
