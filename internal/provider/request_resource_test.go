@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -104,8 +105,9 @@ resource "kratix_resource_request" "r" {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				CheckDestroy: func(*terraform.State) error {
-					if _, ok := ts.read(t, file); ok {
-						return fmt.Errorf("destroy left %s", file)
+					moved := strings.Replace(file, want+"/", other+"/", 1)
+					if _, ok := ts.read(t, moved); ok {
+						return fmt.Errorf("destroy left %s", moved)
 					}
 					return nil
 				},
@@ -132,6 +134,19 @@ resource "kratix_resource_request" "r" {
 						PreConfig: func() { ts.remove(t, file) },
 						Config:    cfg("prod", ""),
 						Check:     resource.ComposeAggregateTestCheckFunc(expectContent(ts, t, file, string(instance)), expectMissing(ts, t, extraFile)),
+					},
+					{
+						// The chosen destination leaves the pool: a new one is chosen (the plan
+						// says so in a warning) and the old files are the destination's business.
+						Config: strings.Replace(cfg("dev", ""), "destinations = kratix_destination.d",
+							fmt.Sprintf("destinations = [for d in kratix_destination.d : d if d.name != %q]", want), 1),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("destination"), knownvalue.StringExact(other)),
+						}},
+						Check: resource.ComposeAggregateTestCheckFunc(
+							expectContent(ts, t, strings.Replace(file, want+"/", other+"/", 1), string(instance)),
+							expectContent(ts, t, file, string(instance)),
+						),
 					},
 				},
 			})
