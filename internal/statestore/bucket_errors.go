@@ -1,0 +1,147 @@
+package statestore
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/minio/minio-go/v7"
+)
+
+// fail wraps err as the store's *Error, unless it already is one. Messages never carry the
+// secret key or session token, even when a server echoes them back.
+func (b *bucketStore) fail(op string, kind Kind, err error) error {
+	var se *Error
+	if errors.As(err, &se) {
+		return err
+	}
+	return &Error{Store: b.Describe(), Op: op, Kind: kind, Err: b.redact(err)}
+}
+
+// redact replaces the store's secrets in err's text; the chain stays intact for errors.As.
+func (b *bucketStore) redact(err error) error {
+	msg := err.Error()
+	clean := msg
+	for _, secret := range []string{b.cfg.SecretAccessKey, b.cfg.SessionToken} {
+		if len(secret) >= 4 {
+			clean = strings.ReplaceAll(clean, secret, "[redacted]")
+		}
+	}
+	if clean == msg {
+		return err
+	}
+	return &redactedError{msg: clean, err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// outcome turns the per-item results of a parallel batch into the items that succeeded and, if
+// any failed, one *Error that says how many did and gives the first cause.
+func (b *bucketStore) outcome(op, what string, items []string, errs []error) ([]string, error) {
+	var (
+		done      []string
+		first     error
+		firstItem string
+		failed    int
+	)
+	for i, err := range errs {
+		if err == nil {
+			done = append(done, items[i])
+			continue
+		}
+		failed++
+		if first == nil {
+			first, firstItem = err, items[i]
+		}
+	}
+	if first == nil {
+		return done, nil
+	}
+	cause := fmt.Errorf("%s: %w", firstItem, first)
+	if len(items) > 1 {
+		cause = fmt.Errorf("%d of %d %s failed; the first, %s: %w", failed, len(items), what, firstItem, first)
+	}
+	return done, b.fail(op, classifyBucketError(first), cause)
+}
+
+// classifyBucketError tells apart the failures that users act on differently. 404 means gone;
+// 403 never does.
+//
+// minio.ToErrorResponse only recognises an unwrapped minio.ErrorResponse, so errors.As is used
+// instead: the store adds context with %w before classifying.
+func classifyBucketError(err error) Kind {
+	var se *Error
+	if errors.As(err, &se) {
+		return se.Kind
+	}
+	var resp minio.ErrorResponse
+	if errors.As(err, &resp) {
+		switch resp.Code {
+		case minio.NoSuchKey:
+			return KindNotFound
+		case minio.NoSuchBucket:
+			return KindMissingBucket
+		case "InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidToken", "ExpiredToken",
+			"InvalidClientTokenId", "TokenRefreshRequired", "MissingSecurityHeader":
+			return KindAuth
+		case minio.AccessDenied, "AllAccessDisabled", "AccountProblem":
+			return KindAccessDenied
+		case "InvalidBucketName", "AuthorizationHeaderMalformed", "InvalidRegion", "PermanentRedirect":
+			return KindConfig
+		}
+		switch resp.StatusCode {
+		case http.StatusUnauthorized:
+			return KindAuth
+		case http.StatusForbidden:
+			return KindAccessDenied
+		case http.StatusNotFound:
+			return KindNotFound
+		}
+		if resp.StatusCode != 0 {
+			return KindOther // the server answered: not a transport failure
+		}
+	}
+	return classifyTransportError(err)
+}
+
+// classifyTransportError recognises TLS and network failures; the git backend uses it too.
+func classifyTransportError(err error) Kind {
+	var (
+		unknownCA *x509.UnknownAuthorityError
+		unknownCV x509.UnknownAuthorityError
+		hostErr   x509.HostnameError
+		invalid   x509.CertificateInvalidError
+		certErr   *tls.CertificateVerificationError
+		recordErr tls.RecordHeaderError
+		netErr    net.Error
+		dnsErr    *net.DNSError
+		opErr     *net.OpError
+	)
+	msg := err.Error()
+	switch {
+	case errors.As(err, &unknownCA), errors.As(err, &unknownCV), errors.As(err, &hostErr), errors.As(err, &invalid),
+		errors.As(err, &certErr), errors.As(err, &recordErr),
+		strings.Contains(msg, "x509:"), strings.Contains(msg, "tls:"), strings.Contains(msg, "HTTP response to HTTPS client"):
+		return KindTLS
+	case errors.Is(err, context.DeadlineExceeded):
+		return KindNetwork
+	case errors.Is(err, context.Canceled):
+		return KindOther
+	case errors.As(err, &dnsErr), errors.As(err, &opErr), errors.As(err, &netErr),
+		strings.Contains(msg, "connection refused"), strings.Contains(msg, "no such host"),
+		strings.Contains(msg, "i/o timeout"), strings.Contains(msg, "connection reset"):
+		return KindNetwork
+	}
+	return KindOther
+}
