@@ -1,0 +1,293 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
+)
+
+// storeOpTimeout bounds one store-level write: seconds when healthy.
+const storeOpTimeout = 2 * time.Minute
+
+// benchBucket is B2: the tekton dependencies to 100 destinations on MinIO, first through the
+// provider's store code against plain minio-go, then end to end through terraform apply.
+func benchBucket(ctx context.Context, e *env, opts options) ([]row, error) {
+	puts, err := dependencyPuts("tekton", e.tektonCanonical, b2Destinations)
+	if err != nil {
+		return nil, err
+	}
+	store, err := benchBucketStore(ctx, e, opts.runs, puts)
+	if err != nil {
+		return nil, err
+	}
+	apply, err := benchBucketApply(ctx, e, opts.e2eRuns)
+	if err != nil {
+		return []row{store}, err
+	}
+	return []row{store, apply}, nil
+}
+
+func benchBucketStore(ctx context.Context, e *env, runs int, puts map[string][]byte) (row, error) {
+	// One unmeasured round first: MinIO's first writes after start and the first TCP connections
+	// would otherwise land on whichever side runs first.
+	if _, _, err := storeApplyRun(ctx, e, "b2-store-warm", puts); err != nil {
+		return row{}, err
+	}
+	if _, err := minioFloorRun(ctx, e, "b2-floor-warm", puts, minio.PutObjectOptions{}); err != nil {
+		return row{}, err
+	}
+	var measured, floor, withMD5 timings
+	var stats statestore.BucketStats
+	for i := range runs {
+		// Not part of the floor: the floor with the provider's upload options, which tells how
+		// much of the gap is Content-MD5 and how much the lookups before the PUTs.
+		d, err := minioFloorRun(ctx, e, fmt.Sprintf("b2-md5-%d", i), puts, providerPutOptions)
+		if err != nil {
+			return row{}, err
+		}
+		withMD5 = append(withMD5, d)
+		// Alternating which goes first spreads any drift of the machine's load over both.
+		steps := []func() error{
+			func() error {
+				d, s, err := storeApplyRun(ctx, e, fmt.Sprintf("b2-store-%d", i), puts)
+				measured, stats = append(measured, d), s
+				return err
+			},
+			func() error {
+				d, err := minioFloorRun(ctx, e, fmt.Sprintf("b2-floor-%d", i), puts, minio.PutObjectOptions{})
+				floor = append(floor, d)
+				return err
+			},
+		}
+		if err := alternate(i, steps); err != nil {
+			return row{}, err
+		}
+	}
+	r, rs := ratio(measured.median(), floor.median())
+	size := len(e.tektonCanonical)
+	return row{
+		scenario: fmt.Sprintf("B2 store: tekton (%.1f MiB canonical) to %d destinations, Pool.Bucket(...).Apply, fresh bucket", float64(size)/(1<<20), b2Destinations),
+		measured: fmtDuration(measured.median()),
+		floor:    fmtDuration(floor.median()) + " (minio-go PutObject, same concurrency)",
+		ratio:    rs, goal: "<= 1.2x", met: yesNo(r <= 1.2),
+		notes: fmt.Sprintf("%d objects each side, %d in flight; store requests per run: %d PUT, %d HEAD, %d GET, %d LIST; "+
+			"minio-go with the store's PutObject options (DisableMultipart, SendContentMd5), no HEADs: %s; runs: store %s / floor %s",
+			len(puts), statestore.DefaultBucketConcurrency, stats.Puts, stats.Heads, stats.Gets, stats.Lists, fmtDuration(withMD5.median()), measured, floor),
+	}, nil
+}
+
+// alternate runs the two steps of run i, the first one first on even runs and last on odd ones.
+func alternate(i int, steps []func() error) error {
+	if i%2 == 1 {
+		steps[0], steps[1] = steps[1], steps[0]
+	}
+	for _, s := range steps {
+		if err := s(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storeApplyRun writes puts as one Change through a fresh Pool into a fresh bucket.
+func storeApplyRun(ctx context.Context, e *env, bucket string, puts map[string][]byte) (time.Duration, statestore.BucketStats, error) {
+	if err := e.freshBucket(ctx, bucket); err != nil {
+		return 0, statestore.BucketStats{}, err
+	}
+	defer e.dropBucket(ctx, bucket)
+	store, err := statestore.NewPool().Bucket(statestore.BucketConfig{
+		Endpoint: e.minio.Endpoint, BucketName: bucket, Insecure: true,
+		AccessKeyID: e.minio.AccessKey, SecretAccessKey: e.minio.SecretKey,
+	})
+	if err != nil {
+		return 0, statestore.BucketStats{}, fmt.Errorf("opening bucket %s: %w", bucket, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, storeOpTimeout)
+	defer cancel()
+	start := time.Now()
+	res, err := store.Apply(ctx, statestore.Change{Message: "Update from: promise/tekton", Put: puts})
+	took := time.Since(start)
+	if err != nil {
+		return 0, statestore.BucketStats{}, fmt.Errorf("store Apply to bucket %s: %w", bucket, err)
+	}
+	if len(res.Written) != len(puts) {
+		return 0, statestore.BucketStats{}, fmt.Errorf("store Apply to bucket %s wrote %d files, want %d", bucket, len(res.Written), len(puts))
+	}
+	var stats statestore.BucketStats
+	if sr, ok := store.(statestore.StatsReporter); ok {
+		stats = sr.Stats()
+	}
+	return took, stats, e.expectObjects(ctx, bucket, len(puts))
+}
+
+// providerPutOptions are the options the bucket store uploads with (internal/statestore/bucket.go).
+var providerPutOptions = minio.PutObjectOptions{ContentType: "application/yaml", DisableMultipart: true, SendContentMd5: true}
+
+// minioFloorRun is the floor: a plain minio-go program uploading the same objects with the same
+// number in flight, into a fresh bucket, with put options (none for the floor). It does nothing
+// else: no lookups before the uploads.
+func minioFloorRun(ctx context.Context, e *env, bucket string, puts map[string][]byte, put minio.PutObjectOptions) (time.Duration, error) {
+	if err := e.freshBucket(ctx, bucket); err != nil {
+		return 0, err
+	}
+	defer e.dropBucket(ctx, bucket)
+	// A client of its own, as the store gets from its fresh Pool: both open their connections
+	// inside the timing.
+	client, err := minio.New(e.minio.Endpoint, &minio.Options{Creds: credentials.NewStaticV4(e.minio.AccessKey, e.minio.SecretKey, "")})
+	if err != nil {
+		return 0, fmt.Errorf("minio client: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, storeOpTimeout)
+	defer cancel()
+	start := time.Now()
+	if err := putAll(ctx, client, bucket, puts, statestore.DefaultBucketConcurrency, put); err != nil {
+		return 0, err
+	}
+	took := time.Since(start)
+	return took, e.expectObjects(ctx, bucket, len(puts))
+}
+
+// putAll uploads every object with at most inFlight requests at a time.
+func putAll(ctx context.Context, client *minio.Client, bucket string, puts map[string][]byte, inFlight int, opts minio.PutObjectOptions) error {
+	sem := make(chan struct{}, inFlight)
+	errs := make(chan error, len(puts))
+	var wg sync.WaitGroup
+	for key, content := range puts {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if _, err := client.PutObject(ctx, bucket, key, bytes.NewReader(content), int64(len(content)), opts); err != nil {
+				errs <- fmt.Errorf("floor PutObject %s/%s: %w", bucket, key, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs // nil when the channel is empty
+}
+
+// expectObjects checks, with an independent client, that a bucket holds exactly n objects.
+func (e *env) expectObjects(ctx context.Context, bucket string, n int) error {
+	got, err := e.countObjects(ctx, bucket)
+	if err != nil {
+		return err
+	}
+	if got != n {
+		return fmt.Errorf("bucket %s holds %d objects, want %d", bucket, got, n)
+	}
+	return nil
+}
+
+// benchBucketApply is B2 end to end: terraform apply of the tekton promise to 100 destinations,
+// against the same apply with a selector that matches nothing (Terraform's own cost).
+func benchBucketApply(ctx context.Context, e *env, runs int) (row, error) {
+	var full, empty timings
+	var peak float64
+	for i := range runs {
+		steps := []func() error{
+			func() error {
+				bucket := fmt.Sprintf("b2-tf-%d", i)
+				res, err := tektonApply(ctx, e, bucket, e.bucketRef(e.minio.Endpoint, bucket), "")
+				full, peak = append(full, res.took), max(peak, res.peakMiB)
+				return err
+			},
+			func() error {
+				bucket := fmt.Sprintf("b2-tf-none-%d", i)
+				res, err := tektonApply(ctx, e, bucket, e.bucketRef(e.minio.Endpoint, bucket), nothingMatches)
+				empty = append(empty, res.took)
+				return err
+			},
+		}
+		if err := alternate(i, steps); err != nil {
+			return row{}, err
+		}
+	}
+	_, rs := ratio(full.median(), empty.median())
+	return row{
+		scenario: fmt.Sprintf("B2 e2e: terraform apply, tekton promise to %d destinations on MinIO (init_workloads = false)", b2Destinations),
+		measured: fmtDuration(full.median()),
+		floor:    fmtDuration(empty.median()) + " (same apply, selector matching nothing)",
+		ratio:    rs, goal: "-", met: "-",
+		notes: fmt.Sprintf("%d runs; %d objects checked after each; provider peak RSS %.0f MiB; runs: %s / %s",
+			runs, b2Destinations, peak, full, empty),
+	}, nil
+}
+
+// tektonApply applies the tekton promise to 100 destinations of a fresh store in a fresh
+// workspace and checks what it wrote. name is the bucket (or repository) to create and remove.
+func tektonApply(ctx context.Context, e *env, name string, store storeRef, selector string) (tfResult, error) {
+	cleanup, err := e.freshStore(ctx, name, store)
+	if err != nil {
+		return tfResult{}, err
+	}
+	defer cleanup()
+	cfg := kratixConfig{store: store, destinations: b2Destinations,
+		promises: []string{promiseBlock("tekton", 0, `file("${path.module}/tekton.yaml")`, selector)}}
+	ws, err := e.newWorkspace(name, map[string][]byte{"main.tf": []byte(cfg.String()), "tekton.yaml": e.tektonRaw})
+	if err != nil {
+		return tfResult{}, err
+	}
+	defer ws.remove()
+	res, err := ws.apply(ctx, selector == "")
+	if err != nil {
+		return res, err
+	}
+	want := b2Destinations
+	if selector != "" {
+		want = 0
+	}
+	return res, e.expectWritten(ctx, name, store, want)
+}
+
+// freshStore creates the bucket or repository of a run and returns what removes it.
+func (e *env) freshStore(ctx context.Context, name string, store storeRef) (func(), error) {
+	if store.url != "" {
+		if err := e.git.CreateRepo(name, "main"); err != nil {
+			return nil, fmt.Errorf("creating repository %s: %w", name, err)
+		}
+		return func() {}, nil // the git server's Stop removes every repository
+	}
+	if err := e.freshBucket(ctx, name); err != nil {
+		return nil, err
+	}
+	return func() { e.dropBucket(ctx, name) }, nil
+}
+
+// expectWritten checks, with an independent client, that a run wrote n dependency files; for
+// git also that it made one commit (none when nothing was written) on the seed commit.
+func (e *env) expectWritten(ctx context.Context, name string, store storeRef, n int) error {
+	if store.url == "" {
+		return e.expectObjects(ctx, name, n)
+	}
+	files, err := e.git.ListFiles(name, "main")
+	if err != nil {
+		return err
+	}
+	if len(files) != n+1 { // and the seed README.md
+		return fmt.Errorf("repository %s holds %d files, want %d and README.md", name, len(files), n)
+	}
+	wantCommits := 1
+	if n > 0 {
+		wantCommits = 2
+	}
+	return e.expectCommits(name, wantCommits)
+}
+
+func (e *env) expectCommits(repo string, want int) error {
+	got, err := e.git.CommitCount(repo, "main")
+	if err != nil {
+		return err
+	}
+	if got != want {
+		return fmt.Errorf("repository %s has %d commits, want %d", repo, got, want)
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// steadySize is the B4 configuration: promises, each scheduled to every destination.
+type steadySize struct{ destinations, promises int }
+
+var (
+	fullB4  = steadySize{destinations: 100, promises: 20}
+	quickB4 = steadySize{destinations: 20, promises: 5}
+)
+
+// benchSteadyPlan is B4: with everything applied and nothing changed, terraform plan must find
+// nothing to do and read no object bodies. It is set against a plan of terraform_data resources
+// of the same count and state shape, which is what Terraform costs by itself.
+func benchSteadyPlan(ctx context.Context, e *env, runs int, size steadySize) ([]row, error) {
+	proxy, err := startCountingProxy(e.minio.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	defer proxy.stop()
+
+	const bucket = "b4-steady"
+	if err := e.freshBucket(ctx, bucket); err != nil {
+		return nil, err
+	}
+	defer e.dropBucket(ctx, bucket)
+	kratix, setup, err := steadyKratixWorkspace(ctx, e, proxy, bucket, size)
+	if err != nil {
+		return nil, err
+	}
+	defer kratix.remove()
+	floor, err := e.newWorkspace("b4-data", map[string][]byte{"main.tf": []byte(dataConfig(size.destinations, size.promises))})
+	if err != nil {
+		return nil, err
+	}
+	defer floor.remove()
+	if _, err := floor.apply(ctx, false); err != nil {
+		return nil, fmt.Errorf("applying the terraform_data floor: %w", err)
+	}
+
+	var measured, floorTimes timings
+	var worst s3Counts
+	for i := range runs {
+		steps := []func() error{
+			func() error {
+				proxy.reset()
+				d, err := emptyPlan(ctx, kratix)
+				c := proxy.reset()
+				measured, worst = append(measured, d), maxCounts(worst, c)
+				return err
+			},
+			func() error {
+				d, err := emptyPlan(ctx, floor)
+				floorTimes = append(floorTimes, d)
+				return err
+			},
+		}
+		if err := alternate(i, steps); err != nil {
+			return nil, err
+		}
+	}
+	_, rs := ratio(measured.median(), floorTimes.median())
+	resources := 1 + size.destinations + size.promises
+	return []row{{
+		scenario: fmt.Sprintf("B4 steady state: terraform plan -detailed-exitcode, %d promises x %d destinations applied (bucket, via counting proxy)", size.promises, size.destinations),
+		measured: fmtDuration(measured.median()),
+		floor:    fmt.Sprintf("%s (plan of %d terraform_data, same state shape)", fmtDuration(floorTimes.median()), resources),
+		ratio:    rs, goal: "0 PUT, 0 GET", met: yesNo(worst.Puts == 0 && worst.Gets == 0),
+		notes: fmt.Sprintf("exit 0 (no changes) every run; S3 requests per plan (max over runs): %s; set-up apply of %d resources: %s; runs: %s / %s",
+			worst, resources, setup, measured, floorTimes),
+	}}, nil
+}
+
+// steadyKratixWorkspace applies the B4 configuration to bucket through the counting proxy and
+// returns the workspace and a summary of the set-up apply.
+func steadyKratixWorkspace(ctx context.Context, e *env, proxy *countingProxy, bucket string, size steadySize) (*workspace, string, error) {
+	cfg := kratixConfig{
+		store:         e.bucketRef(proxy.Endpoint, bucket),
+		destinations:  size.destinations,
+		initWorkloads: true, // the usual setting: the plan also checks every destination's canaries
+		promises:      []string{promiseBlock("p", size.promises, smallNamespace, "")},
+	}
+	ws, err := e.newWorkspace("b4-kratix", map[string][]byte{"main.tf": []byte(cfg.String())})
+	if err != nil {
+		return nil, "", err
+	}
+	proxy.reset()
+	res, err := ws.apply(ctx, false)
+	if err != nil {
+		ws.remove()
+		return nil, "", fmt.Errorf("applying the steady-state configuration: %w", err)
+	}
+	counts := proxy.reset()
+	// Two canaries per destination, and one file per promise and destination.
+	if err := e.expectObjects(ctx, bucket, size.destinations*(2+size.promises)); err != nil {
+		ws.remove()
+		return nil, "", err
+	}
+	return ws, fmt.Sprintf("%s (%s)", fmtDuration(res.took), counts), nil
+}
+
+// emptyPlan runs terraform plan -detailed-exitcode, which must exit 0: nothing to change.
+func emptyPlan(ctx context.Context, ws *workspace) (time.Duration, error) {
+	res, err := ws.run(ctx, false, "plan", "-detailed-exitcode")
+	if err != nil {
+		return 0, err
+	}
+	if res.exitCode != 0 {
+		return 0, fmt.Errorf("terraform plan in %s exited %d, want 0 (no changes):\n%s", ws.dir, res.exitCode, tail(planSummary(res.output)))
+	}
+	return res.took, nil
+}
+
+// planSummary drops the refresh lines, which are most of a big plan's output and say nothing.
+func planSummary(out string) string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.Contains(l, ": Refreshing state...") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// maxCounts keeps the worst plan: the largest count of each kind over the runs.
+func maxCounts(a, b s3Counts) s3Counts {
+	out := s3Counts{Puts: max(a.Puts, b.Puts), Gets: max(a.Gets, b.Gets), Heads: max(a.Heads, b.Heads),
+		Lists: max(a.Lists, b.Lists), Other: max(a.Other, b.Other), OtherKinds: map[string]int{}}
+	for _, m := range []map[string]int{a.OtherKinds, b.OtherKinds} {
+		for k, n := range m {
+			out.OtherKinds[k] = max(out.OtherKinds[k], n)
+		}
+	}
+	return out
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// parallelSize is the B5 configuration: promises, each to every destination, all in one
+// repository, applied with Terraform running `parallelism` resources at a time.
+type parallelSize struct{ destinations, promises, parallelism int }
+
+var (
+	fullB5  = parallelSize{destinations: 20, promises: 50, parallelism: 10}
+	quickB5 = parallelSize{destinations: 5, promises: 10, parallelism: 10}
+)
+
+// benchParallelGit is B5: many promises writing to one repository at once. The provider
+// serialises them on its one clone, so every push must succeed (apply exits 0) and each promise
+// must be exactly one commit. The floor is Terraform applying as many terraform_data resources
+// with the same parallelism.
+func benchParallelGit(ctx context.Context, e *env, runs int, size parallelSize) ([]row, error) {
+	var measured, floor timings
+	var peak float64
+	for i := range runs {
+		steps := []func() error{
+			func() error {
+				res, err := parallelGitRun(ctx, e, fmt.Sprintf("b5-%d", i), size)
+				measured, peak = append(measured, res.took), max(peak, res.peakMiB)
+				return err
+			},
+			func() error {
+				d, err := parallelDataRun(ctx, e, size)
+				floor = append(floor, d)
+				return err
+			},
+		}
+		if err := alternate(i, steps); err != nil {
+			return nil, err
+		}
+	}
+	_, rs := ratio(measured.median(), floor.median())
+	resources := 1 + size.destinations + size.promises
+	return []row{{
+		scenario: fmt.Sprintf("B5 terraform apply -parallelism=%d: %d promises x %d destinations, one git repository (smart HTTP)", size.parallelism, size.promises, size.destinations),
+		measured: fmtDuration(measured.median()),
+		floor:    fmt.Sprintf("%s (apply of %d terraform_data, same parallelism)", fmtDuration(floor.median()), resources),
+		ratio:    rs, goal: "exit 0, 1 commit per promise", met: "yes", // a miss fails the scenario
+		notes: fmt.Sprintf("%d runs; apply exit 0 every run (no failed push); commits = 1 seed + %d, one per promise (init_workloads = false), %d files checked; provider peak RSS %.0f MiB; runs: %s / %s",
+			runs, size.promises, size.promises*size.destinations, peak, measured, floor),
+	}}, nil
+}
+
+// parallelGitRun applies the B5 configuration to a fresh repository and checks the history.
+func parallelGitRun(ctx context.Context, e *env, repo string, size parallelSize) (tfResult, error) {
+	if err := e.git.CreateRepo(repo, "main"); err != nil {
+		return tfResult{}, fmt.Errorf("creating repository %s: %w", repo, err)
+	}
+	cfg := kratixConfig{
+		store:        e.gitRef(repo),
+		destinations: size.destinations,
+		promises:     []string{promiseBlock("p", size.promises, smallNamespace, "")},
+	}
+	ws, err := e.newWorkspace(repo, map[string][]byte{"main.tf": []byte(cfg.String())})
+	if err != nil {
+		return tfResult{}, err
+	}
+	defer ws.remove()
+	res, err := ws.apply(ctx, true, "-parallelism="+strconv.Itoa(size.parallelism))
+	if err != nil {
+		return res, err
+	}
+	files, err := e.git.ListFiles(repo, "main")
+	if err != nil {
+		return res, err
+	}
+	if want := size.promises*size.destinations + 1; len(files) != want {
+		return res, fmt.Errorf("repository %s holds %d files, want %d (with README.md)", repo, len(files), want)
+	}
+	return res, e.expectCommits(repo, 1+size.promises)
+}
+
+// parallelDataRun applies the terraform_data floor in a fresh workspace.
+func parallelDataRun(ctx context.Context, e *env, size parallelSize) (time.Duration, error) {
+	ws, err := e.newWorkspace("b5-data", map[string][]byte{"main.tf": []byte(dataConfig(size.destinations, size.promises))})
+	if err != nil {
+		return 0, err
+	}
+	defer ws.remove()
+	res, err := ws.apply(ctx, false, "-parallelism="+strconv.Itoa(size.parallelism))
+	return res.took, err
+}

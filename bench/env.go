@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
+	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
+)
+
+// env is what every scenario shares: the servers, the provider binary and the test data.
+type env struct {
+	machine machine
+	minio   *testinfra.MinIO
+	client  *minio.Client // plain minio-go, for floors, set-up and checks
+	git     *testinfra.GitServer
+
+	dir         string // scratch folder for workspaces and clones
+	providerBin string // the provider built from this checkout
+	cliConfig   string // a Terraform CLI configuration with dev_overrides for providerBin
+	terraform   string
+
+	tektonRaw       []byte // the manifest as the user writes it (Terraform's file())
+	tektonCanonical []byte // what the provider writes: parsed and canonicalised once
+}
+
+// machine describes where the numbers come from.
+type machine struct {
+	date, cpu, kernel, goVersion, terraformVersion, gitVersion string
+	nproc                                                      int
+}
+
+func startEnv(ctx context.Context, opts options) (*env, error) {
+	e := &env{}
+	ok := false
+	// Whatever fails half-way, the servers already started are stopped.
+	defer func() {
+		if !ok {
+			e.stop()
+		}
+	}()
+	var err error
+	if e.dir, err = os.MkdirTemp("", "kratix-bench-"); err != nil {
+		return nil, fmt.Errorf("creating a scratch folder: %w", err)
+	}
+	if e.terraform, err = findTerraform(opts.terraform); err != nil {
+		return nil, err
+	}
+	if err := e.loadTekton(opts.tekton); err != nil {
+		return nil, err
+	}
+	if err := e.buildProvider(ctx); err != nil {
+		return nil, err
+	}
+	logf("starting MinIO and the git server")
+	if e.minio, err = testinfra.StartMinIO(); err != nil {
+		return nil, err
+	}
+	if e.client, err = e.minio.Client(); err != nil {
+		return nil, err
+	}
+	if e.git, err = testinfra.StartGitServer(); err != nil {
+		return nil, err
+	}
+	e.machine = describeMachine(ctx, e.terraform)
+	ok = true
+	return e, nil
+}
+
+// stop ends the servers and removes every scratch file. Safe on a half-started env.
+func (e *env) stop() {
+	if e.git != nil {
+		e.git.Stop()
+	}
+	if e.minio != nil {
+		e.minio.Stop()
+	}
+	if e.dir != "" {
+		_ = os.RemoveAll(e.dir)
+	}
+}
+
+// loadTekton reads the manifest and canonicalises it with the provider's own code, once: the
+// store-level scenarios write exactly the bytes the provider would.
+func (e *env) loadTekton(path string) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("reading the tekton manifest (expected in ../shared beside the repository; see -tekton): %w", err)
+	}
+	docs, err := manifest.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("parsing %s: %w", path, err)
+	}
+	e.tektonRaw, e.tektonCanonical = raw, manifest.Canonical(docs)
+	return nil
+}
+
+// buildProvider builds the provider binary once, from the module this program belongs to.
+func (e *env) buildProvider(ctx context.Context) error {
+	logf("building the provider")
+	root, err := moduleRoot(ctx)
+	if err != nil {
+		return err
+	}
+	binDir := filepath.Join(e.dir, "bin")
+	e.providerBin = filepath.Join(binDir, "terraform-provider-kratix")
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", e.providerBin, ".")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("building the provider in %s: %w\n%s", root, err, out)
+	}
+	// The memory watcher recognises the provider by /proc/PID/exe, which is the resolved path.
+	if e.providerBin, err = filepath.EvalSymlinks(e.providerBin); err != nil {
+		return fmt.Errorf("resolving the provider binary's path: %w", err)
+	}
+	e.cliConfig = filepath.Join(e.dir, "terraformrc")
+	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"promise-platform/kratix\" = %q\n  }\n  direct {}\n}\n", filepath.Dir(e.providerBin))
+	if err := os.WriteFile(e.cliConfig, []byte(rc), 0o600); err != nil {
+		return fmt.Errorf("writing the Terraform CLI configuration: %w", err)
+	}
+	return nil
+}
+
+func moduleRoot(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}").Output()
+	if err != nil {
+		return "", fmt.Errorf("finding the module root (run from inside the repository): %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// findTerraform follows the Makefile's order: an explicit flag, the variables the tests use, PATH.
+func findTerraform(flagValue string) (string, error) {
+	for _, p := range []string{flagValue, os.Getenv("TF_ACC_TERRAFORM_PATH"), os.Getenv("TERRAFORM")} {
+		if p != "" {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath("terraform"); err == nil {
+		return p, nil
+	}
+	if _, err := os.Stat("/usr/local/bin/terraform"); err == nil {
+		return "/usr/local/bin/terraform", nil
+	}
+	return "", fmt.Errorf("terraform CLI not found: put it on PATH or pass -terraform")
+}
+
+func describeMachine(ctx context.Context, terraform string) machine {
+	m := machine{
+		date:      time.Now().UTC().Format("2006-01-02 15:04 MST"),
+		nproc:     runtime.NumCPU(),
+		cpu:       cpuModel(),
+		goVersion: runtime.Version(),
+	}
+	m.kernel = firstLine(ctx, "uname", "-sr")
+	m.terraformVersion = strings.TrimPrefix(firstLine(ctx, terraform, "version"), "Terraform ")
+	m.gitVersion = strings.TrimPrefix(firstLine(ctx, "git", "version"), "git version ")
+	return m
+}
+
+// cpuModel is the first "model name" of /proc/cpuinfo.
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	defer func() { _ = f.Close() }()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}
+
+// firstLine runs a command for its version banner; a failure shows as "unknown".
+func firstLine(ctx context.Context, name string, args ...string) string {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+	out, err := cmd.Output()
+	if err != nil {
+		return "unknown"
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return line
+}
+
+// selected reports whether the -only flag lets scenario id run.
+func (o options) selected(id string) bool {
+	if o.only == "" {
+		return true
+	}
+	for _, s := range strings.Split(o.only, ",") {
+		if strings.EqualFold(strings.TrimSpace(s), id) {
+			return true
+		}
+	}
+	return false
+}

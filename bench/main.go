@@ -1,0 +1,127 @@
+// Command bench measures the provider against the physical floor on this machine: each scenario
+// runs against the real MinIO and git servers that internal/testinfra starts on loopback, beside
+// a floor (a plain client doing the same work, or Terraform doing nothing of ours) measured in
+// the same run, and reports medians in a Markdown table.
+//
+//	go run ./bench -runs 5 -out bench-results.md
+//	go run ./bench -quick            # one run, smaller B4 and B5: a smoke test
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// options are the command-line flags.
+type options struct {
+	runs      int
+	e2eRuns   int // runs of the terraform apply scenarios (slow); 0 means runs
+	out       string
+	quick     bool
+	tekton    string
+	terraform string
+	only      string
+	timeout   time.Duration
+}
+
+func parseFlags() options {
+	var o options
+	flag.IntVar(&o.runs, "runs", 5, "runs per scenario; each scenario reports the median")
+	flag.IntVar(&o.e2eRuns, "e2e-runs", 0, "runs of the end-to-end terraform apply scenarios (B2/B3 apply, B5); 0: same as -runs")
+	flag.StringVar(&o.out, "out", "", "also write the table to this file")
+	flag.BoolVar(&o.quick, "quick", false, "smoke run: 1 run, smaller B4 and B5")
+	flag.StringVar(&o.tekton, "tekton", "../shared/testdata/marketplace/tekton.yaml", "the 1.9 MiB Promise dependencies used by B2 and B3")
+	flag.StringVar(&o.terraform, "terraform", "", "Terraform CLI (default: $TF_ACC_TERRAFORM_PATH, $TERRAFORM, PATH, /usr/local/bin/terraform)")
+	flag.StringVar(&o.only, "only", "", "run only these scenarios, comma-separated (B1,B2,B3,B4,B5)")
+	flag.DurationVar(&o.timeout, "timeout", 40*time.Minute, "bound on the whole benchmark")
+	flag.Parse()
+	if o.quick {
+		o.runs = 1
+	}
+	if o.runs < 1 {
+		o.runs = 1
+	}
+	if o.e2eRuns <= 0 || o.e2eRuns > o.runs {
+		o.e2eRuns = o.runs
+	}
+	return o
+}
+
+func main() {
+	opts := parseFlags()
+	if err := run(opts); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(opts options) error {
+	// Ctrl-C must still stop the servers and remove their folders, so it only cancels the context.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, opts.timeout)
+	defer cancel()
+
+	started := time.Now()
+	e, err := startEnv(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer e.stop()
+
+	var rows []row
+	for _, s := range scenarios(opts) {
+		if !opts.selected(s.id) {
+			continue
+		}
+		logf("%s: %s", s.id, s.title)
+		got, err := s.run(ctx, e)
+		if err != nil {
+			// One broken scenario must not cost the others' results.
+			logf("%s failed: %v", s.id, err)
+			got = append(got, failedRow(s.id+" "+s.title, err))
+		}
+		rows = append(rows, got...)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+
+	report := renderReport(e.machine, opts, rows, time.Since(started))
+	fmt.Print(report)
+	if opts.out != "" {
+		if err := os.WriteFile(opts.out, []byte(report), 0o644); err != nil {
+			return fmt.Errorf("writing %s: %w", opts.out, err)
+		}
+	}
+	return ctx.Err()
+}
+
+// scenario is one line (or a few) of the table.
+type scenario struct {
+	id, title string
+	run       func(ctx context.Context, e *env) ([]row, error)
+}
+
+func scenarios(opts options) []scenario {
+	b4, b5 := fullB4, fullB5
+	if opts.quick {
+		b4, b5 = quickB4, quickB5
+	}
+	return []scenario{
+		{"B1", "scheduling engine", func(ctx context.Context, e *env) ([]row, error) { return benchScheduling(ctx, opts.runs) }},
+		{"B2", "tekton to 100 destinations on MinIO", func(ctx context.Context, e *env) ([]row, error) { return benchBucket(ctx, e, opts) }},
+		{"B3", "tekton to 100 destinations on git", func(ctx context.Context, e *env) ([]row, error) { return benchGit(ctx, e, opts) }},
+		{"B4", "steady-state plan", func(ctx context.Context, e *env) ([]row, error) { return benchSteadyPlan(ctx, e, opts.runs, b4) }},
+		{"B5", "parallel promises to one repository", func(ctx context.Context, e *env) ([]row, error) { return benchParallelGit(ctx, e, opts.e2eRuns, b5) }},
+	}
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s bench: %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}

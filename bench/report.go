@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// row is one line of the results table.
+type row struct {
+	scenario, measured, floor, ratio, goal, met, notes string
+}
+
+func failedRow(scenario string, err error) row {
+	// Pipes and newlines would break the Markdown table.
+	msg := strings.NewReplacer("|", "/", "\n", " ").Replace(err.Error())
+	if len(msg) > 400 {
+		msg = msg[:400] + "..."
+	}
+	return row{scenario: scenario, measured: "FAILED", floor: "-", ratio: "-", goal: "-", met: "no", notes: msg}
+}
+
+// timings are the durations of the runs of one measurement.
+type timings []time.Duration
+
+// median is the middle run (the mean of the two middle runs for an even count): it ignores the
+// odd run slowed by the other tenants of this machine, where a mean would not.
+func (t timings) median() time.Duration {
+	if len(t) == 0 {
+		return 0
+	}
+	s := slices.Clone(t)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func (t timings) String() string {
+	parts := make([]string, len(t))
+	for i, d := range t {
+		parts[i] = fmtDuration(d)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d >= 10*time.Second:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	case d >= time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	default:
+		return fmt.Sprintf("%.0f ms", float64(d)/float64(time.Millisecond))
+	}
+}
+
+// ratio is measured/floor of the medians, as "1.072x": three decimals, so that a ratio just
+// over a goal does not print as the goal itself.
+func ratio(measured, floor time.Duration) (float64, string) {
+	if floor <= 0 {
+		return 0, "-"
+	}
+	r := float64(measured) / float64(floor)
+	return r, fmt.Sprintf("%.3fx", r)
+}
+
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "no"
+}
+
+// renderReport is the whole output: machine, date, the table and how to read it.
+func renderReport(m machine, opts options, rows []row, took time.Duration) string {
+	var b strings.Builder
+	b.WriteString("# Benchmarks\n\n")
+	fmt.Fprintf(&b, "- Date: %s\n", m.date)
+	fmt.Fprintf(&b, "- Machine: %d cores (nproc), %s, %s\n", m.nproc, m.cpu, m.kernel)
+	fmt.Fprintf(&b, "- Go: %s; Terraform: %s; git: %s\n", m.goVersion, m.terraformVersion, m.gitVersion)
+	mode := ""
+	if opts.quick {
+		mode = " (-quick: smaller B4 and B5)"
+	}
+	fmt.Fprintf(&b, "- Runs: %d per scenario, %d for the terraform apply scenarios%s; the whole benchmark took %s\n\n",
+		opts.runs, opts.e2eRuns, mode, fmtDuration(took))
+	b.WriteString("| scenario | measured (median) | floor (median) | ratio | goal | met? | notes |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.scenario, r.measured, r.floor, r.ratio, r.goal, r.met, r.notes)
+	}
+	b.WriteString("\nEvery server runs on this machine on loopback (MinIO, git http-backend behind basic auth), " +
+		"started by internal/testinfra. Measured and floor alternate within each run, so that load from other " +
+		"processes on the machine falls on both. Peak memory is the largest VmHWM of the provider processes " +
+		"(terraform-provider-kratix, polled every 20 ms from /proc) during the apply.\n")
+	return b.String()
+}
