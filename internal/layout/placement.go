@@ -30,11 +30,14 @@ type Dependencies struct {
 
 // Files is what one placement keeps in a store.
 type Files struct {
-	// Put maps store paths to content: every file this placement owns, index files included.
+	// Put maps store paths to content: every file this placement writes, index files included.
 	Put map[string][]byte
 	// Prune lists the folders the placement owns outright; files in them that are not in Put
 	// are stale.
 	Prune []string
+	// Claims lists single files the placement owns whether or not it writes them now (the two
+	// splitByKind files, an index file, a contribution): one not in Put is stale.
+	Claims []string
 	// Aggregate, when set, is the aggregatedYAML file rebuilt from every contribution.
 	Aggregate *Aggregate
 }
@@ -44,6 +47,12 @@ type Files struct {
 type Aggregate struct {
 	File, Dir string
 }
+
+// ContributionExt is the extension of the files that hold each placement's part of an
+// aggregatedYAML file. It is not a manifest extension, so that no GitOps agent applies them even
+// where they sit under a folder it reads (Flux's generated kustomization and Argo CD's directory
+// source take *.yaml, *.yml and *.json only).
+const ContributionExt = ".part"
 
 // PlacementName is a deterministic name for a placement, in the shape of Kratix's WorkPlacement
 // names (<work>.<destination>-<group id>) but without Kratix's random suffix, so that every plan
@@ -55,54 +64,92 @@ func PlacementName(work, destination string) string {
 // DependenciesWork names the Work of a promise's static dependencies.
 func DependenciesWork(promise string) string { return promise + "-static-deps" }
 
-// DependencyFiles lays out a promise's static dependencies in a destination.
+// DependencyFiles lays out a promise's static dependencies in a destination. Dependencies with
+// no document (All empty) put nothing, and claim what they would have written, so that an
+// earlier file goes: Kratix creates no Work for them.
 func DependencyFiles(t Target, deps Dependencies) (Files, error) {
 	p := deps.Promise
 	file := fmt.Sprintf("static/%s-dependencies.yaml", p)
 	placement := PlacementName(DependenciesWork(p), t.Destination)
+	empty := len(deps.All) == 0
 	switch t.Mode {
 	case ModeNestedByMetadata, "":
 		dir := Join(t.Root, "dependencies", p, DefaultGroupID)
-		return Files{
-			Put:   map[string][]byte{Join(dir, file): deps.All},
-			Prune: []string{dir + "/"},
-		}, nil
+		put := map[string][]byte{}
+		if !empty {
+			put[Join(dir, file)] = deps.All
+		}
+		return Files{Put: put, Prune: []string{dir + "/"}}, nil
 	case ModeNone:
 		written := Join(t.Root, file)
 		index, err := indexFile(t, PromiseNamespace, placement, []string{written})
 		if err != nil {
 			return Files{}, err
 		}
-		return Files{Put: map[string][]byte{written: deps.All, index.path: index.content}}, nil
+		f := Files{Put: map[string][]byte{}, Claims: []string{written, index.path}}
+		if !empty {
+			f.Put[written], f.Put[index.path] = deps.All, index.content
+		}
+		return f, nil
 	case ModeAggregatedYAML:
-		agg := AggregateOf(t)
-		return Files{
-			Put:       map[string][]byte{Join(agg.Dir, placement+".yaml"): deps.All},
-			Aggregate: &agg,
-		}, nil
+		return contribution(t, placement, deps.All), nil
 	case ModeSplitByKind:
-		work := fmt.Sprintf("default-%s-default", p)
-		put := map[string][]byte{}
-		if len(deps.CRDs) > 0 {
-			put[Join(t.Root, "crds", "00-"+work+"-crds.yaml")] = deps.CRDs
-		}
-		if len(deps.Others) > 0 {
-			put[Join(t.Root, "resources", "01-"+work+"-resources.yaml")] = deps.Others
-		}
-		return Files{Put: put}, nil
+		return splitFiles(t, fmt.Sprintf("default-%s-default", p), deps.CRDs, deps.Others), nil
 	}
 	return Files{}, fmt.Errorf("unknown filepath mode %q", t.Mode)
 }
 
-// AggregateOf is where the aggregatedYAML file of a destination and its contributions live. Each
-// placement keeps its own contribution under .kratix/ so that any writer can rebuild the whole
-// file without knowing the others.
+// contribution is a placement's part of an aggregatedYAML file: kept apart from the destination's
+// folder, so that the folder holds exactly the aggregate and the canaries, as Kratix writes it.
+func contribution(t Target, placement string, content []byte) Files {
+	agg := AggregateOf(t)
+	part := Join(agg.Dir, placement+ContributionExt)
+	f := Files{Put: map[string][]byte{}, Claims: []string{part}, Aggregate: &agg}
+	if len(content) > 0 {
+		f.Put[part] = content
+	}
+	return f
+}
+
+// splitFiles lays out documents in the 2023 layout: CRDs first, then everything else; a file
+// with no document is not written.
+func splitFiles(t Target, work string, crds, others []byte) Files {
+	crdFile := Join(t.Root, "crds", "00-"+work+"-crds.yaml")
+	otherFile := Join(t.Root, "resources", "01-"+work+"-resources.yaml")
+	f := Files{Put: map[string][]byte{}, Claims: []string{crdFile, otherFile}}
+	if len(crds) > 0 {
+		f.Put[crdFile] = crds
+	}
+	if len(others) > 0 {
+		f.Put[otherFile] = others
+	}
+	return f
+}
+
+// AggregatesDir is the folder, under a store's path, that holds the parts of every aggregatedYAML
+// file of that store.
+const AggregatesDir = ".kratix-aggregates"
+
+// AggregateOf is where the aggregatedYAML file of a destination and its parts live. The file is
+// in the destination's folder; each placement keeps its part under the store's path, in a folder
+// named after the destination's folder and the file, so that any writer (another resource,
+// another workspace) can rebuild the whole file without knowing the others, and a renamed file
+// starts from its own parts.
 func AggregateOf(t Target) Aggregate {
 	name := t.AggregatedFilename
 	if name == "" {
 		name = DefaultAggregatedFilename
 	}
-	return Aggregate{File: Join(t.Root, name), Dir: Prefix(t.Root, IndexDir, "aggregated")}
+	base := clean(strings.TrimPrefix(t.StorePath, "/"))
+	rel := t.Root
+	if base != "" {
+		rel = strings.TrimPrefix(strings.TrimPrefix(t.Root, base), "/")
+	}
+	folder := strings.ReplaceAll(rel, "/", "%2F")
+	if folder == "" {
+		folder = "%2E"
+	}
+	return Aggregate{File: Join(t.Root, name), Dir: Prefix(base, AggregatesDir, folder, strings.ReplaceAll(name, "/", "%2F"))}
 }
 
 type generated struct {
@@ -142,9 +189,13 @@ type Request struct {
 	CRDs, Others []byte
 }
 
-// RequestWork names a request's Work as Kratix does: <promise>-<name>-<namespace>-<pipeline>.
+// RequestWork names a request's Work in the order Kratix does (promise, name, namespace,
+// pipeline), joined with "_" rather than Kratix's "-": Kubernetes names never hold "_", so two
+// requests can never share a name (request "a-b" of promise "db" and request "b" of promise
+// "db-a" would both be "db-a-b-..." with "-"), and their index files and aggregate parts stay
+// apart.
 func RequestWork(r Request) string {
-	return fmt.Sprintf("%s-%s-%s-%s", r.Promise, r.Name, r.Namespace, r.Pipeline)
+	return fmt.Sprintf("%s_%s_%s_%s", r.Promise, r.Name, r.Namespace, r.Pipeline)
 }
 
 // RequestFiles lays out a resource request's files in a destination.
@@ -170,34 +221,30 @@ func RequestFiles(t Target, r Request) (Files, error) {
 		if err != nil {
 			return Files{}, err
 		}
-		put[index.path] = index.content
-		return Files{Put: put}, nil
-	case ModeAggregatedYAML:
-		agg := AggregateOf(t)
-		names := make([]string, 0, len(r.Files))
-		for rel := range r.Files {
-			names = append(names, rel)
+		f := Files{Put: put, Claims: []string{index.path}}
+		if len(put) > 0 {
+			put[index.path] = index.content
 		}
-		sort.Strings(names)
+		return f, nil
+	case ModeAggregatedYAML:
+		names := sortedFileNames(r.Files)
 		parts := make([]string, 0, len(names))
 		for _, n := range names {
 			parts = append(parts, string(r.Files[n]))
 		}
-		return Files{
-			Put:       map[string][]byte{Join(agg.Dir, placement+".yaml"): []byte(strings.Join(parts, "\n---\n"))},
-			Aggregate: &agg,
-		}, nil
+		return contribution(t, placement, []byte(strings.Join(parts, "\n---\n"))), nil
 	case ModeSplitByKind:
 		// Kratix then named these files after the Work's namespace and name.
-		work := fmt.Sprintf("%s-%s-default-%s-%s", r.Namespace, r.Promise, r.Namespace, r.Name)
-		put := map[string][]byte{}
-		if len(r.CRDs) > 0 {
-			put[Join(t.Root, "crds", "00-"+work+"-crds.yaml")] = r.CRDs
-		}
-		if len(r.Others) > 0 {
-			put[Join(t.Root, "resources", "01-"+work+"-resources.yaml")] = r.Others
-		}
-		return Files{Put: put}, nil
+		return splitFiles(t, fmt.Sprintf("%s-%s-default-%s-%s", r.Namespace, r.Promise, r.Namespace, r.Name), r.CRDs, r.Others), nil
 	}
 	return Files{}, fmt.Errorf("unknown filepath mode %q", t.Mode)
+}
+
+func sortedFileNames(files map[string][]byte) []string {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }

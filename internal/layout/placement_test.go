@@ -23,8 +23,8 @@ func TestDependencyFiles(t *testing.T) {
 			"stores/dev/.kratix/kratix-platform-system-jenkins-static-deps.worker-1-5058f.yaml": "files:\n- dev/static/jenkins-dependencies.yaml\n",
 		}, nil, nil},
 		{ModeAggregatedYAML, "dev", "", map[string]string{
-			"dev/.kratix/aggregated/jenkins-static-deps.worker-1-5058f.yaml": "all\n",
-		}, nil, &Aggregate{File: "dev/aggregated.yaml", Dir: "dev/.kratix/aggregated/"}},
+			".kratix-aggregates/dev/aggregated.yaml/jenkins-static-deps.worker-1-5058f.part": "all\n",
+		}, nil, &Aggregate{File: "dev/aggregated.yaml", Dir: ".kratix-aggregates/dev/aggregated.yaml/"}},
 		// Seed 003: the 2023 layout, CRDs first.
 		{ModeSplitByKind, "default/worker-cluster", "", map[string]string{
 			"default/worker-cluster/crds/00-default-jenkins-default-crds.yaml":           "crds\n",
@@ -73,10 +73,10 @@ func TestRequestFiles(t *testing.T) {
 		{ModeNone, map[string]string{
 			"w/dev.yaml":     "a\n",
 			"w/extra/b.yaml": "b\n",
-			"w/.kratix/default-jenkins-dev-default-instance-configure.worker-5058f.yaml": "files:\n- w/dev.yaml\n- w/extra/b.yaml\n",
+			"w/.kratix/default-jenkins_dev_default_instance-configure.worker-5058f.yaml": "files:\n- w/dev.yaml\n- w/extra/b.yaml\n",
 		}},
 		{ModeAggregatedYAML, map[string]string{
-			"w/.kratix/aggregated/jenkins-dev-default-instance-configure.worker-5058f.yaml": "a\n\n---\nb\n",
+			".kratix-aggregates/w/aggregated.yaml/jenkins_dev_default_instance-configure.worker-5058f.part": "a\n\n---\nb\n",
 		}},
 		{ModeSplitByKind, map[string]string{
 			"w/resources/01-default-jenkins-default-default-dev-resources.yaml": "a\n---\nb\n",
@@ -94,5 +94,51 @@ func TestRequestFiles(t *testing.T) {
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: Put = %v, want %v", tt.mode, got, tt.want)
 		}
+	}
+}
+
+// A promise with no document writes nothing in any mode, and claims what it would have written
+// so that an earlier file is removed (Kratix deletes the Work of empty dependencies).
+func TestDependencyFilesWithoutDocuments(t *testing.T) {
+	for _, mode := range Modes {
+		f, err := DependencyFiles(Target{Destination: "w", Mode: mode, Root: "r"}, Dependencies{Promise: "p"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Put) != 0 {
+			t.Errorf("%s: an empty promise puts %v", mode, f.Put)
+		}
+		if len(f.Prune)+len(f.Claims) == 0 {
+			t.Errorf("%s: an empty promise claims nothing, so an earlier file would stay", mode)
+		}
+	}
+}
+
+// The parts of an aggregate live outside the destination's folder, named after that folder
+// relative to the store's path and after the file.
+func TestAggregateOf(t *testing.T) {
+	tests := []struct {
+		t    Target
+		want Aggregate
+	}{
+		{Target{Root: "w1"}, Aggregate{File: "w1/aggregated.yaml", Dir: ".kratix-aggregates/w1/aggregated.yaml/"}},
+		{Target{Root: "team/a/b", StorePath: "team", AggregatedFilename: "all.yaml"}, Aggregate{File: "team/a/b/all.yaml", Dir: "team/.kratix-aggregates/a%2Fb/all.yaml/"}},
+		{Target{Root: "team", StorePath: "team/"}, Aggregate{File: "team/aggregated.yaml", Dir: "team/.kratix-aggregates/%2E/aggregated.yaml/"}},
+		{Target{Root: ""}, Aggregate{File: "aggregated.yaml", Dir: ".kratix-aggregates/%2E/aggregated.yaml/"}},
+	}
+	for _, tt := range tests {
+		if got := AggregateOf(tt.t); got != tt.want {
+			t.Errorf("AggregateOf(%+v) = %+v, want %+v", tt.t, got, tt.want)
+		}
+	}
+}
+
+// Request names joined with "-" collide (request "a-b" of promise "db", request "b" of promise
+// "db-a"); the work names must not.
+func TestRequestWorkNamesDoNotCollide(t *testing.T) {
+	a := RequestWork(Request{Promise: "db", Name: "a-b", Namespace: "default", Pipeline: DefaultPipeline})
+	b := RequestWork(Request{Promise: "db-a", Name: "b", Namespace: "default", Pipeline: DefaultPipeline})
+	if a == b {
+		t.Fatalf("both requests are named %q", a)
 	}
 }

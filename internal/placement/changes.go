@@ -1,0 +1,249 @@
+package placement
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+)
+
+// Change is what one operation makes one store location hold. It is declarative: the store
+// compares it with what it holds when it writes, skips what is already there, and can apply it
+// again on a newer revision after a concurrent write.
+type Change struct {
+	// Put maps a store path to the exact bytes it must hold.
+	Put map[string][]byte
+	// Delete lists files to remove; a path ending in "/" removes everything under it. Put wins
+	// over Delete for the same path.
+	Delete []string
+	// Prune lists folders (ending in "/") owned outright: whatever is under them and not in Put
+	// goes.
+	Prune []string
+	// Aggregates are rebuilt from their parts after the writes and deletes.
+	Aggregates []layout.Aggregate
+}
+
+// Empty reports whether the change asks for nothing.
+func (c Change) Empty() bool {
+	return len(c.Put) == 0 && len(c.Delete) == 0 && len(c.Prune) == 0 && len(c.Aggregates) == 0
+}
+
+// Op is the change of one resource operation at one store location.
+type Op struct {
+	Location Location
+	// Member is a pool member at this location, for the provider to reach the store with.
+	Member Member
+	Change Change
+	// Destinations are those whose records depend on this change being made.
+	Destinations []string
+	// Fresh lists, for placements this resource did not hold before, the files it is about to
+	// take over (path => MD5): a file there with other content was written by someone else.
+	Fresh map[string]string
+}
+
+// Record is what one placement holds in one destination, as state keeps it.
+type Record struct {
+	Store        string
+	Location     string
+	Root         string
+	Misscheduled bool
+	// Files maps store paths to the MD5 of their content; an aggregate file to AggregateMark +
+	// the MD5 of this placement's part (see Hashes).
+	Files map[string]string
+}
+
+// Prior is what a resource placed in a destination before: the record, and the destination as
+// the resource saw it then (nil when unknown, as after an import).
+type Prior struct {
+	Record Record
+	Member *Member
+}
+
+// ops gathers the changes of one resource operation by location, so that each location gets one
+// write (one commit per Git branch) however many destinations it holds.
+type ops struct {
+	order []string
+	byKey map[string]*Op
+}
+
+func (o *ops) at(m Member, dest string) *Op {
+	if o.byKey == nil {
+		o.byKey = map[string]*Op{}
+	}
+	key := m.Location.String()
+	op, ok := o.byKey[key]
+	if !ok {
+		op = &Op{Location: m.Location, Member: m, Change: Change{Put: map[string][]byte{}}, Fresh: map[string]string{}}
+		o.byKey[key] = op
+		o.order = append(o.order, key)
+	}
+	if n := len(op.Destinations); n == 0 || op.Destinations[n-1] != dest {
+		op.Destinations = append(op.Destinations, dest)
+	}
+	return op
+}
+
+// write makes m hold f. Files the placement recorded there before and no longer writes go, as
+// long as they are inside the destination's folder and are not its canaries.
+func (o *ops) write(m Member, f layout.Files, dest string, recorded map[string]string, fresh bool) {
+	op := o.at(m, dest)
+	for p, c := range f.Put {
+		op.Change.Put[p] = c
+		if fresh {
+			op.Fresh[p] = MD5(c)
+		}
+	}
+	op.Change.Prune = append(op.Change.Prune, f.Prune...)
+	for _, p := range f.Claims {
+		if _, put := f.Put[p]; !put {
+			op.Change.Delete = append(op.Change.Delete, p)
+		}
+	}
+	for _, p := range sortedKeys(recorded) {
+		if _, put := f.Put[p]; !put && owns(m.Target, f, p) {
+			op.Change.Delete = append(op.Change.Delete, p)
+		}
+	}
+	if f.Aggregate != nil {
+		op.Change.Aggregates = append(op.Change.Aggregates, *f.Aggregate)
+	}
+}
+
+// remove takes a placement laid out as f away from m: its owned folders, its claims, what it
+// recorded there (confined as in write), and its part of an aggregate.
+func (o *ops) remove(m Member, f layout.Files, dest string, recorded map[string]string) {
+	op := o.at(m, dest)
+	op.Change.Delete = append(op.Change.Delete, f.Prune...)
+	op.Change.Delete = append(op.Change.Delete, f.Claims...)
+	for _, p := range sortedKeys(recorded) {
+		if owns(m.Target, f, p) {
+			op.Change.Delete = append(op.Change.Delete, p)
+		}
+	}
+	if f.Aggregate != nil {
+		op.Change.Aggregates = append(op.Change.Aggregates, *f.Aggregate)
+	}
+}
+
+// owns says whether a recorded path is one the placement may delete: inside the destination's
+// folder (or its aggregate's parts), never a canary, never the shared aggregate itself (it is
+// rebuilt, not deleted), never an index file of another placement.
+func owns(t layout.Target, f layout.Files, p string) bool {
+	if f.Aggregate != nil && p == f.Aggregate.File {
+		return false
+	}
+	if _, canary := layout.Canaries(mode(t), t.Root)[p]; canary {
+		return false
+	}
+	if f.Aggregate != nil && strings.HasPrefix(p, f.Aggregate.Dir) {
+		return true
+	}
+	if strings.HasPrefix(p, layout.Prefix(t.Root, layout.IndexDir)) {
+		for _, c := range f.Claims {
+			if c == p {
+				return true
+			}
+		}
+		return false
+	}
+	return p != t.Root && strings.HasPrefix(p, layout.Prefix(t.Root))
+}
+
+// list returns the operations in a stable order, their change lists sorted and without
+// repeats.
+func (o *ops) list() []Op {
+	out := make([]Op, 0, len(o.order))
+	for _, key := range o.order {
+		op := *o.byKey[key]
+		op.Change.Delete = unique(op.Change.Delete)
+		op.Change.Prune = unique(op.Change.Prune)
+		seen := map[string]bool{}
+		var aggs []layout.Aggregate
+		for _, a := range op.Change.Aggregates {
+			if !seen[a.File+"|"+a.Dir] {
+				seen[a.File+"|"+a.Dir] = true
+				aggs = append(aggs, a)
+			}
+		}
+		op.Change.Aggregates = aggs
+		out = append(out, op)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Location.String() < out[j].Location.String() })
+	return out
+}
+
+func unique(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	sort.Strings(s)
+	out := s[:1]
+	for _, v := range s[1:] {
+		if v != out[len(out)-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Plan is everything a plan of one resource decides.
+type Plan struct {
+	// Records is the new state when every Op is made: per destination, what it holds.
+	Records map[string]Record
+	Ops     []Op
+	// Scheduled are the destinations written to; Misscheduled those kept without updates.
+	Scheduled, Misscheduled []string
+	Warnings                []string
+
+	prior map[string]Prior
+}
+
+// Outcome is what to record after the Ops were tried.
+type Outcome struct {
+	Records                 map[string]Record
+	Scheduled, Misscheduled []string
+}
+
+// Settle returns what the resource holds when the Ops at the failed locations (by
+// Location.String()) were not made: a destination whose every change was made gets its new
+// record; any other keeps what it held before (or nothing), so that the next plan shows the
+// difference again and the next apply finishes the job.
+func (p Plan) Settle(failed map[string]bool) Outcome {
+	broken := map[string]bool{}
+	for _, op := range p.Ops {
+		if failed[op.Location.String()] {
+			for _, d := range op.Destinations {
+				broken[d] = true
+			}
+		}
+	}
+	out := Outcome{Records: map[string]Record{}}
+	for dest, r := range p.Records {
+		if !broken[dest] {
+			out.Records[dest] = r
+		} else if before, ok := p.prior[dest]; ok {
+			out.Records[dest] = before.Record
+		}
+	}
+	for dest := range broken {
+		if _, planned := p.Records[dest]; !planned {
+			if before, ok := p.prior[dest]; ok {
+				out.Records[dest] = before.Record // a removal that did not happen
+			}
+		}
+	}
+	scheduled := map[string]bool{}
+	for _, d := range p.Scheduled {
+		scheduled[d] = true
+	}
+	for _, dest := range sortedKeys(out.Records) {
+		r := out.Records[dest]
+		switch {
+		case r.Misscheduled:
+			out.Misscheduled = append(out.Misscheduled, dest)
+		case scheduled[dest] && !broken[dest]:
+			out.Scheduled = append(out.Scheduled, dest)
+		}
+	}
+	return out
+}

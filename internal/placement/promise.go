@@ -1,0 +1,147 @@
+package placement
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
+)
+
+// Promise is what a plan of a promise starts from.
+type Promise struct {
+	Name         string
+	Selector     scheduling.Selector
+	Dependencies layout.Dependencies // All empty: no document
+	Pool         []Member
+	// Prior holds, per destination, what the promise placed before.
+	Prior map[string]Prior
+	// DeleteUnscheduled removes the files of a destination that stops matching
+	// (on_unschedule = "delete"); otherwise they stay, misscheduled.
+	DeleteUnscheduled bool
+}
+
+// PlanPromise schedules a promise's dependencies to every destination of the pool that matches
+// and says what each store location must then hold. A destination written before that stops
+// matching keeps its files (misscheduled, no longer updated) or loses them; one that left the
+// pool is forgotten (its files are its own cleanup's business); one that moved (another store,
+// folder or layout) has its files taken from where they were and written where it is now.
+func PlanPromise(in Promise) (Plan, []scheduling.Decision, error) {
+	decisions := scheduling.Schedule(in.Selector, Destinations(in.Pool))
+	p := Plan{Records: map[string]Record{}, prior: in.Prior}
+	var o ops
+	members := map[string]Member{}
+	for _, m := range in.Pool {
+		members[m.Name] = m
+	}
+	filesAt := func(m Member) (layout.Files, error) { return layout.DependencyFiles(m.Target, in.Dependencies) }
+	for _, d := range decisions {
+		m := members[d.Destination]
+		before, held := in.Prior[d.Destination]
+		if d.Selected {
+			f, err := filesAt(m)
+			if err != nil {
+				return Plan{}, nil, err
+			}
+			if err := place(&o, m, f, d.Destination, before, held, filesAt); err != nil {
+				return Plan{}, nil, err
+			}
+			p.Records[d.Destination] = record(m, f)
+			p.Scheduled = append(p.Scheduled, d.Destination)
+			continue
+		}
+		if !held {
+			continue
+		}
+		if in.DeleteUnscheduled {
+			if err := unplace(&o, before, d.Destination, filesAt); err != nil {
+				return Plan{}, nil, err
+			}
+			p.Warnings = append(p.Warnings, fmt.Sprintf("Destination %q no longer matches promise %q (%s): its files will be removed (on_unschedule = \"delete\").", d.Destination, in.Name, d.Reason))
+			continue
+		}
+		kept := before.Record
+		kept.Misscheduled = true
+		p.Records[d.Destination] = kept
+		p.Misscheduled = append(p.Misscheduled, d.Destination)
+		p.Warnings = append(p.Warnings, fmt.Sprintf("Destination %q no longer matches promise %q (%s). Its files stay and are no longer updated (misscheduled); set on_unschedule = \"delete\" to remove them.", d.Destination, in.Name, d.Reason))
+	}
+	sort.Strings(p.Scheduled)
+	sort.Strings(p.Misscheduled)
+	if len(p.Scheduled) == 0 {
+		var why []string
+		for _, d := range decisions {
+			why = append(why, fmt.Sprintf("%s: %s", d.Destination, d.Reason))
+		}
+		if len(why) == 0 {
+			why = []string{"the pool is empty"}
+		}
+		p.Warnings = append([]string{fmt.Sprintf("Promise %q: no destinations can be selected for scheduling (selectors: %s). Nothing is written until a destination matches.\n\n%s",
+			in.Name, selectorText(in.Selector), strings.Join(why, "\n"))}, p.Warnings...)
+	}
+	p.Ops = o.list()
+	return p, decisions, nil
+}
+
+// RemovePromise takes every placement of a promise away, misscheduled ones included, as
+// Kratix cascades a promise's deletion: each owned folder goes whole.
+func RemovePromise(deps layout.Dependencies, prior map[string]Prior) (Plan, error) {
+	filesAt := func(m Member) (layout.Files, error) { return layout.DependencyFiles(m.Target, deps) }
+	return removeAll(prior, filesAt)
+}
+
+func removeAll(prior map[string]Prior, filesAt func(Member) (layout.Files, error)) (Plan, error) {
+	p := Plan{Records: map[string]Record{}, prior: prior}
+	var o ops
+	for _, dest := range sortedKeys(prior) {
+		if err := unplace(&o, prior[dest], dest, filesAt); err != nil {
+			return Plan{}, err
+		}
+	}
+	p.Ops = o.list()
+	return p, nil
+}
+
+// place writes f to m. If the placement was somewhere else before (another location, folder or
+// layout), it is taken from there in the same operation when the location is the same, or in
+// that location's own operation.
+func place(o *ops, m Member, f layout.Files, dest string, before Prior, held bool, filesAt func(Member) (layout.Files, error)) error {
+	moved := held && before.Member != nil && !sameTarget(*before.Member, m)
+	if moved {
+		if err := unplace(o, before, dest, filesAt); err != nil {
+			return err
+		}
+	}
+	var recorded map[string]string
+	if held && !moved {
+		recorded = before.Record.Files
+	}
+	o.write(m, f, dest, recorded, !held)
+	return nil
+}
+
+// unplace removes a placement from where it was. Without the destination as it was then, only
+// the recorded files inside the recorded folder can be found.
+func unplace(o *ops, before Prior, dest string, filesAt func(Member) (layout.Files, error)) error {
+	if before.Member == nil {
+		return nil // nothing to reach the store with; the files stay, as on a forgotten destination
+	}
+	f, err := filesAt(*before.Member)
+	if err != nil {
+		return err
+	}
+	o.remove(*before.Member, f, dest, before.Record.Files)
+	return nil
+}
+
+func record(m Member, f layout.Files) Record {
+	return Record{Store: m.Store, Location: m.Location.String(), Root: m.Target.Root, Files: Hashes(f)}
+}
+
+func selectorText(s scheduling.Selector) string {
+	if t := s.String(); t != "" {
+		return t
+	}
+	return "(none)"
+}

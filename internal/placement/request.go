@@ -1,0 +1,101 @@
+package placement
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
+)
+
+// Request is what a plan of a resource request starts from.
+type Request struct {
+	// Key is the request's stable identity, <namespace>/<promise>/<name>: the rendezvous key.
+	Key string
+	// PromiseSelector and Selector are the promise's selectors and the request's own.
+	PromiseSelector, Selector scheduling.Selector
+	Output                    layout.Request
+	Pool                      []Member
+	// PriorDestination is the destination chosen before ("" for none), and Prior what the
+	// request placed there.
+	PriorDestination string
+	Prior            *Prior
+}
+
+// RequestPlan is a Plan with the one destination chosen.
+type RequestPlan struct {
+	Plan
+	// Chosen is the destination, nil when none matches.
+	Chosen       *Member
+	Misscheduled bool
+}
+
+// PlanRequest places a request on exactly one destination: the one it is on while that stays in
+// the pool (even if it stops matching: misscheduled, still updated, as Kratix keeps its first
+// choice), otherwise the rendezvous choice among the candidates. A request whose destination
+// left the pool moves, and its old files are that destination's cleanup's business.
+func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
+	sel, conflicts := scheduling.Combine(in.PromiseSelector, in.Selector)
+	p := RequestPlan{Plan: Plan{Records: map[string]Record{}, prior: map[string]Prior{}}}
+	if in.Prior != nil && in.PriorDestination != "" {
+		p.prior[in.PriorDestination] = *in.Prior
+	}
+	for _, c := range conflicts {
+		p.Warnings = append(p.Warnings, fmt.Sprintf("destination_selectors: %s=%s is ignored: promise %q selects %s=%s, and a request can never leave its promise's placement.",
+			c.Key, c.RequestValue, in.Output.Promise, c.Key, c.PromiseValue))
+	}
+	decisions := scheduling.Schedule(sel, Destinations(in.Pool))
+	members := map[string]Member{}
+	for _, m := range in.Pool {
+		members[m.Name] = m
+	}
+	chosen := ""
+	if _, inPool := members[in.PriorDestination]; in.PriorDestination != "" && inPool {
+		chosen = in.PriorDestination
+		for _, d := range decisions {
+			if d.Destination == chosen && !d.Selected {
+				p.Misscheduled = true
+				p.Warnings = append(p.Warnings, fmt.Sprintf("Request %s stays on destination %q, which no longer matches (%s): it is misscheduled and still updated.", in.Key, chosen, d.Reason))
+			}
+		}
+	} else if c, ok := scheduling.Choose(in.Key, scheduling.Selected(decisions)); ok {
+		chosen = c
+		if in.PriorDestination != "" {
+			p.Warnings = append(p.Warnings, fmt.Sprintf("Destination %q left the pool: request %s moves to %q.", in.PriorDestination, in.Key, chosen))
+		}
+	} else {
+		var why []string
+		for _, d := range decisions {
+			why = append(why, d.Destination+": "+d.Reason)
+		}
+		p.Warnings = append(p.Warnings, fmt.Sprintf("Request %s: no destinations can be selected for scheduling (selectors: %s). Nothing is written until a destination matches.\n\n%s",
+			in.Key, selectorText(sel), strings.Join(why, "\n")))
+	}
+	if chosen == "" {
+		return p, decisions, nil
+	}
+	m := members[chosen]
+	p.Chosen = &m
+	filesAt := func(m Member) (layout.Files, error) { return layout.RequestFiles(m.Target, in.Output) }
+	f, err := filesAt(m)
+	if err != nil {
+		return RequestPlan{}, nil, err
+	}
+	var o ops
+	before, held := p.prior[chosen]
+	if err := place(&o, m, f, chosen, before, held, filesAt); err != nil {
+		return RequestPlan{}, nil, err
+	}
+	r := record(m, f)
+	r.Misscheduled = p.Misscheduled
+	p.Records[chosen] = r
+	p.Scheduled = []string{chosen}
+	p.Ops = o.list()
+	return p, decisions, nil
+}
+
+// RemoveRequest takes a request's files away from its destination: its owned folder whole.
+func RemoveRequest(out layout.Request, dest string, prior Prior) (Plan, error) {
+	filesAt := func(m Member) (layout.Files, error) { return layout.RequestFiles(m.Target, out) }
+	return removeAll(map[string]Prior{dest: prior}, filesAt)
+}
