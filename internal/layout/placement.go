@@ -2,6 +2,7 @@ package layout
 
 import (
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 
@@ -247,4 +248,24 @@ func sortedFileNames(files map[string][]byte) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// JoinAggregate builds an aggregatedYAML file from its parts by path: ordered by file name
+// without the extension (the placement name), joined with "\n---\n", with nothing before or
+// after, as Kratix joins its WorkPlacements.
+func JoinAggregate(parts map[string][]byte) []byte {
+	names := make([]string, 0, len(parts))
+	for n := range parts {
+		names = append(names, n)
+	}
+	stem := func(n string) string { return strings.TrimSuffix(n, path.Ext(n)) }
+	sort.Slice(names, func(i, j int) bool { return stem(names[i]) < stem(names[j]) })
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString("\n---\n")
+		}
+		b.Write(parts[n])
+	}
+	return []byte(b.String())
 }

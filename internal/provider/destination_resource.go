@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -23,6 +24,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
@@ -99,7 +102,7 @@ func (r *destinationResource) Schema(_ context.Context, _ resource.SchemaRequest
 				MarkdownDescription: "Folder of this destination inside the store, joined to the store's path. `.` or " +
 					"`/` mean the store's root. Changing it replaces the resource.",
 				Validators:    []validator.String{storePath()},
-				PlanModifiers: []planmodifier.String{replaceIfSet()},
+				PlanModifiers: []planmodifier.String{replaceIfPathMoves()},
 			},
 			"strict_match_labels": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
@@ -150,33 +153,42 @@ func (r *destinationResource) Configure(_ context.Context, req resource.Configur
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-// desired is what a destination should hold: its root and its canary files. ok is false while
-// the inputs are not known.
-func (m destinationModel) desired(ctx context.Context) (ref storeRefModel, root string, files map[string][]byte, ok bool, diags diag.Diagnostics) {
+// member is the destination as the placement engine sees it; ok is false while the inputs are
+// not known.
+func (m destinationModel) member(ctx context.Context) (poolMember, bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
 	ref, known := storeRefFromObject(ctx, m.StateStore)
-	if !known || m.Path.IsUnknown() || m.FilepathMode.IsUnknown() || m.InitWorkloads.IsUnknown() {
-		return ref, "", nil, false, diags
+	if !known || m.Path.IsUnknown() || m.FilepathMode.IsUnknown() || m.InitWorkloads.IsUnknown() || m.AggregatedFilename.IsUnknown() {
+		return poolMember{}, false, diags
 	}
 	if ref.Name.ValueString() == "" {
 		diags.AddAttributeError(path.Root(storeAttributeName), "Invalid State Store",
 			"state_store.name: the store object has no name. Pass the store resource: state_store = kratix_state_store.<name>.")
-		return ref, "", nil, false, diags
+		return poolMember{}, false, diags
 	}
 	if ref.Bucket == nil && ref.Git == nil || ref.Bucket != nil && ref.Git != nil {
 		diags.AddAttributeError(path.Root(storeAttributeName), "Invalid State Store",
 			fmt.Sprintf("State store %q must have exactly one of bucket and git. Pass the store resource: state_store = kratix_state_store.<name>.", ref.Name.ValueString()))
-		return ref, "", nil, false, diags
+		return poolMember{}, false, diags
 	}
 	root, err := layout.Root(ref.Path.ValueString(), m.Path.ValueString())
 	if err != nil {
 		diags.AddAttributeError(path.Root("path"), "Invalid Path", fmt.Sprintf("Destination %q: %s.", m.Name.ValueString(), err))
-		return ref, "", nil, false, diags
+		return poolMember{}, false, diags
 	}
-	files = map[string][]byte{}
-	if m.InitWorkloads.ValueBool() {
-		files = layout.Canaries(layout.Mode(m.FilepathMode.ValueString()), root)
-	}
-	return ref, root, files, true, diags
+	name := m.Name.ValueString()
+	return poolMember{
+		Member: placement.Member{
+			Destination: scheduling.Destination{Name: name},
+			Store:       ref.Name.ValueString(),
+			Location:    ref.place(),
+			Target: layout.Target{
+				Destination: name, Mode: layout.Mode(m.FilepathMode.ValueString()), StorePath: placement.CleanStorePath(ref.Path.ValueString()),
+				Root: root, AggregatedFilename: m.AggregatedFilename.ValueString(),
+			},
+		},
+		Store: ref,
+	}, true, diags
 }
 
 func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -188,16 +200,17 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ref, root, files, ok, diags := plan.desired(ctx)
+	m, ok, diags := plan.member(ctx)
 	resp.Diagnostics.Append(diags...)
 	if !ok {
 		return
 	}
 	if r.data != nil {
-		resp.Diagnostics.Append(r.data.checkCredentials(ref, path.Root(storeAttributeName))...)
+		resp.Diagnostics.Append(r.data.checkCredentials(m.Store, path.Root(storeAttributeName))...)
 	}
-	plan.Root = types.StringValue(root)
-	plan.Files = hashMap(files)
+	p := placement.PlanCanaries(m.Member, plan.InitWorkloads.ValueBool())
+	plan.Root = types.StringValue(m.Target.Root)
+	plan.Files = stringMapValue(p.Records[m.Name].Files)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
@@ -207,137 +220,108 @@ func (r *destinationResource) Create(ctx context.Context, req resource.CreateReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.converge(ctx, plan, nil, &resp.State, &resp.Diagnostics)
+	r.converge(ctx, plan, &resp.State, &resp.Diagnostics)
 }
 
-// Read compares the canary files recorded in state with the store. A missing file is dropped
-// from `files` and an edited one gets its new hash, so the next plan shows the difference and the
-// apply repairs it. Failures other than "not found" are errors, never "gone".
+// Read looks at the canary paths in the store. A missing canary is dropped from `files`, an
+// edited one gets its new hash, and one present while init_workloads is false appears, so the
+// next plan shows the difference and the apply repairs it. Failures other than "not found" are
+// errors, never "gone".
 func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state destinationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || r.data == nil {
+		return
+	}
+	m, ok, _ := state.member(ctx)
+	if !ok {
+		return
+	}
+	p := placement.PlanCanaries(m.Member, state.InitWorkloads.ValueBool())
+	f := layout.Files{Put: map[string][]byte{}}
+	for path := range layout.Canaries(m.Target.Mode, m.Target.Root) {
+		f.Claims = append(f.Claims, path)
+	}
+	rec := p.Records[m.Name]
+	rec.Files = stringMap(ctx, state.Files)
+	found := r.data.refresh(ctx, fmt.Sprintf("Destination %q", state.Name.ValueString()), map[string]observed{m.Name: {member: m, files: f, record: rec}}, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ref, known := storeRefFromObject(ctx, state.StateStore)
-	recorded := stringMap(ctx, state.Files)
-	if !known || len(recorded) == 0 || r.data == nil {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-		return
+	if got, ok := found[m.Name]; ok {
+		state.Files = stringMapValue(got.Files)
 	}
-	store := r.open(ref, state.Name.ValueString(), &resp.Diagnostics)
-	if store == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	defer cancel()
-	paths := sortedKeys(recorded)
-	actual, err := store.Hashes(ctx, paths)
-	if err != nil {
-		addStoreError(&resp.Diagnostics, "Cannot Read Destination",
-			fmt.Sprintf("Reading the canary files of destination %q failed", state.Name.ValueString()), err)
-		return
-	}
-	for _, p := range paths {
-		if actual[p] != recorded[p] {
-			tflog.Info(ctx, "canary file drifted", map[string]any{"path": p, "recorded": recorded[p], "found": actual[p]})
-		}
-	}
-	state.Files = stringMapValue(actual)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
 func (r *destinationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state destinationModel
+	var plan destinationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.converge(ctx, plan, stringMap(ctx, state.Files), &resp.State, &resp.Diagnostics)
+	r.converge(ctx, plan, &resp.State, &resp.Diagnostics)
 }
 
-// converge makes the store hold the planned canary files, given those it holds now (nil on
-// create), and records the result. Nothing is written when the two already agree: a label
-// change touches no file.
-func (r *destinationResource) converge(ctx context.Context, plan destinationModel, have map[string]string, state *tfsdk.State, diags *diag.Diagnostics) {
-	ref, root, files, ok, d := plan.desired(ctx)
+// converge makes the store hold the planned canary files, compared with what it holds now, and
+// records the result. A label change touches no file: the store finds nothing to write.
+func (r *destinationResource) converge(ctx context.Context, plan destinationModel, state *tfsdk.State, diags *diag.Diagnostics) {
+	m, ok, d := plan.member(ctx)
 	diags.Append(d...)
 	if !ok || diags.HasError() {
 		diags.AddError("Destination Not Known", "The destination's store or path is still unknown at apply; this is a bug in the provider.")
 		return
 	}
-	name := plan.Name.ValueString()
-	if want := hashStrings(files); !equalMaps(want, have) {
-		store := r.open(ref, name, diags)
-		if store == nil {
-			return
-		}
-		ctx, cancel := context.WithTimeout(ctx, opTimeout)
-		defer cancel()
-		var change statestore.Change
-		switch {
-		case len(files) > 0:
-			if have == nil {
-				warnTakeOver(ctx, store, "Destination "+fmt.Sprintf("%q", name), want, diags)
-			}
-			change = statestore.Change{Message: "Update from: " + layout.CanaryWorkName, Put: files}
-		default:
-			change = statestore.Change{Message: "Delete from: " + layout.CanaryWorkName, Delete: sortedKeys(have)}
-		}
-		res, err := store.Apply(ctx, change)
-		if err != nil {
-			addStoreError(diags, "Cannot Write Destination",
-				fmt.Sprintf("Writing the canary files of destination %q failed", name), err)
-			return
-		}
-		tflog.Debug(ctx, "canary files converged", map[string]any{
-			"destination": name, "written": res.Written, "deleted": res.Deleted, "revision": res.Revision,
-		})
+	p := placement.PlanCanaries(m.Member, plan.InitWorkloads.ValueBool())
+	message := "Update from: " + layout.CanaryWorkName
+	if !plan.InitWorkloads.ValueBool() {
+		message = "Delete from: " + layout.CanaryWorkName
+	}
+	who := fmt.Sprintf("Destination %q", plan.Name.ValueString())
+	failed := r.data.writeOps(ctx, who, message, p.Ops, storeRefs{}.add(m), diags)
+	if len(failed) > 0 {
+		return
 	}
 	plan.ID = plan.Name
-	plan.Root = types.StringValue(root)
-	plan.Files = hashMap(files)
+	plan.Root = types.StringValue(m.Target.Root)
+	plan.Files = stringMapValue(p.Records[m.Name].Files)
 	diags.Append(state.Set(ctx, &plan)...)
 }
 
-// Delete follows `cleanup`: with "none" every file stays (Kratix's default); with "all" every file
-// the provider manages under the destination's folder goes, in one operation.
+// Delete follows `cleanup`: with "none" every file stays (Kratix's default); with "all" what the
+// destination's placements and canaries own goes, confined to its folder, in one operation.
 func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state destinationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() || state.Cleanup.ValueString() != cleanupAll {
 		return
 	}
-	ref, known := storeRefFromObject(ctx, state.StateStore)
-	if !known {
+	m, ok, d := state.member(ctx)
+	resp.Diagnostics.Append(d...)
+	if !ok {
 		return
 	}
-	root, err := layout.Root(ref.Path.ValueString(), state.Path.ValueString())
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("path"), "Invalid Path", err.Error())
-		return
-	}
-	store := r.open(ref, state.Name.ValueString(), &resp.Diagnostics)
+	name := state.Name.ValueString()
+	store := r.open(m.Store, name, &resp.Diagnostics)
 	if store == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	name := state.Name.ValueString()
-	owned := layout.OwnedBy(layout.Mode(state.FilepathMode.ValueString()), root, state.AggregatedFilename.ValueString())
-	doomed := append(append([]string{}, owned.Prefixes...), owned.Files...)
-	indexed, err := indexedFiles(ctx, store, ref.Path.ValueString(), owned.Indexes)
+	listing, err := store.List(ctx, layout.Prefix(m.Target.Root))
 	if err != nil {
-		addStoreError(&resp.Diagnostics, "Cannot Clean Up Destination",
-			fmt.Sprintf("Reading the index files of destination %q failed", name), err)
+		addStoreError(&resp.Diagnostics, "Cannot Clean Up Destination", fmt.Sprintf("Listing the files of destination %q failed", name), err)
 		return
 	}
-	doomed = append(doomed, indexed...)
-	res, err := store.Apply(ctx, statestore.Change{Message: "Delete from: destination/" + name, Delete: doomed})
+	indexes, err := readIndexes(ctx, store, layout.Prefix(m.Target.Root, layout.IndexDir), listing)
 	if err != nil {
-		addStoreError(&resp.Diagnostics, "Cannot Clean Up Destination",
-			fmt.Sprintf("Removing the files of destination %q failed", name), err)
+		addStoreError(&resp.Diagnostics, "Cannot Clean Up Destination", fmt.Sprintf("Reading the index files of destination %q failed", name), err)
+		return
+	}
+	c := placement.Cleanup(m.Target, sortedKeys(listing), indexes)
+	res, err := store.Apply(ctx, storeChange("Delete from: destination/"+name, c))
+	if err != nil {
+		addStoreError(&resp.Diagnostics, "Cannot Clean Up Destination", fmt.Sprintf("Removing the files of destination %q failed", name), err)
 		return
 	}
 	tflog.Info(ctx, "destination cleaned up", map[string]any{"destination": name, "deleted": len(res.Deleted)})
@@ -378,14 +362,14 @@ func warnTakeOver(ctx context.Context, store statestore.Store, who string, want 
 	}
 }
 
-// indexedFiles lists the files recorded in the `.kratix/` index files under prefix.
-func indexedFiles(ctx context.Context, store statestore.Store, storePath, prefix string) ([]string, error) {
-	listing, err := store.List(ctx, prefix)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
+// readIndexes reads the `.kratix/` index files found in a listing under prefix. A file that is
+// not an index of ours is skipped: it is removed with the folder, the files it names are not.
+func readIndexes(ctx context.Context, store statestore.Store, prefix string, listing map[string]string) (map[string]layout.Index, error) {
+	out := map[string]layout.Index{}
 	for _, p := range sortedKeys(listing) {
+		if !strings.HasPrefix(p, prefix) {
+			continue
+		}
 		content, err := store.Read(ctx, p)
 		if statestore.IsNotFound(err) {
 			continue
@@ -393,11 +377,11 @@ func indexedFiles(ctx context.Context, store statestore.Store, storePath, prefix
 		if err != nil {
 			return nil, err
 		}
-		idx, err := layout.ParseIndex(content)
-		if err != nil {
-			continue // not an index of ours; it is removed with the folder, its listed files are not
+		if idx, err := layout.ParseIndex(content); err == nil {
+			out[p] = idx
+		} else {
+			out[p] = layout.Index{}
 		}
-		out = append(out, layout.IndexedFiles(storePath, idx)...)
 	}
 	return out, nil
 }

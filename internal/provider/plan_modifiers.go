@@ -6,6 +6,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 )
 
 // replaceIfSet forces replacement when a value changes, except when the prior value is null:
@@ -22,26 +24,37 @@ func replaceIfSet() planmodifier.String {
 }
 
 // replaceIfStoreMoves forces replacement when the store object now points at another place
-// (endpoint, bucket, repository, branch or path). Credentials, TLS options and the commit author
-// change in place.
+// (endpoint, bucket, repository, branch or path, compared in normalised form). Credentials, TLS
+// options, the commit author and cosmetic spellings (a ".git" suffix, a trailing "/", a path of
+// "." for none, endpoint case) change in place, even while they are unknown.
 func replaceIfStoreMoves() planmodifier.Object {
 	return objectplanmodifier.RequiresReplaceIf(
 		func(ctx context.Context, req planmodifier.ObjectRequest, resp *objectplanmodifier.RequiresReplaceIfFuncResponse) {
-			if req.StateValue.IsNull() || req.PlanValue.IsUnknown() {
-				// Imported, or not known yet: an unknown store could be anywhere, so Terraform will
-				// ask again once it is known.
-				resp.RequiresReplace = req.PlanValue.IsUnknown() && !req.StateValue.IsNull()
-				return
+			if req.StateValue.IsNull() {
+				return // imported: filling in the rest from the configuration is an update
 			}
-			prior, okPrior := storeRefFromObject(ctx, req.StateValue)
-			planned, okPlan := storeRefFromObject(ctx, req.PlanValue)
-			if !okPrior || !okPlan {
-				resp.RequiresReplace = true
-				return
-			}
-			resp.RequiresReplace = prior.location() != planned.location()
+			prior, okPrior := storeLocationOf(ctx, req.StateValue)
+			planned, okPlan := storeLocationOf(ctx, req.PlanValue)
+			// A location not known yet could be anywhere: Terraform asks again once it is known.
+			resp.RequiresReplace = !okPrior || !okPlan || prior != planned
 		},
 		"Moving the destination to another store, bucket, repository, branch or store path replaces it.",
 		"Moving the destination to another store, bucket, repository, branch or store path replaces it.",
+	)
+}
+
+// replaceIfPathMoves forces replacement when a destination's path changes in meaning: "." and
+// "/" are both the store's root, and "a/" is "a".
+func replaceIfPathMoves() planmodifier.String {
+	return stringplanmodifier.RequiresReplaceIf(
+		func(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
+			if req.StateValue.IsNull() {
+				return
+			}
+			resp.RequiresReplace = req.PlanValue.IsUnknown() ||
+				placement.CleanStorePath(req.StateValue.ValueString()) != placement.CleanStorePath(req.PlanValue.ValueString())
+		},
+		"Changing this value replaces the resource.",
+		"Changing this value replaces the resource.",
 	)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -47,19 +48,18 @@ func poolSchema(description string) schema.ListNestedAttribute {
 	}
 }
 
-// poolMember is a destination of a pool, in domain terms.
+// poolMember is a destination of a pool, in domain terms, with the store object to reach it.
 type poolMember struct {
-	scheduling.Destination
-	Store  storeRefModel
-	Target layout.Target
+	placement.Member
+	Store storeRefModel
 }
 
-// poolFromModel converts a pool and checks it: duplicate names and two destinations sharing a
-// store folder are errors, attached to the offending element. ok is false while any of it is
-// unknown.
+// poolFromModel converts a pool and checks it: duplicate names and two destinations whose
+// folders are equal or nested (whatever their stores are called) are errors, attached to the
+// offending element. ok is false while any of it is unknown.
 func poolFromModel(ctx context.Context, at path.Path, models []poolMemberModel) (pool []poolMember, ok bool, diags diag.Diagnostics) {
 	names := map[string]int{}
-	folders := map[string]int{}
+	var index []int
 	for i, m := range models {
 		el := at.AtListIndex(i)
 		if m.Name.IsUnknown() || m.Labels.IsUnknown() || m.Path.IsUnknown() || m.StrictMatchLabels.IsUnknown() ||
@@ -87,6 +87,7 @@ func poolFromModel(ctx context.Context, at path.Path, models []poolMemberModel) 
 				}
 			}
 		}
+		storePath := placement.CleanStorePath(ref.Path.ValueString())
 		root, err := layout.Root(ref.Path.ValueString(), m.Path.ValueString())
 		if err != nil {
 			diags.AddAttributeError(el.AtName("path"), "Invalid Path", fmt.Sprintf("%s: destination %q: %s.", el.AtName("path"), m.Name.ValueString(), err))
@@ -99,34 +100,51 @@ func poolFromModel(ctx context.Context, at path.Path, models []poolMemberModel) 
 			continue
 		}
 		names[name] = i
-		folder := ref.location() + "|" + root
-		if j, dup := folders[folder]; dup {
-			diags.AddAttributeError(el.AtName("path"), "Duplicate Store Path",
-				fmt.Sprintf("%s: destination %q writes to folder %q of store %q, as the destination at index %d does. Two destinations cannot share a folder.",
-					el.AtName("path"), name, root, ref.Name.ValueString(), j))
-			continue
-		}
-		folders[folder] = i
 		mode := layout.Mode(m.FilepathMode.ValueString())
 		if mode == "" {
 			mode = layout.ModeNestedByMetadata
 		}
 		pool = append(pool, poolMember{
-			Destination: scheduling.Destination{Name: name, Labels: labels, StrictMatchLabels: m.StrictMatchLabels.ValueBool()},
-			Store:       ref,
-			Target: layout.Target{
-				Destination: name, Mode: mode, StorePath: ref.Path.ValueString(), Root: root,
-				AggregatedFilename: m.AggregatedFilename.ValueString(),
+			Member: placement.Member{
+				Destination: scheduling.Destination{Name: name, Labels: labels, StrictMatchLabels: m.StrictMatchLabels.ValueBool()},
+				Store:       ref.Name.ValueString(),
+				Location:    ref.place(),
+				Target: layout.Target{
+					Destination: name, Mode: mode, StorePath: storePath, Root: root,
+					AggregatedFilename: m.AggregatedFilename.ValueString(),
+				},
 			},
+			Store: ref,
 		})
+		index = append(index, i)
 	}
+	diags.Append(overlappingFolders(at, pool, index)...)
 	return pool, !diags.HasError(), diags
 }
 
-func destinationsOf(pool []poolMember) []scheduling.Destination {
-	out := make([]scheduling.Destination, len(pool))
+// overlappingFolders refuses two destinations whose folders are equal or nested: one would
+// write into, clean up or prune the other's files. Store resources are compared by location, so
+// two store resources for one bucket or branch are one store.
+func overlappingFolders(at path.Path, pool []poolMember, index []int) diag.Diagnostics {
+	var diags diag.Diagnostics
+	folders := make([]layout.Folder, len(pool))
 	for i, m := range pool {
-		out[i] = m.Destination
+		folders[i] = layout.Folder{Location: m.Location.String(), Root: m.Target.Root}
 	}
-	return out
+	for _, o := range layout.FindOverlaps(folders) {
+		a, b := pool[o.I], pool[o.J]
+		el := at.AtListIndex(index[o.J]).AtName("path")
+		how := "is inside the folder of"
+		switch {
+		case o.Equal:
+			how = "is the same folder as that of"
+		case len(b.Target.Root) < len(a.Target.Root):
+			how = "contains the folder of"
+		}
+		diags.AddAttributeError(el, "Overlapping Destination Folders",
+			fmt.Sprintf("%s: destination %q writes to folder %q of %s, which %s destination %q (at index %d, store %q). "+
+				"Each destination needs a folder of its own, neither equal to nor inside another's; give it another path.",
+				el, b.Name, b.Target.Root, b.Location, how, a.Name, index[o.I], a.Member.Store))
+	}
+	return diags
 }

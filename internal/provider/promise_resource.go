@@ -3,11 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -18,12 +15,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
-	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
-	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
-	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 )
 
 var (
@@ -37,30 +31,6 @@ var (
 func NewPromiseResource() resource.Resource { return &promiseResource{} }
 
 type promiseResource struct{ data *providerData }
-
-type promiseModel struct {
-	ID                       types.String      `tfsdk:"id"`
-	Name                     types.String      `tfsdk:"name"`
-	DestinationSelectors     []selectorModel   `tfsdk:"destination_selectors"`
-	Dependencies             manifestsValue    `tfsdk:"dependencies"`
-	Destinations             []poolMemberModel `tfsdk:"destinations"`
-	OnUnschedule             types.String      `tfsdk:"on_unschedule"`
-	ScheduledDestinations    types.List        `tfsdk:"scheduled_destinations"`
-	MisscheduledDestinations types.List        `tfsdk:"misscheduled_destinations"`
-	Placements               types.Map         `tfsdk:"placements"`
-}
-
-type placementModel struct {
-	Store        types.String `tfsdk:"store"`
-	Root         types.String `tfsdk:"root"`
-	Misscheduled types.Bool   `tfsdk:"misscheduled"`
-	Files        types.Map    `tfsdk:"files"`
-}
-
-var placementAttrTypes = map[string]attr.Type{
-	"store": types.StringType, "root": types.StringType, "misscheduled": types.BoolType,
-	"files": types.MapType{ElemType: types.StringType},
-}
 
 func (r *promiseResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_promise"
@@ -118,9 +88,11 @@ func (r *promiseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 					"the store shows here as a difference, and the apply repairs it.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"store":        schema.StringAttribute{Computed: true, MarkdownDescription: "Store name."},
+					"location":     schema.StringAttribute{Computed: true, MarkdownDescription: "Where the store is, normalised: `s3://<endpoint>/<bucket>` or `git+<url>@<branch>`. Two store resources with one location are one store."},
 					"root":         schema.StringAttribute{Computed: true, MarkdownDescription: "The destination's folder in the store."},
 					"misscheduled": schema.BoolAttribute{Computed: true, MarkdownDescription: "True when the destination no longer matches."},
-					"files":        schema.MapAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "Store path to MD5 of the content."},
+					"files": schema.MapAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "Store path to MD5 of the content. " +
+						"An aggregatedYAML file, which holds other placements' documents too, maps to `part:<MD5 of this promise's part>` while it is current, and to `stale` when it is not."},
 				}},
 			},
 		},
@@ -131,83 +103,33 @@ func (r *promiseResource) Configure(_ context.Context, req resource.ConfigureReq
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-// inputs converts the configuration into domain values; ok is false while some are unknown.
-func (m promiseModel) inputs(ctx context.Context) (sel scheduling.Selector, deps layout.Dependencies, pool []poolMember, ok bool, diags diag.Diagnostics) {
-	entries, okSel, d := selectorsFromModel(path.Root("destination_selectors"), m.DestinationSelectors)
-	diags.Append(d...)
-	pool, okPool, d := poolFromModel(ctx, path.Root("destinations"), m.Destinations)
-	diags.Append(d...)
-	if !okSel || !okPool || m.Dependencies.IsUnknown() || m.Name.IsUnknown() || m.OnUnschedule.IsUnknown() || diags.HasError() {
-		return sel, deps, nil, false, diags
-	}
-	docs, err := manifest.Parse([]byte(m.Dependencies.ValueString()))
-	if err != nil {
-		return sel, deps, nil, false, diags // reported by the attribute's validation
-	}
-	crds, others := manifest.Split(docs)
-	deps = layout.Dependencies{Promise: m.Name.ValueString(), All: manifest.Canonical(docs)}
-	if len(crds) > 0 {
-		deps.CRDs = manifest.Canonical(crds)
-	}
-	if len(others) > 0 {
-		deps.Others = manifest.Canonical(others)
-	}
-	return scheduling.Merge(entries), deps, pool, true, diags
-}
-
-func (m promiseModel) plan(ctx context.Context, prior map[string]placement) (promisePlan, []poolMember, bool, diag.Diagnostics) {
-	sel, deps, pool, ok, diags := m.inputs(ctx)
-	if !ok {
-		return promisePlan{}, nil, false, diags
-	}
-	p, err := planPromise(m.Name.ValueString(), sel, deps, pool, prior, m.OnUnschedule.ValueString())
-	if err != nil {
-		diags.AddError("Cannot Lay Out Promise", err.Error())
-		return promisePlan{}, nil, false, diags
-	}
-	return p, pool, true, diags
-}
-
 func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	var plan promiseModel
+	var plan, state promiseModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if !req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		// Terraform accepts the prior value of an attribute in place of the configured one when
+		// the provider says they are equivalent: a change of formatting only plans nothing.
+		plan.Dependencies = keepIfSameMeaning(ctx, plan.Dependencies, state.Dependencies)
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	prior := map[string]placement{}
-	if !req.State.Raw.IsNull() {
-		var state promiseModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		prior = placementsFromModel(ctx, state.Placements)
-		// Terraform accepts the prior value of an attribute in place of the configured one when
-		// the provider says they are equivalent: a change of formatting only plans nothing.
-		if same, _ := plan.Dependencies.StringSemanticEquals(ctx, state.Dependencies); same && !state.Dependencies.IsNull() {
-			plan.Dependencies = state.Dependencies
-		}
-	}
-	p, pool, ok, diags := plan.plan(ctx, prior)
+	p, pool, ok, diags := plan.plan(ctx, state)
 	resp.Diagnostics.Append(diags...)
 	if !ok {
 		return
 	}
 	if r.data != nil {
-		checked := map[string]bool{}
-		for i, m := range pool {
-			if key := m.Store.location(); !checked[key] {
-				checked[key] = true
-				resp.Diagnostics.Append(r.data.checkCredentials(m.Store, path.Root("destinations").AtListIndex(i).AtName("state_store"))...)
-			}
-		}
+		resp.Diagnostics.Append(r.data.checkPoolCredentials(pool, path.Root("destinations"))...)
 	}
 	for _, w := range p.Warnings {
 		resp.Diagnostics.AddWarning("Promise Scheduling", w)
 	}
-	plan.ScheduledDestinations = stringList(p.Scheduled)
-	plan.MisscheduledDestinations = stringList(p.Misscheduled)
-	plan.Placements = placementsToModel(p.Placements)
+	plan.record(p.Settle(nil))
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
@@ -217,69 +139,46 @@ func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, plan, map[string]placement{}, &resp.State, &resp.Diagnostics)
+	r.apply(ctx, plan, promiseModel{}, &resp.State, &resp.Diagnostics)
 }
 
-// Read compares the files recorded for every placement with the stores, one request per store
-// (a listing or a fetch), and records what it finds: a missing file disappears from `files`, an
-// edited one gets its new hash.
+// Read looks at what every placement's location holds now (see placement.Observe) and records
+// it: a missing file disappears from `files`, an edited one gets its new hash, a stray file in an
+// owned folder appears.
 func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state promiseModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	placements := placementsFromModel(ctx, state.Placements)
-	if len(placements) == 0 {
+	prior := state.prior(ctx)
+	if len(prior) == 0 {
 		return
 	}
-	stores := map[string]storeRefModel{}
-	for _, m := range state.Destinations {
-		if ref, ok := storeRefFromObject(ctx, m.StateStore); ok {
-			stores[m.Name.ValueString()] = ref
-		}
-	}
-	byStore := map[string][]string{}
-	refs := map[string]storeRefModel{}
-	for dest := range placements {
-		ref, ok := stores[dest]
-		if !ok {
+	deps, _ := state.dependencies()
+	targets := map[string]observed{}
+	for dest, pr := range prior {
+		if pr.member == nil {
 			continue // not in the recorded pool: nothing to reach it with
 		}
-		byStore[ref.location()] = append(byStore[ref.location()], dest)
-		refs[ref.location()] = ref
+		f, err := layout.DependencyFiles(pr.member.Target, deps)
+		if err != nil {
+			continue
+		}
+		targets[dest] = observed{member: *pr.member, files: f, record: pr.Record}
 	}
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	defer cancel()
-	for key, dests := range byStore {
-		store, err := r.data.open(refs[key], false)
-		if err != nil {
-			resp.Diagnostics.AddError("State Store Not Usable", fmt.Sprintf("Promise %q cannot use state store %q: %v", state.Name.ValueString(), refs[key].Name.ValueString(), err))
-			return
-		}
-		var paths []string
-		for _, d := range dests {
-			paths = append(paths, sortedKeys(placements[d].Files)...)
-		}
-		found, err := store.Hashes(ctx, paths)
-		if err != nil {
-			addStoreError(&resp.Diagnostics, "Cannot Read Promise",
-				fmt.Sprintf("Reading the files of promise %q failed", state.Name.ValueString()), err)
-			return
-		}
-		for _, d := range dests {
-			pl := placements[d]
-			actual := map[string]string{}
-			for p := range pl.Files {
-				if sum, ok := found[p]; ok {
-					actual[p] = sum
-				}
-			}
-			pl.Files = actual
-			placements[d] = pl
+	found := r.data.refresh(ctx, fmt.Sprintf("Promise %q", state.Name.ValueString()), targets, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	records := map[string]placement.Record{}
+	for dest, pr := range prior {
+		records[dest] = pr.Record
+		if rec, ok := found[dest]; ok {
+			records[dest] = rec
 		}
 	}
-	state.Placements = placementsToModel(placements)
+	state.Placements = recordsToModel(records)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -290,30 +189,30 @@ func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, plan, placementsFromModel(ctx, state.Placements), &resp.State, &resp.Diagnostics)
+	r.apply(ctx, plan, state, &resp.State, &resp.Diagnostics)
 }
 
-// Delete removes the promise's files from every destination it wrote to, misscheduled ones
-// included, as Kratix cascades a promise's deletion.
+// Delete removes the promise's owned folders from every destination it wrote to, misscheduled
+// ones included, as Kratix cascades a promise's deletion.
 func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state promiseModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	placements := placementsFromModel(ctx, state.Placements)
-	pool, _, _ := poolFromModel(ctx, path.Root("destinations"), state.Destinations)
-	ops := newStoreOps("Delete from: promise/" + state.Name.ValueString())
-	for _, m := range pool {
-		if pl, ok := placements[m.Name]; ok {
-			ops.remove(m, pl)
-		}
+	prior := state.prior(ctx)
+	deps, _ := state.dependencies()
+	p, err := placement.RemovePromise(deps, priorsOf(prior))
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Lay Out Promise", err.Error())
+		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	defer cancel()
-	if _, err := ops.run(ctx, r.data); err != nil {
-		addStoreError(&resp.Diagnostics, "Cannot Delete Promise",
-			fmt.Sprintf("Removing the files of promise %q failed", state.Name.ValueString()), err)
+	who := fmt.Sprintf("Promise %q", state.Name.ValueString())
+	failed := r.data.writeOps(ctx, who, "Delete from: promise/"+state.Name.ValueString(), p.Ops, refsOf(prior), &resp.Diagnostics)
+	if len(failed) > 0 {
+		// Keep what could not be removed, so that the next destroy tries again.
+		state.record(p.Settle(failed))
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	}
 }
 
@@ -322,197 +221,19 @@ func (r *promiseResource) ImportState(ctx context.Context, req resource.ImportSt
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
 }
 
-// apply writes what the plan decided, one operation per store, and records the placements that
-// were written. A placement whose files already match is not touched.
-func (r *promiseResource) apply(ctx context.Context, plan promiseModel, prior map[string]placement, state *tfsdk.State, diags *diag.Diagnostics) {
-	p, pool, ok, d := plan.plan(ctx, prior)
+// apply makes every store location hold what the plan decided, compared with what the location
+// holds now (not with state), and records, per destination, what was written.
+func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, out *tfsdk.State, diags *diag.Diagnostics) {
+	p, pool, ok, d := plan.plan(ctx, state)
 	diags.Append(d...)
 	if !ok || diags.HasError() {
 		diags.AddError("Promise Not Known", "The promise's inputs are still unknown at apply; this is a bug in the provider.")
 		return
 	}
 	name := plan.Name.ValueString()
-	ops := newStoreOps("Update from: promise/" + name)
-	for _, m := range pool {
-		if files, scheduled := p.Writes[m.Name]; scheduled {
-			before := prior[m.Name]
-			if before.Misscheduled || !equalMaps(hashStrings(files.Put), before.Files) {
-				ops.write(m, files, before)
-			}
-		}
-		if removed, ok := p.Removed[m.Name]; ok {
-			ops.remove(m, removed)
-		}
-	}
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	defer cancel()
-	r.warnTakeOvers(ctx, name, p, pool, prior, diags)
-	done, err := ops.run(ctx, r.data)
-	if err != nil {
-		addStoreError(diags, "Cannot Write Promise", fmt.Sprintf("Writing the files of promise %q failed", name), err)
-		// Record only what was written: stores that failed keep their earlier placements.
-		for dest, pl := range p.Placements {
-			if done[dest] || pl.Misscheduled {
-				continue
-			}
-			if before, ok := prior[dest]; ok {
-				p.Placements[dest] = before
-			} else {
-				delete(p.Placements, dest)
-			}
-		}
-		for dest, before := range p.Removed {
-			if !done[dest] {
-				p.Placements[dest] = before
-			}
-		}
-	}
+	refs := refsOf(state.prior(ctx)).add(pool...)
+	failed := r.data.writeOps(ctx, fmt.Sprintf("Promise %q", name), "Update from: promise/"+name, p.Ops, refs, diags)
 	plan.ID = plan.Name
-	plan.ScheduledDestinations = stringList(p.Scheduled)
-	plan.MisscheduledDestinations = stringList(p.Misscheduled)
-	plan.Placements = placementsToModel(p.Placements)
-	diags.Append(state.Set(ctx, &plan)...)
-}
-
-// warnTakeOvers warns, before the first write to a destination, about files there that hold other
-// content: written by Kratix or another workspace, and about to be replaced.
-func (r *promiseResource) warnTakeOvers(ctx context.Context, name string, p promisePlan, pool []poolMember, prior map[string]placement, diags *diag.Diagnostics) {
-	if r.data == nil {
-		return
-	}
-	byStore := map[string]map[string]string{}
-	refs := map[string]storeRefModel{}
-	for _, m := range pool {
-		files, scheduled := p.Writes[m.Name]
-		if _, before := prior[m.Name]; !scheduled || before {
-			continue
-		}
-		key := m.Store.location()
-		if byStore[key] == nil {
-			byStore[key] = map[string]string{}
-		}
-		for path, sum := range hashStrings(files.Put) {
-			byStore[key][path] = sum
-		}
-		refs[key] = m.Store
-	}
-	for key, want := range byStore {
-		if store, err := r.data.open(refs[key], false); err == nil {
-			warnTakeOver(ctx, store, fmt.Sprintf("Promise %q", name), want, diags)
-		}
-	}
-}
-
-func placementsFromModel(ctx context.Context, m types.Map) map[string]placement {
-	out := map[string]placement{}
-	if m.IsNull() || m.IsUnknown() {
-		return out
-	}
-	var models map[string]placementModel
-	if d := m.ElementsAs(ctx, &models, false); d.HasError() {
-		return out
-	}
-	for dest, pm := range models {
-		out[dest] = placement{
-			Store: pm.Store.ValueString(), Root: pm.Root.ValueString(), Misscheduled: pm.Misscheduled.ValueBool(),
-			Files: stringMap(ctx, pm.Files),
-		}
-	}
-	return out
-}
-
-func placementsToModel(placements map[string]placement) types.Map {
-	elems := map[string]attr.Value{}
-	for dest, pl := range placements {
-		elems[dest] = types.ObjectValueMust(placementAttrTypes, map[string]attr.Value{
-			"store": types.StringValue(pl.Store), "root": types.StringValue(pl.Root),
-			"misscheduled": types.BoolValue(pl.Misscheduled), "files": stringMapValue(pl.Files),
-		})
-	}
-	return types.MapValueMust(types.ObjectType{AttrTypes: placementAttrTypes}, elems)
-}
-
-// storeOps gathers the changes of one resource operation by store, so that each store gets one
-// write (one commit per Git repository) however many destinations it holds.
-type storeOps struct {
-	message string
-	order   []string
-	ops     map[string]*storeOp
-}
-
-type storeOp struct {
-	ref    storeRefModel
-	change statestore.Change
-	dests  []string
-}
-
-func newStoreOps(message string) *storeOps {
-	return &storeOps{message: message, ops: map[string]*storeOp{}}
-}
-
-func (s *storeOps) op(m poolMember) *storeOp {
-	key := m.Store.location()
-	op, ok := s.ops[key]
-	if !ok {
-		op = &storeOp{ref: m.Store, change: statestore.Change{Message: s.message, Put: map[string][]byte{}}}
-		s.ops[key] = op
-		s.order = append(s.order, key)
-	}
-	op.dests = append(op.dests, m.Name)
-	return op
-}
-
-// write adds a placement's files; files it held before and no longer produces are removed.
-func (s *storeOps) write(m poolMember, files layout.Files, before placement) {
-	op := s.op(m)
-	for p, c := range files.Put {
-		op.change.Put[p] = c
-	}
-	op.change.Prune = append(op.change.Prune, files.Prune...)
-	for p := range before.Files {
-		if _, still := files.Put[p]; !still {
-			op.change.Delete = append(op.change.Delete, p)
-		}
-	}
-	if files.Aggregate != nil {
-		op.change.Aggregates = append(op.change.Aggregates, statestore.Aggregate{File: files.Aggregate.File, Dir: files.Aggregate.Dir})
-	}
-}
-
-// remove deletes every file of a placement.
-func (s *storeOps) remove(m poolMember, pl placement) {
-	op := s.op(m)
-	op.change.Delete = append(op.change.Delete, sortedKeys(pl.Files)...)
-	if m.Target.Mode == layout.ModeAggregatedYAML {
-		a := layout.AggregateOf(m.Target)
-		op.change.Aggregates = append(op.change.Aggregates, statestore.Aggregate{File: a.File, Dir: a.Dir})
-	}
-}
-
-// run applies every store's change and reports which destinations were written.
-func (s *storeOps) run(ctx context.Context, data *providerData) (map[string]bool, error) {
-	done := map[string]bool{}
-	for _, key := range s.order {
-		op := s.ops[key]
-		if data == nil {
-			return done, fmt.Errorf("the provider is not configured")
-		}
-		store, err := data.open(op.ref, false)
-		if err != nil {
-			return done, fmt.Errorf("state store %q: %w", op.ref.Name.ValueString(), err)
-		}
-		sort.Strings(op.change.Delete)
-		res, err := store.Apply(ctx, op.change)
-		if err != nil {
-			return done, err
-		}
-		tflog.Debug(ctx, "promise files written", map[string]any{
-			"store": store.Describe(), "destinations": strings.Join(op.dests, ","),
-			"written": len(res.Written), "deleted": len(res.Deleted), "revision": res.Revision,
-		})
-		for _, d := range op.dests {
-			done[d] = true
-		}
-	}
-	return done, nil
+	plan.record(p.Settle(failed))
+	diags.Append(out.Set(ctx, &plan)...)
 }

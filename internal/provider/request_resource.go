@@ -18,6 +18,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -51,6 +52,7 @@ type requestModel struct {
 	DestinationSelectors []selectorModel  `tfsdk:"destination_selectors"`
 	Destination          types.String     `tfsdk:"destination"`
 	Misscheduled         types.Bool       `tfsdk:"misscheduled"`
+	Location             types.String     `tfsdk:"location"`
 	Root                 types.String     `tfsdk:"root"`
 	WrittenFiles         types.Map        `tfsdk:"written_files"`
 }
@@ -120,10 +122,13 @@ func (r *requestResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 			"misscheduled": schema.BoolAttribute{
 				Computed: true, MarkdownDescription: "True when the kept destination no longer matches the selectors.",
 			},
-			"root": schema.StringAttribute{Computed: true, MarkdownDescription: "The chosen destination's folder in its store."},
+			"location": schema.StringAttribute{Computed: true, MarkdownDescription: "Where the chosen destination's store is, normalised: `s3://<endpoint>/<bucket>` or `git+<url>@<branch>`."},
+			"root":     schema.StringAttribute{Computed: true, MarkdownDescription: "The chosen destination's folder in its store."},
 			"written_files": schema.MapAttribute{
 				ElementType: types.StringType, Computed: true,
-				MarkdownDescription: "Every file the request keeps in the store: path to MD5. Known during plan; drift shows here.",
+				MarkdownDescription: "Every file the request keeps in the store: path to MD5. Known during plan; drift (a file " +
+					"edited or deleted, a stray file in the request's folder) shows here. An aggregatedYAML file maps to " +
+					"`part:<MD5 of this request's part>` while it is current, and to `stale` when it is not.",
 			},
 		},
 	}
@@ -133,25 +138,17 @@ func (r *requestResource) Configure(_ context.Context, req resource.ConfigureReq
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-// requestPlan is what a plan of a request decides.
-type requestPlan struct {
-	Member       *poolMember // nil: no destination
-	Misscheduled bool
-	Files        layout.Files
-	Warnings     []string
-}
-
 func (m requestModel) key() string {
 	return fmt.Sprintf("%s/%s/%s", m.Namespace.ValueString(), m.Promise.Name.ValueString(), m.Name.ValueString())
 }
 
-// plan decides the destination: the one kept in state while it stays in the pool, otherwise the
-// rendezvous choice among the candidates.
-func (m requestModel) plan(ctx context.Context, prior string) (requestPlan, bool, diag.Diagnostics) {
+// plan runs the placement engine on the configuration, given what state says the request held.
+// ok is false while some input is unknown.
+func (m requestModel) plan(ctx context.Context, state requestModel) (placement.RequestPlan, []poolMember, bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	if m.Promise == nil || m.Promise.Name.IsUnknown() || m.Name.IsUnknown() || m.Namespace.IsUnknown() ||
 		m.Pipeline.IsUnknown() || m.Documents.IsUnknown() || m.Files.IsUnknown() {
-		return requestPlan{}, false, diags
+		return placement.RequestPlan{}, nil, false, diags
 	}
 	promiseEntries, okP, d := selectorsFromModel(path.Root("promise").AtName("destination_selectors"), m.Promise.DestinationSelectors)
 	diags.Append(d...)
@@ -160,57 +157,54 @@ func (m requestModel) plan(ctx context.Context, prior string) (requestPlan, bool
 	pool, okPool, d := poolFromModel(ctx, path.Root("promise").AtName("destinations"), m.Promise.Destinations)
 	diags.Append(d...)
 	if !okP || !okR || !okPool || diags.HasError() {
-		return requestPlan{}, false, diags
+		return placement.RequestPlan{}, nil, false, diags
 	}
-	req, err := m.output(ctx)
+	out, err := m.output(ctx)
 	if err != nil {
 		diags.AddAttributeError(path.Root("files"), "Invalid Files", err.Error())
-		return requestPlan{}, false, diags
+		return placement.RequestPlan{}, nil, false, diags
 	}
-	sel, conflicts := scheduling.Combine(scheduling.Merge(promiseEntries), scheduling.Merge(own))
-	var p requestPlan
-	for _, c := range conflicts {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("destination_selectors: %s=%s is ignored: promise %q selects %s=%s, and a request can never leave its promise's placement.",
-			c.Key, c.RequestValue, m.Promise.Name.ValueString(), c.Key, c.PromiseValue))
+	in := placement.Request{
+		Key: m.key(), PromiseSelector: scheduling.Merge(promiseEntries), Selector: scheduling.Merge(own),
+		Output: out, Pool: members(pool),
 	}
-	decisions := scheduling.Schedule(sel, destinationsOf(pool))
-	candidates := scheduling.Selected(decisions)
-	members := map[string]poolMember{}
-	for _, pm := range pool {
-		members[pm.Name] = pm
+	if pr, ok := state.prior(ctx); ok {
+		in.PriorDestination = state.Destination.ValueString()
+		in.Prior = &pr
 	}
-	chosen := ""
-	if _, inPool := members[prior]; prior != "" && inPool {
-		chosen = prior
-		for _, d := range decisions {
-			if d.Destination == prior && !d.Selected {
-				p.Misscheduled = true
-				p.Warnings = append(p.Warnings, fmt.Sprintf("Request %s stays on destination %q, which no longer matches (%s): it is misscheduled and still updated.", m.key(), prior, d.Reason))
-			}
-		}
-	} else if c, ok := scheduling.Choose(m.key(), candidates); ok {
-		chosen = c
-		if prior != "" {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("Destination %q left the pool: request %s moves to %q.", prior, m.key(), chosen))
-		}
-	} else {
-		var why []string
-		for _, d := range decisions {
-			why = append(why, d.Destination+": "+d.Reason)
-		}
-		p.Warnings = append(p.Warnings, fmt.Sprintf("Request %s: no destinations can be selected for scheduling (selectors: %s). Nothing is written until a destination matches.\n\n%s",
-			m.key(), selectorText(sel), strings.Join(why, "\n")))
+	p, _, err := placement.PlanRequest(in)
+	if err != nil {
+		diags.AddError("Cannot Lay Out Request", err.Error())
+		return placement.RequestPlan{}, nil, false, diags
 	}
-	if chosen != "" {
-		member := members[chosen]
-		p.Member = &member
-		p.Files, err = layout.RequestFiles(member.Target, req)
-		if err != nil {
-			diags.AddError("Cannot Lay Out Request", err.Error())
-			return requestPlan{}, false, diags
+	return p, pool, true, diags
+}
+
+// prior is what state says the request held, and its destination as the request saw it then.
+func (m requestModel) prior(ctx context.Context) (placement.Prior, bool) {
+	if m.Promise == nil || m.Destination.IsNull() || m.Destination.IsUnknown() {
+		return placement.Prior{}, false
+	}
+	dest := m.Destination.ValueString()
+	p := placement.Prior{Record: placement.Record{
+		Location: m.Location.ValueString(), Root: m.Root.ValueString(), Misscheduled: m.Misscheduled.ValueBool(),
+		Files: stringMap(ctx, m.WrittenFiles),
+	}}
+	if mem := findMember(ctx, m.Promise.Destinations, dest); mem != nil {
+		p.Member = &mem.Member
+		p.Record.Store = mem.Member.Store
+	}
+	return p, true
+}
+
+func (m requestModel) refs(ctx context.Context) storeRefs {
+	refs := storeRefs{}
+	if m.Promise != nil {
+		if mem := findMember(ctx, m.Promise.Destinations, m.Destination.ValueString()); mem != nil {
+			refs.add(*mem)
 		}
 	}
-	return p, true, diags
+	return refs
 }
 
 // output is the request's files as a pipeline would leave them.
@@ -257,46 +251,49 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if req.Plan.Raw.IsNull() {
 		return
 	}
-	var plan requestModel
+	var plan, state requestModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if !req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		plan.Documents = keepIfSameMeaning(ctx, plan.Documents, state.Documents)
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	prior := ""
-	if !req.State.Raw.IsNull() {
-		var state requestModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		prior = state.Destination.ValueString()
-		if same, _ := plan.Documents.StringSemanticEquals(ctx, state.Documents); same && !state.Documents.IsNull() {
-			plan.Documents = state.Documents
-		}
-	}
-	p, ok, diags := plan.plan(ctx, prior)
+	p, _, ok, diags := plan.plan(ctx, state)
 	resp.Diagnostics.Append(diags...)
 	if !ok {
 		return
 	}
-	if p.Member != nil && r.data != nil {
-		resp.Diagnostics.Append(r.data.checkCredentials(p.Member.Store, path.Root("promise").AtName("destinations"))...)
+	if p.Chosen != nil && r.data != nil {
+		if mem := findMember(ctx, plan.Promise.Destinations, p.Chosen.Name); mem != nil {
+			resp.Diagnostics.Append(r.data.checkCredentials(mem.Store, path.Root("promise").AtName("destinations"))...)
+		}
 	}
 	for _, w := range p.Warnings {
 		resp.Diagnostics.AddWarning("Request Scheduling", w)
 	}
-	plan.setPlacement(p)
+	plan.record(p, p.Settle(nil))
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-func (m *requestModel) setPlacement(p requestPlan) {
+// record sets the computed attributes from an outcome: the destination the request holds
+// files in, or none.
+func (m *requestModel) record(p placement.RequestPlan, o placement.Outcome) {
 	m.ID = types.StringValue(fmt.Sprintf("%s/%s/%s", m.Promise.Name.ValueString(), m.Namespace.ValueString(), m.Name.ValueString()))
-	m.Misscheduled = types.BoolValue(p.Misscheduled)
-	if p.Member == nil {
-		m.Destination, m.Root = types.StringNull(), types.StringNull()
-		m.WrittenFiles = stringMapValue(map[string]string{})
-		return
+	m.Misscheduled = types.BoolValue(false)
+	m.Destination, m.Location, m.Root = types.StringNull(), types.StringNull(), types.StringNull()
+	m.WrittenFiles = stringMapValue(map[string]string{})
+	for dest, rec := range o.Records {
+		if p.Chosen != nil && dest != p.Chosen.Name && len(o.Records) > 1 {
+			continue
+		}
+		m.Destination = types.StringValue(dest)
+		m.Location = types.StringValue(rec.Location)
+		m.Root = types.StringValue(rec.Root)
+		m.Misscheduled = types.BoolValue(rec.Misscheduled)
+		m.WrittenFiles = stringMapValue(rec.Files)
 	}
-	m.Destination = types.StringValue(p.Member.Name)
-	m.Root = types.StringValue(p.Member.Target.Root)
-	m.WrittenFiles = hashMap(p.Files.Put)
 }
 
 func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -308,31 +305,34 @@ func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest
 	r.apply(ctx, plan, requestModel{}, &resp.State, &resp.Diagnostics)
 }
 
-// Read compares the written files with the store; see kratix_promise.
+// Read looks at what the request's destination holds now; see kratix_promise.
 func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state requestModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || r.data == nil || state.Promise == nil || state.Destination.IsNull() {
+	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	written := stringMap(ctx, state.WrittenFiles)
-	member := findMember(ctx, state.Promise.Destinations, state.Destination.ValueString())
-	if member == nil || len(written) == 0 {
+	prior, ok := state.prior(ctx)
+	if !ok || prior.Member == nil {
 		return
 	}
-	store, err := r.data.open(member.Store, false)
+	out, err := state.output(ctx)
 	if err != nil {
-		resp.Diagnostics.AddError("State Store Not Usable", fmt.Sprintf("Request %s cannot use state store %q: %v", state.key(), member.Store.Name.ValueString(), err))
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	defer cancel()
-	found, err := store.Hashes(ctx, sortedKeys(written))
+	f, err := layout.RequestFiles(prior.Member.Target, out)
 	if err != nil {
-		addStoreError(&resp.Diagnostics, "Cannot Read Request", fmt.Sprintf("Reading the files of request %s failed", state.key()), err)
 		return
 	}
-	state.WrittenFiles = stringMapValue(found)
+	dest := state.Destination.ValueString()
+	mem := findMember(ctx, state.Promise.Destinations, dest)
+	found := r.data.refresh(ctx, "Request "+state.key(), map[string]observed{dest: {member: *mem, files: f, record: prior.Record}}, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if rec, ok := found[dest]; ok {
+		state.WrittenFiles = stringMapValue(rec.Files)
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -346,22 +346,27 @@ func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest
 	r.apply(ctx, plan, state, &resp.State, &resp.Diagnostics)
 }
 
+// Delete removes the request's owned folder (or its files and index, or its part of an
+// aggregate) from its destination.
 func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state requestModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || state.Promise == nil || state.Destination.IsNull() {
+	if resp.Diagnostics.HasError() {
 		return
 	}
-	member := findMember(ctx, state.Promise.Destinations, state.Destination.ValueString())
-	if member == nil {
+	prior, ok := state.prior(ctx)
+	if !ok {
 		return
 	}
-	ops := newStoreOps("Delete from: request/" + state.key())
-	ops.remove(*member, placement{Files: stringMap(ctx, state.WrittenFiles)})
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	defer cancel()
-	if _, err := ops.run(ctx, r.data); err != nil {
-		addStoreError(&resp.Diagnostics, "Cannot Delete Request", fmt.Sprintf("Removing the files of request %s failed", state.key()), err)
+	out, _ := state.output(ctx)
+	p, err := placement.RemoveRequest(out, state.Destination.ValueString(), prior)
+	if err != nil {
+		resp.Diagnostics.AddError("Cannot Lay Out Request", err.Error())
+		return
+	}
+	failed := r.data.writeOps(ctx, "Request "+state.key(), "Delete from: request/"+state.key(), p.Ops, state.refs(ctx), &resp.Diagnostics)
+	if len(failed) > 0 {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...) // kept, so that the next destroy tries again
 	}
 }
 
@@ -377,39 +382,24 @@ func (r *requestResource) ImportState(ctx context.Context, req resource.ImportSt
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), parts[2])...)
 }
 
+// apply makes the request's destination hold what the plan decided, compared with what it holds
+// now (not with state), and records what was written.
 func (r *requestResource) apply(ctx context.Context, plan, state requestModel, out *tfsdk.State, diags *diag.Diagnostics) {
-	p, ok, d := plan.plan(ctx, state.Destination.ValueString())
+	p, pool, ok, d := plan.plan(ctx, state)
 	diags.Append(d...)
 	if !ok || diags.HasError() {
 		diags.AddError("Request Not Known", "The request's inputs are still unknown at apply; this is a bug in the provider.")
 		return
 	}
-	if p.Member != nil {
-		before := placement{}
-		if state.Destination.ValueString() == p.Member.Name {
-			before.Files = stringMap(ctx, state.WrittenFiles)
-		}
-		if !equalMaps(hashStrings(p.Files.Put), before.Files) {
-			ops := newStoreOps("Update from: request/" + plan.key())
-			ops.write(*p.Member, p.Files, before)
-			ctx, cancel := context.WithTimeout(ctx, opTimeout)
-			defer cancel()
-			if _, err := ops.run(ctx, r.data); err != nil {
-				addStoreError(diags, "Cannot Write Request", fmt.Sprintf("Writing the files of request %s failed", plan.key()), err)
-				return
-			}
-		}
-	}
-	plan.setPlacement(p)
+	refs := state.refs(ctx).add(pool...)
+	failed := r.data.writeOps(ctx, "Request "+plan.key(), "Update from: request/"+plan.key(), p.Ops, refs, diags)
+	plan.record(p, p.Settle(failed))
 	diags.Append(out.Set(ctx, &plan)...)
 }
 
 func findMember(ctx context.Context, models []poolMemberModel, name string) *poolMember {
-	pool, _, _ := poolFromModel(ctx, path.Root("promise").AtName("destinations"), models)
-	for i := range pool {
-		if pool[i].Name == name {
-			return &pool[i]
-		}
+	if m, ok := lenientPool(ctx, models)[name]; ok {
+		return &m
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
@@ -90,16 +91,50 @@ func (m storeRefModel) known() bool {
 	return true
 }
 
-// location identifies where a store's files are: changing it moves every file, changing anything
-// else (credentials, author, TLS options) does not.
-func (m storeRefModel) location() string {
+// place is the store's normalised location: changing it moves every file; changing anything
+// else (credentials, author, TLS options, a cosmetic spelling of the same URL) does not.
+func (m storeRefModel) place() placement.Location {
 	switch {
 	case m.Bucket != nil:
-		return fmt.Sprintf("bucket|%s|%s|%s", m.Bucket.Endpoint.ValueString(), m.Bucket.BucketName.ValueString(), m.Path.ValueString())
+		return placement.BucketLocation(m.Bucket.Endpoint.ValueString(), m.Bucket.BucketName.ValueString())
 	case m.Git != nil:
-		return fmt.Sprintf("git|%s|%s|%s", m.Git.URL.ValueString(), branchOf(m.Git), m.Path.ValueString())
+		return placement.GitLocation(m.Git.URL.ValueString(), branchOf(m.Git))
 	}
-	return "none|" + m.Name.ValueString()
+	return placement.Location{Kind: "none", Endpoint: m.Name.ValueString()}
+}
+
+// location is where the store's files are: its normalised location and its cleaned path.
+func (m storeRefModel) location() string {
+	return m.place().String() + "|" + placement.CleanStorePath(m.Path.ValueString())
+}
+
+// storeLocationOf reads only what places a store object (endpoint or URL, bucket or branch,
+// path). ok is false while one of those is unknown; unknown credentials, author or TLS options
+// do not matter.
+func storeLocationOf(ctx context.Context, obj types.Object) (string, bool) {
+	if obj.IsNull() || obj.IsUnknown() {
+		return "", false
+	}
+	var ref storeRefModel
+	if diags := obj.As(ctx, &ref, basetypes.ObjectAsOptions{UnhandledUnknownAsEmpty: true}); diags.HasError() {
+		return "", false
+	}
+	vals := []attr.Value{ref.Path}
+	if ref.Bucket != nil {
+		vals = append(vals, ref.Bucket.Endpoint, ref.Bucket.BucketName)
+	}
+	if ref.Git != nil {
+		vals = append(vals, ref.Git.URL, ref.Git.Branch)
+	}
+	for _, v := range vals {
+		if v.IsUnknown() {
+			return "", false
+		}
+	}
+	if ref.Bucket == nil && ref.Git == nil {
+		return "", false
+	}
+	return ref.location(), true
 }
 
 func branchOf(g *gitModel) string {

@@ -8,13 +8,11 @@
 package statestore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"path"
-	"sort"
-	"strings"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 )
 
 // Change is one operation against a store: the files to write and the files to remove.
@@ -44,24 +42,10 @@ type Aggregate struct {
 	Dir  string
 }
 
-// joinContributions builds an aggregate's content from its contributions by path. Contributions
-// are ordered by name without the extension, which is the placement name they stand for.
+// joinContributions builds an aggregate's content from its parts by path, in Kratix's order
+// (package layout owns the rule).
 func joinContributions(contributions map[string][]byte) []byte {
-	names := make([]string, 0, len(contributions))
-	for n := range contributions {
-		names = append(names, n)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		return strings.TrimSuffix(names[i], path.Ext(names[i])) < strings.TrimSuffix(names[j], path.Ext(names[j]))
-	})
-	var b bytes.Buffer
-	for i, n := range names {
-		if i > 0 {
-			b.WriteString("\n---\n")
-		}
-		b.Write(contributions[n])
-	}
-	return b.Bytes()
+	return layout.JoinAggregate(contributions)
 }
 
 // Result says what an Apply changed.

@@ -1,0 +1,244 @@
+package placement_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+)
+
+const (
+	dbYAML       = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: db\n"
+	nestedReqDB  = "kratix/dev/resources/default/postgres/db/instance-configure/5058f/db.yaml"
+	noneReqIndex = "kratix/dev/.kratix/default-postgres_db_default_instance-configure.dev-5058f.yaml"
+)
+
+func pgRequest(files map[string]string) layout.Request {
+	r := layout.Request{Promise: "postgres", Namespace: "default", Name: "db", Pipeline: "instance-configure", Files: map[string][]byte{}}
+	for p, c := range files {
+		r.Files[p] = []byte(c)
+	}
+	return r
+}
+
+func planRequest(t *testing.T, in placement.Request) placement.RequestPlan {
+	t.Helper()
+	if in.Key == "" {
+		in.Key = requestKey
+	}
+	p, _, err := placement.PlanRequest(in)
+	if err != nil {
+		t.Fatalf("PlanRequest: %v", err)
+	}
+	return p
+}
+
+func named(name string, loc placement.Location, env string) placement.Member {
+	return member(name, loc, storePath, "kratix/"+name, layout.ModeNestedByMetadata, map[string]string{"env": env})
+}
+
+func TestRequestFirstApplyNestedByMetadata(t *testing.T) {
+	p := planRequest(t, placement.Request{Output: pgRequest(map[string]string{"db.yaml": dbYAML}), Pool: []placement.Member{dev("")}})
+	if p.Chosen == nil || p.Chosen.Name != "dev" {
+		t.Fatalf("Chosen = %+v, want dev", p.Chosen)
+	}
+	if len(p.Ops) != 1 {
+		t.Fatalf("got %d Ops, want 1", len(p.Ops))
+	}
+	op := p.Ops[0]
+	equal(t, "Put", strPut(op.Change.Put), map[string]string{nestedReqDB: dbYAML})
+	sameSet(t, "Prune", op.Change.Prune, []string{nestedReqDir})
+	sameSet(t, "Delete", op.Change.Delete, nil)
+	equal(t, "Fresh", op.Fresh, map[string]string{nestedReqDB: md5hex(dbYAML)})
+	equal(t, "Records", p.Records, map[string]placement.Record{"dev": {
+		Store: "store", Location: locA().String(), Root: devRoot, Files: map[string]string{nestedReqDB: md5hex(dbYAML)}}})
+}
+
+// SPEC 3.4: the rendezvous choice is one of the candidates, the same whatever the pool's order,
+// and never a destination that does not match.
+func TestRequestRendezvousChoice(t *testing.T) {
+	a, b, c := named("a", locA(), "dev"), named("b", locA(), "dev"), named("c", locA(), "prod")
+	out := pgRequest(map[string]string{"db.yaml": dbYAML})
+	var first string
+	for i, pool := range [][]placement.Member{{a, b, c}, {c, b, a}, {b, c, a}} {
+		p := planRequest(t, placement.Request{Selector: envSelector("dev"), Output: out, Pool: pool})
+		if p.Chosen == nil || (p.Chosen.Name != "a" && p.Chosen.Name != "b") {
+			t.Fatalf("Chosen = %+v, want a or b", p.Chosen)
+		}
+		if i == 0 {
+			first = p.Chosen.Name
+		} else if p.Chosen.Name != first {
+			t.Errorf("pool order changed the choice: %s then %s", first, p.Chosen.Name)
+		}
+	}
+	// One candidate only: it.
+	p := planRequest(t, placement.Request{Selector: envSelector("prod"), Output: out, Pool: []placement.Member{a, b, c}})
+	if p.Chosen == nil || p.Chosen.Name != "c" {
+		t.Errorf("Chosen = %+v, want the only candidate c", p.Chosen)
+	}
+}
+
+// SPEC 3.4: once applied, the choice is kept while that destination stays in the pool, even when
+// it stops matching (misscheduled, still updated).
+func TestRequestStickyChoice(t *testing.T) {
+	out := pgRequest(map[string]string{"db.yaml": dbYAML})
+	a, b := named("a", locA(), "dev"), named("b", locA(), "dev")
+	fileIn := func(dest string) string {
+		return "kratix/" + dest + "/resources/default/postgres/db/instance-configure/5058f/db.yaml"
+	}
+	for _, prior := range []placement.Member{a, b} {
+		t.Run("stays on "+prior.Name, func(t *testing.T) {
+			rec := placement.Record{Store: "store", Location: locA().String(), Root: prior.Target.Root,
+				Files: map[string]string{fileIn(prior.Name): md5hex(dbYAML)}}
+			p := planRequest(t, placement.Request{Selector: envSelector("dev"), Output: out, Pool: []placement.Member{a, b},
+				PriorDestination: prior.Name, Prior: &placement.Prior{Record: rec, Member: &prior}})
+			if p.Chosen == nil || p.Chosen.Name != prior.Name {
+				t.Fatalf("Chosen = %+v, want %s kept", p.Chosen, prior.Name)
+			}
+			if p.Misscheduled {
+				t.Errorf("Misscheduled on a matching destination")
+			}
+			if len(p.Ops) != 1 || len(p.Ops[0].Change.Delete) != 0 {
+				t.Errorf("Ops = %+v, want one Op deleting nothing", p.Ops)
+			}
+		})
+	}
+	t.Run("stops matching: misscheduled, still written", func(t *testing.T) {
+		relabelled := named("a", locA(), "prod")
+		rec := placement.Record{Store: "store", Location: locA().String(), Root: "kratix/a",
+			Files: map[string]string{fileIn("a"): md5hex("old")}}
+		p := planRequest(t, placement.Request{Selector: envSelector("dev"), Output: out, Pool: []placement.Member{relabelled, b},
+			PriorDestination: "a", Prior: &placement.Prior{Record: rec, Member: &a}})
+		if p.Chosen == nil || p.Chosen.Name != "a" {
+			t.Fatalf("Chosen = %+v, want a kept", p.Chosen)
+		}
+		if !p.Misscheduled || !p.Records["a"].Misscheduled {
+			t.Errorf("Misscheduled = %v, record %+v; want misscheduled", p.Misscheduled, p.Records["a"])
+		}
+		if len(p.Ops) != 1 || strPut(p.Ops[0].Change.Put)[fileIn("a")] != dbYAML {
+			t.Errorf("Ops = %+v, want the new content still written to a", p.Ops)
+		}
+		if !anyContains(p.Warnings, "misscheduled") {
+			t.Errorf("Warnings = %q, want one saying misscheduled", p.Warnings)
+		}
+	})
+}
+
+// SPEC 3.4: a destination that left the pool is replaced by the rendezvous choice; its old
+// files are its own cleanup's business, so no Op touches them.
+func TestRequestDestinationLeftPool(t *testing.T) {
+	out := pgRequest(map[string]string{"db.yaml": dbYAML})
+	for _, oldLoc := range []placement.Location{locA(), locB()} {
+		t.Run("old destination at "+oldLoc.String(), func(t *testing.T) {
+			old := named("old", oldLoc, "dev")
+			rec := placement.Record{Store: "store", Location: oldLoc.String(), Root: "kratix/old",
+				Files: map[string]string{"kratix/old/resources/default/postgres/db/instance-configure/5058f/db.yaml": md5hex(dbYAML)}}
+			p := planRequest(t, placement.Request{Selector: envSelector("dev"), Output: out,
+				Pool:             []placement.Member{dev(""), named("c", locA(), "prod")},
+				PriorDestination: "old", Prior: &placement.Prior{Record: rec, Member: &old}})
+			if p.Chosen == nil || p.Chosen.Name != "dev" {
+				t.Fatalf("Chosen = %+v, want dev (the only candidate)", p.Chosen)
+			}
+			if len(p.Ops) != 1 || p.Ops[0].Location != locA() {
+				t.Fatalf("Ops = %+v, want one Op at dev's location", p.Ops)
+			}
+			op := p.Ops[0]
+			equal(t, "Put", strPut(op.Change.Put), map[string]string{nestedReqDB: dbYAML})
+			for _, d := range append(op.Change.Delete, op.Change.Prune...) {
+				if strings.HasPrefix(d, "kratix/old/") {
+					t.Errorf("Op deletes %q at the destination that left the pool", d)
+				}
+			}
+			equal(t, "Fresh", op.Fresh, map[string]string{nestedReqDB: md5hex(dbYAML)})
+			if _, ok := p.Records["old"]; ok || len(p.Records) != 1 {
+				t.Errorf("Records = %+v, want dev only", p.Records)
+			}
+			if !anyContains(p.Warnings, "left the pool") {
+				t.Errorf("Warnings = %q, want one saying the destination left the pool", p.Warnings)
+			}
+		})
+	}
+}
+
+// A destination that moved to another store takes the request's files with it.
+func TestRequestDestinationMovedStore(t *testing.T) {
+	before := dev("")
+	now := member("dev", locB(), storePath, devRoot, layout.ModeNestedByMetadata, map[string]string{"env": "dev"})
+	rec := placement.Record{Store: "store", Location: locA().String(), Root: devRoot,
+		Files: map[string]string{nestedReqDB: md5hex(dbYAML)}}
+	p := planRequest(t, placement.Request{Output: pgRequest(map[string]string{"db.yaml": dbYAML}), Pool: []placement.Member{now},
+		PriorDestination: "dev", Prior: &placement.Prior{Record: rec, Member: &before}})
+	if len(p.Ops) != 2 {
+		t.Fatalf("got %d Ops, want 2", len(p.Ops))
+	}
+	a := opAt(t, p.Ops, locA())
+	if !contains(a.Change.Delete, nestedReqDir) || len(a.Change.Put) != 0 {
+		t.Errorf("Op at A: Delete %q Put %v, want the folder %q deleted and nothing put", a.Change.Delete, strPut(a.Change.Put), nestedReqDir)
+	}
+	b := opAt(t, p.Ops, locB())
+	equal(t, "Put at B", strPut(b.Change.Put), map[string]string{nestedReqDB: dbYAML})
+	if out := p.Settle(map[string]bool{locA().String(): true}); out.Records["dev"].Location != locA().String() {
+		t.Errorf("Settle with A failed: Records[dev] = %+v, want the prior record at A", out.Records["dev"])
+	}
+	if out := p.Settle(nil); out.Records["dev"].Location != locB().String() {
+		t.Errorf("Settle(nil): Records[dev] = %+v, want the record at B", out.Records["dev"])
+	}
+}
+
+func TestRequestNoCandidate(t *testing.T) {
+	p := planRequest(t, placement.Request{Selector: envSelector("prod"), Output: pgRequest(map[string]string{"db.yaml": dbYAML}),
+		Pool: []placement.Member{dev("")}})
+	if p.Chosen != nil || len(p.Ops) != 0 || len(p.Records) != 0 {
+		t.Errorf("Chosen %+v Ops %+v Records %+v, want nothing", p.Chosen, p.Ops, p.Records)
+	}
+	if !anyContains(p.Warnings, "no destinations can be selected for scheduling") {
+		t.Errorf("Warnings = %q, want Kratix's wording", p.Warnings)
+	}
+}
+
+// SPEC 3.1: on a key in both, the promise's selector wins and the plan warns.
+func TestRequestSelectorConflictWarns(t *testing.T) {
+	p := planRequest(t, placement.Request{PromiseSelector: envSelector("dev"), Selector: envSelector("prod"),
+		Output: pgRequest(map[string]string{"db.yaml": dbYAML}), Pool: []placement.Member{dev("")}})
+	if p.Chosen == nil || p.Chosen.Name != "dev" {
+		t.Errorf("Chosen = %+v, want dev (the promise's env=dev wins)", p.Chosen)
+	}
+	if !anyContains(p.Warnings, "env=prod is ignored") {
+		t.Errorf("Warnings = %q, want one naming the ignored env=prod", p.Warnings)
+	}
+}
+
+// Mode none: a file the request no longer produces goes, the index file lists what it now writes.
+func TestRequestNoneModeDropsFilesNoLongerProduced(t *testing.T) {
+	m := dev(layout.ModeNone)
+	rec := placement.Record{Store: "store", Location: locA().String(), Root: devRoot,
+		Files: map[string]string{"kratix/dev/a.yaml": md5hex("a"), noneReqIndex: md5hex("files:\n- dev/a.yaml\n")}}
+	p := planRequest(t, placement.Request{Output: pgRequest(map[string]string{"b.yaml": dbYAML}), Pool: []placement.Member{m},
+		PriorDestination: "dev", Prior: &placement.Prior{Record: rec, Member: &m}})
+	if len(p.Ops) != 1 {
+		t.Fatalf("got %d Ops, want 1", len(p.Ops))
+	}
+	op := p.Ops[0]
+	equal(t, "Put", strPut(op.Change.Put), map[string]string{"kratix/dev/b.yaml": dbYAML, noneReqIndex: "files:\n- dev/b.yaml\n"})
+	sameSet(t, "Delete", op.Change.Delete, []string{"kratix/dev/a.yaml"})
+}
+
+// RemoveRequest deletes the owned folder whole, misscheduled or not.
+func TestRemoveRequest(t *testing.T) {
+	m := dev("")
+	for _, mis := range []bool{false, true} {
+		p, err := placement.RemoveRequest(pgRequest(map[string]string{"db.yaml": dbYAML}), "dev", placement.Prior{Member: &m,
+			Record: placement.Record{Location: locA().String(), Root: devRoot, Misscheduled: mis,
+				Files: map[string]string{nestedReqDB: md5hex(dbYAML)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Ops) != 1 || !contains(p.Ops[0].Change.Delete, nestedReqDir) || len(p.Ops[0].Change.Put) != 0 {
+			t.Errorf("misscheduled=%v: Ops = %+v, want one Op deleting %q", mis, p.Ops, nestedReqDir)
+		}
+		if len(p.Settle(nil).Records) != 0 {
+			t.Errorf("misscheduled=%v: records remain after removal", mis)
+		}
+	}
+}

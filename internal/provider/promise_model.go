@@ -1,0 +1,218 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
+)
+
+const (
+	onUnscheduleKeep   = "keep"
+	onUnscheduleDelete = "delete"
+)
+
+type promiseModel struct {
+	ID                       types.String      `tfsdk:"id"`
+	Name                     types.String      `tfsdk:"name"`
+	DestinationSelectors     []selectorModel   `tfsdk:"destination_selectors"`
+	Dependencies             manifestsValue    `tfsdk:"dependencies"`
+	Destinations             []poolMemberModel `tfsdk:"destinations"`
+	OnUnschedule             types.String      `tfsdk:"on_unschedule"`
+	ScheduledDestinations    types.List        `tfsdk:"scheduled_destinations"`
+	MisscheduledDestinations types.List        `tfsdk:"misscheduled_destinations"`
+	Placements               types.Map         `tfsdk:"placements"`
+}
+
+type placementModel struct {
+	Store        types.String `tfsdk:"store"`
+	Location     types.String `tfsdk:"location"`
+	Root         types.String `tfsdk:"root"`
+	Misscheduled types.Bool   `tfsdk:"misscheduled"`
+	Files        types.Map    `tfsdk:"files"`
+}
+
+var placementAttrTypes = map[string]attr.Type{
+	"store": types.StringType, "location": types.StringType, "root": types.StringType, "misscheduled": types.BoolType,
+	"files": types.MapType{ElemType: types.StringType},
+}
+
+// dependencies are the promise's documents, serialised canonically; ok is false while they are
+// unknown or invalid (the attribute's validation reports why).
+func (m promiseModel) dependencies() (layout.Dependencies, bool) {
+	deps := layout.Dependencies{Promise: m.Name.ValueString()}
+	if m.Dependencies.IsUnknown() || m.Dependencies.IsNull() {
+		return deps, false
+	}
+	docs, err := manifest.Parse([]byte(m.Dependencies.ValueString()))
+	if err != nil {
+		return deps, false
+	}
+	crds, others := manifest.Split(docs)
+	deps.All = manifest.Canonical(docs)
+	if len(crds) > 0 {
+		deps.CRDs = manifest.Canonical(crds)
+	}
+	if len(others) > 0 {
+		deps.Others = manifest.Canonical(others)
+	}
+	return deps, true
+}
+
+// plan runs the placement engine on the configuration, given what state says the promise held.
+// ok is false while some input is unknown.
+func (m promiseModel) plan(ctx context.Context, state promiseModel) (placement.Plan, []poolMember, bool, diag.Diagnostics) {
+	entries, okSel, diags := selectorsFromModel(path.Root("destination_selectors"), m.DestinationSelectors)
+	pool, okPool, d := poolFromModel(ctx, path.Root("destinations"), m.Destinations)
+	diags.Append(d...)
+	deps, okDeps := m.dependencies()
+	if !okSel || !okPool || !okDeps || m.Name.IsUnknown() || m.OnUnschedule.IsUnknown() || diags.HasError() {
+		return placement.Plan{}, nil, false, diags
+	}
+	p, _, err := placement.PlanPromise(placement.Promise{
+		Name: m.Name.ValueString(), Selector: scheduling.Merge(entries), Dependencies: deps, Pool: members(pool),
+		Prior: priorsOf(state.prior(ctx)), DeleteUnscheduled: m.OnUnschedule.ValueString() == onUnscheduleDelete,
+	})
+	if err != nil {
+		diags.AddError("Cannot Lay Out Promise", err.Error())
+		return placement.Plan{}, nil, false, diags
+	}
+	return p, pool, true, diags
+}
+
+// record sets the computed attributes from an outcome.
+func (m *promiseModel) record(o placement.Outcome) {
+	m.ScheduledDestinations = stringList(o.Scheduled)
+	m.MisscheduledDestinations = stringList(o.Misscheduled)
+	m.Placements = recordsToModel(o.Records)
+}
+
+// priorPlacement is what state says a resource held in a destination, and the destination as
+// the resource saw it then (nil when it is not in the recorded pool).
+type priorPlacement struct {
+	placement.Record
+	member *poolMember
+}
+
+func (m promiseModel) prior(ctx context.Context) map[string]priorPlacement {
+	out := map[string]priorPlacement{}
+	records := recordsFromModel(ctx, m.Placements)
+	if len(records) == 0 {
+		return out
+	}
+	pool := lenientPool(ctx, m.Destinations)
+	for dest, rec := range records {
+		pr := priorPlacement{Record: rec}
+		if mem, ok := pool[dest]; ok {
+			pr.member = &mem
+		}
+		out[dest] = pr
+	}
+	return out
+}
+
+// lenientPool converts a recorded pool by name, keeping what converts: state was valid when it
+// was written.
+func lenientPool(ctx context.Context, models []poolMemberModel) map[string]poolMember {
+	out := map[string]poolMember{}
+	for i := range models {
+		pool, _, _ := poolFromModel(ctx, path.Root("destinations"), models[i:i+1])
+		for _, m := range pool {
+			out[m.Name] = m
+		}
+	}
+	return out
+}
+
+func priorsOf(prior map[string]priorPlacement) map[string]placement.Prior {
+	out := make(map[string]placement.Prior, len(prior))
+	for dest, pr := range prior {
+		p := placement.Prior{Record: pr.Record}
+		if pr.member != nil {
+			mem := pr.member.Member
+			p.Member = &mem
+		}
+		out[dest] = p
+	}
+	return out
+}
+
+func refsOf(prior map[string]priorPlacement) storeRefs {
+	refs := storeRefs{}
+	for _, pr := range prior {
+		if pr.member != nil {
+			refs.add(*pr.member)
+		}
+	}
+	return refs
+}
+
+func members(pool []poolMember) []placement.Member {
+	out := make([]placement.Member, len(pool))
+	for i, m := range pool {
+		out[i] = m.Member
+	}
+	return out
+}
+
+func recordsFromModel(ctx context.Context, m types.Map) map[string]placement.Record {
+	out := map[string]placement.Record{}
+	if m.IsNull() || m.IsUnknown() {
+		return out
+	}
+	var models map[string]placementModel
+	if d := m.ElementsAs(ctx, &models, false); d.HasError() {
+		return out
+	}
+	for dest, pm := range models {
+		out[dest] = placement.Record{
+			Store: pm.Store.ValueString(), Location: pm.Location.ValueString(), Root: pm.Root.ValueString(),
+			Misscheduled: pm.Misscheduled.ValueBool(), Files: stringMap(ctx, pm.Files),
+		}
+	}
+	return out
+}
+
+func recordsToModel(records map[string]placement.Record) types.Map {
+	elems := map[string]attr.Value{}
+	for dest, r := range records {
+		elems[dest] = types.ObjectValueMust(placementAttrTypes, map[string]attr.Value{
+			"store": types.StringValue(r.Store), "location": types.StringValue(r.Location), "root": types.StringValue(r.Root),
+			"misscheduled": types.BoolValue(r.Misscheduled), "files": stringMapValue(r.Files),
+		})
+	}
+	return types.MapValueMust(types.ObjectType{AttrTypes: placementAttrTypes}, elems)
+}
+
+// keepIfSameMeaning returns the prior value when the planned one means the same YAML: Terraform
+// accepts it in place of the configured one, so a change of formatting only plans nothing.
+func keepIfSameMeaning(ctx context.Context, planned, prior manifestsValue) manifestsValue {
+	if prior.IsNull() || prior.IsUnknown() || planned.IsUnknown() {
+		return planned
+	}
+	if same, _ := planned.StringSemanticEquals(ctx, prior); same {
+		return prior
+	}
+	return planned
+}
+
+// checkPoolCredentials finds credential mistakes of every store of a pool during plan, once per
+// store location.
+func (d *providerData) checkPoolCredentials(pool []poolMember, at path.Path) diag.Diagnostics {
+	var diags diag.Diagnostics
+	checked := map[string]bool{}
+	for i, m := range pool {
+		if key := m.Store.location(); !checked[key] {
+			checked[key] = true
+			diags.Append(d.checkCredentials(m.Store, at.AtListIndex(i).AtName("state_store"))...)
+		}
+	}
+	return diags
+}

@@ -1,0 +1,189 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
+)
+
+// storeRefs finds the store object of a location, from every pool a resource knows (the one it
+// has now and the one it had), so that files can be taken from where a destination was.
+type storeRefs map[string]storeRefModel
+
+func (r storeRefs) add(pool ...poolMember) storeRefs {
+	for _, m := range pool {
+		if _, ok := r[m.Location.String()]; !ok {
+			r[m.Location.String()] = m.Store
+		}
+	}
+	return r
+}
+
+// writeOps makes every operation of a plan, one write per store location, and returns the
+// locations that failed. A failing store does not stop the others: each is tried, and every
+// failure is reported.
+func (d *providerData) writeOps(ctx context.Context, who, message string, ops []placement.Op, refs storeRefs, diags *diag.Diagnostics) map[string]bool {
+	failed := map[string]bool{}
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	for _, op := range ops {
+		key := op.Location.String()
+		if op.Change.Empty() {
+			continue
+		}
+		store, err := d.openRef(refs, key, op.Member.Store)
+		if err != nil {
+			diags.AddError("State Store Not Usable", fmt.Sprintf("%s cannot use state store %q: %v", who, op.Member.Store, err))
+			failed[key] = true
+			continue
+		}
+		if len(op.Fresh) > 0 {
+			warnTakeOver(ctx, store, who, op.Fresh, diags)
+		}
+		res, err := store.Apply(ctx, storeChange(message, op.Change))
+		if err != nil {
+			addStoreError(diags, "Cannot Write State Store",
+				fmt.Sprintf("%s: writing to destinations %s failed", who, strings.Join(op.Destinations, ", ")), err)
+			failed[key] = true
+			continue
+		}
+		tflog.Debug(ctx, "store written", map[string]any{
+			"who": who, "store": store.Describe(), "destinations": strings.Join(op.Destinations, ","),
+			"written": len(res.Written), "deleted": len(res.Deleted), "revision": res.Revision,
+		})
+	}
+	return failed
+}
+
+func (d *providerData) openRef(refs storeRefs, key, name string) (statestore.Store, error) {
+	if d == nil {
+		return nil, fmt.Errorf("the provider is not configured")
+	}
+	ref, ok := refs[key]
+	if !ok {
+		return nil, fmt.Errorf("store %q (%s) is not known to this resource", name, key)
+	}
+	return d.open(ref, false)
+}
+
+func storeChange(message string, c placement.Change) statestore.Change {
+	out := statestore.Change{Message: message, Put: c.Put, Delete: c.Delete, Prune: c.Prune}
+	for _, a := range c.Aggregates {
+		out.Aggregates = append(out.Aggregates, statestore.Aggregate{File: a.File, Dir: a.Dir})
+	}
+	return out
+}
+
+// observed is a placement to refresh: its record, where it is and how it is laid out.
+type observed struct {
+	member poolMember
+	files  layout.Files
+	record placement.Record
+}
+
+// refresh reads what each placement's location holds now, one pass per location, and returns
+// the records as the store holds them (see placement.Refresh). Failures other than "not found"
+// are errors, never "gone".
+func (d *providerData) refresh(ctx context.Context, who string, placements map[string]observed, diags *diag.Diagnostics) map[string]placement.Record {
+	out := map[string]placement.Record{}
+	byLocation := map[string][]string{}
+	refs := storeRefs{}
+	for dest, o := range placements {
+		key := o.member.Location.String()
+		byLocation[key] = append(byLocation[key], dest)
+		refs.add(o.member)
+	}
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	for _, key := range sortedKeys(byLocation) {
+		dests := byLocation[key]
+		store, err := d.openRef(refs, key, placements[dests[0]].member.Member.Store)
+		if err != nil {
+			diags.AddError("State Store Not Usable", fmt.Sprintf("%s cannot use state store %q: %v", who, placements[dests[0]].member.Member.Store, err))
+			return nil
+		}
+		for _, dest := range dests {
+			o := placements[dest]
+			q := placement.Observe(o.files, o.record)
+			obs, err := observe(ctx, store, q)
+			if err != nil {
+				addStoreError(diags, "Cannot Read State Store", fmt.Sprintf("%s: reading destination %q failed", who, dest), err)
+				return nil
+			}
+			out[dest] = placement.Refresh(o.record, q, obs)
+		}
+	}
+	return out
+}
+
+// observe answers a query: listings of the owned folders, hashes of the single files, and
+// whether the aggregate holds exactly the join of its parts.
+func observe(ctx context.Context, store statestore.Store, q placement.Query) (placement.Observation, error) {
+	obs := placement.Observation{Found: map[string]string{}}
+	for _, prefix := range q.Prefixes {
+		found, err := store.List(ctx, prefix)
+		if err != nil {
+			return obs, err
+		}
+		for p, sum := range found {
+			obs.Found[p] = sum
+		}
+	}
+	if len(q.Files) > 0 {
+		found, err := store.Hashes(ctx, q.Files)
+		if err != nil {
+			return obs, err
+		}
+		for p, sum := range found {
+			obs.Found[p] = sum
+		}
+	}
+	if q.Aggregate != nil {
+		fresh, parts, err := aggregateFresh(ctx, store, *q.Aggregate)
+		if err != nil {
+			return obs, err
+		}
+		obs.AggregateFresh = fresh
+		for p, sum := range parts {
+			obs.Found[p] = sum
+		}
+	}
+	return obs, nil
+}
+
+// aggregateFresh reports whether an aggregate file holds exactly the join of its parts (and is
+// absent when there are none), and returns the parts' hashes.
+func aggregateFresh(ctx context.Context, store statestore.Store, a layout.Aggregate) (bool, map[string]string, error) {
+	parts, err := store.List(ctx, a.Dir)
+	if err != nil {
+		return false, nil, err
+	}
+	contents := map[string][]byte{}
+	for _, p := range sortedKeys(parts) {
+		c, err := store.Read(ctx, p)
+		if statestore.IsNotFound(err) {
+			delete(parts, p)
+			continue
+		}
+		if err != nil {
+			return false, nil, err
+		}
+		contents[p] = c
+	}
+	have, err := store.Hashes(ctx, []string{a.File})
+	if err != nil {
+		return false, nil, err
+	}
+	sum, exists := have[a.File]
+	if len(contents) == 0 {
+		return !exists, parts, nil
+	}
+	return exists && sum == placement.MD5(layout.JoinAggregate(contents)), parts, nil
+}
