@@ -1,37 +1,127 @@
 package layout
 
-// TEMPORARY stand-in, replaced by the full implementation.
+import (
+	"slices"
+	"strings"
+)
 
-// Folder is a destination's folder in a store location.
-type Folder struct{ Location, Root string }
+// Folder is a destination's folder as the stores see it: Location is the store's normalised
+// identity (the same bucket or repository and branch give the same string, however it was
+// spelled), and Root is the folder relative to the bucket or repository root, as Root returns it
+// ("" for the root, no leading or trailing slash). Two destinations in different store resources
+// that point at one place have equal folders.
+type Folder struct {
+	Location string
+	Root     string
+}
 
-// Overlap is a pair of folders that are equal or nested.
+// Overlap is a pair of FindOverlaps' folders, by index with I < J, that are equal (Equal) or one
+// inside the other. Either way both destinations would own the same files, so one must go.
 type Overlap struct {
 	I, J  int
 	Equal bool
 }
 
-// FindOverlaps lists the pairs of folders that are equal or nested.
-func FindOverlaps(folders []Folder) []Overlap {
-	var out []Overlap
-	for j := range folders {
-		for i := 0; i < j; i++ {
-			if Overlaps(folders[i], folders[j]) {
-				out = append(out, Overlap{I: i, J: j, Equal: folders[i].Root == folders[j].Root})
-			}
-		}
-	}
-	return out
-}
-
-// Overlaps reports whether two folders are equal or one is inside the other.
+// Overlaps reports whether two folders are equal or nested: same location, and one root is the
+// other or a folder inside it, by whole path segments ("w1" holds "w1/resources/x" but not "w10";
+// the store root "" holds everything in its location).
 func Overlaps(a, b Folder) bool {
 	if a.Location != b.Location {
 		return false
 	}
-	if a.Root == b.Root || a.Root == "" || b.Root == "" {
+	ra, rb := cleanRoot(a.Root), cleanRoot(b.Root)
+	return within(ra, rb) || within(rb, ra)
+}
+
+// FindOverlaps returns every overlapping pair of folders, sorted by I then J. A pool can hold
+// thousands of destinations, so it does not compare every pair: sorted by location and then by
+// root segment by segment, the folders inside a root come right after it, and one walk with a
+// stack of the roots that hold the current one finds every pair in O(n log n + pairs).
+func FindOverlaps(folders []Folder) []Overlap {
+	roots := make([]string, len(folders))
+	order := make([]int, len(folders))
+	for i, f := range folders {
+		roots[i], order[i] = cleanRoot(f.Root), i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := strings.Compare(folders[a].Location, folders[b].Location); c != 0 {
+			return c
+		}
+		return compareRoots(roots[a], roots[b])
+	})
+	var out []Overlap
+	var holders []int // a chain of folders, each holding the next, that hold the current one
+	for n, i := range order {
+		if n > 0 && folders[i].Location != folders[order[n-1]].Location {
+			holders = holders[:0]
+		}
+		for len(holders) > 0 && !within(roots[holders[len(holders)-1]], roots[i]) {
+			holders = holders[:len(holders)-1]
+		}
+		for _, h := range holders {
+			out = append(out, pair(h, i, roots[h] == roots[i]))
+		}
+		holders = append(holders, i)
+	}
+	slices.SortFunc(out, func(x, y Overlap) int {
+		if x.I != y.I {
+			return x.I - y.I
+		}
+		return x.J - y.J
+	})
+	return out
+}
+
+// cleanRoot is clean without its allocation for a root that is clean already, as roots from Root
+// are: a pool of thousands of folders is checked on every plan.
+func cleanRoot(r string) string {
+	for start := 0; start <= len(r); {
+		end := strings.IndexByte(r[start:], '/')
+		if end < 0 {
+			end = len(r) - start
+		}
+		if seg := r[start : start+end]; seg == "" && r != "" || seg == "." || seg == ".." {
+			return clean(r)
+		}
+		start += end + 1
+	}
+	return r
+}
+
+func pair(a, b int, equal bool) Overlap {
+	if a > b {
+		a, b = b, a
+	}
+	return Overlap{I: a, J: b, Equal: equal}
+}
+
+// within reports whether inner is outer or a folder inside it. Both are cleaned roots.
+func within(outer, inner string) bool {
+	if outer == "" || outer == inner {
 		return true
 	}
-	return len(a.Root) < len(b.Root) && b.Root[:len(a.Root)+1] == a.Root+"/" ||
-		len(b.Root) < len(a.Root) && a.Root[:len(b.Root)+1] == b.Root+"/"
+	return len(inner) > len(outer) && inner[len(outer)] == '/' && strings.HasPrefix(inner, outer)
+}
+
+// compareRoots orders roots segment by segment, as if "/" sorted before every other byte, so
+// that the folders inside a root follow it with nothing between ("w1", "w1/a", "w1-b", not
+// "w1", "w1-b", "w1/a" as plain string order would have it).
+func compareRoots(a, b string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		ca, cb := a[i], b[i]
+		if ca == cb {
+			continue
+		}
+		if ca == '/' {
+			return -1
+		}
+		if cb == '/' {
+			return 1
+		}
+		if ca < cb {
+			return -1
+		}
+		return 1
+	}
+	return len(a) - len(b)
 }

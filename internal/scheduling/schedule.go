@@ -22,29 +22,47 @@ type Decision struct {
 	Reason      string
 }
 
+// DryRunLabel marks a destination that Kratix reserves for dry-run Works: with the value "true"
+// it never receives ordinary placements, whatever the selectors say.
+const DryRunLabel = "kratix.io/dry-run"
+
+// dryRunReason is the decision reason of a dry-run destination; it names the label so that a
+// reader of the plan knows which label to remove.
+const dryRunReason = "labelled " + DryRunLabel + "=true: dry-run destinations get no placements"
+
+// IsDryRun reports whether labels mark a dry-run destination. Kratix compares the value with
+// "true" exactly, so "false", "True" or an empty value leave the destination ordinary.
+func IsDryRun(lbls map[string]string) bool { return lbls[DryRunLabel] == "true" }
+
 // Schedule decides every destination of the pool for one merged selector: selected when it
 // satisfies every label and every expression. An empty selector selects every destination except
 // a labelled one with strict_match_labels (Kratix's rule: strictness only refuses work that has no
-// selectors). Decisions come back in pool order.
+// selectors). A dry-run destination is never selected (Kratix keeps it for dry-run Works).
+// Decisions come back in pool order.
 func Schedule(sel Selector, pool []Destination) []Decision {
 	out := make([]Decision, len(pool))
 	for i, d := range pool {
-		ok, reason := decide(sel, d)
+		ok, reason := decideCandidate(sel, d)
 		out[i] = Decision{Destination: d.Name, Selected: ok, Reason: reason}
 	}
 	return out
 }
 
 // ScheduleAny selects a destination when any entry, each a whole selector, selects it: the
-// semantics of KubeStellar's and OCM's placements. No entries behaves like an empty selector.
+// semantics of KubeStellar's and OCM's placements. No entries behaves like an empty selector. A
+// dry-run destination is never selected, as in Schedule.
 func ScheduleAny(entries []Selector, pool []Destination) []Decision {
 	if len(entries) == 0 {
 		return Schedule(Selector{}, pool)
 	}
 	out := make([]Decision, len(pool))
 	for i, d := range pool {
-		var why []string
 		out[i] = Decision{Destination: d.Name}
+		if IsDryRun(d.Labels) {
+			out[i].Reason = dryRunReason
+			continue
+		}
+		var why []string
 		for j, e := range entries {
 			ok, reason := decide(e, d)
 			if ok {
@@ -61,7 +79,9 @@ func ScheduleAny(entries []Selector, pool []Destination) []Decision {
 	return out
 }
 
-// Matches is the plain answer for one set of labels, without strict_match_labels.
+// Matches is the plain answer for one set of labels, without strict_match_labels and without the
+// dry-run rule: it says whether labels satisfy selectors, not whether a destination is a
+// candidate. Use IsDryRun beside it to tell the two apart.
 func Matches(sel Selector, lbls map[string]string) bool {
 	ok, _ := decide(sel, Destination{Labels: lbls})
 	return ok
@@ -77,6 +97,15 @@ func Selected(ds []Decision) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// decideCandidate is decide for scheduling: a dry-run destination is refused before its labels
+// are matched, because no selector can make it a candidate.
+func decideCandidate(sel Selector, d Destination) (bool, string) {
+	if IsDryRun(d.Labels) {
+		return false, dryRunReason
+	}
+	return decide(sel, d)
 }
 
 func decide(sel Selector, d Destination) (bool, string) {

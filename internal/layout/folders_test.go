@@ -1,0 +1,193 @@
+package layout
+
+import (
+	"fmt"
+	"math/rand"
+	"reflect"
+	"testing"
+)
+
+const (
+	minio = "s3://127.0.0.1:9000/kratix"
+	other = "s3://127.0.0.1:9000/other"
+	repo  = "git+https://example.com/org/repo@main"
+)
+
+func TestOverlaps(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b Folder
+		want bool
+	}{
+		{"equal roots", Folder{minio, "w1"}, Folder{minio, "w1"}, true},
+		{"nested", Folder{minio, "w1"}, Folder{minio, "w1/resources/x"}, true},
+		{"nested, other way round", Folder{minio, "w1/resources"}, Folder{minio, "w1"}, true},
+		{"a name that starts the same", Folder{minio, "w1"}, Folder{minio, "w10"}, false},
+		{"a sibling with a dash", Folder{minio, "w1"}, Folder{minio, "w1-b/x"}, false},
+		{"siblings", Folder{minio, "team/w1"}, Folder{minio, "team/w2"}, false},
+		{"the store root holds everything", Folder{minio, ""}, Folder{minio, "w1/x"}, true},
+		{"two store roots", Folder{minio, ""}, Folder{minio, ""}, true},
+		{"other bucket", Folder{minio, "w1"}, Folder{other, "w1"}, false},
+		{"the root of another location", Folder{other, ""}, Folder{minio, "w1"}, false},
+		{"bucket and repository", Folder{minio, "w1"}, Folder{repo, "w1"}, false},
+		{"roots not yet cleaned", Folder{minio, "/w1/"}, Folder{minio, "w1//x"}, true},
+		{"\".\" is the root", Folder{minio, "."}, Folder{minio, "w1"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Overlaps(tt.a, tt.b); got != tt.want {
+				t.Errorf("Overlaps(%v, %v) = %v, want %v", tt.a, tt.b, got, tt.want)
+			}
+			if got := Overlaps(tt.b, tt.a); got != tt.want {
+				t.Errorf("Overlaps(%v, %v) = %v, want %v (not symmetric)", tt.b, tt.a, got, tt.want)
+			}
+		})
+	}
+}
+
+// rootOf is a destination's folder from its store's path and its own, as the provider computes it.
+func rootOf(t *testing.T, storePath, destinationPath string) string {
+	t.Helper()
+	r, err := Root(storePath, destinationPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestFindOverlaps(t *testing.T) {
+	tests := []struct {
+		name    string
+		folders []Folder
+		want    []Overlap
+	}{
+		{"none", nil, nil},
+		{"one", []Folder{{minio, ""}}, nil},
+		{"apart", []Folder{{minio, "w1"}, {minio, "w10"}, {minio, "w1-b"}, {other, "w1"}}, nil},
+		{"equal", []Folder{{minio, "w1"}, {minio, "w2"}, {minio, "w1"}}, []Overlap{{0, 2, true}}},
+		{"nested", []Folder{{minio, "w1/resources/x"}, {minio, "w1"}}, []Overlap{{0, 1, false}}},
+		{"nested past a sibling that sorts between", []Folder{{minio, "w1"}, {minio, "w1-b"}, {minio, "w1/x"}}, []Overlap{{0, 2, false}}},
+		{"a chain", []Folder{{minio, "a/b/c"}, {minio, "a"}, {minio, "a/b"}}, []Overlap{{0, 1, false}, {0, 2, false}, {1, 2, false}}},
+		{"the root holds all of its location only", []Folder{{minio, "w1"}, {other, "w2"}, {minio, ""}, {minio, "w3/x"}}, []Overlap{{0, 2, false}, {2, 3, false}}},
+		{"siblings under one parent", []Folder{{minio, "team/a"}, {minio, "team"}, {minio, "team/b"}}, []Overlap{{0, 1, false}, {1, 2, false}}},
+		{"the same root in another location", []Folder{{minio, "w1"}, {repo, "w1"}}, nil},
+		{
+			"store path team + destination w1 equals store root + destination team/w1",
+			[]Folder{{minio, rootOf(t, "team", "w1")}, {minio, rootOf(t, "", "team/w1")}},
+			[]Overlap{{0, 1, true}},
+		},
+		{
+			"store path team/ + destination ./w1/ equals store path / + destination team//w1",
+			[]Folder{{minio, rootOf(t, "team/", "./w1/")}, {minio, rootOf(t, "/", "team//w1")}},
+			[]Overlap{{0, 1, true}},
+		},
+		{
+			"store path team + destination . holds store root + destination team/w1",
+			[]Folder{{minio, rootOf(t, "team", ".")}, {minio, rootOf(t, "", "team/w1")}},
+			[]Overlap{{0, 1, false}},
+		},
+		{
+			"store path team + destination / is the team folder, not the bucket root",
+			[]Folder{{minio, rootOf(t, "team", "/")}, {minio, rootOf(t, "", "w1")}},
+			nil,
+		},
+		{
+			"store path team + w1 and store path team1 + w1 are apart",
+			[]Folder{{minio, rootOf(t, "team", "w1")}, {minio, rootOf(t, "team1", "w1")}},
+			nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := FindOverlaps(tt.folders); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("FindOverlaps(%v) = %v, want %v", tt.folders, got, tt.want)
+			}
+		})
+	}
+}
+
+// FindOverlaps finds exactly the pairs that comparing every pair with Overlaps finds.
+func TestFindOverlapsAgreesWithEveryPair(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	segs := []string{"a", "b", "a-b", "a.b", "ab", "w1", "w10"}
+	for round := 0; round < 200; round++ {
+		folders := make([]Folder, 1+rng.Intn(30))
+		for i := range folders {
+			root := ""
+			for d := rng.Intn(4); d > 0; d-- {
+				root = Join(root, segs[rng.Intn(len(segs))])
+			}
+			folders[i] = Folder{Location: []string{minio, other}[rng.Intn(2)], Root: root}
+		}
+		var want []Overlap
+		for i := range folders {
+			for j := i + 1; j < len(folders); j++ {
+				if Overlaps(folders[i], folders[j]) {
+					want = append(want, Overlap{i, j, folders[i].Root == folders[j].Root})
+				}
+			}
+		}
+		if got := FindOverlaps(folders); !reflect.DeepEqual(got, want) {
+			t.Fatalf("FindOverlaps(%v)\n = %v\nwant %v", folders, got, want)
+		}
+	}
+}
+
+func TestCompareRoots(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int // sign
+	}{
+		{"", "a", -1},
+		{"w1", "w1/a", -1},
+		{"w1/a", "w1-b", -1},
+		{"w1/a", "w1.b", -1},
+		{"w1/z", "w10", -1},
+		{"w2", "w1/z", 1},
+		{"a/b", "a/b", 0},
+	}
+	for _, tt := range tests {
+		got := compareRoots(tt.a, tt.b)
+		if sign(got) != tt.want {
+			t.Errorf("compareRoots(%q, %q) = %d, want sign %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func sign(n int) int {
+	switch {
+	case n < 0:
+		return -1
+	case n > 0:
+		return 1
+	}
+	return 0
+}
+
+// A pool of 10,000 destinations over 10 stores, each in a team folder, with a few overlaps.
+func BenchmarkFindOverlaps(b *testing.B) {
+	folders := make([]Folder, 10000)
+	for i := range folders {
+		folders[i] = Folder{
+			Location: fmt.Sprintf("s3://minio-%d:9000/kratix", i%10),
+			Root:     fmt.Sprintf("team-%d/worker-%d", i%37, i),
+		}
+	}
+	folders[9980].Root = folders[0].Root // same store as folders[0]
+	folders[9990].Root = "team-0"
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if len(FindOverlaps(folders)) == 0 {
+			b.Fatal("no overlap found")
+		}
+	}
+}
+
+func TestCleanRoot(t *testing.T) {
+	for _, r := range []string{"", "a", "a/b", "w1-b/x.y", "/", "/a", "a/", "a//b", "./a", "a/.", ".", "..", "a/../b", "//"} {
+		if got, want := cleanRoot(r), clean(r); got != want {
+			t.Errorf("cleanRoot(%q) = %q, want %q", r, got, want)
+		}
+	}
+}
