@@ -64,7 +64,11 @@ type Prior struct {
 type ops struct {
 	order []string
 	byKey map[string]*Op
+	// kept are destinations whose earlier records stay: their files could not be reached.
+	kept []string
 }
+
+func (o *ops) keep(dest string) { o.kept = append(o.kept, dest) }
 
 func (o *ops) at(m Member, dest string) *Op {
 	if o.byKey == nil {
@@ -196,6 +200,19 @@ type Plan struct {
 	Warnings                []string
 
 	prior map[string]Prior
+}
+
+// finish takes the operations gathered, and keeps the records of placements that could not be
+// reached.
+func (p *Plan) finish(o *ops) {
+	p.Ops = o.list()
+	for _, dest := range o.kept {
+		if _, planned := p.Records[dest]; !planned {
+			if before, ok := p.prior[dest]; ok {
+				p.Records[dest] = before.Record
+			}
+		}
+	}
 }
 
 // Outcome is what to record after the Ops were tried.

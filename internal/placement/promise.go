@@ -55,6 +55,9 @@ func PlanPromise(in Promise) (Plan, []scheduling.Decision, error) {
 			continue
 		}
 		if in.DeleteUnscheduled {
+			if before.Member == nil && before.Record.Root == m.Target.Root && before.Record.Location == m.Location.String() {
+				before.Member = &m // imported: the record says it is where the destination is now
+			}
 			if err := unplace(&o, before, d.Destination, filesAt); err != nil {
 				return Plan{}, nil, err
 			}
@@ -80,7 +83,7 @@ func PlanPromise(in Promise) (Plan, []scheduling.Decision, error) {
 		p.Warnings = append([]string{fmt.Sprintf("Promise %q: no destinations can be selected for scheduling (selectors: %s). Nothing is written until a destination matches.\n\n%s",
 			in.Name, selectorText(in.Selector), strings.Join(why, "\n"))}, p.Warnings...)
 	}
-	p.Ops = o.list()
+	p.finish(&o)
 	return p, decisions, nil
 }
 
@@ -99,7 +102,7 @@ func removeAll(prior map[string]Prior, filesAt func(Member) (layout.Files, error
 			return Plan{}, err
 		}
 	}
-	p.Ops = o.list()
+	p.finish(&o)
 	return p, nil
 }
 
@@ -117,7 +120,9 @@ func place(o *ops, m Member, f layout.Files, dest string, before Prior, held boo
 	if held && !moved {
 		recorded = before.Record.Files
 	}
-	o.write(m, f, dest, recorded, !held)
+	// A placement new here (never held, or moved from elsewhere) takes over whatever the folder
+	// holds: the writer warns about files with other content.
+	o.write(m, f, dest, recorded, !held || moved)
 	return nil
 }
 
@@ -125,7 +130,10 @@ func place(o *ops, m Member, f layout.Files, dest string, before Prior, held boo
 // the recorded files inside the recorded folder can be found.
 func unplace(o *ops, before Prior, dest string, filesAt func(Member) (layout.Files, error)) error {
 	if before.Member == nil {
-		return nil // nothing to reach the store with; the files stay, as on a forgotten destination
+		// Nothing to reach the store with: the files stay, as on a forgotten destination, and the
+		// record is kept so that they are not lost track of.
+		o.keep(dest)
+		return nil
 	}
 	f, err := filesAt(*before.Member)
 	if err != nil {

@@ -90,7 +90,7 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 	r.Misscheduled = p.Misscheduled
 	p.Records[chosen] = r
 	p.Scheduled = []string{chosen}
-	p.Ops = o.list()
+	p.finish(&o)
 	return p, decisions, nil
 }
 

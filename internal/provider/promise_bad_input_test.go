@@ -48,7 +48,7 @@ resource "kratix_destination" "b" {
 		{"duplicate destination", promise(ns, "  destinations = [kratix_destination.a, kratix_destination.a]"),
 			`Duplicate Destination[\s\S]*destinations\[1\].name: destination "a" is listed twice`},
 		{"two destinations on one folder", promise(ns, `  destinations = [kratix_destination.a, merge(kratix_destination.b, { path = "a" })]`),
-			`Duplicate Store Path[\s\S]*destinations\[1\].path`},
+			`Overlapping Destination Folders[\s\S]*destinations\[1\].path`},
 		{"unknown operator", promise(ns, `  destinations = [kratix_destination.a]
   destination_selectors = [{ match_expressions = [{ key = "k", operator = "Maybe" }] }]`), `Invalid Attribute Value Match[\s\S]*Maybe`},
 		{"values with Exists", promise(ns, `  destinations = [kratix_destination.a]
@@ -61,7 +61,7 @@ resource "kratix_resource_request" "r" {
   promise = kratix_promise.p
   name    = "r"
   files   = { "../escape.yaml" = "x" }
-}`, `Invalid Files[\s\S]*files\["../escape.yaml"\]`},
+}`, `Invalid File Key[\s\S]*files\["../escape.yaml"\]`},
 		{"request with neither documents nor files", promise(ns, "  destinations = [kratix_destination.a]") + `
 resource "kratix_resource_request" "r" {
   promise = kratix_promise.p

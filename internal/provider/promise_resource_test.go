@@ -69,6 +69,22 @@ func expectContent(ts *testStore, t *testing.T, path, want string) resource.Test
 	}
 }
 
+// expectFolder checks that the files under prefix are exactly want (sorted).
+func expectFolder(ts *testStore, t *testing.T, prefix string, want ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		var got []string
+		for _, p := range ts.list(t) {
+			if strings.HasPrefix(p, prefix) {
+				got = append(got, p)
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			return fmt.Errorf("%s holds %q, want exactly %q", prefix, got, want)
+		}
+		return nil
+	}
+}
+
 func expectMissing(ts *testStore, t *testing.T, path string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		if _, ok := ts.read(t, path); ok {
@@ -246,7 +262,8 @@ resource "kratix_promise" "p" {
 				"w0/dependencies/app/5058f/static/app-dependencies.yaml":                namespaceFoo,
 				"w1/static/app-dependencies.yaml":                                       namespaceFoo,
 				"w1/.kratix/kratix-platform-system-app-static-deps.worker-1-5058f.yaml": "files:\n- w1/static/app-dependencies.yaml\n",
-				"w2/.kratix/aggregated/app-static-deps.worker-2-5058f.yaml":             namespaceFoo,
+				// The part the aggregate is rebuilt from lives outside the destination's folder.
+				".kratix-aggregates/w2/aggregated.yaml/app-static-deps.worker-2-5058f.part": namespaceFoo,
 				"w2/aggregated.yaml": namespaceFoo,
 				"w3/resources/01-default-app-default-resources.yaml": namespaceFoo,
 			}
@@ -257,6 +274,9 @@ resource "kratix_promise" "p" {
 				gone = append(gone, expectMissing(ts, t, p))
 			}
 			gone = append(gone, expectContent(ts, t, canariesByMode[0].namespace, wantNamespace))
+			// As Kratix writes it: an aggregatedYAML folder holds the aggregate and the canaries, nothing else.
+			checks = append(checks, expectFolder(ts, t, "w2/", "w2/aggregated.yaml", "w2/kratix-canary-configmap.yaml", "w2/kratix-canary-namespace.yaml"))
+			gone = append(gone, expectFolder(ts, t, "w2/", "w2/kratix-canary-configmap.yaml", "w2/kratix-canary-namespace.yaml"))
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				Steps: []resource.TestStep{

@@ -159,6 +159,10 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (placement.R
 	if !okP || !okR || !okPool || diags.HasError() {
 		return placement.RequestPlan{}, nil, false, diags
 	}
+	if d := m.checkFileKeys(ctx); d.HasError() {
+		diags.Append(d...)
+		return placement.RequestPlan{}, nil, false, diags
+	}
 	out, err := m.output(ctx)
 	if err != nil {
 		diags.AddAttributeError(path.Root("files"), "Invalid Files", err.Error())
@@ -207,6 +211,26 @@ func (m requestModel) refs(ctx context.Context) storeRefs {
 	return refs
 }
 
+// checkFileKeys refuses, during plan and with the key's attribute path, file keys that are not a
+// file, leave the folder, name one file twice, or reach what the request does not own (index
+// files, canaries, other placements' files). documents counts as the file <name>.yaml.
+func (m requestModel) checkFileKeys(ctx context.Context) diag.Diagnostics {
+	var diags diag.Diagnostics
+	files := stringMap(ctx, m.Files)
+	keys := sortedKeys(files)
+	if !m.Documents.IsNull() {
+		keys = append(keys, m.Name.ValueString()+".yaml")
+	}
+	for _, e := range layout.CheckRequestFiles(keys) {
+		at := path.Root("files").AtMapKey(e.Key)
+		if _, given := files[e.Key]; !given {
+			at = path.Root("documents")
+		}
+		diags.AddAttributeError(at, "Invalid File Key", fmt.Sprintf("%s: %s", at, e.Message))
+	}
+	return diags
+}
+
 // output is the request's files as a pipeline would leave them.
 func (m requestModel) output(ctx context.Context) (layout.Request, error) {
 	req := layout.Request{
@@ -214,10 +238,11 @@ func (m requestModel) output(ctx context.Context) (layout.Request, error) {
 		Pipeline: m.Pipeline.ValueString(), Files: map[string][]byte{},
 	}
 	for rel, content := range stringMap(ctx, m.Files) {
-		if err := layout.CheckRelative(rel); err != nil || rel == "" || strings.HasSuffix(rel, "/") {
-			return req, fmt.Errorf("files[%q]: give a file path relative to the pipeline's output folder, without \"..\"", rel)
+		clean, err := layout.NormaliseFileKey(rel)
+		if err != nil {
+			return req, fmt.Errorf("files[%q]: %w", rel, err)
 		}
-		req.Files[strings.TrimPrefix(rel, "/")] = []byte(content)
+		req.Files[clean] = []byte(content)
 	}
 	var all []manifest.Document
 	if !m.Documents.IsNull() {

@@ -179,9 +179,10 @@ resource "kratix_resource_request" "r" {
 	want := map[string]string{
 		"w0/resources/default/app/r0/instance-configure/5058f/r0.yaml": cm(0),
 		"w1/r1.yaml": cm(1),
-		"w1/.kratix/default-app-r1-default-instance-configure.worker-1-5058f.yaml":    "files:\n- w1/r1.yaml\n",
-		"w2/.kratix/aggregated/app-r2-default-instance-configure.worker-2-5058f.yaml": cm(2),
-		"w2/aggregated.yaml": cm(2) + "\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n", // placement names in order: app-r2-... before app-static-deps...
+		"w1/.kratix/default-app_r1_default_instance-configure.worker-1-5058f.yaml":                    "files:\n- w1/r1.yaml\n",
+		".kratix-aggregates/w2/aggregated.yaml/app_r2_default_instance-configure.worker-2-5058f.part": cm(2),
+		// Parts in placement-name order: "app-static-deps..." sorts before "app_r2_..." ('-' < '_').
+		"w2/aggregated.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n\n---\n" + cm(2),
 		"w3/resources/01-default-app-default-default-r3-resources.yaml": cm(3),
 	}
 	var checks []resource.TestCheckFunc
