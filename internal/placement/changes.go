@@ -104,7 +104,7 @@ func (o *ops) write(m Member, f layout.Files, dest string, recorded map[string]s
 		}
 	}
 	for _, p := range sortedKeys(recorded) {
-		if _, put := f.Put[p]; !put && owns(m.Target, f, p) {
+		if _, put := f.Put[p]; !put && owns(m.Target, f, p, recorded[p]) {
 			op.Change.Delete = append(op.Change.Delete, p)
 		}
 	}
@@ -120,7 +120,7 @@ func (o *ops) remove(m Member, f layout.Files, dest string, recorded map[string]
 	op.Change.Delete = append(op.Change.Delete, f.Prune...)
 	op.Change.Delete = append(op.Change.Delete, f.Claims...)
 	for _, p := range sortedKeys(recorded) {
-		if owns(m.Target, f, p) {
+		if owns(m.Target, f, p, recorded[p]) {
 			op.Change.Delete = append(op.Change.Delete, p)
 		}
 	}
@@ -129,28 +129,47 @@ func (o *ops) remove(m Member, f layout.Files, dest string, recorded map[string]
 	}
 }
 
-// owns says whether a recorded path is one the placement may delete: inside the destination's
-// folder (or its aggregate's parts), never a canary, never the shared aggregate itself (it is
-// rebuilt, not deleted), never an index file of another placement.
-func owns(t layout.Target, f layout.Files, p string) bool {
+// owns says whether a path recorded by a placement is one it may delete. State is not trusted
+// for this: only a clean file path inside the destination's folder qualifies, never a canary of
+// any mode, never an index file or an aggregate part it does not claim now, never the shared
+// aggregate (rebuilt, not deleted).
+func owns(t layout.Target, f layout.Files, p, value string) bool {
+	if value == Stale || strings.HasPrefix(value, AggregateMark) {
+		return false
+	}
 	if f.Aggregate != nil && p == f.Aggregate.File {
 		return false
 	}
-	if _, canary := layout.Canaries(mode(t), t.Root)[p]; canary {
+	if p == "" || strings.HasSuffix(p, "/") || layout.Join(p) != p || isCanary(p) {
 		return false
 	}
-	if f.Aggregate != nil && strings.HasPrefix(p, f.Aggregate.Dir) {
-		return true
+	for _, seg := range strings.Split(p, "/") {
+		if seg == layout.IndexDir || seg == layout.AggregatesDir {
+			return claimed(f, p)
+		}
 	}
-	if strings.HasPrefix(p, layout.Prefix(t.Root, layout.IndexDir)) {
-		for _, c := range f.Claims {
-			if c == p {
+	return p != t.Root && strings.HasPrefix(p, layout.Prefix(t.Root))
+}
+
+func claimed(f layout.Files, p string) bool {
+	for _, c := range f.Claims {
+		if c == p {
+			return true
+		}
+	}
+	return false
+}
+
+// isCanary reports whether a path ends in the canary path of any mode.
+func isCanary(p string) bool {
+	for _, m := range layout.Modes {
+		for c := range layout.Canaries(m, "") {
+			if p == c || strings.HasSuffix(p, "/"+c) {
 				return true
 			}
 		}
-		return false
 	}
-	return p != t.Root && strings.HasPrefix(p, layout.Prefix(t.Root))
+	return false
 }
 
 // list returns the operations in a stable order, their change lists sorted and without

@@ -134,9 +134,9 @@ func TestPromiseMovedStoreListsTakenOverFilesAsFresh(t *testing.T) {
 	})
 	b := opAt(t, p.Ops, locB())
 	if want := map[string]string{nestedDepsFile: depsMD5}; !equalMaps(b.Fresh, want) {
-		t.Errorf("SPEC 5.3 (warn before taking over a folder): Fresh at the new location = %v, want %v. "+
-			"The engine passes fresh = !held to write(), so a placement that moved to a store it never wrote "+
-			"to takes over whatever is there without the warning a first apply would give.", b.Fresh, want)
+		t.Errorf("SPEC 5.3 (warn before taking over a folder): Fresh at the new location = %v, want %v: "+
+			"a placement that moved to a store it never wrote to must not take over whatever is there without "+
+			"the warning a first apply would give.", b.Fresh, want)
 	}
 }
 
@@ -236,6 +236,8 @@ func TestPromiseModeChangeSameFolder(t *testing.T) {
 			t.Errorf("Delete = %q, want the old owned folder %q", op.Change.Delete, nestedDepsDir)
 		}
 		equal(t, "Put", strPut(op.Change.Put), map[string]string{noneDepsFile: depsYAML, noneDepsIndex: noneDepsIndexV1})
+		// Files the placement never held in this layout: the writer warns if they hold other content.
+		equal(t, "Fresh", op.Fresh, map[string]string{noneDepsFile: depsMD5, noneDepsIndex: "14672a1e92dd2b399a2e400fd5909568"})
 		for _, d := range op.Change.Delete {
 			if d != nestedDepsDir && d != nestedDepsFile {
 				t.Errorf("Delete has %q, which the nestedByMetadata placement did not own", d)
@@ -348,7 +350,7 @@ func equalAggs(a, b []layout.Aggregate) bool {
 func TestPromiseAggregatedPartLocation(t *testing.T) {
 	tests := []struct {
 		name, sp, root, filename string
-		wantPart, wantFile      string
+		wantPart, wantFile       string
 	}{
 		{"default filename", "kratix", "kratix/dev", "",
 			"kratix/.kratix-aggregates/dev/aggregated.yaml/jenkins-static-deps.dev-5058f.part", "kratix/dev/aggregated.yaml"},
@@ -497,20 +499,33 @@ func TestPromiseUnscheduledDestinations(t *testing.T) {
 }
 
 // SPEC 3.3 with on_unschedule = "delete" for a placement recorded without the destination as it
-// was then (after an import): the destination is still in the pool, so its current member says
-// where its files are.
+// was then (after an import): when the record says it is where the destination is now, the
+// files are removed there; otherwise they cannot be reached and the record is kept, so that they
+// are not lost track of.
 func TestPromiseDeleteUnscheduledAfterImport(t *testing.T) {
 	m := dev("")
-	prior := placement.Record{Store: "store", Location: locA().String(), Root: devRoot,
-		Files: map[string]string{nestedDepsFile: depsMD5}}
-	p := planPromise(t, placement.Promise{Name: "jenkins", Selector: envSelector("prod"), Dependencies: deps(depsYAML),
-		Pool: []placement.Member{m}, Prior: map[string]placement.Prior{"dev": {Record: prior}}, DeleteUnscheduled: true})
-	_, recorded := p.Records["dev"]
-	if len(p.Ops) == 0 && !recorded {
-		t.Errorf("SPEC 3.3 (on_unschedule = \"delete\" removes the files): an imported placement (Prior.Member nil) " +
-			"of a destination still in the pool plans no delete AND drops the record, so its files stay in the store " +
-			"untracked forever. Either delete using the pool's member (same location and root as the record) or keep the record.")
-	}
+	t.Run("record where the destination is", func(t *testing.T) {
+		prior := placement.Record{Store: "store", Location: locA().String(), Root: devRoot,
+			Files: map[string]string{nestedDepsFile: depsMD5}}
+		p := planPromise(t, placement.Promise{Name: "jenkins", Selector: envSelector("prod"), Dependencies: deps(depsYAML),
+			Pool: []placement.Member{m}, Prior: map[string]placement.Prior{"dev": {Record: prior}}, DeleteUnscheduled: true})
+		if len(p.Ops) != 1 || !contains(p.Ops[0].Change.Delete, nestedDepsDir) {
+			t.Fatalf("SPEC 3.3 (on_unschedule = \"delete\" removes the files): Ops = %+v, want one deleting %q", p.Ops, nestedDepsDir)
+		}
+		if _, ok := p.Records["dev"]; ok {
+			t.Errorf("Records[dev] = %+v, want none once the files are removed", p.Records["dev"])
+		}
+	})
+	t.Run("record elsewhere", func(t *testing.T) {
+		prior := placement.Record{Store: "store", Location: locB().String(), Root: devRoot,
+			Files: map[string]string{nestedDepsFile: depsMD5}}
+		p := planPromise(t, placement.Promise{Name: "jenkins", Selector: envSelector("prod"), Dependencies: deps(depsYAML),
+			Pool: []placement.Member{m}, Prior: map[string]placement.Prior{"dev": {Record: prior}}, DeleteUnscheduled: true})
+		if len(p.Ops) != 0 {
+			t.Errorf("Ops = %+v, want none: nothing says how to reach %s", p.Ops, locB())
+		}
+		equal(t, "Records[dev]", p.Records["dev"], prior)
+	})
 }
 
 // RemovePromise takes every placement away, misscheduled ones too: the owned folder whole.
@@ -557,4 +572,20 @@ func anyContains(list []string, sub string) bool {
 		}
 	}
 	return false
+}
+
+// SPEC 3.3a: a destination labelled kratix.io/dry-run=true gets no placement, even when the
+// selectors match it.
+func TestDryRunDestinationGetsNothing(t *testing.T) {
+	dry := dev("")
+	dry.Labels = map[string]string{"env": "dev", "kratix.io/dry-run": "true"}
+	p := planPromise(t, placement.Promise{Name: "jenkins", Selector: envSelector("dev"), Dependencies: deps(depsYAML),
+		Pool: []placement.Member{dry}})
+	if len(p.Ops) != 0 || len(p.Scheduled) != 0 {
+		t.Errorf("promise on a dry-run destination: Ops %+v Scheduled %q, want nothing", p.Ops, p.Scheduled)
+	}
+	r := planRequest(t, placement.Request{Output: pgRequest(map[string]string{"db.yaml": dbYAML}), Pool: []placement.Member{dry}})
+	if r.Chosen != nil || len(r.Ops) != 0 {
+		t.Errorf("request on a dry-run destination: Chosen %+v Ops %+v, want nothing", r.Chosen, r.Ops)
+	}
 }

@@ -178,6 +178,8 @@ func TestRequestDestinationMovedStore(t *testing.T) {
 	}
 	b := opAt(t, p.Ops, locB())
 	equal(t, "Put at B", strPut(b.Change.Put), map[string]string{nestedReqDB: dbYAML})
+	// SPEC 5.3: a folder the request never held at B is taken over: the writer warns about it.
+	equal(t, "Fresh at B", b.Fresh, map[string]string{nestedReqDB: md5hex(dbYAML)})
 	if out := p.Settle(map[string]bool{locA().String(): true}); out.Records["dev"].Location != locA().String() {
 		t.Errorf("Settle with A failed: Records[dev] = %+v, want the prior record at A", out.Records["dev"])
 	}
@@ -240,5 +242,44 @@ func TestRemoveRequest(t *testing.T) {
 		if len(p.Settle(nil).Records) != 0 {
 			t.Errorf("misscheduled=%v: records remain after removal", mis)
 		}
+	}
+}
+
+// SPEC 4.1/4.2: where a request's files go in each mode, on a first apply.
+func TestRequestLayouts(t *testing.T) {
+	const part = "kratix/.kratix-aggregates/dev/aggregated.yaml/postgres_db_default_instance-configure.dev-5058f.part"
+	tests := []struct {
+		mode       layout.Mode
+		wantPut    map[string]string
+		wantDelete []string
+		wantAgg    bool
+	}{
+		{layout.ModeNestedByMetadata, map[string]string{nestedReqDB: dbYAML}, nil, false},
+		{layout.ModeNone, map[string]string{"kratix/dev/db.yaml": dbYAML, noneReqIndex: "files:\n- dev/db.yaml\n"}, nil, false},
+		{layout.ModeAggregatedYAML, map[string]string{part: dbYAML}, nil, true},
+		// <work> is <namespace>-<promise>-default-<namespace>-<name> (seed 003).
+		{layout.ModeSplitByKind, map[string]string{"kratix/dev/resources/01-default-postgres-default-default-db-resources.yaml": dbYAML},
+			[]string{"kratix/dev/crds/00-default-postgres-default-default-db-crds.yaml"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.mode), func(t *testing.T) {
+			out := pgRequest(map[string]string{"db.yaml": dbYAML})
+			out.Others = []byte(dbYAML)
+			p := planRequest(t, placement.Request{Output: out, Pool: []placement.Member{dev(tt.mode)}})
+			if len(p.Ops) != 1 {
+				t.Fatalf("got %d Ops, want 1", len(p.Ops))
+			}
+			op := p.Ops[0]
+			equal(t, "Put", strPut(op.Change.Put), tt.wantPut)
+			sameSet(t, "Delete", op.Change.Delete, tt.wantDelete)
+			if tt.wantAgg {
+				if len(op.Change.Aggregates) != 1 || op.Change.Aggregates[0] != (layout.Aggregate{File: aggFile, Dir: aggPartsDir}) {
+					t.Errorf("Aggregates = %+v, want %s rebuilt from %s", op.Change.Aggregates, aggFile, aggPartsDir)
+				}
+				if got := p.Records["dev"].Files[aggFile]; got != "part:"+md5hex(dbYAML) {
+					t.Errorf("record of the aggregate = %q, want part:<md5 of the part>", got)
+				}
+			}
+		})
 	}
 }
