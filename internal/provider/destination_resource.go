@@ -244,7 +244,7 @@ func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest
 	}
 	rec := p.Records[m.Name]
 	rec.Files = stringMap(ctx, state.Files)
-	found := r.data.refresh(ctx, fmt.Sprintf("Destination %q", state.Name.ValueString()), map[string]observed{m.Name: {member: m, files: f, record: rec}}, &resp.Diagnostics)
+	found := r.data.refresh(ctx, "Destination", fmt.Sprintf("Destination %q", state.Name.ValueString()), map[string]observed{m.Name: {member: m, files: f, record: rec}}, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -278,7 +278,7 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 		message = "Delete from: " + layout.CanaryWorkName
 	}
 	who := fmt.Sprintf("Destination %q", plan.Name.ValueString())
-	failed := r.data.writeOps(ctx, who, message, p.Ops, storeRefs{}.add(m), diags)
+	failed := r.data.writeOps(ctx, "Destination", who, message, p.Ops, storeRefs{}.add(m), diags)
 	if len(failed) > 0 {
 		return
 	}

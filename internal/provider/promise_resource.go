@@ -167,7 +167,7 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 		}
 		targets[dest] = observed{member: *pr.member, files: f, record: pr.Record}
 	}
-	found := r.data.refresh(ctx, fmt.Sprintf("Promise %q", state.Name.ValueString()), targets, &resp.Diagnostics)
+	found := r.data.refresh(ctx, "Promise", fmt.Sprintf("Promise %q", state.Name.ValueString()), targets, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -208,7 +208,7 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 		return
 	}
 	who := fmt.Sprintf("Promise %q", state.Name.ValueString())
-	failed := r.data.writeOps(ctx, who, "Delete from: promise/"+state.Name.ValueString(), p.Ops, refsOf(prior), &resp.Diagnostics)
+	failed := r.data.writeOps(ctx, "Promise", who, "Delete from: promise/"+state.Name.ValueString(), p.Ops, refsOf(prior), &resp.Diagnostics)
 	if len(failed) > 0 {
 		// Keep what could not be removed, so that the next destroy tries again.
 		state.record(p.Settle(failed))
@@ -232,7 +232,7 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, o
 	}
 	name := plan.Name.ValueString()
 	refs := refsOf(state.prior(ctx)).add(pool...)
-	failed := r.data.writeOps(ctx, fmt.Sprintf("Promise %q", name), "Update from: promise/"+name, p.Ops, refs, diags)
+	failed := r.data.writeOps(ctx, "Promise", fmt.Sprintf("Promise %q", name), "Update from: promise/"+name, p.Ops, refs, diags)
 	plan.ID = plan.Name
 	plan.record(p.Settle(failed))
 	diags.Append(out.Set(ctx, &plan)...)

@@ -351,7 +351,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	}
 	dest := state.Destination.ValueString()
 	mem := findMember(ctx, state.Promise.Destinations, dest)
-	found := r.data.refresh(ctx, "Request "+state.key(), map[string]observed{dest: {member: *mem, files: f, record: prior.Record}}, &resp.Diagnostics)
+	found := r.data.refresh(ctx, "Request", "Request "+state.key(), map[string]observed{dest: {member: *mem, files: f, record: prior.Record}}, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -389,7 +389,7 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 		resp.Diagnostics.AddError("Cannot Lay Out Request", err.Error())
 		return
 	}
-	failed := r.data.writeOps(ctx, "Request "+state.key(), "Delete from: request/"+state.key(), p.Ops, state.refs(ctx), &resp.Diagnostics)
+	failed := r.data.writeOps(ctx, "Request", "Request "+state.key(), "Delete from: request/"+state.key(), p.Ops, state.refs(ctx), &resp.Diagnostics)
 	if len(failed) > 0 {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...) // kept, so that the next destroy tries again
 	}
@@ -417,7 +417,7 @@ func (r *requestResource) apply(ctx context.Context, plan, state requestModel, o
 		return
 	}
 	refs := state.refs(ctx).add(pool...)
-	failed := r.data.writeOps(ctx, "Request "+plan.key(), "Update from: request/"+plan.key(), p.Ops, refs, diags)
+	failed := r.data.writeOps(ctx, "Request", "Request "+plan.key(), "Update from: request/"+plan.key(), p.Ops, refs, diags)
 	plan.record(p, p.Settle(failed))
 	diags.Append(out.Set(ctx, &plan)...)
 }

@@ -28,8 +28,9 @@ func (r storeRefs) add(pool ...poolMember) storeRefs {
 
 // writeOps makes every operation of a plan, one write per store location, and returns the
 // locations that failed. A failing store does not stop the others: each is tried, and every
-// failure is reported.
-func (d *providerData) writeOps(ctx context.Context, who, message string, ops []placement.Op, refs storeRefs, diags *diag.Diagnostics) map[string]bool {
+// failure is reported. kind names the object in summaries ("Promise", "Request", "Destination"),
+// who names the resource in details.
+func (d *providerData) writeOps(ctx context.Context, kind, who, message string, ops []placement.Op, refs storeRefs, diags *diag.Diagnostics) map[string]bool {
 	failed := map[string]bool{}
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
@@ -49,7 +50,7 @@ func (d *providerData) writeOps(ctx context.Context, who, message string, ops []
 		}
 		res, err := store.Apply(ctx, storeChange(message, op.Change))
 		if err != nil {
-			addStoreError(diags, "Cannot Write State Store",
+			addStoreError(diags, "Cannot Write "+kind,
 				fmt.Sprintf("%s: writing to destinations %s failed", who, strings.Join(op.Destinations, ", ")), err)
 			failed[key] = true
 			continue
@@ -91,7 +92,7 @@ type observed struct {
 // refresh reads what each placement's location holds now, one pass per location, and returns
 // the records as the store holds them (see placement.Refresh). Failures other than "not found"
 // are errors, never "gone".
-func (d *providerData) refresh(ctx context.Context, who string, placements map[string]observed, diags *diag.Diagnostics) map[string]placement.Record {
+func (d *providerData) refresh(ctx context.Context, kind, who string, placements map[string]observed, diags *diag.Diagnostics) map[string]placement.Record {
 	out := map[string]placement.Record{}
 	byLocation := map[string][]string{}
 	refs := storeRefs{}
@@ -114,7 +115,7 @@ func (d *providerData) refresh(ctx context.Context, who string, placements map[s
 			q := placement.Observe(o.files, o.record)
 			obs, err := observe(ctx, store, q)
 			if err != nil {
-				addStoreError(diags, "Cannot Read State Store", fmt.Sprintf("%s: reading destination %q failed", who, dest), err)
+				addStoreError(diags, "Cannot Read "+kind, fmt.Sprintf("%s: reading destination %q failed", who, dest), err)
 				return nil
 			}
 			out[dest] = placement.Refresh(o.record, q, obs)

@@ -1,0 +1,153 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+)
+
+// TestAccDayTwo replays the day-two changes that once lost files with a green apply, on a bucket
+// and on git over HTTP: a cosmetic store edit, hand edits (a file deleted, a stray file in an
+// owned folder, the aggregate edited), a destination moved to another store, a promise emptied
+// of documents, and an aggregate renamed. After each apply the stores hold exactly what the plan
+// showed, read back with an independent client, and the next plan is empty.
+func TestAccDayTwo(t *testing.T) {
+	for _, kind := range []string{"bucket", "git-http"} {
+		t.Run(kind, func(t *testing.T) {
+			if minioServer == nil {
+				t.Skip("acceptance test: set TF_ACC=1")
+			}
+			a, b := newTestStore(t, kind), newTestStore(t, kind)
+			seeded := map[string]bool{} // what the store held before (a git repository's first commit)
+			for _, p := range a.list(t) {
+				seeded[p] = true
+			}
+			ns := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: foo\n"
+			config := func(storeAPath, w1Store, deps, w2File string) string {
+				return a.provider + fmt.Sprintf(`
+resource "kratix_state_store" "a" {
+%s%s
+}
+
+resource "kratix_state_store" "b" {
+%s
+}
+
+resource "kratix_destination" "w1" {
+  name        = "w1"
+  path        = "w1"
+  cleanup     = "all"
+  labels      = { env = "dev" }
+  state_store = %s
+}
+
+resource "kratix_destination" "w2" {
+  name                = "w2"
+  path                = "w2"
+  filepath_mode       = "aggregatedYAML"
+  aggregated_filename = %q
+  labels              = { env = "dev" }
+  state_store         = kratix_state_store.a
+}
+
+resource "kratix_promise" "p" {
+  name                  = "p"
+  destinations          = [kratix_destination.w1, kratix_destination.w2]
+  destination_selectors = [{ match_labels = { env = "dev" } }]
+  dependencies          = %q
+}
+`, a.store, storeAPath, b.store, w1Store, w2File, deps)
+			}
+			depFile := "w1/dependencies/p/5058f/static/p-dependencies.yaml"
+			stray := "w1/dependencies/p/5058f/static/stray.yaml"
+			beside := "w1/resources/kustomization.yaml"
+			canaries := []string{"w1/dependencies/kratix-canary-namespace.yaml", "w1/resources/kratix-canary-configmap.yaml"}
+			w2Canaries := []string{"w2/kratix-canary-configmap.yaml", "w2/kratix-canary-namespace.yaml"}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{
+					{
+						Config: config("", "kratix_state_store.a", ns, "aggregated.yaml"),
+						Check: resource.ComposeAggregateTestCheckFunc(
+							expectContent(a, t, depFile, ns),
+							expectFolder(a, t, "w2/", append([]string{"w2/aggregated.yaml"}, w2Canaries...)...),
+							expectContent(a, t, "w2/aggregated.yaml", ns),
+						),
+					},
+					{
+						// The same place spelled differently: nothing is replaced, nothing moves.
+						Config: config("\n  path = \".\"", "kratix_state_store.a", ns, "aggregated.yaml"),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction("kratix_destination.w1", plancheck.ResourceActionUpdate),
+							plancheck.ExpectResourceAction("kratix_destination.w2", plancheck.ResourceActionUpdate),
+						}},
+						Check: resource.ComposeAggregateTestCheckFunc(
+							expectContent(a, t, depFile, ns),
+							expectContent(a, t, "w2/aggregated.yaml", ns),
+						),
+					},
+					{
+						// Hand edits: the dependencies deleted, a stray file in the promise's folder, a
+						// kustomization beside it, the aggregate edited. The apply puts back what the
+						// plan shows and removes only the stray file.
+						PreConfig: func() {
+							a.remove(t, depFile)
+							a.put(t, stray, []byte("kind: Stray\n"))
+							a.put(t, beside, []byte("resources: []\n"))
+							a.put(t, "w2/aggregated.yaml", []byte("edited by hand\n"))
+						},
+						Config: config("\n  path = \".\"", "kratix_state_store.a", ns, "aggregated.yaml"),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
+						}},
+						Check: resource.ComposeAggregateTestCheckFunc(
+							expectContent(a, t, depFile, ns),
+							expectMissing(a, t, stray),
+							expectContent(a, t, beside, "resources: []\n"),
+							expectContent(a, t, "w2/aggregated.yaml", ns),
+						),
+					},
+					{
+						// w1 moves to store b: cleanup "all" empties what it owned on a (the hand-written
+						// kustomization stays), and the promise's file follows it to b.
+						Config: config("\n  path = \".\"", "kratix_state_store.b", ns, "aggregated.yaml"),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction("kratix_destination.w1", plancheck.ResourceActionDestroyBeforeCreate),
+						}},
+						Check: resource.ComposeAggregateTestCheckFunc(
+							expectFolder(a, t, "w1/", beside),
+							expectFolder(b, t, "w1/", canaries[0], depFile, canaries[1]),
+							expectContent(b, t, depFile, ns),
+						),
+					},
+					{
+						// No document: nothing written, the earlier file and the aggregate removed.
+						Config: config("\n  path = \".\"", "kratix_state_store.b", "# none yet\n", "aggregated.yaml"),
+						Check: resource.ComposeAggregateTestCheckFunc(
+							expectFolder(b, t, "w1/", canaries[0], canaries[1]),
+							expectFolder(a, t, "w2/", w2Canaries...),
+						),
+					},
+					{
+						// Documents again, and the aggregate renamed: the new file is built.
+						Config: config("\n  path = \".\"", "kratix_state_store.b", ns, "all.yaml"),
+						Check: resource.ComposeAggregateTestCheckFunc(
+							expectFolder(a, t, "w2/", append([]string{"w2/all.yaml"}, w2Canaries...)...),
+							expectContent(a, t, "w2/all.yaml", ns),
+							expectContent(b, t, depFile, ns),
+						),
+					},
+				},
+			})
+			// Nothing of a's was written outside what the steps named.
+			for _, p := range a.list(t) {
+				if !seeded[p] && !strings.HasPrefix(p, "w1/") && !strings.HasPrefix(p, "w2/") && !strings.HasPrefix(p, ".kratix-aggregates/") {
+					t.Errorf("store a holds %s, outside every destination", p)
+				}
+			}
+		})
+	}
+}
