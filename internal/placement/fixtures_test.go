@@ -77,8 +77,6 @@ func withAggName(m placement.Member, name string) placement.Member {
 	return m
 }
 
-func ptr[T any](v T) *T { return &v }
-
 func deps(all string) layout.Dependencies {
 	d := layout.Dependencies{Promise: "jenkins"}
 	if all != "" {

@@ -2,8 +2,6 @@ package provider
 
 import (
 	"context"
-	"crypto/md5"
-	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
@@ -386,21 +384,6 @@ func readIndexes(ctx context.Context, store statestore.Store, prefix string, lis
 	return out, nil
 }
 
-func md5Hex(b []byte) string {
-	sum := md5.Sum(b)
-	return hex.EncodeToString(sum[:])
-}
-
-func hashStrings(files map[string][]byte) map[string]string {
-	out := make(map[string]string, len(files))
-	for p, b := range files {
-		out[p] = md5Hex(b)
-	}
-	return out
-}
-
-func hashMap(files map[string][]byte) types.Map { return stringMapValue(hashStrings(files)) }
-
 func stringMapValue(m map[string]string) types.Map {
 	elems := make(map[string]attr.Value, len(m))
 	for k, v := range m {
@@ -425,16 +408,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-func equalMaps(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }

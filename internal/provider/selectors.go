@@ -119,13 +119,6 @@ func selectorsFromModel(at path.Path, models []selectorModel) (entries []schedul
 	return entries, !diags.HasError(), diags
 }
 
-func selectorText(s scheduling.Selector) string {
-	if t := s.String(); t != "" {
-		return t
-	}
-	return "(none)"
-}
-
 func stringList(names []string) types.List {
 	elems := make([]attr.Value, len(names))
 	for i, n := range names {
