@@ -115,6 +115,9 @@ func reservedFileKey(key, file string) error {
 		if seg == IndexDir {
 			return fmt.Errorf("file key %q reaches %q, the folder where Kratix records what each placement wrote; choose another folder", key, IndexDir+"/")
 		}
+		if seg == AggregatesDir {
+			return fmt.Errorf("file key %q reaches %q, the folder of the parts aggregatedYAML files are rebuilt from; choose another folder", key, AggregatesDir+"/")
+		}
 		if strings.EqualFold(seg, ".git") {
 			return fmt.Errorf(`file key %q reaches ".git", which git keeps for a repository's own data; choose another folder`, key)
 		}

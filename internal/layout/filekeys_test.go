@@ -80,6 +80,7 @@ func TestCheckRequestFiles(t *testing.T) {
 		}},
 		{"a key given twice is one key", []string{"a.yaml", "a.yaml"}, nil},
 
+		{"aggregate parts folder", []string{".kratix-aggregates/w/aggregated.yaml/x.part"}, []want{{".kratix-aggregates/w/aggregated.yaml/x.part", `reaches ".kratix-aggregates/"`}}},
 		{"index folder", []string{".kratix/x"}, []want{{".kratix/x", `File key ".kratix/x" reaches ".kratix/", the folder where Kratix records what each placement wrote`}}},
 		{"index folder, ./", []string{"./.kratix/x"}, []want{{"./.kratix/x", `reaches ".kratix/"`}}},
 		{"index folder, nested", []string{"sub/.kratix/x.yaml"}, []want{{"sub/.kratix/x.yaml", `reaches ".kratix/"`}}},

@@ -37,7 +37,7 @@ const DefaultAggregatedFilename = "aggregated.yaml"
 const DefaultGroupID = "5058f"
 
 // IndexDir is the folder, under a destination's root, of the files that record what each
-// placement wrote (mode none) or contributed (mode aggregatedYAML).
+// placement wrote in mode none. (The parts of aggregatedYAML files live under AggregatesDir.)
 const IndexDir = ".kratix"
 
 // CheckRelative rejects a path that would leave the folder it is relative to: an absolute path

@@ -106,40 +106,6 @@ func TestCanaryBytes(t *testing.T) {
 	}
 }
 
-func TestOwnedBy(t *testing.T) {
-	tests := []struct {
-		mode      Mode
-		root, agg string
-		want      Owned
-	}{
-		{ModeNestedByMetadata, "dev", "", Owned{
-			Prefixes: []string{"dev/dependencies/", "dev/resources/", "dev/.kratix/"},
-			Files:    []string{"dev/dependencies/kratix-canary-namespace.yaml", "dev/resources/kratix-canary-configmap.yaml"},
-			Indexes:  "dev/.kratix/",
-		}},
-		{ModeNone, "", "", Owned{
-			Prefixes: []string{".kratix/"},
-			Files:    []string{"kratix-canary-configmap.yaml", "kratix-canary-namespace.yaml"},
-			Indexes:  ".kratix/",
-		}},
-		{ModeAggregatedYAML, "w", "all.yaml", Owned{
-			Prefixes: []string{"w/.kratix/"},
-			Files:    []string{"w/all.yaml", "w/kratix-canary-configmap.yaml", "w/kratix-canary-namespace.yaml"},
-			Indexes:  "w/.kratix/",
-		}},
-		{ModeSplitByKind, "w", "", Owned{
-			Prefixes: []string{"w/crds/", "w/resources/", "w/.kratix/"},
-			Files:    []string{"w/crds/kratix-crds.yaml", "w/resources/kratix-resources.yaml"},
-			Indexes:  "w/.kratix/",
-		}},
-	}
-	for _, tt := range tests {
-		if got := OwnedBy(tt.mode, tt.root, tt.agg); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("OwnedBy(%s, %q) = %+v, want %+v", tt.mode, tt.root, got, tt.want)
-		}
-	}
-}
-
 func TestIndex(t *testing.T) {
 	idx, err := ParseIndex([]byte("files:\n- dev/a.yaml\n- dev/sub/b.yaml\n- ../escape.yaml\n"))
 	if err != nil {

@@ -1,10 +1,8 @@
-// Package placement holds the pure decisions about where resources' files go across stores. Here:
-// the identity of a store location, so that two kratix_state_store resources that name one
+package placement
+
+// The identity of a store location, so that two kratix_state_store resources that name one
 // bucket or one repository branch, however differently spelled, are known to be one place, and
 // destinations that would share a folder there can be refused at plan.
-//
-// It is pure: no Terraform, no I/O.
-package placement
 
 import (
 	"net/url"

@@ -93,12 +93,15 @@ func (r *destinationResource) Schema(_ context.Context, _ resource.SchemaRequest
 				Validators: []validator.Map{labelsValidator{}},
 			},
 			"state_store": storeRefSchema("The store this destination's files go to: pass the store resource, " +
-				"`state_store = kratix_state_store.this`. Moving to another store, bucket, repository, branch or store " +
-				"path replaces the destination."),
+				"`state_store = kratix_state_store.this`. Moving to another place (endpoint, bucket, repository, branch " +
+				"or store path, compared in normalised form) replaces the destination, and the files of the promises and " +
+				"requests on it follow it there. Another store resource for the same place, credentials, the commit " +
+				"author and cosmetic spellings (a `.git` suffix, a trailing `/`, a store path of `.`) change nothing."),
 			"path": schema.StringAttribute{
 				Required: true,
 				MarkdownDescription: "Folder of this destination inside the store, joined to the store's path. `.` or " +
-					"`/` mean the store's root. Changing it replaces the resource.",
+					"`/` mean the store's root. Changing the folder it means replaces the resource (`.` to `/` does not). " +
+					"Two destinations of one pool may not have equal or nested folders.",
 				Validators:    []validator.String{storePath()},
 				PlanModifiers: []planmodifier.String{replaceIfPathMoves()},
 			},
@@ -129,8 +132,10 @@ func (r *destinationResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"cleanup": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(cleanupNone),
 				MarkdownDescription: "What destroying the destination removes from the store: `none` (nothing) or `all` " +
-					"(every file the provider manages under the destination's folder: dependencies, resources, canaries " +
-					"and `.kratix/` index files; files beside them are kept).",
+					"(what its placements and canaries own, confined to its folder: each placement's `.../5058f/` folder, " +
+					"`.kratix/` index files and the files they list, splitByKind's `crds/00-*` and `resources/01-*` files, " +
+					"the aggregate and its parts, and the canaries; other files, such as a hand-written " +
+					"`resources/kustomization.yaml`, are kept).",
 				Validators: []validator.String{stringvalidator.OneOf(cleanupNone, cleanupAll)},
 			},
 			"root": schema.StringAttribute{

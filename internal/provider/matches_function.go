@@ -30,7 +30,9 @@ func (f *matchesFunction) Definition(_ context.Context, _ function.DefinitionReq
 			"rules `kratix_promise` schedules by: entries combine with AND, `match_labels` merge (the first entry " +
 			"wins a key given twice), `match_expressions` have Kubernetes meaning, and no selectors match everything. " +
 			"Each entry is an object with optional `match_labels` (map) and `match_expressions` (list of `key`, " +
-			"`operator`, `values`). Use it in expressions and `check` blocks.",
+			"`operator`, `values`). Labels with `kratix.io/dry-run = \"true\"` never match: Kratix schedules no " +
+			"ordinary placement to a dry-run destination, and neither do the resources. Use it in expressions and " +
+			"`check` blocks.",
 		Parameters: []function.Parameter{
 			function.DynamicParameter{Name: "selectors", MarkdownDescription: "List of selector entries, as a promise's `destination_selectors`."},
 			function.MapParameter{Name: "labels", ElementType: types.StringType, MarkdownDescription: "A destination's labels.", AllowNullValue: true},
@@ -55,7 +57,7 @@ func (f *matchesFunction) Run(ctx context.Context, req function.RunRequest, resp
 		resp.Error = function.NewArgumentFuncError(0, fmt.Sprintf("selectors%v: %s", errs[0].Path, errs[0].Message))
 		return
 	}
-	resp.Error = function.ConcatFuncErrors(resp.Result.Set(ctx, types.BoolValue(scheduling.Matches(scheduling.Merge(entries), labels))))
+	resp.Error = function.ConcatFuncErrors(resp.Result.Set(ctx, types.BoolValue(scheduling.Matches(scheduling.Merge(entries), labels) && !scheduling.IsDryRun(labels))))
 }
 
 // selectorsFromDynamic reads a list (or tuple) of selector objects written in HCL, where any

@@ -108,12 +108,20 @@ output "first_entry_wins" {
 output "no_selectors" {
   value = provider::kratix::matches([], {})
 }
+output "dry_run" {
+  value = provider::kratix::matches([], { "kratix.io/dry-run" = "true" })
+}
+output "dry_run_false" {
+  value = provider::kratix::matches([], { "kratix.io/dry-run" = "false" })
+}
 `,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownOutputValue("dev", knownvalue.Bool(true)),
 				statecheck.ExpectKnownOutputValue("zone", knownvalue.Bool(false)),
 				statecheck.ExpectKnownOutputValue("first_entry_wins", knownvalue.Bool(true)),
 				statecheck.ExpectKnownOutputValue("no_selectors", knownvalue.Bool(true)),
+				statecheck.ExpectKnownOutputValue("dry_run", knownvalue.Bool(false)),
+				statecheck.ExpectKnownOutputValue("dry_run_false", knownvalue.Bool(true)),
 			},
 		}},
 	})

@@ -28,7 +28,8 @@ resource "kratix_destination" "gpu" {
   strict_match_labels = true
 }
 
-# A destination read by a tool that wants one file, with no canaries, removed entirely on destroy.
+# A destination read by a tool that wants one file, with no canaries; destroying it removes what
+# the provider wrote there (the aggregate and its parts) and keeps anything else.
 resource "kratix_destination" "edge" {
   name           = "edge"
   path           = "edge"

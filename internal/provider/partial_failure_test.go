@@ -1,0 +1,143 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// TestAccPartialFailure: a promise on two stores, the first of which (in write order) refuses
+// the push. The other store is still written, the apply fails naming the refusal, and state
+// records exactly what was written: the bucket's destination, not the repository's. Once the
+// repository accepts pushes again, the next apply converges and the plan after it is empty.
+func TestAccPartialFailure(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	bucket, repo := newTestStore(t, "bucket"), newTestStore(t, "git-http")
+	hook := filepath.Join(gitServer.RepoPath(storeName(repo)), "hooks", "pre-receive")
+	config := fmt.Sprintf(`
+terraform {
+  required_providers {
+    kratix = { source = "promise-platform/kratix" }
+  }
+}
+
+provider "kratix" {
+  secrets = {
+    b = { access_key_id = %q, secret_access_key = %q }
+    g = { username = %q, password = %q }
+  }
+}
+
+resource "kratix_state_store" "bucket" {
+%s
+}
+
+resource "kratix_state_store" "git" {
+%s
+}
+
+resource "kratix_destination" "on_bucket" {
+  name           = "on-bucket"
+  path           = "w"
+  init_workloads = false
+  state_store    = kratix_state_store.bucket
+}
+
+resource "kratix_destination" "on_git" {
+  name           = "on-git"
+  path           = "w"
+  init_workloads = false
+  state_store    = kratix_state_store.git
+}
+
+resource "kratix_promise" "p" {
+  name         = "app"
+  destinations = [kratix_destination.on_git, kratix_destination.on_bucket]
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+}
+`, minioServer.AccessKey, minioServer.SecretKey, gitServer.Username, gitServer.Password,
+		strings.Replace(bucket.store, `secret_ref = "s"`, `secret_ref = "b"`, 1),
+		strings.Replace(repo.store, `secret_ref = "s"`, `secret_ref = "g"`, 1))
+	c := newCLI(t, map[string]string{"main.tf": config})
+	// The destinations first, so that only the promise's write meets the refusing hook.
+	if out, err := c.run("apply", "-auto-approve", "-target=kratix_destination.on_bucket", "-target=kratix_destination.on_git"); err != nil {
+		t.Fatalf("creating the destinations: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho 'policy: frozen' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	commits := repo.commits(t)
+	out, err := c.run("apply", "-auto-approve")
+	if err == nil || !strings.Contains(out, "Cannot Write Promise") || !strings.Contains(out, "policy: frozen") {
+		t.Fatalf("the apply should fail with the hook's refusal:\n%s", out)
+	}
+	file := "w/dependencies/app/5058f/static/app-dependencies.yaml"
+	if _, ok := bucket.read(t, file); !ok {
+		t.Errorf("the bucket was not written after the repository refused: every store must be tried")
+	}
+	if _, ok := repo.read(t, file); ok || repo.commits(t) != commits {
+		t.Errorf("the refused repository changed")
+	}
+	scheduled, placed := promiseState(t, c)
+	if !reflect.DeepEqual(scheduled, []string{"on-bucket"}) || !reflect.DeepEqual(placed, []string{"on-bucket"}) {
+		t.Errorf("state after the partial failure: scheduled %v, placements %v; want only on-bucket in both", scheduled, placed)
+	}
+	if err := os.Remove(hook); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("apply once the repository accepts pushes: %v\n%s", err, out)
+	}
+	if _, ok := repo.read(t, file); !ok {
+		t.Errorf("the repository did not converge")
+	}
+	scheduled, placed = promiseState(t, c)
+	if want := []string{"on-bucket", "on-git"}; !reflect.DeepEqual(scheduled, want) || !reflect.DeepEqual(placed, want) {
+		t.Errorf("state after convergence: scheduled %v, placements %v; want %v", scheduled, placed, want)
+	}
+	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after convergence is not empty: %v\n%s", err, out)
+	}
+}
+
+// promiseState reads kratix_promise.p's scheduled destinations and placement keys from state.
+func promiseState(t *testing.T, c *cli) (scheduled, placed []string) {
+	t.Helper()
+	out, err := c.run("show", "-json")
+	if err != nil {
+		t.Fatalf("terraform show: %v\n%s", err, out)
+	}
+	var state struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Address string         `json:"address"`
+					Values  map[string]any `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):]), &state); err != nil {
+		t.Fatalf("reading state: %v", err)
+	}
+	for _, r := range state.Values.RootModule.Resources {
+		if r.Address != "kratix_promise.p" {
+			continue
+		}
+		for _, v := range r.Values["scheduled_destinations"].([]any) {
+			scheduled = append(scheduled, v.(string))
+		}
+		for k := range r.Values["placements"].(map[string]any) {
+			placed = append(placed, k)
+		}
+	}
+	sort.Strings(placed)
+	return scheduled, placed
+}
