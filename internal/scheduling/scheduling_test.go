@@ -125,8 +125,10 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// Seed 002: placements [{}] and env=dev over destinations prod and dev.
-func TestSeed002(t *testing.T) {
+// TestSelectorsOverTwoDestinations: over destinations prod and dev, [{}] selects both, env=dev
+// only dev, "match any" of env=dev and env=prod both, "match all" of them only dev (the first
+// entry wins the key).
+func TestSelectorsOverTwoDestinations(t *testing.T) {
 	pool := []Destination{{Name: "prod", Labels: map[string]string{"env": "prod"}}, {Name: "dev", Labels: map[string]string{"env": "dev"}}}
 	if got := Selected(Schedule(Merge([]Selector{{}}), pool)); !reflect.DeepEqual(got, []string{"dev", "prod"}) {
 		t.Errorf("[{}] selects %v", got)
