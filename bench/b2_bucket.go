@@ -16,10 +16,10 @@ import (
 // storeOpTimeout bounds one store-level write: seconds when healthy.
 const storeOpTimeout = 2 * time.Minute
 
-// benchBucket is B2: the tekton dependencies to 100 destinations on MinIO, first through the
+// benchBucket is B2: 1.9 MB of dependencies to 100 destinations on MinIO, first through the
 // provider's store code against plain minio-go, then end to end through terraform apply.
 func benchBucket(ctx context.Context, e *env, opts options) ([]row, error) {
-	puts, err := dependencyPuts("tekton", e.tektonCanonical, b2Destinations)
+	puts, err := dependencyPuts("pipelines", e.depsCanonical, b2Destinations)
 	if err != nil {
 		return nil, err
 	}
@@ -71,9 +71,9 @@ func benchBucketStore(ctx context.Context, e *env, runs int, puts map[string][]b
 		}
 	}
 	r, rs := ratio(measured.median(), floor.median())
-	size := len(e.tektonCanonical)
+	size := len(e.depsCanonical)
 	return row{
-		scenario: fmt.Sprintf("B2 store: tekton (%.1f MiB canonical) to %d destinations, Pool.Bucket(...).Apply, fresh bucket", float64(size)/(1<<20), b2Destinations),
+		scenario: fmt.Sprintf("B2 store: %s (%.1f MiB canonical) to %d destinations, Pool.Bucket(...).Apply, fresh bucket", e.depsName, float64(size)/(1<<20), b2Destinations),
 		measured: fmtDuration(measured.median()),
 		floor:    fmtDuration(floor.median()) + " (minio-go PutObject, same concurrency)",
 		ratio:    rs, goal: "<= 1.2x", met: yesNo(r <= 1.2),
@@ -112,7 +112,7 @@ func storeApplyRun(ctx context.Context, e *env, bucket string, puts map[string][
 	ctx, cancel := context.WithTimeout(ctx, storeOpTimeout)
 	defer cancel()
 	start := time.Now()
-	res, err := store.Apply(ctx, statestore.Change{Message: "Update from: promise/tekton", Put: puts})
+	res, err := store.Apply(ctx, statestore.Change{Message: "Update from: promise/pipelines", Put: puts})
 	took := time.Since(start)
 	if err != nil {
 		return 0, statestore.BucketStats{}, fmt.Errorf("store Apply to bucket %s: %w", bucket, err)
@@ -186,7 +186,7 @@ func (e *env) expectObjects(ctx context.Context, bucket string, n int) error {
 	return nil
 }
 
-// benchBucketApply is B2 end to end: terraform apply of the tekton promise to 100 destinations,
+// benchBucketApply is B2 end to end: terraform apply of the promise to 100 destinations,
 // against the same apply with a selector that matches nothing (Terraform's own cost).
 func benchBucketApply(ctx context.Context, e *env, runs int) (row, error) {
 	var full, empty timings
@@ -195,13 +195,13 @@ func benchBucketApply(ctx context.Context, e *env, runs int) (row, error) {
 		steps := []func() error{
 			func() error {
 				bucket := fmt.Sprintf("b2-tf-%d", i)
-				res, err := tektonApply(ctx, e, bucket, e.bucketRef(e.minio.Endpoint, bucket), "")
+				res, err := depsApply(ctx, e, bucket, e.bucketRef(e.minio.Endpoint, bucket), "")
 				full, peak = append(full, res.took), max(peak, res.peakMiB)
 				return err
 			},
 			func() error {
 				bucket := fmt.Sprintf("b2-tf-none-%d", i)
-				res, err := tektonApply(ctx, e, bucket, e.bucketRef(e.minio.Endpoint, bucket), nothingMatches)
+				res, err := depsApply(ctx, e, bucket, e.bucketRef(e.minio.Endpoint, bucket), nothingMatches)
 				empty = append(empty, res.took)
 				return err
 			},
@@ -212,7 +212,7 @@ func benchBucketApply(ctx context.Context, e *env, runs int) (row, error) {
 	}
 	_, rs := ratio(full.median(), empty.median())
 	return row{
-		scenario: fmt.Sprintf("B2 e2e: terraform apply, tekton promise to %d destinations on MinIO (init_workloads = false)", b2Destinations),
+		scenario: fmt.Sprintf("B2 e2e: terraform apply, a promise of %s to %d destinations on MinIO (init_workloads = false)", e.depsName, b2Destinations),
 		measured: fmtDuration(full.median()),
 		floor:    fmtDuration(empty.median()) + " (same apply, selector matching nothing)",
 		ratio:    rs, goal: "-", met: "-",
@@ -221,17 +221,17 @@ func benchBucketApply(ctx context.Context, e *env, runs int) (row, error) {
 	}, nil
 }
 
-// tektonApply applies the tekton promise to 100 destinations of a fresh store in a fresh
+// depsApply applies the promise to 100 destinations of a fresh store in a fresh
 // workspace and checks what it wrote. name is the bucket (or repository) to create and remove.
-func tektonApply(ctx context.Context, e *env, name string, store storeRef, selector string) (tfResult, error) {
+func depsApply(ctx context.Context, e *env, name string, store storeRef, selector string) (tfResult, error) {
 	cleanup, err := e.freshStore(ctx, name, store)
 	if err != nil {
 		return tfResult{}, err
 	}
 	defer cleanup()
 	cfg := kratixConfig{store: store, destinations: b2Destinations,
-		promises: []string{promiseBlock("tekton", 0, `file("${path.module}/tekton.yaml")`, selector)}}
-	ws, err := e.newWorkspace(name, map[string][]byte{"main.tf": []byte(cfg.String()), "tekton.yaml": e.tektonRaw})
+		promises: []string{promiseBlock("pipelines", 0, `file("${path.module}/dependencies.yaml")`, selector)}}
+	ws, err := e.newWorkspace(name, map[string][]byte{"main.tf": []byte(cfg.String()), "dependencies.yaml": e.depsRaw})
 	if err != nil {
 		return tfResult{}, err
 	}

@@ -16,10 +16,10 @@ import (
 // gitCommandTimeout bounds one git CLI command of the floor.
 const gitCommandTimeout = 2 * time.Minute
 
-// benchGit is B3: the same 100-destination tekton write to a git repository over smart HTTP,
+// benchGit is B3: the same 100-destination write to a git repository over smart HTTP,
 // through the provider's store against the git CLI, then end to end through terraform apply.
 func benchGit(ctx context.Context, e *env, opts options) ([]row, error) {
-	puts, err := dependencyPuts("tekton", e.tektonCanonical, b2Destinations)
+	puts, err := dependencyPuts("pipelines", e.depsCanonical, b2Destinations)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func benchGitStore(ctx context.Context, e *env, runs int, puts map[string][]byte
 	}
 	r, rs := ratio(measured.median(), floor.median())
 	return row{
-		scenario: fmt.Sprintf("B3 store: tekton to %d destinations on git (smart HTTP), Pool.Git(...).Apply, fresh repository", b2Destinations),
+		scenario: fmt.Sprintf("B3 store: %s to %d destinations on git (smart HTTP), Pool.Git(...).Apply, fresh repository", e.depsName, b2Destinations),
 		measured: fmtDuration(measured.median()),
 		floor:    fmtDuration(floor.median()) + " (git clone, add -A, commit, push)",
 		ratio:    rs, goal: "<= 1.5x", met: yesNo(r <= 1.5),
@@ -87,7 +87,7 @@ func gitStoreRun(ctx context.Context, e *env, repo string, puts map[string][]byt
 	ctx, cancel := context.WithTimeout(ctx, storeOpTimeout)
 	defer cancel()
 	start := time.Now()
-	res, err := store.Apply(ctx, statestore.Change{Message: "Update from: promise/tekton", Put: puts})
+	res, err := store.Apply(ctx, statestore.Change{Message: "Update from: promise/pipelines", Put: puts})
 	took := time.Since(start)
 	if err != nil {
 		return 0, fmt.Errorf("store Apply to repository %s: %w", repo, err)
@@ -121,7 +121,7 @@ func gitCLIFloorRun(ctx context.Context, e *env, repo string, puts map[string][]
 	}
 	for _, args := range [][]string{
 		{"add", "-A"},
-		{"commit", "--quiet", "-m", "Update from: promise/tekton"},
+		{"commit", "--quiet", "-m", "Update from: promise/pipelines"},
 		{"push", "--quiet", "origin", "main"},
 	} {
 		if err := gitCLI(ctx, work, args...); err != nil {
@@ -169,7 +169,7 @@ func gitCLI(ctx context.Context, dir string, args ...string) error {
 	return nil
 }
 
-// benchGitApply is B3 end to end: terraform apply of the tekton promise to 100 destinations in
+// benchGitApply is B3 end to end: terraform apply of the promise to 100 destinations in
 // a fresh repository, against the same apply with a selector matching nothing.
 func benchGitApply(ctx context.Context, e *env, runs int) (row, error) {
 	var full, empty timings
@@ -178,13 +178,13 @@ func benchGitApply(ctx context.Context, e *env, runs int) (row, error) {
 		steps := []func() error{
 			func() error {
 				repo := fmt.Sprintf("b3-tf-%d", i)
-				res, err := tektonApply(ctx, e, repo, e.gitRef(repo), "")
+				res, err := depsApply(ctx, e, repo, e.gitRef(repo), "")
 				full, peak = append(full, res.took), max(peak, res.peakMiB)
 				return err
 			},
 			func() error {
 				repo := fmt.Sprintf("b3-tf-none-%d", i)
-				res, err := tektonApply(ctx, e, repo, e.gitRef(repo), nothingMatches)
+				res, err := depsApply(ctx, e, repo, e.gitRef(repo), nothingMatches)
 				empty = append(empty, res.took)
 				return err
 			},
@@ -195,7 +195,7 @@ func benchGitApply(ctx context.Context, e *env, runs int) (row, error) {
 	}
 	_, rs := ratio(full.median(), empty.median())
 	return row{
-		scenario: fmt.Sprintf("B3 e2e: terraform apply, tekton promise to %d destinations on git (init_workloads = false)", b2Destinations),
+		scenario: fmt.Sprintf("B3 e2e: terraform apply, a promise of %s to %d destinations on git (init_workloads = false)", e.depsName, b2Destinations),
 		measured: fmtDuration(full.median()),
 		floor:    fmtDuration(empty.median()) + " (same apply, selector matching nothing)",
 		ratio:    rs, goal: "-", met: "-",

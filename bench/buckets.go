@@ -9,7 +9,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 )
 
-// b2Destinations is how many destinations B2 and B3 write the tekton dependencies to.
+// b2Destinations is how many destinations B2 and B3 write the dependencies to.
 const b2Destinations = 100
 
 // destinationName is dest-000, dest-001, ...: the names the Terraform configurations give too.

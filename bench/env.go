@@ -13,6 +13,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/fixtures"
 	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
@@ -29,8 +30,9 @@ type env struct {
 	cliConfig   string // a Terraform CLI configuration with dev_overrides for providerBin
 	terraform   string
 
-	tektonRaw       []byte // the manifest as the user writes it (Terraform's file())
-	tektonCanonical []byte // what the provider writes: parsed and canonicalised once
+	depsName      string // where the dependencies of B2 and B3 come from, for the table
+	depsRaw       []byte // the manifest as the user writes it (Terraform's file())
+	depsCanonical []byte // what the provider writes: parsed and canonicalised once
 }
 
 // machine describes where the numbers come from.
@@ -55,7 +57,7 @@ func startEnv(ctx context.Context, opts options) (*env, error) {
 	if e.terraform, err = findTerraform(opts.terraform); err != nil {
 		return nil, err
 	}
-	if err := e.loadTekton(opts.tekton); err != nil {
+	if err := e.loadDeps(opts.deps); err != nil {
 		return nil, err
 	}
 	if err := e.buildProvider(ctx); err != nil {
@@ -89,18 +91,23 @@ func (e *env) stop() {
 	}
 }
 
-// loadTekton reads the manifest and canonicalises it with the provider's own code, once: the
-// store-level scenarios write exactly the bytes the provider would.
-func (e *env) loadTekton(path string) error {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("reading the tekton manifest (expected in ../shared beside the repository; see -tekton): %w", err)
+// loadDeps reads the dependencies of B2 and B3 (the generated release unless -deps names a file)
+// and canonicalises them with the provider's own code, once: the store-level scenarios write
+// exactly the bytes the provider would.
+func (e *env) loadDeps(path string) error {
+	raw, name := fixtures.Pipelines(), "generated release"
+	if path != "" {
+		var err error
+		if raw, err = os.ReadFile(path); err != nil {
+			return fmt.Errorf("reading -deps: %w", err)
+		}
+		name = filepath.Base(path)
 	}
 	docs, err := manifest.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("parsing %s: %w", path, err)
+		return fmt.Errorf("parsing %s: %w", name, err)
 	}
-	e.tektonRaw, e.tektonCanonical = raw, manifest.Canonical(docs)
+	e.depsName, e.depsRaw, e.depsCanonical = name, raw, manifest.Canonical(docs)
 	return nil
 }
 

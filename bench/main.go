@@ -5,6 +5,7 @@
 //
 //	go run ./bench -runs 5 -out bench-results.md
 //	go run ./bench -quick            # one run, smaller B4 and B5: a smoke test
+//	go run ./bench -deps ../shared/testdata/marketplace/tekton.yaml   # B2 and B3 with a real release
 package main
 
 import (
@@ -23,7 +24,7 @@ type options struct {
 	e2eRuns   int // runs of the terraform apply scenarios (slow); 0 means runs
 	out       string
 	quick     bool
-	tekton    string
+	deps      string
 	terraform string
 	only      string
 	timeout   time.Duration
@@ -35,7 +36,7 @@ func parseFlags() options {
 	flag.IntVar(&o.e2eRuns, "e2e-runs", 0, "runs of the end-to-end terraform apply scenarios (B2/B3 apply, B5); 0: same as -runs")
 	flag.StringVar(&o.out, "out", "", "also write the table to this file")
 	flag.BoolVar(&o.quick, "quick", false, "smoke run: 1 run, smaller B4 and B5")
-	flag.StringVar(&o.tekton, "tekton", "../shared/testdata/marketplace/tekton.yaml", "the 1.9 MiB Promise dependencies used by B2 and B3")
+	flag.StringVar(&o.deps, "deps", "", "a file of Promise dependencies for B2 and B3, such as the Kratix Marketplace's tekton.yaml\n(default: the generated 1.9 MB release of package internal/fixtures, the same size and shape)")
 	flag.StringVar(&o.terraform, "terraform", "", "Terraform CLI (default: $TF_ACC_TERRAFORM_PATH, $TERRAFORM, PATH, /usr/local/bin/terraform)")
 	flag.StringVar(&o.only, "only", "", "run only these scenarios, comma-separated (B1,B2,B3,B4,B5)")
 	flag.DurationVar(&o.timeout, "timeout", 40*time.Minute, "bound on the whole benchmark")
@@ -115,8 +116,8 @@ func scenarios(opts options) []scenario {
 	}
 	return []scenario{
 		{"B1", "scheduling engine", func(ctx context.Context, e *env) ([]row, error) { return benchScheduling(ctx, opts.runs) }},
-		{"B2", "tekton to 100 destinations on MinIO", func(ctx context.Context, e *env) ([]row, error) { return benchBucket(ctx, e, opts) }},
-		{"B3", "tekton to 100 destinations on git", func(ctx context.Context, e *env) ([]row, error) { return benchGit(ctx, e, opts) }},
+		{"B2", "1.9 MB of dependencies to 100 destinations on MinIO", func(ctx context.Context, e *env) ([]row, error) { return benchBucket(ctx, e, opts) }},
+		{"B3", "1.9 MB of dependencies to 100 destinations on git", func(ctx context.Context, e *env) ([]row, error) { return benchGit(ctx, e, opts) }},
 		{"B4", "steady-state plan", func(ctx context.Context, e *env) ([]row, error) { return benchSteadyPlan(ctx, e, opts.runs, b4) }},
 		{"B5", "parallel promises to one repository", func(ctx context.Context, e *env) ([]row, error) { return benchParallelGit(ctx, e, opts.e2eRuns, b5) }},
 	}

@@ -9,10 +9,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
-// TestPlacement_seed002 replays seed 002 (KubeStellar's placement): destinations prod and dev,
-// labelled env; [{}] selects both, env=dev selects dev only, and every "no" has its reason.
-// It needs the Terraform CLI but no store.
-func TestPlacement_seed002(t *testing.T) {
+// TestPlacement_selectsAndExplains: over destinations prod and dev, labelled env, [{}] selects
+// both, env=dev selects dev only, and every "no" has its reason. It needs the Terraform CLI but
+// no store.
+func TestPlacement_selectsAndExplains(t *testing.T) {
 	cfg := `
 locals {
   pool = [

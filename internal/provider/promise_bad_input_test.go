@@ -1,21 +1,20 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/fixtures"
 )
 
 // TestPromiseBadInput: the mistakes of SPEC section 6 that concern promises fail at plan with the
 // attribute and a message a user can act on, and nothing is written.
 func TestPromiseBadInput(t *testing.T) {
 	repo := newFileRepo(t)
-	defective, err := os.ReadFile(marketplace(t, "invalid/jenkins-operator-unclosed-quote.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	base := fmt.Sprintf(`
 resource "kratix_state_store" "s" {
   name = "s"
@@ -39,8 +38,9 @@ resource "kratix_destination" "b" {
 		return base + fmt.Sprintf("resource \"kratix_promise\" \"p\" {\n  name = \"p\"\n  dependencies = %q\n%s\n}\n", deps, extra)
 	}
 	tests := []struct{ name, config, want string }{
-		{"unclosed quote in a real manifest", promise(string(defective), "  destinations = [kratix_destination.a]"),
-			`Invalid Kubernetes YAML[\s\S]*dependencies: document 6 \(line 242\)[\s\S]*never closed`},
+		// The quote opens on line 95 of the operator's sixth document (see package fixtures).
+		{"unclosed quote", promise(string(fixtures.JenkinsOperatorUnclosedQuote()), "  destinations = [kratix_destination.a]"),
+			`Invalid Kubernetes YAML[\s\S]*dependencies: document 6 \(line 95\)[\s\S]*opened on line 95 is never closed`},
 		{"not a Kubernetes object", promise("- a\n- b\n", "  destinations = [kratix_destination.a]"),
 			`Invalid Kubernetes YAML[\s\S]*document 1 \(line 1\): is a list`},
 		{"missing kind", promise("apiVersion: v1\nmetadata:\n  name: x\n", "  destinations = [kratix_destination.a]"),
@@ -91,6 +91,28 @@ resource "kratix_resource_request" "r" {
 			})
 		})
 	}
+	// The extra corpus, when it is beside the repository: the Jenkins operator exactly as the
+	// Kratix Marketplace published it, with its quote left open on line 242.
+	t.Run("unclosed quote in the Marketplace's Jenkins operator", func(t *testing.T) {
+		p, err := fixtures.MarketplaceFile("invalid/jenkins-operator-unclosed-quote.yaml")
+		if errors.Is(err, fixtures.ErrNoMarketplace) {
+			t.Skipf("extra corpus not present: %v", err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		published, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: testAccProviders,
+			Steps: []resource.TestStep{{
+				Config: promise(string(published), "  destinations = [kratix_destination.a]"), PlanOnly: true,
+				ExpectError: wrapped(`Invalid Kubernetes YAML[\s\S]*dependencies: document 6 \(line 242\)[\s\S]*opened on line 242 is never closed`),
+			}},
+		})
+	})
 	if n := commitCount(t, repo); n != 1 {
 		t.Errorf("the repository has %d commits after the bad plans, want 1", n)
 	}

@@ -13,17 +13,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/fixtures"
 )
 
-// marketplace is the path of a real Promise manifest from ../shared/testdata/marketplace.
-func marketplace(t *testing.T, name string) string {
+// fixtureFile writes a manifest (see package fixtures) into the test's temporary folder and
+// returns its path, for configurations that read it with Terraform's file().
+func fixtureFile(t *testing.T, name string, content []byte) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "testdata", "marketplace", name))
-	if err != nil {
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, content, 0o600); err != nil {
 		t.Fatal(err)
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("the marketplace manifests are expected in ../shared beside the repository: %v", err)
 	}
 	return p
 }
@@ -94,10 +94,10 @@ func expectMissing(ts *testStore, t *testing.T, path string) resource.TestCheckF
 	}
 }
 
-// TestAccPromise_seed000 replays the first half of seed 000 ("Schedule Promises to specific
-// destinations"): nothing matches an unlabelled worker; labelling it schedules the promise there.
-// Then: reformatting the dependencies plans nothing, and a file deleted by hand comes back.
-func TestAccPromise_seed000(t *testing.T) {
+// TestAccPromise_scheduledOnceLabelled: nothing matches an unlabelled worker; labelling it
+// schedules the promise there. Then: reformatting the dependencies plans nothing, and a file
+// deleted by hand comes back.
+func TestAccPromise_scheduledOnceLabelled(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
 			if minioServer == nil {
@@ -161,10 +161,10 @@ func TestAccPromise_seed000(t *testing.T) {
 	}
 }
 
-// TestAccPromise_seed004 replays seed 004 (updating a promise's scheduling): dev destinations keep
-// the Namespace foo untouched and are reported misscheduled when the promise moves to prod with
-// Namespace bar; with on_unschedule = "delete" their files go; destroying removes the rest.
-func TestAccPromise_seed004(t *testing.T) {
+// TestAccPromise_movedKeepsMisscheduledFiles: when the promise moves from dev to prod with new
+// dependencies, the dev destination keeps its old files untouched and is reported misscheduled;
+// with on_unschedule = "delete" its files go; destroying removes the rest.
+func TestAccPromise_movedKeepsMisscheduledFiles(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
 			if minioServer == nil {
@@ -288,15 +288,16 @@ resource "kratix_promise" "p" {
 	}
 }
 
-// TestAccPromise_seed003 replays seed 003: a splitByKind destination at default/worker-cluster
-// receives the Jenkins dependencies, the CRD under crds/ and the rest under resources/.
-func TestAccPromise_seed003(t *testing.T) {
+// TestAccPromise_splitByKindSeparatesCRDs: a splitByKind destination at default/worker-cluster
+// receives the Jenkins dependencies (a large CRD and the operator), the CRD under crds/ and the
+// rest under resources/.
+func TestAccPromise_splitByKindSeparatesCRDs(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) { testPromiseSeed003(t, kind) })
+		t.Run(kind, func(t *testing.T) { testPromiseSplitByKind(t, kind) })
 	}
 }
 
-func testPromiseSeed003(t *testing.T, kind string) {
+func testPromiseSplitByKind(t *testing.T, kind string) {
 	if minioServer == nil {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
@@ -320,7 +321,7 @@ resource "kratix_promise" "jenkins" {
   dependencies          = join("---\n", [file(%q), file(%q)])
   destinations          = [kratix_destination.worker]
 }
-`, ts.store, marketplace(t, "jenkins-crd.yaml"), marketplace(t, "jenkins-operator.yaml"))
+`, ts.store, fixtureFile(t, "jenkins-crd.yaml", fixtures.JenkinsCRD()), fixtureFile(t, "jenkins-operator.yaml", fixtures.JenkinsOperator()))
 	crds := "default/worker-cluster/crds/00-default-jenkins-default-crds.yaml"
 	resources := "default/worker-cluster/resources/01-default-jenkins-default-resources.yaml"
 	resource.Test(t, resource.TestCase{
@@ -345,9 +346,10 @@ resource "kratix_promise" "jenkins" {
 	})
 }
 
-// TestAccPromise_marketplaceTo20 schedules the cert-manager and Tekton manifests to 20
-// destinations: every destination gets the same bytes, and Git gets one commit per promise.
-func TestAccPromise_marketplaceTo20(t *testing.T) {
+// TestAccPromise_largeDependenciesToTwentyDestinations schedules two releases of the size of
+// cert-manager's and Tekton's (0.4 and 1.9 MB, CRDs with deep schemas) to 20 destinations: every
+// destination gets the same bytes, and Git gets one commit per promise.
+func TestAccPromise_largeDependenciesToTwentyDestinations(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
 			if minioServer == nil {
@@ -382,7 +384,7 @@ resource "kratix_promise" "tekton" {
   dependencies          = file(%q)
   destinations          = kratix_destination.d
 }
-`, ts.store, marketplace(t, "cert-manager.yaml"), marketplace(t, "tekton.yaml"))
+`, ts.store, fixtureFile(t, "cert-manager.yaml", fixtures.CertManager()), fixtureFile(t, "tekton.yaml", fixtures.Pipelines()))
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				Steps: []resource.TestStep{{

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -13,13 +12,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/fixtures"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
-// TestAccRequest_eck replays the second half of seed 000: a request with enableDataCollection
-// adds pvCapacity=large; no destination has it, so the plan warns and nothing is written;
-// labelling worker-1 schedules the request there.
-func TestAccRequest_eck(t *testing.T) {
+// TestAccRequest_scheduledOnceADestinationMatches: a request's own selector (pvCapacity=large,
+// as an ECK request with data collection asks) is added to the promise's; no destination has
+// it, so the plan warns and nothing is written; labelling worker-1 schedules the request there.
+func TestAccRequest_scheduledOnceADestinationMatches(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
 			if minioServer == nil {
@@ -79,10 +79,7 @@ func TestAccRequest_jenkins(t *testing.T) {
 				t.Skip("acceptance test: set TF_ACC=1")
 			}
 			ts := newTestStore(t, kind)
-			instance, err := os.ReadFile(marketplace(t, "jenkins-dev-instance.yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			instance := fixtures.JenkinsInstance()
 			want, _ := scheduling.Choose("default/jenkins/dev-instance", []string{"worker-1", "worker-2"})
 			other := map[string]string{"worker-1": "worker-2", "worker-2": "worker-1"}[want]
 			labels := func(chosenEnv string) []string {
