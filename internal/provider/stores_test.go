@@ -12,26 +12,106 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/minio/minio-go/v7"
 )
 
 // testStore is a real store a test writes to through Terraform, with an independent client
-// (plain minio-go, or the git CLI) to look at and tamper with what the provider wrote.
+// (plain minio-go, or the git CLI) to look at and tamper with what the provider wrote, and an
+// independent record of every write the provider made.
 type testStore struct {
 	kind     string // "bucket", "git-http" or "git-ssh"
 	provider string // the provider block, with the store's secret named "s"
 	// store is the body of a kratix_state_store resource (name and connection, secret_ref "s").
 	store string
 
-	read    func(t *testing.T, path string) ([]byte, bool) // content, and whether it exists
-	list    func(t *testing.T) []string                    // every file, sorted
-	put     func(t *testing.T, path string, content []byte)
-	remove  func(t *testing.T, path string)
-	commits func(t *testing.T) int // git: commits on the branch; bucket: -1
+	read   func(t *testing.T, path string) ([]byte, bool) // content, and whether it exists
+	list   func(t *testing.T) []string                    // every file, sorted
+	put    func(t *testing.T, path string, content []byte)
+	remove func(t *testing.T, path string)
+
+	// writes lists what the provider has changed in the store, oldest first. Git: the subject of
+	// every commit on the branch but the seed and the test's own edits ("Update from: ...").
+	// Buckets: every request that changes an object, as recorded by an s3Recorder between the
+	// provider and MinIO ("PUT <key>", "DELETE <key>").
+	writes func(t *testing.T) []string
+	// recorder is the bucket's s3Recorder; nil for git.
+	recorder *s3Recorder
+}
+
+// storeMark is how far a store's history had gone at one moment.
+type storeMark struct {
+	writes   int
+	requests int // buckets: requests of any kind the recorder had seen
+}
+
+func (ts *testStore) mark(t *testing.T) storeMark {
+	m := storeMark{writes: len(ts.writes(t))}
+	if ts.recorder != nil {
+		_, m.requests = ts.recorder.snapshot()
+	}
+	return m
+}
+
+// writesSince lists the writes made after m.
+func (ts *testStore) writesSince(t *testing.T, m storeMark) []string {
+	return ts.writes(t)[m.writes:]
+}
+
+// expectNoWritesSince is a check that the provider changed nothing in the store after *m (a
+// pointer, so that an earlier step or PreConfig can set it). On buckets it also asks that the
+// provider did talk to the store meanwhile (a refresh reads it): a recorder that saw no request
+// at all would see no write whatever happened, and the check would pass for nothing.
+func (ts *testStore) expectNoWritesSince(t *testing.T, m *storeMark) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if w := ts.writesSince(t, *m); len(w) > 0 {
+			return fmt.Errorf("%s: the store was written: %v", ts.kind, w)
+		}
+		if ts.recorder != nil {
+			if _, n := ts.recorder.snapshot(); n == m.requests {
+				return fmt.Errorf("%s: the provider sent no request to the bucket at all, so no write could be seen", ts.kind)
+			}
+		}
+		return nil
+	}
+}
+
+// expectWritesSince is a check that the writes after *m are exactly want, in any order.
+func (ts *testStore) expectWritesSince(t *testing.T, m *storeMark, want []string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		got := append([]string(nil), ts.writesSince(t, *m)...)
+		sort.Strings(got)
+		w := append([]string(nil), want...)
+		sort.Strings(w)
+		if !reflect.DeepEqual(got, w) {
+			return fmt.Errorf("%s: the writes were\n  %s\nwant\n  %s", ts.kind, strings.Join(got, "\n  "), strings.Join(w, "\n  "))
+		}
+		return nil
+	}
+}
+
+// puts is what a bucket's writes are when each of paths is written once.
+func puts(paths ...string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = "PUT " + p
+	}
+	return out
+}
+
+// repeat is n copies of s: the commits of n writes with the same message.
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
 }
 
 func randomName(prefix string) string {
@@ -66,8 +146,11 @@ func newBucketTestStore(t *testing.T) *testStore {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The provider reaches MinIO through the recorder; the test's own client goes straight.
+	recorder := startS3Recorder(t, minioServer.Endpoint)
 	return &testStore{
-		kind: "bucket",
+		kind:     "bucket",
+		recorder: recorder,
 		provider: fmt.Sprintf(`
 provider "kratix" {
   secrets = {
@@ -86,7 +169,7 @@ provider "kratix" {
     bucket_name = %q
     insecure    = true
   }
-`, bucket, minioServer.Endpoint, bucket),
+`, bucket, recorder.endpoint, bucket),
 		read: func(t *testing.T, path string) ([]byte, bool) {
 			obj, err := client.GetObject(ctx, bucket, path, minio.GetObjectOptions{})
 			if err != nil {
@@ -123,7 +206,10 @@ provider "kratix" {
 				t.Fatalf("removing %s: %v", path, err)
 			}
 		},
-		commits: func(*testing.T) int { return -1 },
+		writes: func(*testing.T) []string {
+			w, _ := recorder.snapshot()
+			return w
+		},
 	}
 }
 
@@ -199,12 +285,23 @@ provider "kratix" {
 			t.Fatal(err)
 		}
 	}
-	ts.commits = func(t *testing.T) int {
-		n, err := gitServer.CommitCount(repo, "main")
+	ts.writes = func(t *testing.T) []string {
+		newestFirst, err := gitServer.CommitMessages(repo, "main")
 		if err != nil {
 			t.Fatal(err)
 		}
-		return n
+		var out []string
+		for i := len(newestFirst) - 1; i >= 0; i-- {
+			m := newestFirst[i]
+			if i == len(newestFirst)-1 && m == "Initial commit" {
+				continue // the seed, made by CreateRepo
+			}
+			if strings.HasPrefix(m, "edit by hand: ") || strings.HasPrefix(m, "remove by hand: ") {
+				continue
+			}
+			out = append(out, m)
+		}
+		return out
 	}
 	return ts
 }
