@@ -2,8 +2,10 @@ package provider
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -30,8 +32,18 @@ func fixtureFile(t *testing.T, name string, content []byte) string {
 
 const namespaceFoo = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: foo\n"
 
-// promiseConfig is a store, destinations worker-0..N-1 with the given labels, and a promise.
+// promiseConfig is poolConfig and a promise over its destinations.
 func promiseConfig(ts *testStore, labels []string, promise string) string {
+	return poolConfig(ts, labels) + fmt.Sprintf(`
+resource "kratix_promise" "p" {
+  destinations = kratix_destination.d
+%s
+}
+`, promise)
+}
+
+// poolConfig is a store and destinations worker-1..N with the given labels.
+func poolConfig(ts *testStore, labels []string) string {
 	return ts.provider + fmt.Sprintf(`
 resource "kratix_state_store" "s" {
 %s
@@ -48,12 +60,7 @@ resource "kratix_destination" "d" {
   labels      = local.labels[count.index]
   state_store = kratix_state_store.s
 }
-
-resource "kratix_promise" "p" {
-  destinations = kratix_destination.d
-%s
-}
-`, ts.store, strings.Join(labels, ", "), promise)
+`, ts.store, strings.Join(labels, ", "))
 }
 
 func expectContent(ts *testStore, t *testing.T, path, want string) resource.TestCheckFunc {
@@ -163,7 +170,9 @@ func TestAccPromise_scheduledOnceLabelled(t *testing.T) {
 
 // TestAccPromise_movedKeepsMisscheduledFiles: when the promise moves from dev to prod with new
 // dependencies, the dev destination keeps its old files untouched and is reported misscheduled;
-// with on_unschedule = "delete" its files go; destroying removes the rest.
+// with on_unschedule = "delete" its files go. Then the promise is forgotten and imported back by
+// name: the next plan records what the store holds and the apply writes nothing. Destroying
+// removes the rest.
 func TestAccPromise_movedKeepsMisscheduledFiles(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
@@ -186,6 +195,17 @@ func TestAccPromise_movedKeepsMisscheduledFiles(t *testing.T) {
 			devFile := "worker-1/dependencies/app/5058f/static/app-dependencies.yaml"
 			prodFile := "worker-2/dependencies/app/5058f/static/app-dependencies.yaml"
 			nsBar := strings.ReplaceAll(namespaceFoo, "foo", "bar")
+			final := promiseConfig(ts, labels, promise("prod", "bar", `  on_unschedule = "delete"`))
+			// Where the promise ends: on worker-2 alone, with the one file it holds there.
+			onlyProd := knownvalue.MapExact(map[string]knownvalue.Check{
+				"worker-2": knownvalue.ObjectExact(map[string]knownvalue.Check{
+					"store":        knownvalue.StringExact(storeName(ts)),
+					"root":         knownvalue.StringExact("worker-2"),
+					"misscheduled": knownvalue.Bool(false),
+					"files":        knownvalue.MapExact(map[string]knownvalue.Check{prodFile: knownvalue.StringExact(md5Of(nsBar))}),
+				}),
+			})
+			var beforeImport storeMark
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				CheckDestroy: func(*terraform.State) error {
@@ -213,23 +233,66 @@ func TestAccPromise_movedKeepsMisscheduledFiles(t *testing.T) {
 						Check: resource.ComposeAggregateTestCheckFunc(expectContent(ts, t, devFile, namespaceFoo), expectContent(ts, t, prodFile, nsBar)),
 					},
 					{
-						Config: promiseConfig(ts, labels, promise("prod", "bar", `  on_unschedule = "delete"`)),
+						Config: final,
 						ConfigStateChecks: []statecheck.StateCheck{
 							statecheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("misscheduled_destinations"), knownvalue.ListExact([]knownvalue.Check{})),
+							statecheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("placements"), onlyProd),
 						},
 						Check: resource.ComposeAggregateTestCheckFunc(expectMissing(ts, t, devFile), expectContent(ts, t, prodFile, nsBar)),
 					},
 					{
-						// Import by name: the imported promise knows its name; the next plan
-						// recomputes its placements from the configuration.
-						Config:       promiseConfig(ts, labels, promise("prod", "bar", `  on_unschedule = "delete"`)),
-						ResourceName: "kratix_promise.p", ImportState: true, ImportStateId: "app",
+						// Forget the promise without destroying it: its files stay.
+						Config: poolConfig(ts, labels) + "\nremoved {\n  from = kratix_promise.p\n  lifecycle {\n    destroy = false\n  }\n}\n",
+						Check: resource.ComposeAggregateTestCheckFunc(
+							expectContent(ts, t, prodFile, nsBar),
+							func(*terraform.State) error { beforeImport = ts.mark(t); return nil },
+						),
+					},
+					{
+						// Import by name. Without the configuration's pool the import cannot
+						// know where the promise is written, so it records its name and nothing
+						// it has not read.
+						Config:       final,
+						ResourceName: "kratix_promise.p", ImportState: true, ImportStateId: "app", ImportStatePersist: true,
 						ImportStateCheck: func(states []*terraform.InstanceState) error {
-							if len(states) != 1 || states[0].Attributes["name"] != "app" {
-								return fmt.Errorf("imported %v", states)
+							var promises []*terraform.InstanceState // the state holds the pool too
+							for _, s := range states {
+								if s.Ephemeral.Type == "kratix_promise" {
+									promises = append(promises, s)
+								}
+							}
+							if len(promises) != 1 {
+								return fmt.Errorf("%d promises in state after the import, want 1", len(promises))
+							}
+							// Null attributes are absent; "%" counts the schema's attributes.
+							got := maps.Clone(promises[0].Attributes)
+							delete(got, "%")
+							if want := map[string]string{"id": "app", "name": "app"}; !reflect.DeepEqual(got, want) {
+								return fmt.Errorf("imported attributes %v, want %v", got, want)
 							}
 							return nil
 						},
+					},
+					{
+						// The next plan records what the store already holds: worker-2 and its
+						// file, changed in place; the apply writes nothing, and the plan after
+						// it is empty (checked by the test harness).
+						Config: final,
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
+							plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("scheduled_destinations"),
+								knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("worker-2")})),
+							plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("misscheduled_destinations"), knownvalue.ListExact([]knownvalue.Check{})),
+							plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("placements"), onlyProd),
+						}},
+						ConfigStateChecks: []statecheck.StateCheck{
+							statecheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("placements"), onlyProd),
+						},
+						Check: resource.ComposeAggregateTestCheckFunc(
+							ts.expectNoWritesSince(t, &beforeImport),
+							expectContent(ts, t, prodFile, nsBar),
+							expectMissing(ts, t, devFile),
+						),
 					},
 				},
 			})
