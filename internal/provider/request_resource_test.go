@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/fixtures"
-	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
 // TestAccRequest_scheduledOnceADestinationMatches: a request's own selector (pvCapacity=large,
@@ -69,10 +68,11 @@ resource "kratix_resource_request" "r" {
 	}
 }
 
-// TestAccRequest_jenkins places the Jenkins instance of seed 003 on one of two dev destinations,
+// TestAccRequest_destinationIsKept places a Jenkins instance on one of two dev destinations,
 // the rendezvous choice; the choice stays when that destination stops matching (misscheduled,
-// still updated); a file deleted by hand comes back; destroying removes it.
-func TestAccRequest_jenkins(t *testing.T) {
+// still updated); a file deleted by hand comes back; when the destination leaves the pool the
+// request moves to the other one; destroying removes it.
+func TestAccRequest_destinationIsKept(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-ssh"} {
 		t.Run(kind, func(t *testing.T) {
 			if minioServer == nil {
@@ -80,11 +80,16 @@ func TestAccRequest_jenkins(t *testing.T) {
 			}
 			ts := newTestStore(t, kind)
 			instance := fixtures.JenkinsInstance()
-			want, _ := scheduling.Choose("default/jenkins/dev-instance", []string{"worker-1", "worker-2"})
-			other := map[string]string{"worker-1": "worker-2", "worker-2": "worker-1"}[want]
+			// SPEC 3.4: the candidate with the highest hash of (namespace/promise/name, name)
+			// wins, the hash being the first 8 bytes of SHA-256 over "key\x00name", big-endian.
+			// Worked out once outside the provider:
+			//   printf 'default/jenkins/dev-instance\0worker-1' | sha256sum  ->  da3c6cd160890b76...
+			//   printf 'default/jenkins/dev-instance\0worker-2' | sha256sum  ->  558dfd014cbab5b9...
+			// so worker-1 is chosen.
+			const want, other = "worker-1", "worker-2"
+			// worker-1 (the choice) has chosenEnv, worker-2 is dev, worker-3 prod.
 			labels := func(chosenEnv string) []string {
-				l := map[string]string{want: chosenEnv, other: "dev"}
-				return []string{fmt.Sprintf(`{ environment = %q }`, l["worker-1"]), fmt.Sprintf(`{ environment = %q }`, l["worker-2"]), `{ environment = "prod" }`}
+				return []string{fmt.Sprintf(`{ environment = %q }`, chosenEnv), `{ environment = "dev" }`, `{ environment = "prod" }`}
 			}
 			cfg := func(chosenEnv, extra string) string {
 				return promiseConfig(ts, labels(chosenEnv), `  name = "jenkins"
