@@ -3,9 +3,11 @@ package provider
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -17,9 +19,10 @@ import (
 )
 
 // TestAccFault_storeDownDuringApply: a plan is made, one of the two MinIO servers a promise
-// writes to stops before the apply runs. The apply fails naming that store, state keeps only
-// what was written, an object beside the managed folders is untouched, and once the server is
-// back the next apply converges.
+// writes to stops before the apply runs. The apply fails naming that store; state records the
+// new file on the reachable store and keeps the old one on the other; once the server is back
+// the next plan changes only the store that was missed, its apply converges, and an object
+// beside the managed folders is untouched.
 func TestAccFault_storeDownDuringApply(t *testing.T) {
 	if minioServer == nil {
 		t.Skip("acceptance test: set TF_ACC=1")
@@ -111,26 +114,49 @@ resource "kratix_promise" "p" {
 		return b.String()
 	}
 	file := "w%d/dependencies/app/5058f/static/app-dependencies.yaml"
-	if got := read(client, fmt.Sprintf(file, 1)); !strings.Contains(got, "name: v2") {
-		t.Errorf("the reachable store was not written: %q", got)
+	w1, w2 := fmt.Sprintf(file, 1), fmt.Sprintf(file, 2)
+	namespace := func(name string) string { return "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + name + "\n" }
+	if got := read(client, w1); got != namespace("v2") {
+		t.Errorf("the reachable store holds %q, want %q", got, namespace("v2"))
 	}
-	// State records w1 at v2 and keeps w2 at v1: the next plan changes only what was not written.
-	show, _ := c.run("show", "-no-color")
-	if !strings.Contains(show, "w1/dependencies/app") || !strings.Contains(show, "w2/dependencies/app") {
-		t.Errorf("state lost a placement:\n%s", show)
+	// State records what each store holds: w1 written at v2, w2 still at v1.
+	placement := func(store, root, path, content string) promisePlacementJSON {
+		return promisePlacementJSON{Store: store, Root: root, Files: map[string]string{path: md5Of(content)}}
+	}
+	wantAfterFailure := map[string]promisePlacementJSON{
+		"w1": placement("one", "w1", w1, namespace("v2")),
+		"w2": placement("two", "w2", w2, namespace("v1")),
+	}
+	if got := statePlacements(t, c, "kratix_promise.p"); !reflect.DeepEqual(got, wantAfterFailure) {
+		t.Errorf("state after the failed apply records\n%+v\nwant\n%+v", got, wantAfterFailure)
 	}
 	if err := second.Up(); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := c.run("apply", "-auto-approve"); err != nil {
+	// The next plan changes only what was not written: w2's file, not w1's.
+	if out, err := c.run("plan", "-out", "repair.tfplan"); err != nil {
+		t.Fatalf("plan after the store is back: %v\n%s", err, out)
+	}
+	before, after := planPlacements(t, c, "repair.tfplan", "kratix_promise.p")
+	wantAfterRepair := map[string]promisePlacementJSON{
+		"w1": placement("one", "w1", w1, namespace("v2")),
+		"w2": placement("two", "w2", w2, namespace("v2")),
+	}
+	if !reflect.DeepEqual(before, wantAfterFailure) || !reflect.DeepEqual(after, wantAfterRepair) {
+		t.Errorf("the repair plan goes from\n%+v\nto\n%+v\nwant from\n%+v\nto\n%+v", before, after, wantAfterFailure, wantAfterRepair)
+	}
+	if out, err := c.run("apply", "repair.tfplan"); err != nil {
 		t.Fatalf("apply after the store is back: %v\n%s", err, out)
 	}
 	client2, err := second.Client()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := read(client2, fmt.Sprintf(file, 2)); !strings.Contains(got, "name: v2") {
-		t.Errorf("the store that was down did not converge: %q", got)
+	if got := read(client2, w2); got != namespace("v2") {
+		t.Errorf("the store that was down holds %q, want %q", got, namespace("v2"))
+	}
+	if got := statePlacements(t, c, "kratix_promise.p"); !reflect.DeepEqual(got, wantAfterRepair) {
+		t.Errorf("state after the repair records\n%+v\nwant\n%+v", got, wantAfterRepair)
 	}
 	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
 		t.Errorf("the plan after convergence is not empty: %v\n%s", err, out)
@@ -138,6 +164,76 @@ resource "kratix_promise" "p" {
 	if got := read(client, "w1/README.md"); got != string(beside) {
 		t.Errorf("the object beside the managed folders changed: %q", got)
 	}
+}
+
+// promisePlacementJSON is one entry of a promise's placements as `terraform show -json` prints it.
+type promisePlacementJSON struct {
+	Store        string            `json:"store"`
+	Root         string            `json:"root"`
+	Misscheduled bool              `json:"misscheduled"`
+	Files        map[string]string `json:"files"`
+}
+
+// statePlacements reads a promise's placements from the state, through the Terraform CLI.
+func statePlacements(t *testing.T, c *cli, address string) map[string]promisePlacementJSON {
+	t.Helper()
+	out, err := c.run("show", "-json")
+	if err != nil {
+		t.Fatalf("terraform show -json: %v\n%s", err, out)
+	}
+	var state struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Address string `json:"address"`
+					Values  struct {
+						Placements map[string]promisePlacementJSON `json:"placements"`
+					} `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(out), &state); err != nil {
+		t.Fatalf("terraform show -json: %v\n%s", err, out)
+	}
+	for _, r := range state.Values.RootModule.Resources {
+		if r.Address == address {
+			return r.Values.Placements
+		}
+	}
+	t.Fatalf("%s is not in the state:\n%s", address, out)
+	return nil
+}
+
+// planPlacements reads a promise's placements before and after a saved plan.
+func planPlacements(t *testing.T, c *cli, planFile, address string) (before, after map[string]promisePlacementJSON) {
+	t.Helper()
+	out, err := c.run("show", "-json", planFile)
+	if err != nil {
+		t.Fatalf("terraform show -json %s: %v\n%s", planFile, err, out)
+	}
+	type values struct {
+		Placements map[string]promisePlacementJSON `json:"placements"`
+	}
+	var plan struct {
+		ResourceChanges []struct {
+			Address string `json:"address"`
+			Change  struct {
+				Before values `json:"before"`
+				After  values `json:"after"`
+			} `json:"change"`
+		} `json:"resource_changes"`
+	}
+	if err := json.Unmarshal([]byte(out), &plan); err != nil {
+		t.Fatalf("terraform show -json %s: %v\n%s", planFile, err, out)
+	}
+	for _, r := range plan.ResourceChanges {
+		if r.Address == address {
+			return r.Change.Before.Placements, r.Change.After.Placements
+		}
+	}
+	t.Fatalf("%s is not in the plan:\n%s", address, out)
+	return nil, nil
 }
 
 // TestAccFault_hookRejectsPush: a server-side hook refusing pushes fails the apply with the
