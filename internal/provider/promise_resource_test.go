@@ -63,13 +63,14 @@ resource "kratix_destination" "d" {
 `, ts.store, strings.Join(labels, ", "))
 }
 
+// expectContent is a check that the store holds exactly want at path.
 func expectContent(ts *testStore, t *testing.T, path, want string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		got, ok := ts.read(t, path)
 		if !ok {
 			return fmt.Errorf("%s is missing", path)
 		}
-		if want != "" && string(got) != want {
+		if string(got) != want {
 			return fmt.Errorf("%s holds %q, want %q", path, got, want)
 		}
 		return nil
@@ -92,6 +93,7 @@ func expectFolder(ts *testStore, t *testing.T, prefix string, want ...string) re
 	}
 }
 
+// expectMissing is a check that the store holds nothing at path.
 func expectMissing(ts *testStore, t *testing.T, path string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		if _, ok := ts.read(t, path); ok {

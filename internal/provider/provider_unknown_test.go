@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
 // TestAccProvider_unknownSecrets: the provider block may use values known only after apply.
@@ -42,12 +41,8 @@ resource "kratix_destination" "d" {
   state_store = kratix_state_store.s
 }
 `, gitServer.Password, gitServer.Username, ts.store),
-			Check: func(*terraform.State) error {
-				if _, ok := ts.read(t, "worker-1/dependencies/kratix-canary-namespace.yaml"); !ok {
-					return fmt.Errorf("the canary was not written once the secrets were known")
-				}
-				return nil
-			},
+			// Once the secrets are known, the canary is written.
+			Check: expectContent(ts, t, "worker-1/dependencies/kratix-canary-namespace.yaml", wantNamespace),
 		}},
 	})
 }

@@ -104,13 +104,18 @@ func TestAccStateStore_createChecksAccess(t *testing.T) {
 				ExpectError: wrapped(`State Store Not Writable[\s\S]*branch does not exist`),
 			},
 			{
+				// The write check leaves nothing behind, and never makes an object, not even for
+				// a moment: no PUT or DELETE reached the bucket in any step.
 				Config: only(bucket, bucket.provider),
-				Check: func(*terraform.State) error {
-					if got := bucket.list(t); len(got) != 0 {
-						return fmt.Errorf("checking the bucket left %v behind", got)
-					}
-					return nil
-				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					func(*terraform.State) error {
+						if got := bucket.list(t); len(got) != 0 {
+							return fmt.Errorf("checking the bucket left %v behind", got)
+						}
+						return nil
+					},
+					bucket.expectNoWritesSince(t, &storeMark{}),
+				),
 			},
 		},
 	})
