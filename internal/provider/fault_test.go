@@ -120,12 +120,12 @@ resource "kratix_promise" "p" {
 		t.Errorf("the reachable store holds %q, want %q", got, namespace("v2"))
 	}
 	// State records what each store holds: w1 written at v2, w2 still at v1.
-	placement := func(store, root, path, content string) promisePlacementJSON {
-		return promisePlacementJSON{Store: store, Root: root, Files: map[string]string{path: md5Of(content)}}
+	placement := func(store string, server *testinfra.MinIO, root, path, content string) promisePlacementJSON {
+		return promisePlacementJSON{Store: store, Location: "s3://" + server.Endpoint + "/fault", Root: root, Files: map[string]string{path: md5Of(content)}}
 	}
 	wantAfterFailure := map[string]promisePlacementJSON{
-		"w1": placement("one", "w1", w1, namespace("v2")),
-		"w2": placement("two", "w2", w2, namespace("v1")),
+		"w1": placement("one", minioServer, "w1", w1, namespace("v2")),
+		"w2": placement("two", second, "w2", w2, namespace("v1")),
 	}
 	if got := statePlacements(t, c, "kratix_promise.p"); !reflect.DeepEqual(got, wantAfterFailure) {
 		t.Errorf("state after the failed apply records\n%+v\nwant\n%+v", got, wantAfterFailure)
@@ -139,8 +139,8 @@ resource "kratix_promise" "p" {
 	}
 	before, after := planPlacements(t, c, "repair.tfplan", "kratix_promise.p")
 	wantAfterRepair := map[string]promisePlacementJSON{
-		"w1": placement("one", "w1", w1, namespace("v2")),
-		"w2": placement("two", "w2", w2, namespace("v2")),
+		"w1": placement("one", minioServer, "w1", w1, namespace("v2")),
+		"w2": placement("two", second, "w2", w2, namespace("v2")),
 	}
 	if !reflect.DeepEqual(before, wantAfterFailure) || !reflect.DeepEqual(after, wantAfterRepair) {
 		t.Errorf("the repair plan goes from\n%+v\nto\n%+v\nwant from\n%+v\nto\n%+v", before, after, wantAfterFailure, wantAfterRepair)
@@ -169,6 +169,7 @@ resource "kratix_promise" "p" {
 // promisePlacementJSON is one entry of a promise's placements as `terraform show -json` prints it.
 type promisePlacementJSON struct {
 	Store        string            `json:"store"`
+	Location     string            `json:"location"`
 	Root         string            `json:"root"`
 	Misscheduled bool              `json:"misscheduled"`
 	Files        map[string]string `json:"files"`

@@ -202,6 +202,7 @@ func TestAccPromise_movedKeepsMisscheduledFiles(t *testing.T) {
 			onlyProd := knownvalue.MapExact(map[string]knownvalue.Check{
 				"worker-2": knownvalue.ObjectExact(map[string]knownvalue.Check{
 					"store":        knownvalue.StringExact(storeName(ts)),
+					"location":     knownvalue.StringExact(ts.location),
 					"root":         knownvalue.StringExact("worker-2"),
 					"misscheduled": knownvalue.Bool(false),
 					"files":        knownvalue.MapExact(map[string]knownvalue.Check{prodFile: knownvalue.StringExact(md5Of(nsBar))}),

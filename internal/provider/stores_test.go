@@ -30,6 +30,9 @@ type testStore struct {
 	provider string // the provider block, with the store's secret named "s"
 	// store is the body of a kratix_state_store resource (name and connection, secret_ref "s").
 	store string
+	// location is the store's location as placements report it, spelled by hand from the
+	// documented form: "s3://<endpoint>/<bucket>", or "git+<url without .git>@<branch>".
+	location string
 
 	read   func(t *testing.T, path string) ([]byte, bool) // content, and whether it exists
 	list   func(t *testing.T) []string                    // every file, sorted
@@ -151,6 +154,7 @@ func newBucketTestStore(t *testing.T) *testStore {
 	return &testStore{
 		kind:     "bucket",
 		recorder: recorder,
+		location: "s3://" + recorder.endpoint + "/" + bucket,
 		provider: fmt.Sprintf(`
 provider "kratix" {
   secrets = {
@@ -220,6 +224,11 @@ func newGitTestStore(t *testing.T, kind string) *testStore {
 		t.Fatalf("creating repository %s: %v", repo, err)
 	}
 	ts := &testStore{kind: kind}
+	url := gitServer.SSHURL(repo)
+	if kind == "git-http" {
+		url = gitServer.HTTPURL(repo)
+	}
+	ts.location = "git+" + strings.TrimSuffix(url, ".git") + "@main"
 	if kind == "git-http" {
 		ts.provider = fmt.Sprintf(`
 provider "kratix" {
