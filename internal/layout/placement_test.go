@@ -25,7 +25,7 @@ func TestDependencyFiles(t *testing.T) {
 		{ModeAggregatedYAML, "dev", "", map[string]string{
 			".kratix-aggregates/dev/aggregated.yaml/jenkins-static-deps.worker-1-5058f.part": "all\n",
 		}, nil, &Aggregate{File: "dev/aggregated.yaml", Dir: ".kratix-aggregates/dev/aggregated.yaml/"}},
-		// Seed 003: the 2023 layout, CRDs first.
+		// The 2023 layout (splitByKind), CRDs first.
 		{ModeSplitByKind, "default/worker-cluster", "", map[string]string{
 			"default/worker-cluster/crds/00-default-jenkins-default-crds.yaml":           "crds\n",
 			"default/worker-cluster/resources/01-default-jenkins-default-resources.yaml": "others\n",

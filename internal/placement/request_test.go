@@ -257,7 +257,7 @@ func TestRequestLayouts(t *testing.T) {
 		{layout.ModeNestedByMetadata, map[string]string{nestedReqDB: dbYAML}, nil, false},
 		{layout.ModeNone, map[string]string{"kratix/dev/db.yaml": dbYAML, noneReqIndex: "files:\n- dev/db.yaml\n"}, nil, false},
 		{layout.ModeAggregatedYAML, map[string]string{part: dbYAML}, nil, true},
-		// <work> is <namespace>-<promise>-default-<namespace>-<name> (seed 003).
+		// <work> is <namespace>-<promise>-default-<namespace>-<name>, as Kratix named them in 2023.
 		{layout.ModeSplitByKind, map[string]string{"kratix/dev/resources/01-default-postgres-default-default-db-resources.yaml": dbYAML},
 			[]string{"kratix/dev/crds/00-default-postgres-default-default-db-crds.yaml"}, false},
 	}
