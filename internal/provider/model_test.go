@@ -138,7 +138,8 @@ var modelModes = []string{modeNested, modeNone, modeAgg, modeSplit}
 // modelWorld is one configuration: two stores of the same kind, a few destinations, two promises
 // and one or two resource requests. Absent objects are destroyed (and recreated a step later).
 type modelWorld struct {
-	kind     string // "bucket" or "git-http"
+	kind     string   // "bucket" or "git-http"
+	modes    []string // the filepath modes destinations may have
 	stores   [2]*modelStore
 	dests    []*modelDest
 	promises []*modelPromise
