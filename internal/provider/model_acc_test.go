@@ -222,7 +222,7 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 			}
 		}
 		if len(report) > 0 {
-			fail(step, "the stores do not hold what the model says after %s\n\n%s\n\napply output (end):\n%s", op.name, strings.Join(report, "\n\n"), tail(out, 25))
+			fail(step, "the stores do not hold what the model says after %s\n\n%s\n\nwhat the apply planned:\n%s", op.name, strings.Join(report, "\n\n"), planSummary(out))
 		}
 		out, err = c.run("plan", "-detailed-exitcode", "-input=false", "-refresh=true")
 		if err != nil {
@@ -238,6 +238,18 @@ func firstLine(s string) string {
 		return s[:i] + " ..."
 	}
 	return s
+}
+
+// planSummary keeps the lines of terraform's output that say what happens to each resource.
+func planSummary(out string) string {
+	var keep []string
+	for _, line := range strings.Split(out, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "# kratix_") || strings.HasPrefix(trimmed, "Plan:") || strings.HasPrefix(trimmed, "Warning:") || strings.HasPrefix(trimmed, "Error:") {
+			keep = append(keep, "  "+trimmed)
+		}
+	}
+	return strings.Join(keep, "\n")
 }
 
 func tail(s string, lines int) string {
@@ -299,10 +311,10 @@ func newModelConn(t *testing.T, kind string) *modelConn {
 		}
 		c.provider = fmt.Sprintf("\nprovider \"kratix\" {\n  secrets = {\n    s = { username = %[1]q, password = %[2]q }\n    t = { username = %[1]q, password = %[2]q }\n  }\n}\n",
 			gitServer.Username, gitServer.Password)
-		// The server answers for a repository with or without ".git", and with a trailing "/".
+		// git http-backend answers for a repository with or without ".git".
 		c.address = func(store, variant int) string {
 			base := gitServer.HTTPBase + "/" + c.names[store]
-			return [...]string{base + ".git", base, base + ".git/"}[variant]
+			return [...]string{base + ".git", base}[variant]
 		}
 	default:
 		t.Fatalf("unknown store kind %q", kind)

@@ -27,12 +27,21 @@ var (
 	modelLabelKeys   = []string{"env", "tier"}
 	modelAggNames    = []string{"aggregated.yaml", "all.yaml", "fleet.yaml"}
 	modelPathPrefix  = []string{"", "clusters/", "fleet/eu/"}
-	// The spellings of a store's address that name the same place (modelConn renders them).
-	modelStoreVariants = 3
 )
 
+// modelStoreVariants is how many spellings of a store's address name the same place (modelConn
+// renders them): a bucket endpoint's host in three letter cases; a git URL with and without
+// ".git". (A trailing "/" is not among them: git http-backend refuses ".git//info/refs" as
+// "aliased", so the test server cannot serve it.)
+func modelStoreVariants(kind string) int {
+	if kind == "bucket" {
+		return 3
+	}
+	return 2
+}
+
 func newModelRNG(seed int64) *rand.Rand {
-	return rand.New(rand.NewPCG(uint64(seed), 0x6b72617469782d6d)) //nolint:gosec // test data, not secrets
+	return rand.New(rand.NewPCG(uint64(seed), 0x6b72617469782d6d))
 }
 
 func pick[T any](rng *rand.Rand, xs []T) T { return xs[rng.IntN(len(xs))] }
@@ -249,7 +258,8 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 			return modelOp{desc: fmt.Sprintf("store %d: secret_ref = %q (same credentials)", i, s.secret)}, true
 		case "address":
 			before := s.variant
-			s.variant = (s.variant + 1 + rng.IntN(modelStoreVariants-1)) % modelStoreVariants
+			n := modelStoreVariants(w.kind)
+			s.variant = (s.variant + 1 + rng.IntN(n-1)) % n
 			return modelOp{desc: fmt.Sprintf("store %d: address spelling %d -> %d", i, before, s.variant)}, true
 		default:
 			s.author = !s.author
