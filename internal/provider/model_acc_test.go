@@ -1,0 +1,454 @@
+package provider
+
+// TestAccModel_*: "the apply writes exactly what the plan promised", against real servers. Per
+// seed, a world (model_world_test.go) is applied with the real Terraform CLI, then a sequence of
+// random operations, each followed by `terraform apply`; after every apply each destination
+// folder of both stores, read back with an independent client (plain minio-go, the git CLI),
+// must hold exactly what the reference model (model_test.go) says, and the next plan must be
+// empty.
+//
+// Knobs (environment):
+//   KRATIX_MODEL_SEED=N       run only seed N (or -seed=N on the go test command line)
+//   KRATIX_MODEL_SEEDS=N      number of seeds (default 20), from KRATIX_MODEL_FIRST_SEED (default 1)
+//   KRATIX_MODEL_STEPS=N      operations per seed after the first apply (default 10)
+//   KRATIX_MODEL_OPS=a,b      only these operations (names in modelOpNames)
+//   KRATIX_MODEL_MODES=a,b    only these filepath modes (default all four)
+//   KRATIX_MODEL_PARALLEL=N   seeds run at once (default 3)
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+)
+
+var modelSeedFlag = flag.Int64("seed", 0, "TestAccModel_*: run only this seed (same as KRATIX_MODEL_SEED)")
+
+func TestAccModel_bucket(t *testing.T)  { runModelTest(t, "bucket") }
+func TestAccModel_gitHTTP(t *testing.T) { runModelTest(t, "git-http") }
+
+type modelSettings struct {
+	seeds    []int64
+	steps    int
+	ops      []string
+	modes    []string
+	parallel int
+}
+
+func envInt(t *testing.T, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		t.Fatalf("%s=%q: want a number", name, v)
+	}
+	return n
+}
+
+func modelSettingsFromEnv(t *testing.T) modelSettings {
+	t.Helper()
+	s := modelSettings{steps: envInt(t, "KRATIX_MODEL_STEPS", 10), parallel: max(1, envInt(t, "KRATIX_MODEL_PARALLEL", 3)), ops: modelOpNames}
+	seed := *modelSeedFlag
+	if v := os.Getenv("KRATIX_MODEL_SEED"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatalf("KRATIX_MODEL_SEED=%q: want a number", v)
+		}
+		seed = n
+	}
+	if seed != 0 {
+		s.seeds = []int64{seed}
+	} else {
+		first := int64(envInt(t, "KRATIX_MODEL_FIRST_SEED", 1))
+		for i := range envInt(t, "KRATIX_MODEL_SEEDS", 20) {
+			s.seeds = append(s.seeds, first+int64(i))
+		}
+	}
+	s.ops = envList(t, "KRATIX_MODEL_OPS", modelOpNames)
+	s.modes = envList(t, "KRATIX_MODEL_MODES", modelModes)
+	return s
+}
+
+// envList reads a comma-separated subset of known; unset means all of them.
+func envList(t *testing.T, name string, known []string) []string {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return known
+	}
+	var out []string
+	for _, x := range strings.Split(v, ",") {
+		x = strings.TrimSpace(x)
+		if !slices.Contains(known, x) {
+			t.Fatalf("%s: unknown value %q; known: %s", name, x, strings.Join(known, ","))
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+func runModelTest(t *testing.T, kind string) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	s := modelSettingsFromEnv(t)
+	start := time.Now()
+	var (
+		mu     sync.Mutex
+		failed []int64
+		wg     sync.WaitGroup
+	)
+	jobs := make(chan int64)
+	for range s.parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for seed := range jobs {
+				// t.Run may be called from several goroutines: the seeds run concurrently,
+				// bounded by KRATIX_MODEL_PARALLEL rather than by go test's -parallel.
+				if !t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { runModelSeed(t, kind, seed, s) }) {
+					mu.Lock()
+					failed = append(failed, seed)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, seed := range s.seeds {
+		jobs <- seed
+	}
+	close(jobs)
+	wg.Wait()
+	slices.Sort(failed)
+	t.Logf("%s: %d seeds x %d steps (operations %s; modes %s) in %s", kind, len(s.seeds), s.steps, strings.Join(s.ops, ","), strings.Join(s.modes, ","), time.Since(start).Round(time.Second))
+	if len(failed) > 0 {
+		t.Errorf("MODEL FAILURES %s: seeds %v of %d; reproduce one with KRATIX_MODEL_SEED=<seed> KRATIX_MODEL_STEPS=%d%s TF_ACC=1 go test ./internal/provider -run '^%s$' -v",
+			kind, failed, len(s.seeds), s.steps, opsEnv(s), t.Name())
+	}
+}
+
+// opsEnv is the part of a reproduction command that restricts operations and modes.
+func opsEnv(s modelSettings) string {
+	out := ""
+	if !slices.Equal(s.ops, modelOpNames) {
+		out += " KRATIX_MODEL_OPS=" + strings.Join(s.ops, ",")
+	}
+	if !slices.Equal(s.modes, modelModes) {
+		out += " KRATIX_MODEL_MODES=" + strings.Join(s.modes, ",")
+	}
+	return out
+}
+
+// runModelSeed plays one seed: the first apply, then s.steps operations.
+func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
+	rng := newModelRNG(seed)
+	conn := newModelConn(t, kind)
+	w := newModelWorld(rng, kind, s.modes)
+	m := newRefModel(w)
+	c := newCLI(t, nil)
+	var history []string
+	fail := func(step int, format string, args ...any) {
+		t.Helper()
+		t.Fatalf("FAIL seed=%d kind=%s step=%d: %s\n\noperations so far:\n%s\n\nreproduce: KRATIX_MODEL_SEED=%d KRATIX_MODEL_STEPS=%d%s TF_ACC=1 go test ./internal/provider -run '^%s$' -v",
+			seed, kind, step, fmt.Sprintf(format, args...), strings.Join(history, "\n"), seed, step, opsEnv(s), strings.Split(t.Name(), "/")[0])
+	}
+	for step := 0; step <= s.steps; step++ {
+		op := modelOp{name: "create", desc: w.describe()}
+		if step > 0 {
+			op = m.nextOp(rng, s.ops)
+		}
+		history = append(history, fmt.Sprintf("  %2d. %s: %s", step, op.name, op.desc))
+		for _, h := range op.hand {
+			conn.hand(t, h)
+		}
+		config := w.render(conn)
+		if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		stepStart := time.Now()
+		out, err := c.run("apply", "-auto-approve", "-input=false")
+		if err != nil {
+			fail(step, "terraform apply: %v\n%s\n\nconfiguration:\n%s", err, tail(out, 60), config)
+		}
+		applied := time.Since(stepStart)
+		choices, err := modelChoices(c)
+		if err != nil {
+			fail(step, "reading the requests' destinations: %v", err)
+		}
+		problems := m.settle(choices)
+		snap := conn.snapshot(t)
+		var report []string
+		for _, p := range problems {
+			report = append(report, "scheduling: "+p)
+		}
+		for _, d := range w.dests {
+			for store := range 2 {
+				loc := modelLoc{store, d.root()}
+				fe, err := m.expect(loc)
+				if err != nil {
+					fail(step, "%v", err)
+				}
+				actual := map[string][]byte{}
+				for p, b := range snap[store] {
+					if strings.HasPrefix(p, loc.root+"/") {
+						actual[p] = b
+					}
+				}
+				if diffs := fe.compare(actual); len(diffs) > 0 {
+					where := "no destination here now"
+					if d.present && d.store == store {
+						where = fmt.Sprintf("destination %s, %s, cleanup %s", d.name, d.mode, d.cleanup)
+					}
+					report = append(report, fmt.Sprintf("store %d (%s) folder %s (%s):\n  %s", store, conn.names[store], loc.root, where, strings.Join(diffs, "\n  ")))
+				}
+			}
+		}
+		if len(report) > 0 {
+			fail(step, "the stores do not hold what the model says after %s\n\n%s\n\nwhat the apply planned:\n%s", op.name, strings.Join(report, "\n\n"), planSummary(out))
+		}
+		out, err = c.run("plan", "-detailed-exitcode", "-input=false", "-refresh=true")
+		if err != nil {
+			fail(step, "the plan after the apply is not empty (%v):\n%s", err, tail(out, 80))
+		}
+		t.Logf("step %2d %-9s apply %s, total %s: %s", step, op.name, applied.Round(10*time.Millisecond), time.Since(stepStart).Round(10*time.Millisecond), firstLine(op.desc))
+	}
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " ..."
+	}
+	return s
+}
+
+// planSummary keeps the lines of terraform's output that say what happens to each resource.
+func planSummary(out string) string {
+	var keep []string
+	for _, line := range strings.Split(out, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "# kratix_") || strings.HasPrefix(trimmed, "Plan:") || strings.HasPrefix(trimmed, "Warning:") || strings.HasPrefix(trimmed, "Error:") {
+			keep = append(keep, "  "+trimmed)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+func tail(s string, lines int) string {
+	all := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(all) > lines {
+		all = append([]string{"..."}, all[len(all)-lines:]...)
+	}
+	return strings.Join(all, "\n")
+}
+
+// modelChoices reads which destination each request was placed on. That choice is a hash the
+// model does not recompute; everything else the model states on its own.
+func modelChoices(c *cli) (map[string]string, error) {
+	out, err := c.run("output", "-json", "choices")
+	if err != nil {
+		return nil, fmt.Errorf("terraform output: %v\n%s", err, out)
+	}
+	var raw map[string]*string
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		return nil, fmt.Errorf("terraform output: %v\n%s", err, out)
+	}
+	choices := map[string]string{}
+	for r, d := range raw {
+		if d != nil {
+			choices[r] = *d
+		} else {
+			choices[r] = ""
+		}
+	}
+	return choices, nil
+}
+
+// ---------------------------------------------------------------------------------------------
+// The two stores of a seed, with independent clients.
+
+func newModelConn(t *testing.T, kind string) *modelConn {
+	t.Helper()
+	c := &modelConn{kind: kind}
+	switch kind {
+	case "bucket":
+		for i := range c.names {
+			c.names[i] = randomName("m")
+			if err := minioServer.MakeBucket(context.Background(), c.names[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.provider = fmt.Sprintf("\nprovider \"kratix\" {\n  secrets = {\n    s = { access_key_id = %[1]q, secret_access_key = %[2]q }\n    t = { access_key_id = %[1]q, secret_access_key = %[2]q }\n  }\n}\n",
+			minioServer.AccessKey, minioServer.SecretKey)
+		_, port, _ := strings.Cut(minioServer.Endpoint, ":")
+		// Host names are case-insensitive: these spell the same endpoint.
+		hosts := []string{"localhost", "LOCALHOST", "LocalHost"}
+		c.address = func(_, variant int) string { return hosts[variant] + ":" + port }
+	case "git-http":
+		for i := range c.names {
+			c.names[i] = randomName("m")
+			if err := gitServer.CreateRepo(c.names[i], "main"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.provider = fmt.Sprintf("\nprovider \"kratix\" {\n  secrets = {\n    s = { username = %[1]q, password = %[2]q }\n    t = { username = %[1]q, password = %[2]q }\n  }\n}\n",
+			gitServer.Username, gitServer.Password)
+		// git http-backend answers for a repository with or without ".git".
+		c.address = func(store, variant int) string {
+			base := gitServer.HTTPBase + "/" + c.names[store]
+			return [...]string{base + ".git", base}[variant]
+		}
+	default:
+		t.Fatalf("unknown store kind %q", kind)
+	}
+	return c
+}
+
+// snapshot reads every file of both stores.
+func (c *modelConn) snapshot(t *testing.T) [2]map[string][]byte {
+	t.Helper()
+	var out [2]map[string][]byte
+	for i, name := range c.names {
+		var err error
+		if c.kind == "bucket" {
+			out[i], err = bucketFiles(name)
+		} else {
+			out[i], err = gitFiles(gitServer.RepoPath(name), "main")
+		}
+		if err != nil {
+			t.Fatalf("reading store %d (%s): %v", i, name, err)
+		}
+	}
+	return out
+}
+
+// hand edits a store directly, as someone else would.
+func (c *modelConn) hand(t *testing.T, h modelHand) {
+	t.Helper()
+	name := c.names[h.store]
+	if c.kind != "bucket" {
+		var err error
+		if h.content == nil {
+			err = gitServer.DeleteFile(name, "main", h.path, "by hand: delete "+h.path)
+		} else {
+			err = gitServer.PushFile(name, "main", h.path, h.content, "by hand: "+h.path)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	client, err := minioServer.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if h.content == nil {
+		err = client.RemoveObject(ctx, name, h.path, minio.RemoveObjectOptions{})
+	} else {
+		_, err = client.PutObject(ctx, name, h.path, bytes.NewReader(h.content), int64(len(h.content)), minio.PutObjectOptions{})
+	}
+	if err != nil {
+		t.Fatalf("editing %s in %s by hand: %v", h.path, name, err)
+	}
+}
+
+func bucketFiles(bucket string) (map[string][]byte, error) {
+	client, err := minioServer.Client()
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	files := map[string][]byte{}
+	for o := range client.ListObjects(ctx, bucket, minio.ListObjectsOptions{Recursive: true}) {
+		if o.Err != nil {
+			return nil, o.Err
+		}
+		obj, err := client.GetObject(ctx, bucket, o.Key, minio.GetObjectOptions{})
+		if err != nil {
+			return nil, err
+		}
+		b, err := io.ReadAll(obj)
+		_ = obj.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.Key, err)
+		}
+		files[o.Key] = b
+	}
+	return files, nil
+}
+
+// gitFiles reads every file at the tip of branch with the git CLI: one ls-tree and one
+// cat-file --batch.
+func gitFiles(repo, branch string) (map[string][]byte, error) {
+	ls, err := exec.Command("git", "--git-dir", repo, "ls-tree", "-r", "-z", "refs/heads/"+branch).Output()
+	if err != nil {
+		return nil, fmt.Errorf("git ls-tree: %w", err)
+	}
+	var paths, ids []string
+	for _, entry := range strings.Split(strings.TrimSuffix(string(ls), "\x00"), "\x00") {
+		if entry == "" {
+			continue
+		}
+		meta, p, ok := strings.Cut(entry, "\t")
+		fields := strings.Fields(meta)
+		if !ok || len(fields) != 3 || fields[1] != "blob" {
+			return nil, fmt.Errorf("git ls-tree: unexpected entry %q", entry)
+		}
+		paths, ids = append(paths, p), append(ids, fields[2])
+	}
+	files := map[string][]byte{}
+	if len(ids) == 0 {
+		return files, nil
+	}
+	cmd := exec.Command("git", "--git-dir", repo, "cat-file", "--batch")
+	cmd.Stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git cat-file: %w: %s", err, stderr.String())
+	}
+	r := bufio.NewReader(bytes.NewReader(out))
+	for i := range ids {
+		header, err := r.ReadString('\n')
+		if err != nil {
+			return nil, fmt.Errorf("git cat-file: %w", err)
+		}
+		fields := strings.Fields(header)
+		if len(fields) != 3 || fields[0] != ids[i] {
+			return nil, fmt.Errorf("git cat-file: unexpected header %q for %s", header, ids[i])
+		}
+		size, err := strconv.Atoi(fields[2])
+		if err != nil {
+			return nil, fmt.Errorf("git cat-file: header %q: %w", header, err)
+		}
+		content := make([]byte, size+1) // the content and a newline
+		if _, err := io.ReadFull(r, content); err != nil {
+			return nil, fmt.Errorf("git cat-file: %w", err)
+		}
+		files[paths[i]] = content[:size]
+	}
+	if _, err := r.ReadByte(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("git cat-file: trailing output")
+	}
+	return files, nil
+}

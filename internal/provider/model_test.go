@@ -1,0 +1,1227 @@
+package provider
+
+// The reference model of TestAccModel_*: for a configuration (a modelWorld) and the history of
+// applies that led to it, what every destination folder must hold, file by file and byte by byte.
+//
+// It is written from SPEC sections 3 and 4 and deliberately shares no code with the engine
+// (internal/layout, internal/scheduling, the resources): it states what each folder must contain,
+// not how a writer gets there. Where the SPEC leaves a choice to the provider (index file names,
+// the order of the aggregate, whether files left behind by a destination that moved away are
+// pruned), the model says "maybe" instead of guessing; every such place is commented.
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
+)
+
+// ---------------------------------------------------------------------------------------------
+// Corpus: the YAML the generated configurations use. Every document is written here ALREADY in
+// the canonical form of SPEC 2 (keys sorted, two-space indentation, documents joined with
+// "---\n"), so that the bytes the store must hold are the literal itself and the model needs no
+// YAML serialiser of its own. TestModelCorpusIsCanonical checks that precondition against
+// manifest.Canonical; it is a check of the corpus, not of the model.
+
+// modelDoc is one Kubernetes document in canonical form.
+type modelDoc struct {
+	text string
+	crd  bool // a CustomResourceDefinition: splitByKind files it under crds/
+}
+
+// modelYAML is a multi-document YAML value as the configuration gives it.
+type modelYAML struct {
+	literal string     // the value in the configuration, byte for byte
+	docs    []modelDoc // its documents; literal is their "---\n" join unless there are none
+}
+
+func yamlOf(docs ...modelDoc) modelYAML {
+	return modelYAML{literal: joinDocs(docs), docs: docs}
+}
+
+func joinDocs(docs []modelDoc) string {
+	texts := make([]string, len(docs))
+	for i, d := range docs {
+		texts[i] = d.text
+	}
+	return strings.Join(texts, "---\n")
+}
+
+// modelNoDocuments is dependencies that hold no document: a promise with it writes nothing.
+var modelNoDocuments = modelYAML{literal: "# none yet\n"}
+
+func nsDoc(name string) modelDoc {
+	return modelDoc{text: "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + name + "\n"}
+}
+
+func cmDoc(name, key, value string) modelDoc {
+	return modelDoc{text: "apiVersion: v1\ndata:\n  " + key + ": " + value + "\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n  namespace: default\n"}
+}
+
+func svcDoc(name string, port int) modelDoc {
+	return modelDoc{text: fmt.Sprintf("apiVersion: v1\nkind: Service\nmetadata:\n  name: %s\nspec:\n  ports:\n  - port: %d\n    protocol: TCP\n", name, port)}
+}
+
+func crdDoc(plural, kind string) modelDoc {
+	return modelDoc{crd: true, text: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: " + plural +
+		".example.com\nspec:\n  group: example.com\n  names:\n    kind: " + kind + "\n    plural: " + plural +
+		"\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n"}
+}
+
+// modelDepsCorpus are the dependencies a promise can have. Entry 0 holds no document.
+var modelDepsCorpus = []modelYAML{
+	modelNoDocuments,
+	yamlOf(nsDoc("team-a")),
+	yamlOf(nsDoc("team-a"), cmDoc("settings", "mode", "fast")),
+	yamlOf(crdDoc("widgets", "Widget"), nsDoc("widgets-system")),
+	yamlOf(crdDoc("widgets", "Widget")),
+	yamlOf(cmDoc("settings", "mode", "safe"), svcDoc("frontend", 80)),
+}
+
+// modelRequestFiles are a request's `files`, by the request's name (file names start with it so
+// that two requests on one destination in mode none never name the same file).
+func modelRequestFiles(req string, i int) map[string]modelYAML {
+	switch i {
+	case 0:
+		return map[string]modelYAML{req + "-app.yaml": yamlOf(cmDoc(req+"-app", "size", "small"))}
+	case 1:
+		return map[string]modelYAML{
+			req + "-app.yaml":         yamlOf(cmDoc(req+"-app", "size", "large")),
+			req + "-net/service.yaml": yamlOf(svcDoc(req+"-svc", 8080)),
+		}
+	case 2:
+		return map[string]modelYAML{req + "-kinds.yaml": yamlOf(crdDoc("gadgets", "Gadget"), cmDoc(req+"-gadget", "size", "medium"))}
+	}
+	return nil // 3: no files
+}
+
+const modelRequestFilesCount = 4
+
+// modelRequestDocuments are a request's `documents` (index 0: not set).
+func modelRequestDocuments(req string, i int) (modelYAML, bool) {
+	switch i {
+	case 1:
+		return yamlOf(nsDoc(req + "-ns")), true
+	case 2:
+		return yamlOf(cmDoc(req+"-doc", "owner", "platform"), nsDoc(req+"-ns")), true
+	}
+	return modelYAML{}, false
+}
+
+const modelRequestDocumentsCount = 3
+
+// The canary files of SPEC 4.3, exact bytes.
+const (
+	modelCanaryNamespace = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kratix-worker-system\nspec: {}\nstatus: {}\n"
+	modelCanaryConfigMap = "apiVersion: v1\ndata:\n  canary: this confirms your infrastructure is reading from Kratix state stores\nkind: ConfigMap\nmetadata:\n  name: kratix-info\n  namespace: kratix-worker-system\n"
+)
+
+// ---------------------------------------------------------------------------------------------
+// The configuration.
+
+const (
+	modeNested = "nestedByMetadata"
+	modeNone   = "none"
+	modeAgg    = "aggregatedYAML"
+	modeSplit  = "splitByKind"
+)
+
+var modelModes = []string{modeNested, modeNone, modeAgg, modeSplit}
+
+// modelWorld is one configuration: two stores of the same kind, a few destinations, two promises
+// and one or two resource requests. Absent objects are destroyed (and recreated a step later).
+type modelWorld struct {
+	kind     string   // "bucket" or "git-http"
+	modes    []string // the filepath modes destinations may have
+	stores   [2]*modelStore
+	dests    []*modelDest
+	promises []*modelPromise
+	requests []*modelRequest
+	pending  []string // objects destroyed by the last step, recreated by the next ("d:d1", "p:p0", "r:r1")
+}
+
+// modelStore holds only attributes that never change where files go (SPEC 5.3): the model
+// treats every edit of them as cosmetic.
+type modelStore struct {
+	pathDot bool   // path = "." (the store's root, as when unset)
+	secret  string // "s" or "t": two provider secrets with the same credentials
+	variant int    // bucket: spelling of the endpoint's host; git: spelling of the URL
+	author  bool   // git: set an explicit author
+}
+
+type modelDest struct {
+	name    string
+	present bool
+	store   int
+	path    string // never the store root, never nested in another destination's
+	labels  map[string]string
+	strict  bool
+	mode    string
+	agg     string // aggregated_filename
+	cleanup string // "all" or "none"
+}
+
+// root is the destination's folder: the stores' path is always the root ("" or ".").
+func (d *modelDest) root() string { return path.Clean(d.path) }
+
+type modelSelector []map[string]string // destination_selectors: match_labels of each entry
+
+type modelPromise struct {
+	name      string
+	present   bool
+	selectors modelSelector
+	deps      int // index in modelDepsCorpus
+}
+
+type modelRequest struct {
+	name, namespace, pipeline string
+	present                   bool
+	promise                   int
+	selectors                 modelSelector
+	files                     int // modelRequestFiles index
+	documents                 int // modelRequestDocuments index
+}
+
+func (w *modelWorld) dest(name string) *modelDest {
+	for _, d := range w.dests {
+		if d.name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+func (w *modelWorld) promise(name string) *modelPromise {
+	for _, p := range w.promises {
+		if p.name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+func (w *modelWorld) request(name string) *modelRequest {
+	for _, r := range w.requests {
+		if r.name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scheduling, SPEC 3.1: match_labels of the entries merge (first entry wins on a key), a
+// request's selectors are added to its promise's (the promise wins), and no selector at all
+// selects every destination except strict ones that carry labels.
+
+func (s modelSelector) merged() map[string]string {
+	out := map[string]string{}
+	for _, entry := range s {
+		for k, v := range entry {
+			if _, seen := out[k]; !seen {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
+func combineSelectors(promise, request modelSelector) map[string]string {
+	out := request.merged()
+	for k, v := range promise.merged() {
+		out[k] = v
+	}
+	return out
+}
+
+func selects(sel map[string]string, d *modelDest) bool {
+	if len(sel) == 0 {
+		return !d.strict || len(d.labels) == 0
+	}
+	for k, v := range sel {
+		if got, ok := d.labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// candidates are the present destinations a request may be placed on, sorted.
+func (w *modelWorld) candidates(r *modelRequest) []string {
+	sel := combineSelectors(w.promises[r.promise].selectors, r.selectors)
+	var out []string
+	for _, d := range w.dests {
+		if d.present && selects(sel, d) {
+			out = append(out, d.name)
+		}
+	}
+	return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Layout, SPEC 4: what one placement puts in one destination folder.
+
+const modelGroup = "5058f" // md5(".")[:5], Kratix's default workload group
+
+// placementFiles is what one owner (a destination's canaries, a promise, a request) puts in one
+// folder.
+type placementFiles struct {
+	files   map[string][]byte // plain files by store path
+	folder  string            // nestedByMetadata: the folder the placement owns ("dir/"), else ""
+	aggPath string            // aggregatedYAML: the aggregate file it contributes to
+	docs    []string          // aggregatedYAML: its documents (canonical text)
+	index   []string          // mode none: the store paths its .kratix/ index lists; nil: no index
+}
+
+func (pf placementFiles) empty() bool {
+	return len(pf.files) == 0 && len(pf.docs) == 0 && pf.index == nil
+}
+
+func canaryFiles(mode, root string) placementFiles {
+	var ns, cm string
+	switch mode {
+	case modeNested:
+		ns, cm = "dependencies/kratix-canary-namespace.yaml", "resources/kratix-canary-configmap.yaml"
+	case modeNone, modeAgg:
+		ns, cm = "kratix-canary-namespace.yaml", "kratix-canary-configmap.yaml"
+	case modeSplit:
+		ns, cm = "crds/kratix-crds.yaml", "resources/kratix-resources.yaml"
+	}
+	return placementFiles{files: map[string][]byte{
+		path.Join(root, ns): []byte(modelCanaryNamespace),
+		path.Join(root, cm): []byte(modelCanaryConfigMap),
+	}}
+}
+
+func splitCRDs(docs []modelDoc) (crds, others []modelDoc) {
+	for _, d := range docs {
+		if d.crd {
+			crds = append(crds, d)
+		} else {
+			others = append(others, d)
+		}
+	}
+	return crds, others
+}
+
+func docTexts(docs []modelDoc) []string {
+	out := make([]string, len(docs))
+	for i, d := range docs {
+		out[i] = d.text
+	}
+	return out
+}
+
+// promiseFiles: SPEC 4.1 and 4.2 for a promise's dependencies. No document, no file (and no
+// index, and no contribution to the aggregate).
+func promiseFiles(mode, root, agg, promise string, deps modelYAML) placementFiles {
+	if len(deps.docs) == 0 {
+		return placementFiles{}
+	}
+	all := []byte(joinDocs(deps.docs))
+	file := "static/" + promise + "-dependencies.yaml"
+	switch mode {
+	case modeNested:
+		folder := path.Join(root, "dependencies", promise, modelGroup) + "/"
+		return placementFiles{folder: folder, files: map[string][]byte{folder + file: all}}
+	case modeNone:
+		p := path.Join(root, file)
+		return placementFiles{files: map[string][]byte{p: all}, index: []string{p}}
+	case modeAgg:
+		return placementFiles{aggPath: path.Join(root, agg), docs: docTexts(deps.docs)}
+	case modeSplit:
+		return splitFiles(root, "default-"+promise+"-default", deps.docs)
+	}
+	panic("unknown mode " + mode)
+}
+
+func splitFiles(root, work string, docs []modelDoc) placementFiles {
+	crds, others := splitCRDs(docs)
+	files := map[string][]byte{}
+	if len(crds) > 0 {
+		files[path.Join(root, "crds", "00-"+work+"-crds.yaml")] = []byte(joinDocs(crds))
+	}
+	if len(others) > 0 {
+		files[path.Join(root, "resources", "01-"+work+"-resources.yaml")] = []byte(joinDocs(others))
+	}
+	return placementFiles{files: files}
+}
+
+// requestOutput is a request's output as a pipeline would leave it: `files`, plus `documents`
+// as <name>.yaml.
+func (w *modelWorld) requestOutput(r *modelRequest) map[string]modelYAML {
+	out := map[string]modelYAML{}
+	for name, y := range modelRequestFiles(r.name, r.files) {
+		out[name] = y
+	}
+	if docs, ok := modelRequestDocuments(r.name, r.documents); ok {
+		out[r.name+".yaml"] = docs
+	}
+	return out
+}
+
+// requestFiles: SPEC 4.1 and 4.2 for a resource request.
+func (w *modelWorld) requestFiles(mode, root, agg string, r *modelRequest) placementFiles {
+	promise := w.promises[r.promise].name
+	pipeline := r.pipeline
+	if pipeline == "" {
+		pipeline = "instance-configure"
+	}
+	out := w.requestOutput(r)
+	names := make([]string, 0, len(out))
+	for n := range out {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	switch mode {
+	case modeNested:
+		folder := path.Join(root, "resources", r.namespace, promise, r.name, pipeline, modelGroup) + "/"
+		files := map[string][]byte{}
+		for _, n := range names {
+			files[folder+n] = []byte(out[n].literal)
+		}
+		return placementFiles{folder: folder, files: files}
+	case modeNone:
+		files := map[string][]byte{}
+		var index []string
+		for _, n := range names {
+			p := path.Join(root, n)
+			files[p] = []byte(out[n].literal)
+			index = append(index, p)
+		}
+		return placementFiles{files: files, index: index}
+	case modeAgg:
+		var docs []string
+		for _, n := range names {
+			docs = append(docs, docTexts(out[n].docs)...)
+		}
+		return placementFiles{aggPath: path.Join(root, agg), docs: docs}
+	case modeSplit:
+		// The documents of every file, files in name order. (That order is a choice the SPEC
+		// does not spell out; the corpus files are canonical, so re-serialising changes nothing.)
+		var docs []modelDoc
+		for _, n := range names {
+			docs = append(docs, out[n].docs...)
+		}
+		return splitFiles(root, r.namespace+"-"+promise+"-default-"+r.namespace+"-"+r.name, docs)
+	}
+	panic("unknown mode " + mode)
+}
+
+// ---------------------------------------------------------------------------------------------
+// History. What a folder holds depends on more than the current configuration: misscheduled
+// destinations keep old files, destroyed destinations with cleanup = "none" leave files behind,
+// a request keeps its first destination. The model keeps a ledger of entries per folder, each
+// one owner's files there with a status, and settles it after every apply.
+
+type modelLoc struct {
+	store int
+	root  string
+}
+
+func (l modelLoc) String() string { return fmt.Sprintf("store %d:%s", l.store, l.root) }
+
+type entryStatus int
+
+const (
+	// stLive: written by the current configuration; must be there, byte for byte.
+	stLive entryStatus = iota
+	// stFrozen: a promise's files on a destination that no longer matches (SPEC 3.3, keep): must
+	// stay as they were, not updated.
+	stFrozen
+	// stOrphan: left behind by a destination destroyed with cleanup = "none" (or canaries left
+	// by one replaced with cleanup = "none"): nobody owns them any more; they must stay.
+	stOrphan
+	// stMaybe: the SPEC allows them to be there (with exactly these bytes) or gone. Used where
+	// a writer may legitimately prune files it no longer owns or leave them; see settle.
+	stMaybe
+)
+
+func (s entryStatus) String() string {
+	return [...]string{"live", "frozen", "orphan", "maybe"}[s]
+}
+
+type ledgerEntry struct {
+	owner string // "canary", "p:<promise>", "r:<request>"
+	dest  string // the destination whose folder this is
+	inc   int    // the destination's incarnation that produced the entry
+	mode  string
+	placementFiles
+	status entryStatus
+}
+
+// destApplied is a destination as the last apply left it. An incarnation is one life of the
+// destination resource: a replacement (other store, filepath_mode or aggregated_filename) or a
+// recreation starts a new one.
+type destApplied struct {
+	present bool
+	inc     int
+	loc     modelLoc
+	mode    string
+	agg     string
+}
+
+type promisePlacement struct {
+	scheduled bool // false: misscheduled, files kept and not updated
+	lastDeps  int  // the dependencies last written while it was scheduled
+}
+
+// refModel is the model: the configuration and the history of applies.
+type refModel struct {
+	w       *modelWorld
+	applied map[string]destApplied       // by destination name
+	incs    map[string]int               // last incarnation number handed out, by destination
+	placed  map[string]*promisePlacement // "p0@d1": the promise's placement on a pool member
+	choice  map[string]string            // request -> destination chosen ("" none)
+	ledger  map[modelLoc][]*ledgerEntry
+	beside  map[modelLoc]map[string][]byte // files added by hand beside the owned folders
+}
+
+func newRefModel(w *modelWorld) *refModel {
+	return &refModel{
+		w: w, applied: map[string]destApplied{}, incs: map[string]int{}, placed: map[string]*promisePlacement{},
+		choice: map[string]string{}, ledger: map[modelLoc][]*ledgerEntry{}, beside: map[modelLoc]map[string][]byte{},
+	}
+}
+
+func ownerKind(owner string) (kind, name string) {
+	if owner == "canary" {
+		return "canary", ""
+	}
+	return owner[:1], owner[2:]
+}
+
+// settle updates the model after an apply of the current configuration. choices are the
+// destinations the provider chose for the present requests ("" for none), read from state: that
+// choice is a hash the model does not recompute; it checks only that the choice is allowed (SPEC
+// 3.4) and returns what is not.
+func (m *refModel) settle(choices map[string]string) []string {
+	w := m.w
+	var problems []string
+
+	// Incarnations.
+	cur := map[string]destApplied{}
+	for _, d := range w.dests {
+		prev := m.applied[d.name]
+		if !d.present {
+			cur[d.name] = destApplied{inc: prev.inc}
+			continue
+		}
+		a := destApplied{present: true, inc: prev.inc, loc: modelLoc{d.store, d.root()}, mode: d.mode, agg: d.agg}
+		if !prev.present || prev.loc != a.loc || prev.mode != a.mode || prev.agg != a.agg {
+			m.incs[d.name]++
+			a.inc = m.incs[d.name]
+		}
+		cur[d.name] = a
+	}
+	replaced := func(d string) bool {
+		return cur[d].present && (!m.applied[d].present || m.applied[d].inc != cur[d].inc)
+	}
+
+	// Promise placements (SPEC 3.2, 3.3): every match is scheduled; a destination written
+	// earlier that stops matching is misscheduled; a destination that leaves the pool, or a
+	// destroyed promise, is forgotten.
+	for _, p := range w.promises {
+		for _, d := range w.dests {
+			key := p.name + "@" + d.name
+			switch {
+			case !p.present || !d.present:
+				delete(m.placed, key)
+			case selects(p.selectors.merged(), d):
+				m.placed[key] = &promisePlacement{scheduled: true, lastDeps: p.deps}
+			case m.placed[key] != nil:
+				m.placed[key].scheduled = false
+			}
+		}
+	}
+
+	// Requests (SPEC 3.4): kept while the destination stays in the pool, otherwise one of the
+	// candidates, or none when there is no candidate.
+	for _, r := range w.requests {
+		if !r.present {
+			delete(m.choice, r.name)
+			continue
+		}
+		got, listed := choices[r.name]
+		if !listed {
+			problems = append(problems, fmt.Sprintf("request %s: the state has no destination for it", r.name))
+		}
+		prior := m.choice[r.name]
+		cands := w.candidates(r)
+		switch {
+		case prior != "" && cur[prior].present:
+			if got != prior {
+				problems = append(problems, fmt.Sprintf("request %s moved from %q to %q although %q stayed in the pool", r.name, prior, got, prior))
+			}
+		case len(cands) == 0:
+			if got != "" {
+				problems = append(problems, fmt.Sprintf("request %s was placed on %q although no destination matches", r.name, got))
+			}
+		default:
+			if !slices.Contains(cands, got) {
+				problems = append(problems, fmt.Sprintf("request %s was placed on %q, not one of its candidates %v", r.name, got, cands))
+			}
+		}
+		m.choice[r.name] = got
+	}
+
+	// The entries already in the ledger.
+	old := m.ledger
+	m.ledger = map[modelLoc][]*ledgerEntry{}
+	add := func(loc modelLoc, e *ledgerEntry) { m.ledger[loc] = append(m.ledger[loc], e) }
+	for loc, entries := range old {
+		for _, e := range entries {
+			prev, now := m.applied[e.dest], cur[e.dest]
+			d := w.dest(e.dest)
+			if now.present && now.inc == e.inc {
+				// The destination is still this incarnation.
+				kind, name := ownerKind(e.owner)
+				switch kind {
+				case "canary":
+					continue // rewritten below
+				case "p":
+					p, pl := w.promise(name), m.placed[name+"@"+e.dest]
+					switch {
+					case p == nil || !p.present:
+						continue // SPEC 2: deleting a promise removes its files, misscheduled ones included
+					case pl != nil && pl.scheduled:
+						continue // rewritten below
+					case e.status == stLive:
+						e.status = stFrozen
+					}
+				case "r":
+					r := w.request(name)
+					if r == nil || !r.present || m.choice[name] == e.dest {
+						continue // deleted with the request, or rewritten below
+					}
+				}
+				add(loc, e)
+				continue
+			}
+			if prev.present && prev.inc == e.inc {
+				// This apply destroyed, moved or replaced the destination.
+				switch {
+				case d.cleanup == "all":
+					continue // SPEC 2: cleanup = "all" removes what its placements and canaries own
+				case !now.present:
+					// Destroyed with cleanup = "none": every file stays (SPEC 2), and the promises
+					// and requests forget the destination (SPEC 3.3, 3.4).
+					if e.status != stMaybe {
+						e.status = stOrphan
+					}
+				case e.owner == "canary":
+					e.status = stOrphan // nobody but the old destination owned them
+				default:
+					// Replaced (moved, new mode or aggregate name) with cleanup = "none": the old
+					// destination leaves its files, but the promise or request that wrote them
+					// still has a placement on this destination (same name, still in the pool)
+					// and may prune what no longer belongs to it. The SPEC does not say which
+					// wins, so they may stay or go.
+					e.status = stMaybe
+				}
+				add(loc, e)
+				continue
+			}
+			add(loc, e) // an older incarnation's leftovers: nobody writes there
+		}
+	}
+
+	// What the current configuration writes.
+	for _, d := range w.dests {
+		if !d.present {
+			continue
+		}
+		a := cur[d.name]
+		root := d.root()
+		add(a.loc, &ledgerEntry{owner: "canary", dest: d.name, inc: a.inc, mode: d.mode, placementFiles: canaryFiles(d.mode, root)})
+		for _, p := range w.promises {
+			pl := m.placed[p.name+"@"+d.name]
+			switch {
+			case !p.present || pl == nil:
+			case pl.scheduled:
+				add(a.loc, &ledgerEntry{owner: "p:" + p.name, dest: d.name, inc: a.inc, mode: d.mode,
+					placementFiles: promiseFiles(d.mode, root, d.agg, p.name, modelDepsCorpus[p.deps])})
+			case replaced(d.name):
+				// Misscheduled on a destination that was just replaced: "no updates" could mean
+				// nothing is written to the new folder, or that the kept files are kept there
+				// too. Either is allowed, with the bytes last written or the current ones.
+				for _, deps := range []int{pl.lastDeps, p.deps} {
+					add(a.loc, &ledgerEntry{owner: "p:" + p.name, dest: d.name, inc: a.inc, mode: d.mode, status: stMaybe,
+						placementFiles: promiseFiles(d.mode, root, d.agg, p.name, modelDepsCorpus[deps])})
+				}
+			}
+		}
+		for _, r := range w.requests {
+			if r.present && m.choice[r.name] == d.name {
+				add(a.loc, &ledgerEntry{owner: "r:" + r.name, dest: d.name, inc: a.inc, mode: d.mode,
+					placementFiles: w.requestFiles(d.mode, root, d.agg, r)})
+			}
+		}
+	}
+
+	// Live writes over what older entries left in the same folder.
+	for loc, entries := range m.ledger {
+		lives := map[string]*ledgerEntry{}
+		liveAgg := map[string]bool{}
+		for _, e := range entries {
+			if e.status == stLive {
+				lives[e.owner] = e
+				if e.mode == modeAgg {
+					liveAgg[path.Join(loc.root, w.dest(e.dest).agg)] = true
+				}
+			}
+		}
+		var kept []*ledgerEntry
+		for _, e := range entries {
+			if e.status != stLive {
+				if n := lives[e.owner]; n != nil {
+					e.files = maps2(e.files)
+					for p := range e.files {
+						// SPEC 4.1: a placement's write replaces its folder's content.
+						if _, rewritten := n.files[p]; rewritten || n.folder != "" && strings.HasPrefix(p, n.folder) {
+							delete(e.files, p)
+						}
+					}
+					if n.mode == modeAgg && e.aggPath == path.Join(loc.root, w.dest(n.dest).agg) {
+						e.docs = nil // one contribution per placement: the new one replaces it
+					}
+					if n.mode == modeNone && e.index != nil {
+						// The new index file has the same name and replaces the old one. The files
+						// only the old one listed may be pruned through it, or not.
+						e.index = nil
+						if len(e.files) > 0 && e.status != stMaybe {
+							kept = append(kept, &ledgerEntry{owner: e.owner, dest: e.dest, inc: e.inc, mode: e.mode, status: stMaybe,
+								placementFiles: placementFiles{files: e.files}})
+							e.files = nil
+						}
+					}
+				}
+				if e.status == stOrphan && len(e.docs) > 0 && liveAgg[e.aggPath] {
+					// The aggregate is rebuilt from the contributions the provider keeps; whether
+					// an orphan's contribution is still among them is the provider's business.
+					kept = append(kept, &ledgerEntry{owner: e.owner, dest: e.dest, inc: e.inc, mode: e.mode, status: stMaybe,
+						placementFiles: placementFiles{aggPath: e.aggPath, docs: e.docs}})
+					e.docs = nil
+				}
+			}
+			if !e.empty() {
+				kept = append(kept, e)
+			}
+		}
+		if len(kept) == 0 {
+			delete(m.ledger, loc)
+		} else {
+			m.ledger[loc] = kept
+		}
+	}
+	m.applied = cur
+	return problems
+}
+
+func maps2(in map[string][]byte) map[string][]byte {
+	out := make(map[string][]byte, len(in))
+	for k, v := range in {
+		out[k] = v
+	}
+	return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Expectations and comparison.
+
+// folderExpect is what one destination folder must hold.
+type folderExpect struct {
+	loc     modelLoc
+	certain map[string][]byte   // must be there with these bytes
+	maybe   map[string][][]byte // may be there, with one of these contents
+	aggs    map[string]*aggExpect
+	indexes []indexExpect
+}
+
+type aggExpect struct {
+	certain, maybe []string // documents
+}
+
+type indexExpect struct {
+	owner   string
+	files   []string // sorted
+	certain bool
+}
+
+// expect is what folder loc must hold now. Nothing else may be in it.
+func (m *refModel) expect(loc modelLoc) (folderExpect, error) {
+	fe := folderExpect{loc: loc, certain: map[string][]byte{}, maybe: map[string][][]byte{}, aggs: map[string]*aggExpect{}}
+	for p, b := range m.beside[loc] {
+		fe.certain[p] = b
+	}
+	for _, e := range m.ledger[loc] {
+		certain := e.status != stMaybe
+		for p, b := range e.files {
+			if !certain {
+				fe.maybe[p] = append(fe.maybe[p], b)
+				continue
+			}
+			if have, ok := fe.certain[p]; ok && !bytes.Equal(have, b) {
+				return fe, fmt.Errorf("model error: %s is claimed with two contents (%s)", p, e.owner)
+			}
+			fe.certain[p] = b
+		}
+		if e.aggPath != "" && len(e.docs) > 0 {
+			a := fe.aggs[e.aggPath]
+			if a == nil {
+				a = &aggExpect{}
+				fe.aggs[e.aggPath] = a
+			}
+			if certain {
+				a.certain = append(a.certain, e.docs...)
+			} else {
+				a.maybe = append(a.maybe, e.docs...)
+			}
+		}
+		if e.index != nil {
+			files := slices.Clone(e.index)
+			sort.Strings(files)
+			fe.indexes = append(fe.indexes, indexExpect{owner: e.owner, files: files, certain: certain})
+		}
+	}
+	return fe, nil
+}
+
+// compare checks the files found under the folder (store path -> content) against the
+// expectation and describes every difference.
+func (fe folderExpect) compare(actual map[string][]byte) []string {
+	var diffs []string
+	indexDir := fe.loc.root + "/.kratix/"
+	var indexFiles []string
+	for _, p := range modelKeys(actual) {
+		got := actual[p]
+		if want, ok := fe.certain[p]; ok {
+			if !bytes.Equal(want, got) {
+				diffs = append(diffs, fmt.Sprintf("different  %s\n    want %q\n    got  %q", p, want, got))
+			}
+			continue
+		}
+		if a, ok := fe.aggs[p]; ok {
+			if d := a.check(got); d != "" {
+				diffs = append(diffs, fmt.Sprintf("different  %s (aggregate; compared as documents, in any order)\n%s", p, d))
+			}
+			continue
+		}
+		if strings.HasPrefix(p, indexDir) && len(fe.indexes) > 0 {
+			indexFiles = append(indexFiles, p)
+			continue
+		}
+		if allowed, ok := fe.maybe[p]; ok {
+			if !slices.ContainsFunc(allowed, func(b []byte) bool { return bytes.Equal(b, got) }) {
+				diffs = append(diffs, fmt.Sprintf("different  %s (may be absent, but not with these bytes)\n    allowed %q\n    got     %q", p, allowed, got))
+			}
+			continue
+		}
+		diffs = append(diffs, fmt.Sprintf("unexpected %s\n    got %q", p, got))
+	}
+	for _, p := range modelKeys(fe.certain) {
+		if _, ok := actual[p]; !ok {
+			diffs = append(diffs, fmt.Sprintf("missing    %s\n    want %q", p, fe.certain[p]))
+		}
+	}
+	for _, p := range modelKeys(fe.aggs) {
+		if _, ok := actual[p]; !ok && len(fe.aggs[p].certain) > 0 {
+			diffs = append(diffs, fmt.Sprintf("missing    %s (aggregate)\n    want documents %q", p, fe.aggs[p].certain))
+		}
+	}
+	return append(diffs, fe.compareIndexes(actual, indexFiles)...)
+}
+
+// compareIndexes: the names of mode none's index files (ROOT/.kratix/<namespace>-<placement>.yaml)
+// are the provider's choice, so they are compared only by the files they list: every placement
+// that wrote files has exactly one index listing exactly them, and there is no other index.
+func (fe folderExpect) compareIndexes(actual map[string][]byte, indexFiles []string) []string {
+	var diffs []string
+	used := make([]bool, len(fe.indexes))
+	for _, p := range indexFiles {
+		var idx struct {
+			Files []string `json:"files"`
+		}
+		if err := yaml.Unmarshal(actual[p], &idx); err != nil {
+			diffs = append(diffs, fmt.Sprintf("unexpected %s: not an index file (%v)\n    got %q", p, err, actual[p]))
+			continue
+		}
+		listed := make([]string, len(idx.Files))
+		for i, f := range idx.Files {
+			listed[i] = path.Clean(f) // the stores' path is the root: store-relative is the store path
+		}
+		sort.Strings(listed)
+		match := -1
+		for _, certain := range []bool{true, false} {
+			for i, want := range fe.indexes {
+				if match < 0 && !used[i] && want.certain == certain && slices.Equal(want.files, listed) {
+					match = i
+				}
+			}
+		}
+		if match < 0 {
+			diffs = append(diffs, fmt.Sprintf("unexpected %s: index listing %q, which no placement wrote", p, listed))
+			continue
+		}
+		used[match] = true
+	}
+	for i, want := range fe.indexes {
+		if want.certain && !used[i] {
+			diffs = append(diffs, fmt.Sprintf("missing    an index file under %s/.kratix/ listing %q (%s)", fe.loc.root, want.files, want.owner))
+		}
+	}
+	return diffs
+}
+
+// splitAggregate cuts an aggregate (or a contribution) into documents. Documents end in "\n" and
+// are joined with "---\n" inside a placement and with "\n---\n" between placements, so the cut is
+// at "\n---\n" and each piece loses its trailing newlines.
+func splitAggregate(s string) []string {
+	parts := strings.Split(s, "\n---\n")
+	for i, p := range parts {
+		parts[i] = strings.TrimRight(p, "\n")
+	}
+	return parts
+}
+
+// check compares an aggregate with the documents it must hold. Its order is by placement name,
+// which is the provider's choice, so it is compared as a multiset of documents: every certain
+// document, and otherwise only documents that may be there.
+func (a *aggExpect) check(got []byte) string {
+	have := map[string]int{}
+	for _, d := range splitAggregate(string(got)) {
+		have[d]++
+	}
+	var missing []string
+	for _, d := range a.certain {
+		for _, piece := range splitAggregate(d) {
+			if have[piece] == 0 {
+				missing = append(missing, piece)
+				continue
+			}
+			have[piece]--
+		}
+	}
+	for _, d := range a.maybe {
+		for _, piece := range splitAggregate(d) {
+			if have[piece] > 0 {
+				have[piece]--
+			}
+		}
+	}
+	var extra []string
+	for _, d := range modelKeys(have) {
+		for i := 0; i < have[d]; i++ {
+			extra = append(extra, d)
+		}
+	}
+	if len(missing) == 0 && len(extra) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("    missing documents %q\n    extra documents   %q\n    want %q (plus any of %q)\n    got  %q", missing, extra, a.certain, a.maybe, got)
+}
+
+func modelKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unit tests of the model. They run in milliseconds and need no server.
+
+// TestModelCorpusIsCanonical is a precondition on the corpus, not a test of the provider: the
+// model takes the corpus literals as the exact bytes the provider writes, which holds only if
+// they are already what manifest.Canonical makes of them.
+func TestModelCorpusIsCanonical(t *testing.T) {
+	check := func(what string, y modelYAML) {
+		t.Helper()
+		docs, err := manifest.Parse([]byte(y.literal))
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if len(docs) != len(y.docs) {
+			t.Fatalf("%s: %d documents, the corpus says %d", what, len(docs), len(y.docs))
+		}
+		if len(docs) > 0 {
+			if got := string(manifest.Canonical(docs)); got != y.literal {
+				t.Errorf("%s is not in canonical form:\n got %q\nwant %q", what, y.literal, got)
+			}
+		}
+		for i, d := range docs {
+			if y.docs[i].crd != (d.Kind == "CustomResourceDefinition") {
+				t.Errorf("%s: document %d: crd flag %v for kind %s", what, i, y.docs[i].crd, d.Kind)
+			}
+		}
+	}
+	for i, y := range modelDepsCorpus {
+		check(fmt.Sprintf("dependencies %d", i), y)
+	}
+	for _, r := range []string{"r0", "r1"} {
+		for i := 0; i < modelRequestFilesCount; i++ {
+			for name, y := range modelRequestFiles(r, i) {
+				check(fmt.Sprintf("request %s files %d %s", r, i, name), y)
+			}
+		}
+		for i := 0; i < modelRequestDocumentsCount; i++ {
+			if y, ok := modelRequestDocuments(r, i); ok {
+				check(fmt.Sprintf("request %s documents %d", r, i), y)
+			}
+		}
+	}
+	if docs, err := manifest.Parse([]byte(modelNoDocuments.literal)); err != nil || len(docs) != 0 {
+		t.Errorf("%q should parse to no document: %v %v", modelNoDocuments.literal, docs, err)
+	}
+}
+
+func TestModelSelectors(t *testing.T) {
+	d := func(strict bool, labels map[string]string) *modelDest {
+		return &modelDest{strict: strict, labels: labels}
+	}
+	tests := []struct {
+		name string
+		sel  map[string]string
+		dest *modelDest
+		want bool
+	}{
+		{"no selector, no labels", nil, d(false, nil), true},
+		{"no selector, labels", nil, d(false, map[string]string{"env": "dev"}), true},
+		{"no selector, strict with labels", nil, d(true, map[string]string{"env": "dev"}), false},
+		{"no selector, strict without labels", nil, d(true, nil), true},
+		{"match", map[string]string{"env": "dev"}, d(true, map[string]string{"env": "dev", "tier": "web"}), true},
+		{"wrong value", map[string]string{"env": "dev"}, d(false, map[string]string{"env": "prod"}), false},
+		{"missing key", map[string]string{"env": "dev", "tier": "web"}, d(false, map[string]string{"env": "dev"}), false},
+	}
+	for _, tt := range tests {
+		if got := selects(tt.sel, tt.dest); got != tt.want {
+			t.Errorf("%s: got %v", tt.name, got)
+		}
+	}
+	first := modelSelector{{"env": "dev"}, {"env": "prod", "tier": "web"}}.merged()
+	if first["env"] != "dev" || first["tier"] != "web" {
+		t.Errorf("merge: the first entry wins: %v", first)
+	}
+	c := combineSelectors(modelSelector{{"env": "dev"}}, modelSelector{{"env": "prod", "tier": "data"}})
+	if c["env"] != "dev" || c["tier"] != "data" {
+		t.Errorf("combine: the promise wins: %v", c)
+	}
+}
+
+func TestModelLayout(t *testing.T) {
+	deps := modelDepsCorpus[3] // a CRD and a Namespace
+	nested := promiseFiles(modeNested, "c/d0", "aggregated.yaml", "p0", deps)
+	if got := string(nested.files["c/d0/dependencies/p0/5058f/static/p0-dependencies.yaml"]); got != deps.literal || len(nested.files) != 1 {
+		t.Errorf("nestedByMetadata: %v", nested.files)
+	}
+	if nested.folder != "c/d0/dependencies/p0/5058f/" {
+		t.Errorf("nestedByMetadata folder %q", nested.folder)
+	}
+	none := promiseFiles(modeNone, "d0", "aggregated.yaml", "p0", deps)
+	if string(none.files["d0/static/p0-dependencies.yaml"]) != deps.literal || !slices.Equal(none.index, []string{"d0/static/p0-dependencies.yaml"}) {
+		t.Errorf("none: %v %v", none.files, none.index)
+	}
+	agg := promiseFiles(modeAgg, "d0", "all.yaml", "p0", deps)
+	if agg.aggPath != "d0/all.yaml" || len(agg.docs) != 2 || len(agg.files) != 0 {
+		t.Errorf("aggregatedYAML: %+v", agg)
+	}
+	split := promiseFiles(modeSplit, "d0", "aggregated.yaml", "p0", deps)
+	if string(split.files["d0/crds/00-default-p0-default-crds.yaml"]) != deps.docs[0].text ||
+		string(split.files["d0/resources/01-default-p0-default-resources.yaml"]) != deps.docs[1].text || len(split.files) != 2 {
+		t.Errorf("splitByKind: %v", split.files)
+	}
+	for _, mode := range modelModes {
+		if pf := promiseFiles(mode, "d0", "aggregated.yaml", "p0", modelNoDocuments); !pf.empty() {
+			t.Errorf("%s: a promise without documents writes %+v", mode, pf)
+		}
+		if c := canaryFiles(mode, "d0"); len(c.files) != 2 {
+			t.Errorf("%s canaries: %v", mode, c.files)
+		}
+	}
+	if c := canaryFiles(modeSplit, "d0"); string(c.files["d0/crds/kratix-crds.yaml"]) != modelCanaryNamespace ||
+		string(c.files["d0/resources/kratix-resources.yaml"]) != modelCanaryConfigMap {
+		t.Errorf("splitByKind canaries: %v", c.files)
+	}
+
+	w := &modelWorld{promises: []*modelPromise{{name: "p1"}}}
+	r := &modelRequest{name: "r0", namespace: "team-a", files: 1, documents: 1}
+	rn := w.requestFiles(modeNested, "d0", "aggregated.yaml", r)
+	dir := "d0/resources/team-a/p1/r0/instance-configure/5058f/"
+	if len(rn.files) != 3 || rn.files[dir+"r0-app.yaml"] == nil || rn.files[dir+"r0-net/service.yaml"] == nil || rn.files[dir+"r0.yaml"] == nil {
+		t.Errorf("request nestedByMetadata: %v", modelKeys(rn.files))
+	}
+	rs := w.requestFiles(modeSplit, "d0", "aggregated.yaml", &modelRequest{name: "r0", namespace: "default", files: 2})
+	if _, ok := rs.files["d0/crds/00-default-p1-default-default-r0-crds.yaml"]; !ok || len(rs.files) != 2 {
+		t.Errorf("request splitByKind: %v", modelKeys(rs.files))
+	}
+}
+
+// modelTestWorld: two destinations on store 0, one promise selecting env=dev, one request.
+func modelTestWorld(mode0, cleanup0 string) *modelWorld {
+	return &modelWorld{
+		kind:   "bucket",
+		stores: [2]*modelStore{{secret: "s"}, {secret: "s"}},
+		dests: []*modelDest{
+			{name: "d0", present: true, path: "d0", labels: map[string]string{"env": "dev"}, mode: mode0, agg: "aggregated.yaml", cleanup: cleanup0},
+			{name: "d1", present: true, path: "x/d1", labels: map[string]string{"env": "prod"}, mode: modeNested, agg: "aggregated.yaml", cleanup: "none"},
+		},
+		promises: []*modelPromise{{name: "p0", present: true, selectors: modelSelector{{"env": "dev"}}, deps: 1}},
+		requests: []*modelRequest{{name: "r0", namespace: "default", present: true, files: 0}},
+	}
+}
+
+func mustExpect(t *testing.T, m *refModel, loc modelLoc) folderExpect {
+	t.Helper()
+	fe, err := m.expect(loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fe
+}
+
+func TestModelMisscheduledKeepsFiles(t *testing.T) {
+	w := modelTestWorld(modeNested, "none")
+	m := newRefModel(w)
+	if p := m.settle(map[string]string{"r0": "d0"}); p != nil {
+		t.Fatal(p)
+	}
+	depFile := "d0/dependencies/p0/5058f/static/p0-dependencies.yaml"
+	if fe := mustExpect(t, m, modelLoc{0, "d0"}); string(fe.certain[depFile]) != modelDepsCorpus[1].literal || len(fe.certain) != 4 {
+		t.Fatalf("first apply: %v", modelKeys(fe.certain))
+	}
+	// d0 stops matching and d1 starts, then the dependencies change: d0 keeps the old bytes.
+	w.dests[0].labels = map[string]string{"env": "prod"}
+	w.dests[1].labels = map[string]string{"env": "dev"}
+	m.settle(map[string]string{"r0": "d0"})
+	w.promises[0].deps = 2
+	m.settle(map[string]string{"r0": "d0"})
+	if fe := mustExpect(t, m, modelLoc{0, "d0"}); string(fe.certain[depFile]) != modelDepsCorpus[1].literal {
+		t.Errorf("misscheduled: %q", fe.certain[depFile])
+	}
+	if fe := mustExpect(t, m, modelLoc{0, "x/d1"}); string(fe.certain["x/d1/dependencies/p0/5058f/static/p0-dependencies.yaml"]) != modelDepsCorpus[2].literal {
+		t.Errorf("the new match: %v", modelKeys(fe.certain))
+	}
+	// The request stays on d0 although it no longer matches anything in particular.
+	if p := m.settle(map[string]string{"r0": "d1"}); len(p) != 1 {
+		t.Errorf("a request that moves while its destination stays is a problem: %v", p)
+	}
+	// Destroying the promise removes its files everywhere it wrote, misscheduled ones included.
+	m.choice["r0"] = "d0"
+	w.promises[0].present = false
+	w.requests[0].present = false
+	m.settle(map[string]string{})
+	for _, loc := range []modelLoc{{0, "d0"}, {0, "x/d1"}} {
+		if fe := mustExpect(t, m, loc); len(fe.certain) != 2 || len(fe.maybe) != 0 {
+			t.Errorf("%s after the promise is destroyed: %v %v", loc, modelKeys(fe.certain), modelKeys(fe.maybe))
+		}
+	}
+}
+
+func TestModelDestroyAndMove(t *testing.T) {
+	for _, cleanup := range []string{"none", "all"} {
+		w := modelTestWorld(modeNone, cleanup)
+		w.dests[1].labels = map[string]string{"env": "dev"} // a second candidate for the request
+		m := newRefModel(w)
+		m.settle(map[string]string{"r0": "d0"})
+		// Destroyed: the request moves to d1; cleanup decides what stays in d0.
+		w.dests[0].present = false
+		if p := m.settle(map[string]string{"r0": "d1"}); p != nil {
+			t.Fatal(p)
+		}
+		fe := mustExpect(t, m, modelLoc{0, "d0"})
+		want := map[string]int{"none": 4, "all": 0} // canaries, promise file, request file
+		if len(fe.certain) != want[cleanup] || len(fe.maybe) != 0 {
+			t.Errorf("cleanup %s, destroyed: %v", cleanup, modelKeys(fe.certain))
+		}
+		if cleanup == "none" && len(fe.indexes) != 2 {
+			t.Errorf("cleanup none keeps the index files: %v", fe.indexes)
+		}
+		if fe := mustExpect(t, m, modelLoc{0, "x/d1"}); fe.certain["x/d1/resources/default/p0/r0/instance-configure/5058f/r0-app.yaml"] == nil {
+			t.Errorf("the request moved to d1: %v", modelKeys(fe.certain))
+		}
+		// Recreated: the promise writes again; the request stays on d1.
+		w.dests[0].present = true
+		m.settle(map[string]string{"r0": "d1"})
+		fe = mustExpect(t, m, modelLoc{0, "d0"})
+		if fe.certain["d0/static/p0-dependencies.yaml"] == nil || len(fe.maybe) != 0 {
+			t.Errorf("cleanup %s, recreated: %v", cleanup, modelKeys(fe.certain))
+		}
+		// Moved to store 1: the old folder keeps the canaries (cleanup none) and may keep the
+		// promise's files; the new one has everything.
+		w.dests[0].store = 1
+		m.settle(map[string]string{"r0": "d1"})
+		fe = mustExpect(t, m, modelLoc{0, "d0"})
+		if cleanup == "all" && (len(fe.certain) != 0 || len(fe.maybe) != 0) {
+			t.Errorf("cleanup all, moved: %v %v", modelKeys(fe.certain), modelKeys(fe.maybe))
+		}
+		if cleanup == "none" && (len(fe.certain) != 3 || fe.maybe["d0/static/p0-dependencies.yaml"] == nil) {
+			// canaries and the request's orphan file from before the destroy
+			t.Errorf("cleanup none, moved: certain %v maybe %v", modelKeys(fe.certain), modelKeys(fe.maybe))
+		}
+		if fe := mustExpect(t, m, modelLoc{1, "d0"}); fe.certain["d0/static/p0-dependencies.yaml"] == nil || len(fe.indexes) != 1 {
+			t.Errorf("the new folder: %v %v", modelKeys(fe.certain), fe.indexes)
+		}
+	}
+}
+
+func TestModelAggregate(t *testing.T) {
+	w := modelTestWorld(modeAgg, "none")
+	m := newRefModel(w)
+	m.settle(map[string]string{"r0": "d0"})
+	fe := mustExpect(t, m, modelLoc{0, "d0"})
+	a := fe.aggs["d0/aggregated.yaml"]
+	if a == nil || len(a.certain) != 2 || len(fe.certain) != 2 {
+		t.Fatalf("aggregate: %+v %v", a, modelKeys(fe.certain))
+	}
+	dep, req := modelDepsCorpus[1].literal, modelRequestFiles("r0", 0)["r0-app.yaml"].literal
+	actual := map[string][]byte{
+		"d0/kratix-canary-namespace.yaml": []byte(modelCanaryNamespace),
+		"d0/kratix-canary-configmap.yaml": []byte(modelCanaryConfigMap),
+		"d0/aggregated.yaml":              []byte(req + "\n---\n" + dep),
+	}
+	if d := fe.compare(actual); d != nil {
+		t.Errorf("any order is fine: %v", d)
+	}
+	actual["d0/.kratix/aggregated/p0.yaml"] = []byte(dep)
+	actual["d0/aggregated.yaml"] = []byte(dep)
+	if d := fe.compare(actual); len(d) != 2 || !strings.HasPrefix(d[0], "unexpected d0/.kratix/") || !strings.Contains(d[1], "missing documents") {
+		t.Errorf("a contribution inside ROOT and a lost document: %q", d)
+	}
+	// A promise without documents contributes nothing; an empty aggregate must not exist.
+	w.promises[0].deps = 0
+	w.requests[0].present = false
+	m.settle(map[string]string{})
+	fe = mustExpect(t, m, modelLoc{0, "d0"})
+	if d := fe.compare(map[string][]byte{"d0/aggregated.yaml": nil}); len(d) != 3 {
+		t.Errorf("an empty aggregate and missing canaries: %q", d)
+	}
+}
+
+func TestModelCompare(t *testing.T) {
+	fe := folderExpect{
+		loc:     modelLoc{0, "d"},
+		certain: map[string][]byte{"d/a": []byte("a"), "d/b": []byte("b")},
+		maybe:   map[string][][]byte{"d/m": {[]byte("m")}},
+		indexes: []indexExpect{{owner: "p:p0", files: []string{"d/static/x.yaml"}, certain: true}},
+	}
+	got := fe.compare(map[string][]byte{
+		"d/a": []byte("a"), "d/b": []byte("B"), "d/m": []byte("m"), "d/stray": []byte("s"),
+		"d/.kratix/kratix-platform-system-x.yaml": []byte("files:\n- d/static/x.yaml\n"),
+	})
+	if len(got) != 2 || !strings.HasPrefix(got[0], "different  d/b") || !strings.HasPrefix(got[1], "unexpected d/stray") {
+		t.Errorf("%q", got)
+	}
+	got = fe.compare(map[string][]byte{"d/a": []byte("a"), "d/m": []byte("M"), "d/.kratix/y.yaml": []byte("files:\n- d/other\n")})
+	if len(got) != 4 {
+		t.Errorf("a maybe file with other bytes, a missing file, a wrong index and no right one: %q", got)
+	}
+}
