@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"path"
@@ -52,6 +53,9 @@ type bucketStore struct {
 	inFlight int
 
 	puts, gets, heads, lists, deletes atomic.Int64
+	// afterAggregateListing, when set (tests only), runs between an aggregate rebuild's listing
+	// of the parts and its write, where another writer may slip in.
+	afterAggregateListing func()
 
 	aggMu    sync.Mutex
 	aggLocks map[string]*sync.Mutex
@@ -292,14 +296,46 @@ func sortResult(res *Result) {
 }
 
 // rebuildAggregate makes a.File the join of every object under a.Dir, or removes it. Rebuilds
-// of one file take turns within the process; across processes the last writer wins, as with
-// Kratix's own bucket writer.
+// of one file take turns within the process; across processes (other workspaces contributing to
+// the same destination) the write is a compare-and-swap: the file's ETag is read before the
+// parts are listed, and the new content is written only if the file still has it (If-Match, or
+// If-None-Match for a new file). A writer that loses starts again from a new listing, so the
+// last rebuild always holds every part written before it.
 func (b *bucketStore) rebuildAggregate(ctx context.Context, a Aggregate, res *Result) error {
 	unlock := b.lockAggregate(a.File)
 	defer unlock()
-	found, err := b.survey(ctx, "write", []string{a.Dir}, map[string]bool{a.File: true})
+	for attempt := 1; ; attempt++ {
+		done, err := b.tryRebuildAggregate(ctx, a, res)
+		if err != nil || done {
+			return err
+		}
+		if attempt >= aggregateAttempts {
+			return b.fail("write", KindConflict, fmt.Errorf("%s: other writers changed it %d times while it was rebuilt", a.File, attempt))
+		}
+		select {
+		case <-ctx.Done():
+			return b.fail("write", KindNetwork, ctx.Err())
+		case <-time.After(time.Duration(attempt*10+mrand.IntN(20)) * time.Millisecond):
+		}
+	}
+}
+
+// aggregateAttempts bounds the rebuilds of one aggregate that lose to other writers.
+const aggregateAttempts = 20
+
+// tryRebuildAggregate makes one attempt; done is false when another writer changed the file
+// between the listing and the write.
+func (b *bucketStore) tryRebuildAggregate(ctx context.Context, a Aggregate, res *Result) (done bool, err error) {
+	etag, exists, err := b.etag(ctx, a.File)
 	if err != nil {
-		return err
+		return false, err
+	}
+	found, err := b.survey(ctx, "write", []string{a.Dir}, nil)
+	if err != nil {
+		return false, err
+	}
+	if b.afterAggregateListing != nil {
+		b.afterAggregateListing()
 	}
 	var parts []string
 	for p := range found {
@@ -313,14 +349,14 @@ func (b *bucketStore) rebuildAggregate(ctx context.Context, a Aggregate, res *Re
 	errs := b.parallel(ctx, len(parts), func(ctx context.Context, i int) error {
 		c, err := b.get(ctx, parts[i])
 		if err != nil && classifyBucketError(err) == KindNotFound {
-			gone[i] = true // removed since the listing: no longer a contribution
+			gone[i] = true // removed since the listing: no longer a part
 			return nil
 		}
 		contents[i] = c
 		return err
 	})
 	if _, err := b.outcome("write", "reads", parts, errs); err != nil {
-		return err
+		return false, err
 	}
 	contributions := map[string][]byte{}
 	for i, p := range parts {
@@ -328,26 +364,49 @@ func (b *bucketStore) rebuildAggregate(ctx context.Context, a Aggregate, res *Re
 			contributions[p] = contents[i]
 		}
 	}
-	_, exists := found[a.File]
 	if len(contributions) == 0 {
 		if !exists {
-			return nil
+			return true, nil
 		}
 		if err := b.remove(ctx, a.File); err != nil {
-			return b.fail("write", classifyBucketError(err), fmt.Errorf("%s: %w", a.File, err))
+			return false, b.fail("write", classifyBucketError(err), fmt.Errorf("%s: %w", a.File, err))
 		}
 		res.Deleted = append(res.Deleted, a.File)
-		return nil
+		return true, nil
 	}
 	content := joinContributions(contributions)
-	if exists && found[a.File] == md5Hex(content) {
-		return nil
+	if exists && etag == md5Hex(content) {
+		return true, nil
 	}
-	if err := b.put(ctx, a.File, content); err != nil {
-		return b.fail("write", classifyBucketError(err), fmt.Errorf("%s: %w", a.File, err))
+	opts := minio.PutObjectOptions{ContentType: contentType(a.File), DisableMultipart: true}
+	if exists {
+		opts.SetMatchETag(etag)
+	} else {
+		opts.SetMatchETagExcept("*")
+	}
+	b.puts.Add(1)
+	_, err = b.client.PutObject(ctx, b.cfg.BucketName, a.File, bytes.NewReader(content), int64(len(content)), opts)
+	if code := minio.ToErrorResponse(err).Code; code == "PreconditionFailed" || code == "ConditionalRequestConflict" {
+		return false, nil
+	}
+	if err != nil {
+		return false, b.fail("write", classifyBucketError(err), fmt.Errorf("%s: %w", a.File, err))
 	}
 	res.Written = append(res.Written, a.File)
-	return nil
+	return true, nil
+}
+
+// etag reads an object's ETag as stored (quotes removed); exists is false when there is none.
+func (b *bucketStore) etag(ctx context.Context, key string) (etag string, exists bool, err error) {
+	b.heads.Add(1)
+	info, err := b.client.StatObject(ctx, b.cfg.BucketName, key, minio.StatObjectOptions{})
+	if err != nil {
+		if classifyBucketError(err) == KindNotFound {
+			return "", false, nil
+		}
+		return "", false, b.fail("write", classifyBucketError(err), fmt.Errorf("%s: %w", key, err))
+	}
+	return strings.Trim(info.ETag, `"`), true, nil
 }
 
 func (b *bucketStore) lockAggregate(file string) func() {

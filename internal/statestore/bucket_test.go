@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -741,5 +742,47 @@ func TestBucketRedactsSecrets(t *testing.T) {
 	}
 	if !bytes.Contains([]byte(err.Error()), []byte("[redacted]")) {
 		t.Errorf("error %q does not mark what was redacted", err)
+	}
+}
+
+// TestBucketAggregateRebuildThatLostTheRaceStartsAgain pins the interleaving that loses an
+// update without a compare-and-swap: writer A lists the parts (its own only), writer B adds its
+// part and rebuilds the file (A and B), then A writes. A's write must not replace B's: the file
+// changed since A read it, so A lists again and the file ends with both parts.
+func TestBucketAggregateRebuildThatLostTheRaceStartsAgain(t *testing.T) {
+	_, c, bucket := testBucket(t)
+	srv := testMinIO(t)
+	open := func() *bucketStore {
+		st, err := NewPool().Bucket(rootConfig(srv.Endpoint, bucket, srv.AccessKey, srv.SecretKey))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.(*bucketStore)
+	}
+	agg := Aggregate{File: "w/aggregated.yaml", Dir: ".kratix-aggregates/w/aggregated.yaml/"}
+	a, b := open(), open()
+	listed, resume := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	a.afterAggregateListing = func() {
+		once.Do(func() { close(listed); <-resume }) // only A's first attempt waits
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.Apply(context.Background(), Change{Put: map[string][]byte{agg.Dir + "a.part": []byte("kind: A\n")}, Aggregates: []Aggregate{agg}})
+		done <- err
+	}()
+	<-listed
+	if _, err := b.Apply(context.Background(), Change{Put: map[string][]byte{agg.Dir + "b.part": []byte("kind: B\n")}, Aggregates: []Aggregate{agg}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := objects(t, c, bucket)[agg.File]; got != "kind: A\n\n---\nkind: B\n" {
+		t.Fatalf("after B: %q", got)
+	}
+	close(resume)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := objects(t, c, bucket)[agg.File]; got != "kind: A\n\n---\nkind: B\n" {
+		t.Fatalf("A's late write replaced B's rebuild: the aggregate holds %q, want both parts", got)
 	}
 }
