@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
@@ -57,6 +59,7 @@ type destinationModel struct {
 	Cleanup            types.String `tfsdk:"cleanup"`
 	Root               types.String `tfsdk:"root"`
 	Files              types.Map    `tfsdk:"files"`
+	InstanceID         types.String `tfsdk:"instance_id"`
 }
 
 func (r *destinationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -137,6 +140,13 @@ func (r *destinationResource) Schema(_ context.Context, _ resource.SchemaRequest
 					"the aggregate and its parts, and the canaries; other files, such as a hand-written " +
 					"`resources/kustomization.yaml`, are kept).",
 				Validators: []validator.String{stringvalidator.OneOf(cleanupNone, cleanupAll)},
+			},
+			"instance_id": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "A value new each time the destination is created. Promises and requests receive it " +
+					"with the destination, so when the destination is replaced (and its cleanup empties the folder) they " +
+					"write their files again in the same apply.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"root": schema.StringAttribute{
 				Computed: true,
@@ -286,6 +296,9 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 		return
 	}
 	plan.ID = plan.Name
+	if plan.InstanceID.IsUnknown() || plan.InstanceID.IsNull() {
+		plan.InstanceID = types.StringValue(newInstanceID())
+	}
 	plan.Root = types.StringValue(m.Target.Root)
 	plan.Files = stringMapValue(p.Records[m.Name].Files)
 	diags.Append(state.Set(ctx, &plan)...)
@@ -363,6 +376,13 @@ func warnTakeOver(ctx context.Context, store statestore.Store, who string, want 
 					who, p, store.Describe()))
 		}
 	}
+}
+
+// newInstanceID is a random value that names one incarnation of a destination.
+func newInstanceID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // readIndexes reads the `.kratix/` index files found in a listing under prefix. A file that is

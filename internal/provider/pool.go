@@ -19,6 +19,7 @@ import (
 // kratix_destination's, so the resources convert; the destination's own computed attributes are
 // dropped and recomputed here.
 type poolMemberModel struct {
+	InstanceID         types.String `tfsdk:"instance_id"`
 	Name               types.String `tfsdk:"name"`
 	Labels             types.Map    `tfsdk:"labels"`
 	StateStore         types.Object `tfsdk:"state_store"`
@@ -35,7 +36,13 @@ func poolSchema(description string) schema.ListNestedAttribute {
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			// Optional here, checked in poolFromModel: Terraform validates a list built from resources
 			// ([kratix_destination.a]) before their values are known, and would call them missing.
-			"name":   schema.StringAttribute{Optional: true, MarkdownDescription: "Destination name (required)."},
+			"name": schema.StringAttribute{Optional: true, MarkdownDescription: "Destination name (required)."},
+			// Not used for scheduling: it is new each time the destination is created, so the
+			// resources on a replaced destination update in the same apply and write their files
+			// again after its cleanup emptied the folder.
+			"instance_id": schema.StringAttribute{Optional: true, MarkdownDescription: "See kratix_destination: " +
+				"new each time the destination is created, so that the resources on a replaced destination write their " +
+				"files again in the same apply."},
 			"labels": schema.MapAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Destination labels."},
 			"state_store": schema.SingleNestedAttribute{
 				Optional: true, MarkdownDescription: "The destination's store (required).", Attributes: storeRefAttributes(),

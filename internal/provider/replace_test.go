@@ -1,0 +1,73 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestAccReplacedDestinationGetsItsFilesBack: `terraform apply -replace` of a destination with
+// cleanup = "all" empties its folder on destroy; the promise and the request on it must write
+// their files again in the same apply, although nothing in their configuration changed.
+func TestAccReplacedDestinationGetsItsFilesBack(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ts := newTestStore(t, "bucket")
+	config := ts.provider + fmt.Sprintf(`
+terraform {
+  required_providers {
+    kratix = { source = "promise-platform/kratix" }
+  }
+}
+
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "w1" {
+  name        = "w1"
+  path        = "w1"
+  cleanup     = "all"
+  state_store = kratix_state_store.s
+}
+
+resource "kratix_promise" "p" {
+  name         = "p"
+  destinations = [kratix_destination.w1]
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
+}
+
+resource "kratix_resource_request" "r" {
+  promise = kratix_promise.p
+  name    = "r"
+  files   = { "r.yaml" = "kind: R\n" }
+}
+`, ts.store)
+	c := newCLI(t, map[string]string{"main.tf": config})
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	files := []string{
+		"w1/dependencies/p/5058f/static/p-dependencies.yaml",
+		"w1/resources/default/p/r/instance-configure/5058f/r.yaml",
+		"w1/dependencies/kratix-canary-namespace.yaml",
+	}
+	out, err := c.run("apply", "-auto-approve", "-replace=kratix_destination.w1")
+	if err != nil {
+		t.Fatalf("apply -replace: %v\n%s", err, out)
+	}
+	for _, want := range []string{"kratix_promise.p: Modifying", "kratix_resource_request.r: Modifying"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the replacing apply did not update what is on the destination (%q missing):\n%s", want, out)
+		}
+	}
+	for _, f := range files {
+		if _, ok := ts.read(t, f); !ok {
+			t.Errorf("%s is missing after the destination was replaced", f)
+		}
+	}
+	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after the replacement is not empty: %v\n%s", err, out)
+	}
+}
