@@ -4,8 +4,12 @@ package provider
 // seed, a world (model_world_test.go) is applied with the real Terraform CLI, then a sequence of
 // random operations, each followed by `terraform apply`; after every apply each destination
 // folder of both stores, read back with an independent client (plain minio-go, the git CLI),
-// must hold exactly what the reference model (model_test.go) says, and the next plan must be
-// empty.
+// must hold exactly what the reference model (model_test.go) says, nothing may be outside the
+// destination folders (but aggregate parts under <store path>/.kratix-aggregates/), and the next
+// plan must be empty. Some operations expect more: "quiet" ones (cosmetic store edits, a
+// destination given another store resource for the same place) must replace and write nothing;
+// "overlap" must be refused at plan with nothing written; "part" must get the aggregate part
+// edited by hand back, byte for byte; "replace" runs `terraform apply -replace=...`.
 //
 // Knobs (environment):
 //   KRATIX_MODEL_SEED=N       run only seed N (or -seed=N on the go test command line)
@@ -19,6 +23,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/md5"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -26,8 +31,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -170,25 +177,68 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 		t.Fatalf("FAIL seed=%d kind=%s step=%d: %s\n\noperations so far:\n%s\n\nreproduce: KRATIX_MODEL_SEED=%d KRATIX_MODEL_STEPS=%d%s TF_ACC=1 go test ./internal/provider -run '^%s$' -v",
 			seed, kind, step, fmt.Sprintf(format, args...), strings.Join(history, "\n"), seed, step, opsEnv(s), strings.Split(t.Name(), "/")[0])
 	}
+	// What the stores hold before the first apply (a git repository's README): it must stay.
+	initial := conn.snapshot(t)
+	writeConfig := func() string {
+		config := w.render(conn)
+		if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return config
+	}
 	for step := 0; step <= s.steps; step++ {
 		op := modelOp{name: "create", desc: w.describe()}
 		if step > 0 {
 			op = m.nextOp(rng, s.ops)
 		}
 		history = append(history, fmt.Sprintf("  %2d. %s: %s", step, op.name, op.desc))
+		stepStart := time.Now()
+		if op.expectError != "" {
+			// A configuration the plan must refuse: the apply fails and writes nothing.
+			before := conn.fingerprint(t)
+			config := writeConfig()
+			out, err := c.run("apply", "-auto-approve", "-input=false")
+			if err == nil || !strings.Contains(out, op.expectError) {
+				fail(step, "terraform apply should fail with %q (err %v):\n%s\n\nconfiguration:\n%s", op.expectError, err, tail(out, 60), config)
+			}
+			if after := conn.fingerprint(t); after != before {
+				fail(step, "the refused apply wrote to the stores:\n  before %s\n  after  %s\n%s", before, after, tail(out, 40))
+			}
+			op.revert()
+		}
+		var part *modelPartExpect
+		if op.part != nil {
+			var err error
+			if part, err = conn.editPart(t, c, *op.part); err != nil {
+				fail(step, "%v", err)
+			}
+			history[len(history)-1] += ": " + part.desc
+		}
 		for _, h := range op.hand {
 			conn.hand(t, h)
 		}
-		config := w.render(conn)
-		if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config), 0o600); err != nil {
-			t.Fatal(err)
+		config := writeConfig()
+		var before string
+		if op.quiet {
+			before = conn.fingerprint(t)
 		}
-		stepStart := time.Now()
-		out, err := c.run("apply", "-auto-approve", "-input=false")
+		args := []string{"apply", "-auto-approve", "-input=false"}
+		for _, r := range op.replace {
+			args = append(args, "-replace="+r)
+		}
+		out, err := c.run(args...)
 		if err != nil {
 			fail(step, "terraform apply: %v\n%s\n\nconfiguration:\n%s", err, tail(out, 60), config)
 		}
 		applied := time.Since(stepStart)
+		if op.quiet {
+			if after := conn.fingerprint(t); after != before {
+				fail(step, "%s must write nothing, but the stores changed:\n  before %s\n  after  %s\n\nwhat the apply did:\n%s", op.name, before, after, planSummary(out))
+			}
+			if added, destroyed, ok := applyCounts(out); !ok || added != 0 || destroyed != 0 {
+				fail(step, "%s must replace nothing, but the apply added %d and destroyed %d resources:\n%s", op.name, added, destroyed, planSummary(out))
+			}
+		}
 		choices, err := modelChoices(c)
 		if err != nil {
 			fail(step, "reading the requests' destinations: %v", err)
@@ -199,9 +249,9 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 		for _, p := range problems {
 			report = append(report, "scheduling: "+p)
 		}
-		for _, d := range w.dests {
+		for _, root := range modelKeys(m.roots) {
 			for store := range 2 {
-				loc := modelLoc{store, d.root()}
+				loc := modelLoc{store, root}
 				fe, err := m.expect(loc)
 				if err != nil {
 					fail(step, "%v", err)
@@ -214,11 +264,20 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 				}
 				if diffs := fe.compare(actual); len(diffs) > 0 {
 					where := "no destination here now"
-					if d.present && d.store == store {
-						where = fmt.Sprintf("destination %s, %s, cleanup %s", d.name, d.mode, d.cleanup)
+					for _, d := range presentDests(w) {
+						if w.loc(d) == loc {
+							where = fmt.Sprintf("destination %s, %s, cleanup %s, init_workloads %v", d.name, d.mode, d.cleanup, !d.noInit)
+						}
 					}
 					report = append(report, fmt.Sprintf("store %d (%s) folder %s (%s):\n  %s", store, conn.names[store], loc.root, where, strings.Join(diffs, "\n  ")))
 				}
+			}
+		}
+		report = append(report, outsideFolders(m, initial, snap)...)
+		if part != nil {
+			if got, ok := snap[part.store][part.path]; !ok || !bytes.Equal(got, part.content) {
+				report = append(report, fmt.Sprintf("aggregate part %s (store %d), %s, is not back as it was (present %v):\n    want %q\n    got  %q",
+					part.path, part.store, part.desc, ok, part.content, got))
 			}
 		}
 		if len(report) > 0 {
@@ -230,6 +289,45 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 		}
 		t.Logf("step %2d %-9s apply %s, total %s: %s", step, op.name, applied.Round(10*time.Millisecond), time.Since(stepStart).Round(10*time.Millisecond), firstLine(op.desc))
 	}
+}
+
+// outsideFolders reports files that are in no destination folder the model knows, not in an
+// aggregate parts folder (<store path>/.kratix-aggregates/), and not in the store from the start.
+func outsideFolders(m *refModel, initial, snap [2]map[string][]byte) []string {
+	var report []string
+	for store := range 2 {
+		for _, p := range modelKeys(snap[store]) {
+			if b, ok := initial[store][p]; ok && bytes.Equal(b, snap[store][p]) {
+				continue
+			}
+			inside := false
+			for root := range m.roots {
+				inside = inside || strings.HasPrefix(p, root+"/")
+			}
+			for _, sp := range modelStorePaths {
+				inside = inside || strings.HasPrefix(p, path.Join(sp, modelAggregatesDir)+"/")
+			}
+			if !inside {
+				report = append(report, fmt.Sprintf("store %d: unexpected %s, outside every destination folder\n    got %q", store, p, snap[store][p]))
+			}
+		}
+	}
+	return report
+}
+
+// modelAggregatesDir is where, under a store's path, the provider keeps the parts of aggregatedYAML
+// files (so that every writer can rebuild the whole, SPEC 4.2).
+const modelAggregatesDir = ".kratix-aggregates"
+
+// applyCounts reads "Resources: N added, N changed, N destroyed." from terraform apply's output.
+func applyCounts(out string) (added, destroyed int, ok bool) {
+	i := strings.Index(out, "Apply complete! Resources: ")
+	if i < 0 {
+		return 0, 0, false
+	}
+	var changed int
+	_, err := fmt.Sscanf(out[i:], "Apply complete! Resources: %d added, %d changed, %d destroyed", &added, &changed, &destroyed)
+	return added, destroyed, err == nil
 }
 
 func firstLine(s string) string {
@@ -369,6 +467,139 @@ func (c *modelConn) hand(t *testing.T, h modelHand) {
 	if err != nil {
 		t.Fatalf("editing %s in %s by hand: %v", h.path, name, err)
 	}
+}
+
+// fingerprint changes whenever anything is written to either store: the branch tips of the git
+// repositories; every object's key, ETag and modification time in the buckets.
+func (c *modelConn) fingerprint(t *testing.T) string {
+	t.Helper()
+	var parts []string
+	for _, name := range c.names {
+		if c.kind != "bucket" {
+			out, err := exec.Command("git", "--git-dir", gitServer.RepoPath(name), "rev-parse", "refs/heads/main").Output()
+			if err != nil {
+				t.Fatalf("git rev-parse in %s: %v", name, err)
+			}
+			parts = append(parts, name+"@"+strings.TrimSpace(string(out)))
+			continue
+		}
+		client, err := minioServer.Client()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var objects []string
+		for o := range client.ListObjects(context.Background(), name, minio.ListObjectsOptions{Recursive: true}) {
+			if o.Err != nil {
+				t.Fatalf("listing %s: %v", name, o.Err)
+			}
+			objects = append(objects, fmt.Sprintf("%s %s %s", o.Key, o.ETag, o.LastModified.Format(time.RFC3339Nano)))
+		}
+		sum := md5.Sum([]byte(strings.Join(objects, "\n")))
+		parts = append(parts, fmt.Sprintf("%s: %d objects, %x", name, len(objects), sum))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// modelPartExpect is an aggregate part edited by hand and what it must hold again after the apply.
+type modelPartExpect struct {
+	store   int
+	path    string
+	content []byte
+	desc    string
+}
+
+// editPart deletes or overwrites one of the aggregate parts that the promises (scheduled
+// placements) and requests record in state, chosen by e.pick. Only which file to edit comes from
+// the provider's state; what must follow (the same bytes back, the aggregate whole) does not.
+func (c *modelConn) editPart(t *testing.T, cl *cli, e modelPartEdit) (*modelPartExpect, error) {
+	t.Helper()
+	out, err := cl.run("show", "-json")
+	if err != nil {
+		return nil, fmt.Errorf("terraform show: %v\n%s", err, out)
+	}
+	var state struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Address string          `json:"address"`
+					Type    string          `json:"type"`
+					Values  json.RawMessage `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(out), &state); err != nil {
+		return nil, fmt.Errorf("terraform show: %v", err)
+	}
+	type placed struct {
+		Location     string            `json:"location"`
+		Misscheduled bool              `json:"misscheduled"`
+		Files        map[string]string `json:"files"`
+		WrittenFiles map[string]string `json:"written_files"`
+		Placements   map[string]struct {
+			Location     string            `json:"location"`
+			Misscheduled bool              `json:"misscheduled"`
+			Files        map[string]string `json:"files"`
+		} `json:"placements"`
+	}
+	type ref struct {
+		store       int
+		path, owner string
+	}
+	var parts []ref
+	collect := func(owner, location string, files map[string]string) {
+		store := c.bucketOf(location)
+		for p := range files {
+			if store >= 0 && slices.Contains(strings.Split(p, "/"), modelAggregatesDir) {
+				parts = append(parts, ref{store, p, owner})
+			}
+		}
+	}
+	for _, r := range state.Values.RootModule.Resources {
+		var v placed
+		if err := json.Unmarshal(r.Values, &v); err != nil {
+			return nil, fmt.Errorf("%s: %v", r.Address, err)
+		}
+		switch r.Type {
+		case "kratix_promise":
+			for dest, pl := range v.Placements {
+				if !pl.Misscheduled { // a misscheduled placement is not updated, nor repaired
+					collect(r.Address+" on "+dest, pl.Location, pl.Files)
+				}
+			}
+		case "kratix_resource_request":
+			collect(r.Address, v.Location, v.WrittenFiles)
+		}
+	}
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("the model has a contribution to an aggregate, but no promise or request records a part under %s/", modelAggregatesDir)
+	}
+	sort.Slice(parts, func(i, j int) bool {
+		return parts[i].store < parts[j].store || parts[i].store == parts[j].store && parts[i].path < parts[j].path
+	})
+	p := parts[e.pick%len(parts)]
+	content, ok := c.snapshot(t)[p.store][p.path]
+	if !ok {
+		return nil, fmt.Errorf("%s records aggregate part %s (store %d), which the store does not hold", p.owner, p.path, p.store)
+	}
+	h := modelHand{store: p.store, path: p.path}
+	verb := "deleted"
+	if !e.delete {
+		h.content = []byte("# edited by hand\nkind: Tampered\n")
+		verb = "overwritten"
+	}
+	c.hand(t, h)
+	return &modelPartExpect{store: p.store, path: p.path, content: content, desc: fmt.Sprintf("%s %s (store %d, of %s)", verb, p.path, p.store, p.owner)}, nil
+}
+
+// bucketOf is the store (0 or 1) a normalised location names, -1 for neither.
+func (c *modelConn) bucketOf(location string) int {
+	for i, name := range c.names {
+		if strings.HasSuffix(location, "/"+name) || strings.Contains(location, "/"+name+"@") {
+			return i
+		}
+	}
+	return -1
 }
 
 func bucketFiles(bucket string) (map[string][]byte, error) {

@@ -98,11 +98,21 @@ func modelRequestFiles(req string, i int) map[string]modelYAML {
 		}
 	case 2:
 		return map[string]modelYAML{req + "-kinds.yaml": yamlOf(crdDoc("gadgets", "Gadget"), cmDoc(req+"-gadget", "size", "medium"))}
+	case 3:
+		// Sub-folders shared by every request: in mode none two requests on one destination
+		// both write under ROOT/sub/, and neither may prune the other's files.
+		return map[string]modelYAML{
+			"sub/" + req + "-x.yaml":        yamlOf(cmDoc(req+"-x", "size", "tiny")),
+			"sub/deep/" + req + "-cfg.yaml": yamlOf(svcDoc(req+"-cfg", 9090), cmDoc(req+"-cfg", "level", "deep")),
+		}
 	}
-	return nil // 3: no files
+	return nil // modelRequestNoFiles
 }
 
-const modelRequestFilesCount = 4
+const (
+	modelRequestNoFiles    = 4
+	modelRequestFilesCount = 5
+)
 
 // modelRequestDocuments are a request's `documents` (index 0: not set).
 func modelRequestDocuments(req string, i int) (modelYAML, bool) {
@@ -135,41 +145,61 @@ const (
 
 var modelModes = []string{modeNested, modeNone, modeAgg, modeSplit}
 
-// modelWorld is one configuration: two stores of the same kind, a few destinations, two promises
-// and one or two resource requests. Absent objects are destroyed (and recreated a step later).
+// modelWorld is one configuration: three store resources, a few destinations, two promises and
+// one or two resource requests. Absent objects are destroyed (and recreated a step later).
 type modelWorld struct {
 	kind     string   // "bucket" or "git-http"
 	modes    []string // the filepath modes destinations may have
-	stores   [2]*modelStore
+	stores   []*modelStore
 	dests    []*modelDest
 	promises []*modelPromise
 	requests []*modelRequest
 	pending  []string // objects destroyed by the last step, recreated by the next ("d:d1", "p:p0", "r:r1")
+	replaced []string // destinations the next apply replaces with -replace (settle consumes it)
 }
 
-// modelStore holds only attributes that never change where files go (SPEC 5.3): the model
-// treats every edit of them as cosmetic.
+// modelStore is one kratix_state_store resource. Stores 0 and 1 name two different buckets (or
+// repositories); store 2 is a second resource for bucket 0, under another resource name and
+// possibly another spelling: a destination that moves between stores 0 and 2 without changing
+// its folder has not moved (SPEC 5.3).
 type modelStore struct {
-	pathDot bool   // path = "." (the store's root, as when unset)
-	secret  string // "s" or "t": two provider secrets with the same credentials
-	variant int    // bucket: spelling of the endpoint's host; git: spelling of the URL
-	author  bool   // git: set an explicit author
+	bucket   int    // the bucket or repository it names: 0 or 1 (a modelLoc's store)
+	path     string // its path, cleaned: "" (the root) or "team"
+	spelling int    // how path is written (modelStorePathSpellings): cosmetic
+	secret   string // "s" or "t": two provider secrets with the same credentials
+	variant  int    // bucket: spelling of the endpoint's host; git: spelling of the URL
+	author   bool   // git: set an explicit author
 }
+
+// modelStorePathSpellings are the ways of writing a store's path, by cleaned path; "" leaves the
+// attribute unset.
+var modelStorePathSpellings = map[string][]string{"": {"", ".", "/"}, "team": {"team", "team/", "./team"}}
+
+// modelStorePaths are the cleaned store paths a store resource may have.
+var modelStorePaths = []string{"", "team"}
 
 type modelDest struct {
 	name    string
 	present bool
-	store   int
-	path    string // never the store root, never nested in another destination's
+	store   int    // index in modelWorld.stores
+	path    string // never the store root, never nested in another destination's folder
 	labels  map[string]string
 	strict  bool
 	mode    string
 	agg     string // aggregated_filename
 	cleanup string // "all" or "none"
+	noInit  bool   // init_workloads = false
 }
 
-// root is the destination's folder: the stores' path is always the root ("" or ".").
-func (d *modelDest) root() string { return path.Clean(d.path) }
+// root is the destination's folder: the store's path joined with the destination's path.
+func (w *modelWorld) root(d *modelDest) string {
+	return path.Join(w.stores[d.store].path, path.Clean(d.path))
+}
+
+// loc is where the destination's folder is: its store's bucket and its root.
+func (w *modelWorld) loc(d *modelDest) modelLoc {
+	return modelLoc{w.stores[d.store].bucket, w.root(d)}
+}
 
 type modelSelector []map[string]string // destination_selectors: match_labels of each entry
 
@@ -177,7 +207,8 @@ type modelPromise struct {
 	name      string
 	present   bool
 	selectors modelSelector
-	deps      int // index in modelDepsCorpus
+	deps      int  // index in modelDepsCorpus
+	delete    bool // on_unschedule = "delete"
 }
 
 type modelRequest struct {
@@ -277,7 +308,7 @@ type placementFiles struct {
 	folder  string            // nestedByMetadata: the folder the placement owns ("dir/"), else ""
 	aggPath string            // aggregatedYAML: the aggregate file it contributes to
 	docs    []string          // aggregatedYAML: its documents (canonical text)
-	index   []string          // mode none: the store paths its .kratix/ index lists; nil: no index
+	index   []string          // mode none: the paths its .kratix/ index lists, relative to the store's path; nil: no index
 }
 
 func (pf placementFiles) empty() bool {
@@ -458,14 +489,22 @@ type ledgerEntry struct {
 }
 
 // destApplied is a destination as the last apply left it. An incarnation is one life of the
-// destination resource: a replacement (other store, filepath_mode or aggregated_filename) or a
-// recreation starts a new one.
+// destination resource: a replacement (other store location or store path, filepath_mode or
+// aggregated_filename, or `terraform apply -replace`) or a recreation starts a new one.
 type destApplied struct {
-	present bool
-	inc     int
-	loc     modelLoc
-	mode    string
-	agg     string
+	present   bool
+	inc       int
+	loc       modelLoc
+	storePath string // the store's path, cleaned: index files list paths relative to it
+	mode      string
+	agg       string
+	noInit    bool
+}
+
+// sameTarget: the two lay out files in the same place the same way, so that a replacement from
+// one to the other is a re-creation in place (`terraform apply -replace`).
+func (a destApplied) sameTarget(b destApplied) bool {
+	return a.loc == b.loc && a.storePath == b.storePath && a.mode == b.mode && a.agg == b.agg
 }
 
 type promisePlacement struct {
@@ -482,12 +521,14 @@ type refModel struct {
 	choice  map[string]string            // request -> destination chosen ("" none)
 	ledger  map[modelLoc][]*ledgerEntry
 	beside  map[modelLoc]map[string][]byte // files added by hand beside the owned folders
+	roots   map[string]bool                // every folder a destination ever had, in either bucket
 }
 
 func newRefModel(w *modelWorld) *refModel {
 	return &refModel{
 		w: w, applied: map[string]destApplied{}, incs: map[string]int{}, placed: map[string]*promisePlacement{},
 		choice: map[string]string{}, ledger: map[modelLoc][]*ledgerEntry{}, beside: map[modelLoc]map[string][]byte{},
+		roots: map[string]bool{},
 	}
 }
 
@@ -496,6 +537,20 @@ func ownerKind(owner string) (kind, name string) {
 		return "canary", ""
 	}
 	return owner[:1], owner[2:]
+}
+
+// relIndex makes the paths an index lists relative to the store's path (SPEC 4.2: index files
+// list store-relative paths).
+func relIndex(pf placementFiles, storePath string) placementFiles {
+	if pf.index == nil || storePath == "" {
+		return pf
+	}
+	rel := make([]string, len(pf.index))
+	for i, p := range pf.index {
+		rel[i] = strings.TrimPrefix(p, storePath+"/")
+	}
+	pf.index = rel
+	return pf
 }
 
 // settle updates the model after an apply of the current configuration. choices are the
@@ -507,6 +562,11 @@ func (m *refModel) settle(choices map[string]string) []string {
 	var problems []string
 
 	// Incarnations.
+	forced := map[string]bool{}
+	for _, name := range w.replaced {
+		forced[name] = true
+	}
+	w.replaced = nil
 	cur := map[string]destApplied{}
 	for _, d := range w.dests {
 		prev := m.applied[d.name]
@@ -514,20 +574,21 @@ func (m *refModel) settle(choices map[string]string) []string {
 			cur[d.name] = destApplied{inc: prev.inc}
 			continue
 		}
-		a := destApplied{present: true, inc: prev.inc, loc: modelLoc{d.store, d.root()}, mode: d.mode, agg: d.agg}
-		if !prev.present || prev.loc != a.loc || prev.mode != a.mode || prev.agg != a.agg {
+		a := destApplied{present: true, inc: prev.inc, loc: w.loc(d), storePath: w.stores[d.store].path, mode: d.mode, agg: d.agg, noInit: d.noInit}
+		if !prev.present || !prev.sameTarget(a) || forced[d.name] {
 			m.incs[d.name]++
 			a.inc = m.incs[d.name]
 		}
 		cur[d.name] = a
+		m.roots[a.loc.root] = true
 	}
 	replaced := func(d string) bool {
 		return cur[d].present && (!m.applied[d].present || m.applied[d].inc != cur[d].inc)
 	}
 
 	// Promise placements (SPEC 3.2, 3.3): every match is scheduled; a destination written
-	// earlier that stops matching is misscheduled; a destination that leaves the pool, or a
-	// destroyed promise, is forgotten.
+	// earlier that stops matching is misscheduled, or forgotten with on_unschedule = "delete"
+	// (its files go); a destination that leaves the pool, or a destroyed promise, is forgotten.
 	for _, p := range w.promises {
 		for _, d := range w.dests {
 			key := p.name + "@" + d.name
@@ -536,6 +597,8 @@ func (m *refModel) settle(choices map[string]string) []string {
 				delete(m.placed, key)
 			case selects(p.selectors.merged(), d):
 				m.placed[key] = &promisePlacement{scheduled: true, lastDeps: p.deps}
+			case m.placed[key] != nil && p.delete:
+				delete(m.placed, key)
 			case m.placed[key] != nil:
 				m.placed[key].scheduled = false
 			}
@@ -580,18 +643,26 @@ func (m *refModel) settle(choices map[string]string) []string {
 		for _, e := range entries {
 			prev, now := m.applied[e.dest], cur[e.dest]
 			d := w.dest(e.dest)
+			if now.present && prev.present && prev.inc == e.inc && now.inc != e.inc && d.cleanup != "all" && prev.sameTarget(now) {
+				// Re-created in place (-replace) with cleanup = "none": the destroy removed nothing,
+				// and the new incarnation is where the old one was, laid out the same way. Its
+				// promises and requests carry on as if nothing happened.
+				e.inc = now.inc
+			}
 			if now.present && now.inc == e.inc {
 				// The destination is still this incarnation.
 				kind, name := ownerKind(e.owner)
 				switch kind {
 				case "canary":
-					continue // rewritten below
+					continue // rewritten below, or removed (init_workloads = false)
 				case "p":
 					p, pl := w.promise(name), m.placed[name+"@"+e.dest]
 					switch {
 					case p == nil || !p.present:
 						continue // SPEC 2: deleting a promise removes its files, misscheduled ones included
-					case pl != nil && pl.scheduled:
+					case pl == nil:
+						continue // SPEC 3.3: on_unschedule = "delete" removes them
+					case pl.scheduled:
 						continue // rewritten below
 					case e.status == stLive:
 						e.status = stFrozen
@@ -639,29 +710,45 @@ func (m *refModel) settle(choices map[string]string) []string {
 			continue
 		}
 		a := cur[d.name]
-		root := d.root()
-		add(a.loc, &ledgerEntry{owner: "canary", dest: d.name, inc: a.inc, mode: d.mode, placementFiles: canaryFiles(d.mode, root)})
+		root := a.loc.root
+		if !d.noInit {
+			add(a.loc, &ledgerEntry{owner: "canary", dest: d.name, inc: a.inc, mode: d.mode, placementFiles: canaryFiles(d.mode, root)})
+		}
 		for _, p := range w.promises {
 			pl := m.placed[p.name+"@"+d.name]
 			switch {
 			case !p.present || pl == nil:
 			case pl.scheduled:
 				add(a.loc, &ledgerEntry{owner: "p:" + p.name, dest: d.name, inc: a.inc, mode: d.mode,
-					placementFiles: promiseFiles(d.mode, root, d.agg, p.name, modelDepsCorpus[p.deps])})
-			case replaced(d.name):
+					placementFiles: relIndex(promiseFiles(d.mode, root, d.agg, p.name, modelDepsCorpus[p.deps]), a.storePath)})
+			case replaced(d.name) && !(m.applied[d.name].present && m.applied[d.name].sameTarget(a) && d.cleanup != "all"):
 				// Misscheduled on a destination that was just replaced: "no updates" could mean
 				// nothing is written to the new folder, or that the kept files are kept there
-				// too. Either is allowed, with the bytes last written or the current ones.
+				// too. Either is allowed, with the bytes last written or the current ones. (A
+				// re-creation in place with cleanup = "none" kept the files: they stay frozen.)
 				for _, deps := range []int{pl.lastDeps, p.deps} {
 					add(a.loc, &ledgerEntry{owner: "p:" + p.name, dest: d.name, inc: a.inc, mode: d.mode, status: stMaybe,
-						placementFiles: promiseFiles(d.mode, root, d.agg, p.name, modelDepsCorpus[deps])})
+						placementFiles: relIndex(promiseFiles(d.mode, root, d.agg, p.name, modelDepsCorpus[deps]), a.storePath)})
 				}
 			}
 		}
 		for _, r := range w.requests {
 			if r.present && m.choice[r.name] == d.name {
 				add(a.loc, &ledgerEntry{owner: "r:" + r.name, dest: d.name, inc: a.inc, mode: d.mode,
-					placementFiles: w.requestFiles(d.mode, root, d.agg, r)})
+					placementFiles: relIndex(w.requestFiles(d.mode, root, d.agg, r), a.storePath)})
+			}
+		}
+	}
+
+	// init_workloads = false: the destination claims its canary paths and removes whatever is
+	// there, whether or not it recorded them (SPEC 4.3; Kratix deletes them too).
+	noCanaries := map[modelLoc]map[string]bool{}
+	for _, d := range w.dests {
+		if d.present && d.noInit {
+			a := cur[d.name]
+			noCanaries[a.loc] = map[string]bool{}
+			for p := range canaryFiles(d.mode, a.loc.root).files {
+				noCanaries[a.loc][p] = true
 			}
 		}
 	}
@@ -681,6 +768,14 @@ func (m *refModel) settle(choices map[string]string) []string {
 		var kept []*ledgerEntry
 		for _, e := range entries {
 			if e.status != stLive {
+				if gone := noCanaries[loc]; gone != nil {
+					for p := range e.files {
+						if gone[p] {
+							e.files = maps2(e.files)
+							delete(e.files, p)
+						}
+					}
+				}
 				if n := lives[e.owner]; n != nil {
 					e.files = maps2(e.files)
 					for p := range e.files {
@@ -855,7 +950,7 @@ func (fe folderExpect) compareIndexes(actual map[string][]byte, indexFiles []str
 		}
 		listed := make([]string, len(idx.Files))
 		for i, f := range idx.Files {
-			listed[i] = path.Clean(f) // the stores' path is the root: store-relative is the store path
+			listed[i] = path.Clean(f) // relative to the store's path, as the model keeps them
 		}
 		sort.Strings(listed)
 		match := -1
@@ -1069,7 +1164,7 @@ func TestModelLayout(t *testing.T) {
 func modelTestWorld(mode0, cleanup0 string) *modelWorld {
 	return &modelWorld{
 		kind:   "bucket",
-		stores: [2]*modelStore{{secret: "s"}, {secret: "s"}},
+		stores: []*modelStore{{bucket: 0, secret: "s"}, {bucket: 1, secret: "s"}, {bucket: 0, secret: "s"}},
 		dests: []*modelDest{
 			{name: "d0", present: true, path: "d0", labels: map[string]string{"env": "dev"}, mode: mode0, agg: "aggregated.yaml", cleanup: cleanup0},
 			{name: "d1", present: true, path: "x/d1", labels: map[string]string{"env": "prod"}, mode: modeNested, agg: "aggregated.yaml", cleanup: "none"},
@@ -1223,5 +1318,211 @@ func TestModelCompare(t *testing.T) {
 	got = fe.compare(map[string][]byte{"d/a": []byte("a"), "d/m": []byte("M"), "d/.kratix/y.yaml": []byte("files:\n- d/other\n")})
 	if len(got) != 4 {
 		t.Errorf("a maybe file with other bytes, a missing file, a wrong index and no right one: %q", got)
+	}
+}
+
+func TestModelUnscheduleDelete(t *testing.T) {
+	w := modelTestWorld(modeNested, "none")
+	m := newRefModel(w)
+	m.settle(map[string]string{"r0": "d0"})
+	depFile := "d0/dependencies/p0/5058f/static/p0-dependencies.yaml"
+	// keep: d0 stops matching, its file stays (frozen).
+	w.dests[0].labels = map[string]string{"env": "prod"}
+	m.settle(map[string]string{"r0": "d0"})
+	if fe := mustExpect(t, m, modelLoc{0, "d0"}); fe.certain[depFile] == nil {
+		t.Fatalf("keep: %v", modelKeys(fe.certain))
+	}
+	// Switching to delete removes the kept files: the placement is forgotten.
+	w.promises[0].delete = true
+	m.settle(map[string]string{"r0": "d0"})
+	if fe := mustExpect(t, m, modelLoc{0, "d0"}); fe.certain[depFile] != nil || len(fe.maybe) != 0 {
+		t.Errorf("delete: %v %v", modelKeys(fe.certain), modelKeys(fe.maybe))
+	}
+	if m.placed["p0@d0"] != nil {
+		t.Errorf("delete: the placement is still there: %+v", m.placed["p0@d0"])
+	}
+	// Matching again writes again; stopping again removes at once.
+	w.dests[0].labels = map[string]string{"env": "dev"}
+	m.settle(map[string]string{"r0": "d0"})
+	if fe := mustExpect(t, m, modelLoc{0, "d0"}); fe.certain[depFile] == nil {
+		t.Errorf("scheduled again: %v", modelKeys(fe.certain))
+	}
+	w.dests[0].labels = nil
+	m.settle(map[string]string{"r0": "d0"})
+	if fe := mustExpect(t, m, modelLoc{0, "d0"}); fe.certain[depFile] != nil {
+		t.Errorf("stops matching with delete: %v", modelKeys(fe.certain))
+	}
+}
+
+func TestModelInitWorkloads(t *testing.T) {
+	for _, mode := range modelModes {
+		w := modelTestWorld(mode, "none")
+		m := newRefModel(w)
+		m.settle(map[string]string{"r0": "d0"})
+		canaries := canaryFiles(mode, "d0").files
+		w.dests[0].noInit = true
+		m.settle(map[string]string{"r0": "d0"})
+		fe := mustExpect(t, m, modelLoc{0, "d0"})
+		for p := range canaries {
+			if fe.certain[p] != nil || fe.maybe[p] != nil {
+				t.Errorf("%s: init_workloads = false keeps %s", mode, p)
+			}
+		}
+		w.dests[0].noInit = false
+		m.settle(map[string]string{"r0": "d0"})
+		fe = mustExpect(t, m, modelLoc{0, "d0"})
+		for p, b := range canaries {
+			if !bytes.Equal(fe.certain[p], b) {
+				t.Errorf("%s: init_workloads = true does not write %s back", mode, p)
+			}
+		}
+	}
+	// Canaries left behind by an earlier incarnation at the paths of the current one's are
+	// claimed, and removed, by a destination with init_workloads = false.
+	w := modelTestWorld(modeNone, "none")
+	m := newRefModel(w)
+	m.settle(map[string]string{"r0": "d0"})
+	w.dests[0].mode, w.dests[0].noInit = modeAgg, true // same canary paths as mode none
+	m.settle(map[string]string{"r0": "d0"})
+	fe := mustExpect(t, m, modelLoc{0, "d0"})
+	for p := range canaryFiles(modeAgg, "d0").files {
+		if fe.certain[p] != nil || fe.maybe[p] != nil {
+			t.Errorf("an orphan canary at %s stays although the destination claims the path", p)
+		}
+	}
+}
+
+func TestModelReplace(t *testing.T) {
+	for _, cleanup := range []string{"none", "all"} {
+		w := modelTestWorld(modeNone, cleanup)
+		m := newRefModel(w)
+		m.settle(map[string]string{"r0": "d0"})
+		// p0 becomes misscheduled on d0, with its file frozen there.
+		w.dests[0].labels = map[string]string{"env": "prod"}
+		m.settle(map[string]string{"r0": "d0"})
+		inc := m.applied["d0"].inc
+		w.replaced = []string{"d0"}
+		m.settle(map[string]string{"r0": "d0"})
+		if m.applied["d0"].inc == inc || len(w.replaced) != 0 {
+			t.Fatalf("cleanup %s: -replace starts no new incarnation", cleanup)
+		}
+		fe := mustExpect(t, m, modelLoc{0, "d0"})
+		dep := "d0/static/p0-dependencies.yaml"
+		switch cleanup {
+		case "none": // nothing removed: the misscheduled file stays
+			if fe.certain[dep] == nil {
+				t.Errorf("cleanup none: %v %v", modelKeys(fe.certain), modelKeys(fe.maybe))
+			}
+		case "all": // emptied, and the misscheduled promise does not write: it may be gone
+			if fe.certain[dep] != nil || fe.maybe[dep] == nil {
+				t.Errorf("cleanup all: %v %v", modelKeys(fe.certain), modelKeys(fe.maybe))
+			}
+		}
+		// The request and the canaries are written again either way.
+		if fe.certain["d0/r0-app.yaml"] == nil || fe.certain["d0/kratix-canary-namespace.yaml"] == nil {
+			t.Errorf("cleanup %s: %v", cleanup, modelKeys(fe.certain))
+		}
+		// Destroying the promise then removes the frozen file too (cleanup none): it is still
+		// the promise's, on the new incarnation.
+		w.promises[0].present, w.requests[0].present = false, false
+		m.settle(map[string]string{})
+		if fe := mustExpect(t, m, modelLoc{0, "d0"}); fe.certain[dep] != nil || fe.maybe[dep] != nil {
+			t.Errorf("cleanup %s: the promise's file outlives the promise: %v %v", cleanup, modelKeys(fe.certain), modelKeys(fe.maybe))
+		}
+	}
+}
+
+func TestModelStorePaths(t *testing.T) {
+	w := modelTestWorld(modeNone, "none")
+	w.stores[0].path = "team"
+	m := newRefModel(w)
+	m.settle(map[string]string{"r0": "d0"})
+	fe := mustExpect(t, m, modelLoc{0, "team/d0"})
+	if fe.certain["team/d0/static/p0-dependencies.yaml"] == nil || fe.certain["team/d0/r0-app.yaml"] == nil {
+		t.Fatalf("folder under the store path: %v", modelKeys(fe.certain))
+	}
+	var lists [][]string
+	for _, idx := range fe.indexes {
+		lists = append(lists, idx.files)
+	}
+	sort.Slice(lists, func(i, j int) bool { return lists[i][0] < lists[j][0] })
+	if len(lists) != 2 || !slices.Equal(lists[0], []string{"d0/r0-app.yaml"}) || !slices.Equal(lists[1], []string{"d0/static/p0-dependencies.yaml"}) {
+		t.Errorf("index files list paths relative to the store's path: %q", lists)
+	}
+	if !m.roots["team/d0"] || !m.roots["team/x/d1"] { // d1 is on store 0 too
+		t.Errorf("roots: %v", m.roots)
+	}
+	// To store 2 (the same bucket) with the same store path: not a move.
+	w.stores[2].path = "team"
+	inc := m.applied["d0"].inc
+	w.dests[0].store = 2
+	m.settle(map[string]string{"r0": "d0"})
+	if m.applied["d0"].inc != inc {
+		t.Errorf("another store resource for the same place is not a move")
+	}
+	// The same folder through another store path: a replacement (index files change base).
+	w.stores[0].path = ""
+	w.dests[0].store, w.dests[0].path = 0, "team/d0"
+	m.settle(map[string]string{"r0": "d0"})
+	if m.applied["d0"].inc == inc || m.applied["d0"].loc != (modelLoc{0, "team/d0"}) {
+		t.Errorf("same folder, other store path: %+v", m.applied["d0"])
+	}
+	fe = mustExpect(t, m, modelLoc{0, "team/d0"})
+	certain := 0
+	for _, idx := range fe.indexes {
+		if idx.certain {
+			certain++
+			if !strings.HasPrefix(idx.files[0], "team/d0/") {
+				t.Errorf("index relative to the root store path: %q", idx.files)
+			}
+		}
+	}
+	if certain != 2 {
+		t.Errorf("indexes: %+v", fe.indexes)
+	}
+}
+
+func TestModelRequestSubfolders(t *testing.T) {
+	w := &modelWorld{promises: []*modelPromise{{name: "p1"}}}
+	for _, r := range []string{"r0", "r1"} {
+		none := w.requestFiles(modeNone, "d0", "aggregated.yaml", &modelRequest{name: r, namespace: "default", files: 3, documents: 2})
+		want := []string{"d0/" + r + ".yaml", "d0/sub/deep/" + r + "-cfg.yaml", "d0/sub/" + r + "-x.yaml"}
+		if got := modelKeys(none.files); !slices.Equal(got, want) {
+			t.Errorf("mode none: %q", got)
+		}
+		nested := w.requestFiles(modeNested, "d0", "aggregated.yaml", &modelRequest{name: r, namespace: "default", files: 3, documents: 1})
+		if nested.files["d0/resources/default/p1/"+r+"/instance-configure/5058f/sub/deep/"+r+"-cfg.yaml"] == nil || len(nested.files) != 3 {
+			t.Errorf("nestedByMetadata: %q", modelKeys(nested.files))
+		}
+		agg := w.requestFiles(modeAgg, "d0", "aggregated.yaml", &modelRequest{name: r, namespace: "default", files: 3, documents: 2})
+		if len(agg.docs) != 5 {
+			t.Errorf("aggregatedYAML: every document of every file: %q", agg.docs)
+		}
+	}
+}
+
+func TestModelOverlapOp(t *testing.T) {
+	found := 0
+	for seed := int64(1); seed <= 200; seed++ {
+		rng := newModelRNG(seed)
+		w := newModelWorld(rng, "bucket", modelModes)
+		m := newRefModel(w)
+		m.settle(map[string]string{})
+		before := w.describe()
+		op, ok := m.overlapOp(rng, presentDests(w), w.promises)
+		if !ok {
+			continue
+		}
+		found++
+		if !modelFoldersOverlap(w) {
+			t.Errorf("seed %d: %s: no overlap in %s", seed, op.desc, w.describe())
+		}
+		op.revert()
+		if after := w.describe(); after != before {
+			t.Errorf("seed %d: revert does not restore the world:\n%s\n%s", seed, before, after)
+		}
+	}
+	if found < 100 {
+		t.Errorf("only %d of 200 worlds gave an overlap", found)
 	}
 }

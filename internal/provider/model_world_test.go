@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"path"
 	"slices"
 	"sort"
 	"strconv"
@@ -20,6 +21,7 @@ import (
 var modelOpNames = []string{
 	"relabel", "selectors", "move", "cosmetic", "mode", "aggname",
 	"edit", "stray", "deps", "emptydeps", "reqfiles", "destroy",
+	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part",
 }
 
 var (
@@ -92,30 +94,35 @@ func randomRequestSelectors(rng *rand.Rand) modelSelector {
 func randomRequestOutput(rng *rand.Rand) (files, documents int) {
 	for {
 		files, documents = rng.IntN(modelRequestFilesCount), rng.IntN(modelRequestDocumentsCount)
-		if files != 3 || documents != 0 { // a request needs files or documents
+		if files != modelRequestNoFiles || documents != 0 { // a request needs files or documents
 			return files, documents
 		}
 	}
 }
 
-// newModelWorld draws a world: two stores, three or four destinations, two promises and one or
-// two requests.
+// newModelWorld draws a world: three store resources (two buckets, the first named by two
+// resources), three or four destinations, two promises and one or two requests.
 func newModelWorld(rng *rand.Rand, kind string, modes []string) *modelWorld {
 	w := &modelWorld{kind: kind, modes: modes}
-	for i := range w.stores {
-		w.stores[i] = &modelStore{pathDot: rng.IntN(2) == 0, secret: "s"}
+	for i, bucket := range []int{0, 1, 0} {
+		sp := pick(rng, modelStorePaths)
+		w.stores = append(w.stores, &modelStore{
+			bucket: bucket, path: sp, spelling: rng.IntN(len(modelStorePathSpellings[sp])), secret: "s",
+			variant: min(i/2, modelStoreVariants(kind)-1), // the second resource for bucket 0 spells it another way
+		})
 	}
 	for i := range 3 + rng.IntN(2) {
 		name := fmt.Sprintf("d%d", i)
 		w.dests = append(w.dests, &modelDest{
-			name: name, present: true, store: rng.IntN(2), path: pick(rng, modelPathPrefix) + name,
+			name: name, present: true, store: rng.IntN(len(w.stores)), path: pick(rng, modelPathPrefix) + name,
 			labels: randomLabels(rng), strict: rng.IntN(4) == 0, mode: pick(rng, modes),
-			agg: pick(rng, modelAggNames), cleanup: pick(rng, []string{"all", "none"}),
+			agg: pick(rng, modelAggNames), cleanup: pick(rng, []string{"all", "none"}), noInit: rng.IntN(6) == 0,
 		})
 	}
 	for i := range 2 {
 		deps := 1 + rng.IntN(len(modelDepsCorpus)-1) // "emptydeps" makes them empty
-		w.promises = append(w.promises, &modelPromise{name: fmt.Sprintf("p%d", i), present: true, selectors: randomPromiseSelectors(rng), deps: deps})
+		w.promises = append(w.promises, &modelPromise{name: fmt.Sprintf("p%d", i), present: true, selectors: randomPromiseSelectors(rng), deps: deps,
+			delete: rng.IntN(4) == 0})
 	}
 	for i := range 1 + rng.IntN(2) {
 		files, docs := randomRequestOutput(rng)
@@ -136,6 +143,23 @@ func newModelWorld(rng *rand.Rand, kind string, modes []string) *modelWorld {
 type modelOp struct {
 	name, desc string
 	hand       []modelHand
+	// replace are resource addresses for `terraform apply -replace=...`.
+	replace []string
+	// quiet: the apply must replace nothing and write nothing (no commit, no object written or
+	// deleted): the change does not move any file (SPEC 5.3).
+	quiet bool
+	// expectError: the apply must fail at plan with this message and write nothing; then revert
+	// restores the configuration, which the step applies as usual (the model is unchanged).
+	expectError string
+	revert      func()
+	// part: an aggregate part the provider recorded in state is deleted or edited by hand (the
+	// runner finds it); the apply must put it back, byte for byte, and repair the aggregate.
+	part *modelPartEdit
+}
+
+type modelPartEdit struct {
+	pick   int  // which of the parts recorded in state (modulo their number)
+	delete bool // delete it; otherwise overwrite it
 }
 
 type modelHand struct {
@@ -239,32 +263,154 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 			return modelOp{}, false
 		}
 		d := pick(rng, dests)
-		d.store = 1 - d.store
-		return modelOp{desc: fmt.Sprintf("%s (%s, cleanup %s) from store %d to store %d", d.name, d.mode, d.cleanup, 1-d.store, d.store)}, true
+		from := d.store
+		var others []int
+		for i, s := range w.stores {
+			if s.bucket != w.stores[from].bucket {
+				others = append(others, i)
+			}
+		}
+		d.store = pick(rng, others)
+		return modelOp{desc: fmt.Sprintf("%s (%s, cleanup %s) from store %d to store %d (the other bucket)", d.name, d.mode, d.cleanup, from, d.store)}, true
+
+	case "alias":
+		// To the other store resource of the same bucket: not a move while the store paths are
+		// equal; with other store paths, either the same folder (the path is adjusted) or another.
+		var movable []*modelDest
+		for _, d := range dests {
+			if len(w.aliases(d.store)) > 0 {
+				movable = append(movable, d)
+			}
+		}
+		if len(movable) == 0 {
+			return modelOp{}, false
+		}
+		d := pick(rng, movable)
+		from, beforePath, beforeRoot := d.store, d.path, w.root(d)
+		d.store = pick(rng, w.aliases(from))
+		to := w.stores[d.store]
+		if to.path != w.stores[from].path && rng.IntN(2) == 0 {
+			switch {
+			case to.path == "":
+				d.path = beforeRoot
+			case strings.HasPrefix(beforeRoot, to.path+"/"):
+				d.path = strings.TrimPrefix(beforeRoot, to.path+"/")
+			}
+		}
+		op := modelOp{desc: fmt.Sprintf("%s (%s, cleanup %s) from store %d (path %q) to store %d (path %q), same bucket; path %s -> %s, folder %s -> %s",
+			d.name, d.mode, d.cleanup, from, w.stores[from].path, d.store, to.path, beforePath, d.path, beforeRoot, w.root(d))}
+		if to.path == w.stores[from].path && d.path == beforePath {
+			op.quiet = true
+			op.desc += ": not a move"
+		}
+		return op, true
+
+	case "storepath":
+		i := rng.IntN(len(w.stores))
+		s := w.stores[i]
+		before := s.path
+		for s.path == before {
+			s.path = pick(rng, modelStorePaths)
+		}
+		s.spelling = rng.IntN(len(modelStorePathSpellings[s.path]))
+		op := modelOp{desc: fmt.Sprintf("store %d: path %q -> %q (spelled %q)", i, before, s.path, modelStorePathSpellings[s.path][s.spelling])}
+		var moved []string
+		for _, d := range dests {
+			if d.store == i {
+				moved = append(moved, fmt.Sprintf("%s (%s, cleanup %s)", d.name, d.mode, d.cleanup))
+			}
+		}
+		if len(moved) == 0 {
+			op.quiet = true
+			op.desc += ": no destination on it"
+		} else {
+			op.desc += ": moves " + strings.Join(moved, ", ")
+		}
+		return op, true
 
 	case "cosmetic":
-		i := rng.IntN(2)
+		i := rng.IntN(len(w.stores))
 		s := w.stores[i]
 		what := []string{"path", "secret_ref", "address"}
 		if w.kind != "bucket" {
 			what = append(what, "author")
 		}
+		op := modelOp{quiet: true}
 		switch pick(rng, what) {
 		case "path":
-			s.pathDot = !s.pathDot
-			return modelOp{desc: fmt.Sprintf("store %d: path = \".\" %v", i, map[bool]string{true: "added", false: "removed"}[s.pathDot])}, true
+			spellings := modelStorePathSpellings[s.path]
+			before := s.spelling
+			s.spelling = (s.spelling + 1 + rng.IntN(len(spellings)-1)) % len(spellings)
+			op.desc = fmt.Sprintf("store %d: path spelled %q -> %q", i, spellings[before], spellings[s.spelling])
 		case "secret_ref":
 			s.secret = map[string]string{"s": "t", "t": "s"}[s.secret]
-			return modelOp{desc: fmt.Sprintf("store %d: secret_ref = %q (same credentials)", i, s.secret)}, true
+			op.desc = fmt.Sprintf("store %d: secret_ref = %q (same credentials)", i, s.secret)
 		case "address":
 			before := s.variant
 			n := modelStoreVariants(w.kind)
 			s.variant = (s.variant + 1 + rng.IntN(n-1)) % n
-			return modelOp{desc: fmt.Sprintf("store %d: address spelling %d -> %d", i, before, s.variant)}, true
+			op.desc = fmt.Sprintf("store %d: address spelling %d -> %d", i, before, s.variant)
 		default:
 			s.author = !s.author
-			return modelOp{desc: fmt.Sprintf("store %d: explicit author %v", i, s.author)}, true
+			op.desc = fmt.Sprintf("store %d: explicit author %v", i, s.author)
 		}
+		return op, true
+
+	case "overlap":
+		return m.overlapOp(rng, dests, promises)
+
+	case "canaries":
+		if len(dests) == 0 {
+			return modelOp{}, false
+		}
+		d := pick(rng, dests)
+		loc := m.applied[d.name].loc
+		canaries := canaryFiles(d.mode, loc.root).files
+		paths := modelKeys(canaries)
+		if !d.noInit {
+			d.noInit = true
+			op := modelOp{desc: fmt.Sprintf("%s (%s): init_workloads = false", d.name, d.mode)}
+			if rng.IntN(2) == 0 {
+				// One of them no longer recorded: both must go all the same.
+				gone := pick(rng, paths)
+				op.hand = []modelHand{{store: loc.store, path: gone}}
+				op.desc += ", after deleting " + gone + " by hand"
+			}
+			return op, true
+		}
+		if rng.IntN(2) == 0 {
+			d.noInit = false
+			return modelOp{desc: fmt.Sprintf("%s (%s): init_workloads = true", d.name, d.mode)}, true
+		}
+		// A canary written by hand while init_workloads is false: the destination claims the
+		// path, so the apply removes it.
+		p := pick(rng, paths)
+		return modelOp{desc: fmt.Sprintf("%s (%s, init_workloads = false): write canary %s by hand", d.name, d.mode, p),
+			hand: []modelHand{{store: loc.store, path: p, content: canaries[p]}}}, true
+
+	case "unschedule":
+		if len(promises) == 0 {
+			return modelOp{}, false
+		}
+		p := pick(rng, promises)
+		p.delete = !p.delete
+		return modelOp{desc: fmt.Sprintf("promise %s on_unschedule = %q", p.name, map[bool]string{true: "delete", false: "keep"}[p.delete])}, true
+
+	case "replace":
+		if len(dests) == 0 {
+			return modelOp{}, false
+		}
+		d := pick(rng, dests)
+		w.replaced = []string{d.name}
+		return modelOp{desc: fmt.Sprintf("terraform apply -replace=kratix_destination.%s (%s, cleanup %s)", d.name, d.mode, d.cleanup),
+			replace: []string{"kratix_destination." + d.name}}, true
+
+	case "part":
+		if !m.hasLiveContribution() {
+			return modelOp{}, false
+		}
+		edit := &modelPartEdit{pick: rng.IntN(1 << 20), delete: rng.IntN(2) == 0}
+		return modelOp{desc: fmt.Sprintf("%s an aggregate part by hand", map[bool]string{true: "delete", false: "overwrite"}[edit.delete]), part: edit}, true
 
 	case "mode":
 		if len(dests) == 0 || len(w.modes) < 2 {
@@ -448,6 +594,82 @@ func (m *refModel) liveFiles() []liveFile {
 	return out
 }
 
+// aliases are the other store resources that name the same bucket as store i.
+func (w *modelWorld) aliases(i int) []int {
+	var out []int
+	for j, s := range w.stores {
+		if j != i && s.bucket == w.stores[i].bucket {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// hasLiveContribution: some present aggregatedYAML destination holds a contribution the current
+// configuration wrote (so that an aggregate part exists that the next apply must repair).
+func (m *refModel) hasLiveContribution() bool {
+	for _, d := range presentDests(m.w) {
+		for _, e := range m.ledger[m.applied[d.name].loc] {
+			if e.status == stLive && len(e.docs) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// overlapOp gives a destination a folder equal to, inside or around another's, in the same
+// bucket, possibly through the other store resource of that bucket: the plan must refuse it
+// (SPEC 5.3, 6) while a promise lists both, and nothing may be written. Then it is reverted.
+func (m *refModel) overlapOp(rng *rand.Rand, dests []*modelDest, promises []*modelPromise) (modelOp, bool) {
+	w := m.w
+	if len(dests) < 2 || len(promises) == 0 {
+		return modelOp{}, false // the pools are what refuse overlapping folders
+	}
+	a := pick(rng, dests)
+	var others []*modelDest
+	for _, d := range dests {
+		if d != a {
+			others = append(others, d)
+		}
+	}
+	b := pick(rng, others)
+	rootA := w.root(a)
+	bucket := w.stores[a.store].bucket
+	// The folders to give b: rootA itself, one inside it, or one around it (not the bucket's
+	// root, which no store path here reaches as a destination folder).
+	targets := []string{rootA, rootA + "/nested"}
+	for dir := path.Dir(rootA); dir != "."; dir = path.Dir(dir) {
+		targets = append(targets, dir)
+	}
+	target := pick(rng, targets)
+	var stores []int
+	for i, s := range w.stores {
+		if s.bucket == bucket && (s.path == "" || target == s.path || strings.HasPrefix(target, s.path+"/")) {
+			stores = append(stores, i)
+		}
+	}
+	if len(stores) == 0 {
+		return modelOp{}, false
+	}
+	oldStore, oldPath := b.store, b.path
+	b.store = pick(rng, stores)
+	b.path = "."
+	if sp := w.stores[b.store].path; target != sp {
+		b.path = strings.TrimPrefix(target, sp+"/")
+		if sp == "" {
+			b.path = target
+		}
+	}
+	how := map[bool]string{true: "the folder of", false: "a folder overlapping that of"}[target == rootA]
+	return modelOp{
+		desc: fmt.Sprintf("%s to store %d (path %q) with path %q: folder %s, %s %s (store %d, folder %s); the plan must refuse it, then it is reverted",
+			b.name, b.store, w.stores[b.store].path, b.path, target, how, a.name, a.store, rootA),
+		expectError: "Overlapping Destination Folders",
+		revert:      func() { b.store, b.path = oldStore, oldPath },
+	}, true
+}
+
 func labelText(labels map[string]string) string {
 	var parts []string
 	for _, k := range modelKeys(labels) {
@@ -471,13 +693,15 @@ func selectorText2(s modelSelector) string {
 func (w *modelWorld) describe() string {
 	var b strings.Builder
 	for i, s := range w.stores {
-		fmt.Fprintf(&b, "\n      store %d: path %q, secret %s, spelling %d, author %v", i, map[bool]string{true: ".", false: ""}[s.pathDot], s.secret, s.variant, s.author)
+		fmt.Fprintf(&b, "\n      store %d: bucket %d, path %q (spelled %q), secret %s, address spelling %d, author %v",
+			i, s.bucket, s.path, modelStorePathSpellings[s.path][s.spelling], s.secret, s.variant, s.author)
 	}
 	for _, d := range w.dests {
-		fmt.Fprintf(&b, "\n      %s: store %d, path %s, labels %s, strict %v, %s, aggregate %s, cleanup %s", d.name, d.store, d.path, labelText(d.labels), d.strict, d.mode, d.agg, d.cleanup)
+		fmt.Fprintf(&b, "\n      %s: store %d, path %s (folder %s), labels %s, strict %v, %s, aggregate %s, cleanup %s, init_workloads %v",
+			d.name, d.store, d.path, w.root(d), labelText(d.labels), d.strict, d.mode, d.agg, d.cleanup, !d.noInit)
 	}
 	for _, p := range w.promises {
-		fmt.Fprintf(&b, "\n      %s: selectors %s, dependencies #%d", p.name, selectorText2(p.selectors), p.deps)
+		fmt.Fprintf(&b, "\n      %s: selectors %s, dependencies #%d, on_unschedule %s", p.name, selectorText2(p.selectors), p.deps, map[bool]string{true: "delete", false: "keep"}[p.delete])
 	}
 	for _, r := range w.requests {
 		fmt.Fprintf(&b, "\n      %s: promise %s, namespace %s, pipeline %q, selectors %s, files #%d, documents #%d", r.name, w.promises[r.promise].name, r.namespace, r.pipeline, selectorText2(r.selectors), r.files, r.documents)
@@ -524,14 +748,18 @@ func (w *modelWorld) render(c *modelConn) string {
 	b.WriteString("terraform {\n  required_providers {\n    kratix = { source = \"promise-platform/kratix\" }\n  }\n}\n\n")
 	b.WriteString(c.provider)
 	for i, s := range w.stores {
-		fmt.Fprintf(&b, "\nresource \"kratix_state_store\" \"s%d\" {\n  name       = %s\n  secret_ref = %s\n", i, hclString(c.names[i]), hclString(s.secret))
-		if s.pathDot {
-			b.WriteString("  path       = \".\"\n")
+		name := c.names[s.bucket]
+		if i >= len(c.names) {
+			name = fmt.Sprintf("%s-also-%d", name, i) // another resource for the same bucket
+		}
+		fmt.Fprintf(&b, "\nresource \"kratix_state_store\" \"s%d\" {\n  name       = %s\n  secret_ref = %s\n", i, hclString(name), hclString(s.secret))
+		if sp := modelStorePathSpellings[s.path][s.spelling]; sp != "" {
+			fmt.Fprintf(&b, "  path       = %s\n", hclString(sp))
 		}
 		if c.kind == "bucket" {
-			fmt.Fprintf(&b, "  bucket = {\n    endpoint    = %s\n    bucket_name = %s\n    insecure    = true\n  }\n", hclString(c.address(i, s.variant)), hclString(c.names[i]))
+			fmt.Fprintf(&b, "  bucket = {\n    endpoint    = %s\n    bucket_name = %s\n    insecure    = true\n  }\n", hclString(c.address(s.bucket, s.variant)), hclString(c.names[s.bucket]))
 		} else {
-			fmt.Fprintf(&b, "  git = {\n    url = %s\n", hclString(c.address(i, s.variant)))
+			fmt.Fprintf(&b, "  git = {\n    url = %s\n", hclString(c.address(s.bucket, s.variant)))
 			if s.author {
 				b.WriteString("    author = { name = \"model-test\", email = \"model-test@example.com\" }\n")
 			}
@@ -553,6 +781,9 @@ func (w *modelWorld) render(c *modelConn) string {
 		if d.strict {
 			b.WriteString("  strict_match_labels = true\n")
 		}
+		if d.noInit {
+			b.WriteString("  init_workloads      = false\n")
+		}
 		fmt.Fprintf(&b, "  filepath_mode       = %q\n  aggregated_filename = %q\n  cleanup             = %q\n}\n", d.mode, d.agg, d.cleanup)
 	}
 	for _, p := range w.promises {
@@ -562,6 +793,9 @@ func (w *modelWorld) render(c *modelConn) string {
 		fmt.Fprintf(&b, "\nresource \"kratix_promise\" %q {\n  name         = %q\n", p.name, p.name)
 		if len(p.selectors) > 0 {
 			fmt.Fprintf(&b, "  destination_selectors = %s\n", hclSelectors(p.selectors))
+		}
+		if p.delete {
+			b.WriteString("  on_unschedule = \"delete\"\n")
 		}
 		fmt.Fprintf(&b, "  dependencies = %s\n  destinations = [%s]\n}\n", hclString(modelDepsCorpus[p.deps].literal), strings.Join(pool, ", "))
 	}
@@ -612,6 +846,12 @@ func TestModelRandomWalks(t *testing.T) {
 			if step > 0 {
 				op := m.nextOp(rng, modelOpNames)
 				counts[op.name]++
+				if op.expectError != "" {
+					if !modelFoldersOverlap(w) {
+						t.Fatalf("seed %d step %d: %s: no two folders overlap: %s", seed, step, op.name, w.describe())
+					}
+					op.revert()
+				}
 			}
 			if cfg := w.render(conn); !strings.Contains(cfg, "output \"choices\"") {
 				t.Fatalf("seed %d step %d: %s", seed, step, cfg)
@@ -633,14 +873,12 @@ func TestModelRandomWalks(t *testing.T) {
 			if p := m.settle(choices); p != nil {
 				t.Fatalf("seed %d step %d: %v", seed, step, p)
 			}
-			roots := map[string]bool{}
-			for _, d := range w.dests {
-				if roots[d.root()] {
-					t.Fatalf("seed %d step %d: two destinations at %s", seed, step, d.root())
-				}
-				roots[d.root()] = true
+			if modelFoldersOverlap(w) {
+				t.Fatalf("seed %d step %d: two destinations' folders overlap: %s", seed, step, w.describe())
+			}
+			for root := range m.roots {
 				for store := range 2 {
-					if _, err := m.expect(modelLoc{store, d.root()}); err != nil {
+					if _, err := m.expect(modelLoc{store, root}); err != nil {
 						t.Fatalf("seed %d step %d: %v", seed, step, err)
 					}
 				}
@@ -652,6 +890,20 @@ func TestModelRandomWalks(t *testing.T) {
 			t.Errorf("operation %s never drawn: %v", name, counts)
 		}
 	}
+}
+
+// modelFoldersOverlap: two destinations (present or not: they come back) have equal or nested
+// folders in one bucket.
+func modelFoldersOverlap(w *modelWorld) bool {
+	for i, a := range w.dests {
+		for _, b := range w.dests[i+1:] {
+			la, lb := w.loc(a), w.loc(b)
+			if la.store == lb.store && (la.root == lb.root || strings.HasPrefix(la.root, lb.root+"/") || strings.HasPrefix(lb.root, la.root+"/")) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TestModelSeedsReplay: a seed names one sequence of operations, so that a failure reported with
