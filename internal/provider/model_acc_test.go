@@ -23,12 +23,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/md5"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -201,8 +201,8 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 			if err == nil || !strings.Contains(out, op.expectError) {
 				fail(step, "terraform apply should fail with %q (err %v):\n%s\n\nconfiguration:\n%s", op.expectError, err, tail(out, 60), config)
 			}
-			if after := conn.fingerprint(t); after != before {
-				fail(step, "the refused apply wrote to the stores:\n  before %s\n  after  %s\n%s", before, after, tail(out, 40))
+			if after := conn.fingerprint(t); !maps.Equal(after, before) {
+				fail(step, "the refused apply wrote to the stores:\n%s\n%s", conn.writes(before, after), tail(out, 40))
 			}
 			op.revert()
 		}
@@ -218,10 +218,7 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 			conn.hand(t, h)
 		}
 		config := writeConfig()
-		var before string
-		if op.quiet {
-			before = conn.fingerprint(t)
-		}
+		before, expected, incs := conn.fingerprint(t), m.digest(), maps.Clone(m.incs)
 		args := []string{"apply", "-auto-approve", "-input=false"}
 		for _, r := range op.replace {
 			args = append(args, "-replace="+r)
@@ -231,9 +228,10 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 			fail(step, "terraform apply: %v\n%s\n\nconfiguration:\n%s", err, tail(out, 60), config)
 		}
 		applied := time.Since(stepStart)
+		after := conn.fingerprint(t)
 		if op.quiet {
-			if after := conn.fingerprint(t); after != before {
-				fail(step, "%s must write nothing, but the stores changed:\n  before %s\n  after  %s\n\nwhat the apply did:\n%s", op.name, before, after, planSummary(out))
+			if !maps.Equal(after, before) {
+				fail(step, "%s must write nothing, but the stores changed:\n%s\n\nwhat the apply did:\n%s", op.name, conn.writes(before, after), planSummary(out))
 			}
 			if added, destroyed, ok := applyCounts(out); !ok || added != 0 || destroyed != 0 {
 				fail(step, "%s must replace nothing, but the apply added %d and destroyed %d resources:\n%s", op.name, added, destroyed, planSummary(out))
@@ -244,6 +242,11 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 			fail(step, "reading the requests' destinations: %v", err)
 		}
 		problems := m.settle(choices)
+		if len(op.hand) == 0 && op.part == nil && len(op.replace) == 0 && maps.Equal(incs, m.incs) && m.digest() == expected && !maps.Equal(after, before) {
+			// Nothing re-created, no hand edit to repair, and every folder must hold what it held:
+			// no object may be written or deleted, no commit made (SPEC 5.1, 5.2).
+			fail(step, "%s changes nothing the stores must hold, but the apply wrote to them:\n%s\n\nwhat the apply did:\n%s", op.name, conn.writes(before, after), planSummary(out))
+		}
 		snap := conn.snapshot(t)
 		var report []string
 		for _, p := range problems {
@@ -470,34 +473,57 @@ func (c *modelConn) hand(t *testing.T, h modelHand) {
 }
 
 // fingerprint changes whenever anything is written to either store: the branch tips of the git
-// repositories; every object's key, ETag and modification time in the buckets.
-func (c *modelConn) fingerprint(t *testing.T) string {
+// repositories; every object's ETag and modification time in the buckets. Keys are
+// "<store>:<object>" for buckets and "<store>@main" for git.
+func (c *modelConn) fingerprint(t *testing.T) map[string]string {
 	t.Helper()
-	var parts []string
-	for _, name := range c.names {
+	out := map[string]string{}
+	for i, name := range c.names {
 		if c.kind != "bucket" {
-			out, err := exec.Command("git", "--git-dir", gitServer.RepoPath(name), "rev-parse", "refs/heads/main").Output()
+			tip, err := exec.Command("git", "--git-dir", gitServer.RepoPath(name), "rev-parse", "refs/heads/main").Output()
 			if err != nil {
 				t.Fatalf("git rev-parse in %s: %v", name, err)
 			}
-			parts = append(parts, name+"@"+strings.TrimSpace(string(out)))
+			out[fmt.Sprintf("%d@main", i)] = strings.TrimSpace(string(tip))
 			continue
 		}
 		client, err := minioServer.Client()
 		if err != nil {
 			t.Fatal(err)
 		}
-		var objects []string
 		for o := range client.ListObjects(context.Background(), name, minio.ListObjectsOptions{Recursive: true}) {
 			if o.Err != nil {
 				t.Fatalf("listing %s: %v", name, o.Err)
 			}
-			objects = append(objects, fmt.Sprintf("%s %s %s", o.Key, o.ETag, o.LastModified.Format(time.RFC3339Nano)))
+			out[fmt.Sprintf("%d:%s", i, o.Key)] = o.ETag + " " + o.LastModified.Format(time.RFC3339Nano)
 		}
-		sum := md5.Sum([]byte(strings.Join(objects, "\n")))
-		parts = append(parts, fmt.Sprintf("%s: %d objects, %x", name, len(objects), sum))
 	}
-	return strings.Join(parts, "; ")
+	return out
+}
+
+// writes describes what changed between two fingerprints: objects written or deleted, or the
+// commits made and the files they changed.
+func (c *modelConn) writes(before, after map[string]string) string {
+	var out []string
+	for _, k := range modelKeys(after) {
+		switch b, ok := before[k]; {
+		case !ok:
+			out = append(out, "  written (new) "+k)
+		case b != after[k] && c.kind == "bucket":
+			out = append(out, "  written       "+k)
+		case b != after[k]:
+			store, _ := strconv.Atoi(strings.TrimSuffix(k, "@main"))
+			repo := gitServer.RepoPath(c.names[store])
+			log, _ := exec.Command("git", "--git-dir", repo, "log", "--format=  commit %h %s (%an)", "--name-status", b+".."+after[k]).CombinedOutput()
+			out = append(out, fmt.Sprintf("  store %d:\n%s", store, strings.TrimRight(string(log), "\n")))
+		}
+	}
+	for _, k := range modelKeys(before) {
+		if _, ok := after[k]; !ok {
+			out = append(out, "  deleted       "+k)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // modelPartExpect is an aggregate part edited by hand and what it must hold again after the apply.

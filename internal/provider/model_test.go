@@ -207,9 +207,13 @@ type modelPromise struct {
 	name      string
 	present   bool
 	selectors modelSelector
-	deps      int  // index in modelDepsCorpus
-	delete    bool // on_unschedule = "delete"
+	deps      int             // index in modelDepsCorpus
+	delete    bool            // on_unschedule = "delete"
+	left      map[string]bool // destinations left out of its pool (`destinations`), present or not
 }
+
+// inPool: d is a present destination of p's pool.
+func (p *modelPromise) inPool(d *modelDest) bool { return d != nil && d.present && !p.left[d.name] }
 
 type modelRequest struct {
 	name, namespace, pipeline string
@@ -284,12 +288,13 @@ func selects(sel map[string]string, d *modelDest) bool {
 	return true
 }
 
-// candidates are the present destinations a request may be placed on, sorted.
+// candidates are the destinations of its promise's pool a request may be placed on, sorted.
 func (w *modelWorld) candidates(r *modelRequest) []string {
-	sel := combineSelectors(w.promises[r.promise].selectors, r.selectors)
+	p := w.promises[r.promise]
+	sel := combineSelectors(p.selectors, r.selectors)
 	var out []string
 	for _, d := range w.dests {
-		if d.present && selects(sel, d) {
+		if p.inPool(d) && selects(sel, d) {
 			out = append(out, d.name)
 		}
 	}
@@ -309,6 +314,10 @@ type placementFiles struct {
 	aggPath string            // aggregatedYAML: the aggregate file it contributes to
 	docs    []string          // aggregatedYAML: its documents (canonical text)
 	index   []string          // mode none: the paths its .kratix/ index lists, relative to the store's path; nil: no index
+	// claims are single files the placement owns whether or not it writes them now (mode none's
+	// file of a promise, splitByKind's two files): when it writes, what it does not write there
+	// goes. (A placement also owns its folder, its aggregate contribution and its index.)
+	claims []string
 }
 
 func (pf placementFiles) empty() bool {
@@ -353,18 +362,29 @@ func docTexts(docs []modelDoc) []string {
 // promiseFiles: SPEC 4.1 and 4.2 for a promise's dependencies. No document, no file (and no
 // index, and no contribution to the aggregate).
 func promiseFiles(mode, root, agg, promise string, deps modelYAML) placementFiles {
+	file := "static/" + promise + "-dependencies.yaml"
 	if len(deps.docs) == 0 {
-		return placementFiles{}
+		// Nothing is written, but the placement still owns its place: what an earlier write of
+		// the same placement left there goes (Kratix creates no Work for it).
+		switch mode {
+		case modeNested:
+			return placementFiles{folder: path.Join(root, "dependencies", promise, modelGroup) + "/"}
+		case modeNone:
+			return placementFiles{claims: []string{path.Join(root, file)}}
+		case modeAgg:
+			return placementFiles{aggPath: path.Join(root, agg)}
+		case modeSplit:
+			return splitFiles(root, "default-"+promise+"-default", nil)
+		}
 	}
 	all := []byte(joinDocs(deps.docs))
-	file := "static/" + promise + "-dependencies.yaml"
 	switch mode {
 	case modeNested:
 		folder := path.Join(root, "dependencies", promise, modelGroup) + "/"
 		return placementFiles{folder: folder, files: map[string][]byte{folder + file: all}}
 	case modeNone:
 		p := path.Join(root, file)
-		return placementFiles{files: map[string][]byte{p: all}, index: []string{p}}
+		return placementFiles{files: map[string][]byte{p: all}, index: []string{p}, claims: []string{p}}
 	case modeAgg:
 		return placementFiles{aggPath: path.Join(root, agg), docs: docTexts(deps.docs)}
 	case modeSplit:
@@ -375,14 +395,15 @@ func promiseFiles(mode, root, agg, promise string, deps modelYAML) placementFile
 
 func splitFiles(root, work string, docs []modelDoc) placementFiles {
 	crds, others := splitCRDs(docs)
+	crdFile, otherFile := path.Join(root, "crds", "00-"+work+"-crds.yaml"), path.Join(root, "resources", "01-"+work+"-resources.yaml")
 	files := map[string][]byte{}
 	if len(crds) > 0 {
-		files[path.Join(root, "crds", "00-"+work+"-crds.yaml")] = []byte(joinDocs(crds))
+		files[crdFile] = []byte(joinDocs(crds))
 	}
 	if len(others) > 0 {
-		files[path.Join(root, "resources", "01-"+work+"-resources.yaml")] = []byte(joinDocs(others))
+		files[otherFile] = []byte(joinDocs(others))
 	}
-	return placementFiles{files: files}
+	return placementFiles{files: files, claims: []string{crdFile, otherFile}}
 }
 
 // requestOutput is a request's output as a pipeline would leave it: `files`, plus `documents`
@@ -593,7 +614,7 @@ func (m *refModel) settle(choices map[string]string) []string {
 		for _, d := range w.dests {
 			key := p.name + "@" + d.name
 			switch {
-			case !p.present || !d.present:
+			case !p.present || !p.inPool(d):
 				delete(m.placed, key)
 			case selects(p.selectors.merged(), d):
 				m.placed[key] = &promisePlacement{scheduled: true, lastDeps: p.deps}
@@ -619,7 +640,7 @@ func (m *refModel) settle(choices map[string]string) []string {
 		prior := m.choice[r.name]
 		cands := w.candidates(r)
 		switch {
-		case prior != "" && cur[prior].present:
+		case prior != "" && w.promises[r.promise].inPool(w.dest(prior)):
 			if got != prior {
 				problems = append(problems, fmt.Sprintf("request %s moved from %q to %q although %q stayed in the pool", r.name, prior, got, prior))
 			}
@@ -658,6 +679,15 @@ func (m *refModel) settle(choices map[string]string) []string {
 				case "p":
 					p, pl := w.promise(name), m.placed[name+"@"+e.dest]
 					switch {
+					case e.status == stOrphan:
+						// Left by a placement the promise forgot: nobody's (see below).
+					case p != nil && p.left[e.dest]:
+						// The destination left the promise's pool: the promise forgets it, and its
+						// files are the destination's cleanup's business (SPEC 3.3). They stay, also
+						// when the promise is destroyed later.
+						if e.status != stMaybe {
+							e.status = stOrphan
+						}
 					case p == nil || !p.present:
 						continue // SPEC 2: deleting a promise removes its files, misscheduled ones included
 					case pl == nil:
@@ -669,8 +699,19 @@ func (m *refModel) settle(choices map[string]string) []string {
 					}
 				case "r":
 					r := w.request(name)
-					if r == nil || !r.present || m.choice[name] == e.dest {
-						continue // deleted with the request, or rewritten below
+					switch {
+					case e.status == stOrphan:
+					case r != nil && r.present && m.choice[name] == e.dest:
+						continue // rewritten below
+					case r != nil && r.present && !w.promises[r.promise].inPool(d):
+						// The request moved away from a destination that left its promise's pool:
+						// the files it left there are that destination's cleanup's business
+						// (SPEC 3.4), and stay also when the request is destroyed later.
+						if e.status != stMaybe {
+							e.status = stOrphan
+						}
+					default:
+						continue // deleted with the request (or moved, which settle reports)
 					}
 				}
 				add(loc, e)
@@ -717,7 +758,7 @@ func (m *refModel) settle(choices map[string]string) []string {
 		for _, p := range w.promises {
 			pl := m.placed[p.name+"@"+d.name]
 			switch {
-			case !p.present || pl == nil:
+			case !p.present || pl == nil || !p.inPool(d):
 			case pl.scheduled:
 				add(a.loc, &ledgerEntry{owner: "p:" + p.name, dest: d.name, inc: a.inc, mode: d.mode,
 					placementFiles: relIndex(promiseFiles(d.mode, root, d.agg, p.name, modelDepsCorpus[p.deps]), a.storePath)})
@@ -779,12 +820,13 @@ func (m *refModel) settle(choices map[string]string) []string {
 				if n := lives[e.owner]; n != nil {
 					e.files = maps2(e.files)
 					for p := range e.files {
-						// SPEC 4.1: a placement's write replaces its folder's content.
-						if _, rewritten := n.files[p]; rewritten || n.folder != "" && strings.HasPrefix(p, n.folder) {
+						// SPEC 4.1: a placement's write replaces its folder's content; the single
+						// files it owns are written or removed.
+						if _, rewritten := n.files[p]; rewritten || n.folder != "" && strings.HasPrefix(p, n.folder) || slices.Contains(n.claims, p) {
 							delete(e.files, p)
 						}
 					}
-					if n.mode == modeAgg && e.aggPath == path.Join(loc.root, w.dest(n.dest).agg) {
+					if n.aggPath != "" && e.aggPath == n.aggPath {
 						e.docs = nil // one contribution per placement: the new one replaces it
 					}
 					if n.mode == modeNone && e.index != nil {
@@ -887,6 +929,43 @@ func (m *refModel) expect(loc modelLoc) (folderExpect, error) {
 		}
 	}
 	return fe, nil
+}
+
+// digest is everything the model expects of every folder it knows, so that two moments can be
+// compared: when an apply leaves it unchanged (and re-creates nothing), the apply must write
+// nothing at all.
+func (m *refModel) digest() string {
+	var b strings.Builder
+	for _, root := range modelKeys(m.roots) {
+		for store := range 2 {
+			fe, err := m.expect(modelLoc{store, root})
+			if err != nil {
+				return err.Error()
+			}
+			fmt.Fprintf(&b, "%d:%s\n", store, root)
+			for _, p := range modelKeys(fe.certain) {
+				fmt.Fprintf(&b, "  %s %q\n", p, fe.certain[p])
+			}
+			for _, p := range modelKeys(fe.maybe) {
+				fmt.Fprintf(&b, "  maybe %s %q\n", p, fe.maybe[p])
+			}
+			for _, p := range modelKeys(fe.aggs) {
+				fmt.Fprintf(&b, "  aggregate %s %q %q\n", p, sorted(fe.aggs[p].certain), sorted(fe.aggs[p].maybe))
+			}
+			var idx []string
+			for _, i := range fe.indexes {
+				idx = append(idx, fmt.Sprintf("%v %q", i.certain, i.files))
+			}
+			fmt.Fprintf(&b, "  indexes %q\n", sorted(idx))
+		}
+	}
+	return b.String()
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	sort.Strings(s)
+	return s
 }
 
 // compare checks the files found under the folder (store path -> content) against the
@@ -1524,5 +1603,88 @@ func TestModelOverlapOp(t *testing.T) {
 	}
 	if found < 100 {
 		t.Errorf("only %d of 200 worlds gave an overlap", found)
+	}
+}
+
+func TestModelPoolLeft(t *testing.T) {
+	w := modelTestWorld(modeNested, "none")
+	w.dests[1].labels = map[string]string{"env": "dev"} // d1 is a candidate too
+	m := newRefModel(w)
+	m.settle(map[string]string{"r0": "d0"})
+	dep := "d0/dependencies/p0/5058f/static/p0-dependencies.yaml"
+	req := "d0/resources/default/p0/r0/instance-configure/5058f/r0-app.yaml"
+	// d0 leaves p0's pool: p0 forgets it, r0 moves to d1, and their files stay on d0, unchanged.
+	w.promises[0].left = map[string]bool{"d0": true}
+	if p := m.settle(map[string]string{"r0": "d1"}); p != nil {
+		t.Fatal(p)
+	}
+	w.promises[0].deps = 2
+	m.settle(map[string]string{"r0": "d1"})
+	fe := mustExpect(t, m, modelLoc{0, "d0"})
+	if string(fe.certain[dep]) != modelDepsCorpus[1].literal || fe.certain[req] == nil {
+		t.Fatalf("left the pool: %v", modelKeys(fe.certain))
+	}
+	// Destroying the promise and the request does not reach them.
+	w.promises[0].present, w.requests[0].present = false, false
+	m.settle(map[string]string{})
+	if fe := mustExpect(t, m, modelLoc{0, "d0"}); fe.certain[dep] == nil || fe.certain[req] == nil {
+		t.Errorf("files on a destination out of the pool outlive their owners: %v", modelKeys(fe.certain))
+	}
+	if fe := mustExpect(t, m, modelLoc{0, "x/d1"}); len(fe.certain) != 2 {
+		t.Errorf("d1: %v", modelKeys(fe.certain))
+	}
+	// Back in the pool, the recreated promise replaces what it left there.
+	w.promises[0].present, w.promises[0].left = true, nil
+	m.settle(map[string]string{})
+	if fe := mustExpect(t, m, modelLoc{0, "d0"}); string(fe.certain[dep]) != modelDepsCorpus[2].literal || fe.certain[req] == nil {
+		t.Errorf("back in the pool: %v", modelKeys(fe.certain))
+	}
+}
+
+func TestModelClaims(t *testing.T) {
+	// splitByKind: an orphan's CRD file goes when the same placement writes again without CRDs.
+	w := modelTestWorld(modeSplit, "none")
+	w.promises[0].deps = 3 // a CRD and a Namespace
+	m := newRefModel(w)
+	m.settle(map[string]string{"r0": "d0"})
+	crds := "d0/crds/00-default-p0-default-crds.yaml"
+	if fe := mustExpect(t, m, modelLoc{0, "d0"}); fe.certain[crds] == nil {
+		t.Fatalf("split: %v", modelKeys(fe.certain))
+	}
+	w.dests[0].present = false
+	m.settle(map[string]string{"r0": ""})
+	w.promises[0].deps = 1
+	m.settle(map[string]string{"r0": ""})
+	w.dests[0].present = true
+	m.settle(map[string]string{"r0": "d0"})
+	if fe := mustExpect(t, m, modelLoc{0, "d0"}); fe.certain[crds] != nil || fe.maybe[crds] != nil {
+		t.Errorf("a claimed file stays: %v %v", modelKeys(fe.certain), modelKeys(fe.maybe))
+	}
+	// Every mode: dependencies without documents still own their place.
+	for _, mode := range modelModes {
+		w := modelTestWorld(mode, "none")
+		m := newRefModel(w)
+		m.settle(map[string]string{"r0": "d0"})
+		w.dests[0].present = false
+		m.settle(map[string]string{"r0": ""})
+		w.promises[0].deps = 0
+		w.dests[0].present = true
+		m.settle(map[string]string{"r0": "d0"})
+		fe := mustExpect(t, m, modelLoc{0, "d0"})
+		for p := range fe.certain {
+			if strings.Contains(p, "p0-dependencies") || strings.HasSuffix(p, "-default-p0-default-crds.yaml") || strings.HasSuffix(p, "-default-p0-default-resources.yaml") {
+				t.Errorf("%s: the orphan %s stays although p0 owns its place", mode, p)
+			}
+		}
+		for p, a := range fe.aggs {
+			if len(a.certain) != 1 || len(a.maybe) != 0 {
+				t.Errorf("%s: aggregate %s: %+v", mode, p, a)
+			}
+		}
+		for _, idx := range fe.indexes {
+			if strings.Contains(idx.files[0], "p0") {
+				t.Errorf("%s: the orphan index %v stays", mode, idx)
+			}
+		}
 	}
 }

@@ -21,7 +21,7 @@ import (
 var modelOpNames = []string{
 	"relabel", "selectors", "move", "cosmetic", "mode", "aggname",
 	"edit", "stray", "deps", "emptydeps", "reqfiles", "destroy",
-	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part",
+	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part", "pool",
 }
 
 var (
@@ -396,6 +396,29 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 		p.delete = !p.delete
 		return modelOp{desc: fmt.Sprintf("promise %s on_unschedule = %q", p.name, map[bool]string{true: "delete", false: "keep"}[p.delete])}, true
 
+	case "pool":
+		// A destination leaves one promise's pool (it stays in the configuration and in the
+		// other promise's pool), or comes back.
+		if len(promises) == 0 || len(dests) == 0 {
+			return modelOp{}, false
+		}
+		p, d := pick(rng, promises), pick(rng, dests)
+		if p.left == nil {
+			p.left = map[string]bool{}
+		}
+		p.left[d.name] = !p.left[d.name]
+		if !p.left[d.name] {
+			delete(p.left, d.name)
+			return modelOp{desc: fmt.Sprintf("%s (%s, cleanup %s) back in promise %s's pool", d.name, d.mode, d.cleanup, p.name)}, true
+		}
+		desc := fmt.Sprintf("%s (%s, cleanup %s) leaves promise %s's pool", d.name, d.mode, d.cleanup, p.name)
+		for _, r := range requests {
+			if w.promises[r.promise] == p && m.choice[r.name] == d.name {
+				desc += fmt.Sprintf(" (request %s is on it)", r.name)
+			}
+		}
+		return modelOp{desc: desc}, true
+
 	case "replace":
 		if len(dests) == 0 {
 			return modelOp{}, false
@@ -623,12 +646,22 @@ func (m *refModel) hasLiveContribution() bool {
 // (SPEC 5.3, 6) while a promise lists both, and nothing may be written. Then it is reverted.
 func (m *refModel) overlapOp(rng *rand.Rand, dests []*modelDest, promises []*modelPromise) (modelOp, bool) {
 	w := m.w
-	if len(dests) < 2 || len(promises) == 0 {
+	if len(promises) == 0 {
 		return modelOp{}, false // the pools are what refuse overlapping folders
 	}
-	a := pick(rng, dests)
-	var others []*modelDest
+	p := pick(rng, promises)
+	var pool []*modelDest
 	for _, d := range dests {
+		if p.inPool(d) {
+			pool = append(pool, d)
+		}
+	}
+	if len(pool) < 2 {
+		return modelOp{}, false
+	}
+	a := pick(rng, pool)
+	var others []*modelDest
+	for _, d := range pool {
 		if d != a {
 			others = append(others, d)
 		}
@@ -663,8 +696,8 @@ func (m *refModel) overlapOp(rng *rand.Rand, dests []*modelDest, promises []*mod
 	}
 	how := map[bool]string{true: "the folder of", false: "a folder overlapping that of"}[target == rootA]
 	return modelOp{
-		desc: fmt.Sprintf("%s to store %d (path %q) with path %q: folder %s, %s %s (store %d, folder %s); the plan must refuse it, then it is reverted",
-			b.name, b.store, w.stores[b.store].path, b.path, target, how, a.name, a.store, rootA),
+		desc: fmt.Sprintf("%s to store %d (path %q) with path %q: folder %s, %s %s (store %d, folder %s), both in promise %s's pool; the plan must refuse it, then it is reverted",
+			b.name, b.store, w.stores[b.store].path, b.path, target, how, a.name, a.store, rootA, p.name),
 		expectError: "Overlapping Destination Folders",
 		revert:      func() { b.store, b.path = oldStore, oldPath },
 	}, true
@@ -702,6 +735,9 @@ func (w *modelWorld) describe() string {
 	}
 	for _, p := range w.promises {
 		fmt.Fprintf(&b, "\n      %s: selectors %s, dependencies #%d, on_unschedule %s", p.name, selectorText2(p.selectors), p.deps, map[bool]string{true: "delete", false: "keep"}[p.delete])
+		if len(p.left) > 0 {
+			fmt.Fprintf(&b, ", pool without %s", strings.Join(modelKeys(p.left), ","))
+		}
 	}
 	for _, r := range w.requests {
 		fmt.Fprintf(&b, "\n      %s: promise %s, namespace %s, pipeline %q, selectors %s, files #%d, documents #%d", r.name, w.promises[r.promise].name, r.namespace, r.pipeline, selectorText2(r.selectors), r.files, r.documents)
@@ -767,12 +803,10 @@ func (w *modelWorld) render(c *modelConn) string {
 		}
 		b.WriteString("}\n")
 	}
-	var pool []string
 	for _, d := range w.dests {
 		if !d.present {
 			continue
 		}
-		pool = append(pool, "kratix_destination."+d.name)
 		fmt.Fprintf(&b, "\nresource \"kratix_destination\" %q {\n  name                = %q\n", d.name, d.name)
 		if len(d.labels) > 0 {
 			fmt.Fprintf(&b, "  labels              = %s\n", hclMap(d.labels))
@@ -796,6 +830,12 @@ func (w *modelWorld) render(c *modelConn) string {
 		}
 		if p.delete {
 			b.WriteString("  on_unschedule = \"delete\"\n")
+		}
+		var pool []string
+		for _, d := range w.dests {
+			if p.inPool(d) {
+				pool = append(pool, "kratix_destination."+d.name)
+			}
 		}
 		fmt.Fprintf(&b, "  dependencies = %s\n  destinations = [%s]\n}\n", hclString(modelDepsCorpus[p.deps].literal), strings.Join(pool, ", "))
 	}
@@ -862,7 +902,7 @@ func TestModelRandomWalks(t *testing.T) {
 					continue
 				}
 				prior := m.choice[r.name]
-				if d := w.dest(prior); d != nil && d.present {
+				if w.promises[r.promise].inPool(w.dest(prior)) {
 					choices[r.name] = prior
 				} else if c := w.candidates(r); len(c) > 0 {
 					choices[r.name] = c[0]
