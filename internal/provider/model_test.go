@@ -12,6 +12,7 @@ package provider
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -155,7 +156,7 @@ type modelWorld struct {
 	promises []*modelPromise
 	requests []*modelRequest
 	pending  []string // objects destroyed by the last step, recreated by the next ("d:d1", "p:p0", "r:r1")
-	replaced []string // destinations the next apply replaces with -replace (settle consumes it)
+	replaced []string // objects the next apply replaces with -replace ("d:d0", "p:p1", "r:r0"; settle consumes it)
 }
 
 // modelStore is one kratix_state_store resource. Stores 0 and 1 name two different buckets (or
@@ -583,7 +584,7 @@ func (m *refModel) settle(choices map[string]string) []string {
 	var problems []string
 
 	// Incarnations.
-	forced := map[string]bool{}
+	forced := map[string]bool{} // "d:d0", "p:p1", "r:r0": replaced by this apply (-replace)
 	for _, name := range w.replaced {
 		forced[name] = true
 	}
@@ -596,7 +597,7 @@ func (m *refModel) settle(choices map[string]string) []string {
 			continue
 		}
 		a := destApplied{present: true, inc: prev.inc, loc: w.loc(d), storePath: w.stores[d.store].path, mode: d.mode, agg: d.agg, noInit: d.noInit}
-		if !prev.present || !prev.sameTarget(a) || forced[d.name] {
+		if !prev.present || !prev.sameTarget(a) || forced["d:"+d.name] {
 			m.incs[d.name]++
 			a.inc = m.incs[d.name]
 		}
@@ -613,6 +614,9 @@ func (m *refModel) settle(choices map[string]string) []string {
 	for _, p := range w.promises {
 		for _, d := range w.dests {
 			key := p.name + "@" + d.name
+			if forced["p:"+p.name] {
+				delete(m.placed, key) // destroyed and created again: it holds nothing before the create
+			}
 			switch {
 			case !p.present || !p.inPool(d):
 				delete(m.placed, key)
@@ -628,9 +632,12 @@ func (m *refModel) settle(choices map[string]string) []string {
 
 	// Requests (SPEC 3.4): kept while the destination stays in the pool, otherwise one of the
 	// candidates, or none when there is no candidate.
+	before := maps.Clone(m.choice)
 	for _, r := range w.requests {
+		if !r.present || forced["r:"+r.name] {
+			delete(m.choice, r.name) // destroyed (and, with -replace, created again: chosen afresh)
+		}
 		if !r.present {
-			delete(m.choice, r.name)
 			continue
 		}
 		got, listed := choices[r.name]
@@ -688,7 +695,7 @@ func (m *refModel) settle(choices map[string]string) []string {
 						if e.status != stMaybe {
 							e.status = stOrphan
 						}
-					case p == nil || !p.present:
+					case p == nil || !p.present || forced["p:"+name]:
 						continue // SPEC 2: deleting a promise removes its files, misscheduled ones included
 					case pl == nil:
 						continue // SPEC 3.3: on_unschedule = "delete" removes them
@@ -701,6 +708,8 @@ func (m *refModel) settle(choices map[string]string) []string {
 					r := w.request(name)
 					switch {
 					case e.status == stOrphan:
+					case forced["r:"+name] && before[name] == e.dest:
+						continue // deleted with the request (and written again if it chose this destination again)
 					case r != nil && r.present && m.choice[name] == e.dest:
 						continue // rewritten below
 					case r != nil && r.present && !w.promises[r.promise].inPool(d):
@@ -1480,7 +1489,7 @@ func TestModelReplace(t *testing.T) {
 		w.dests[0].labels = map[string]string{"env": "prod"}
 		m.settle(map[string]string{"r0": "d0"})
 		inc := m.applied["d0"].inc
-		w.replaced = []string{"d0"}
+		w.replaced = []string{"d:d0"}
 		m.settle(map[string]string{"r0": "d0"})
 		if m.applied["d0"].inc == inc || len(w.replaced) != 0 {
 			t.Fatalf("cleanup %s: -replace starts no new incarnation", cleanup)
@@ -1686,5 +1695,40 @@ func TestModelClaims(t *testing.T) {
 				t.Errorf("%s: the orphan index %v stays", mode, idx)
 			}
 		}
+	}
+}
+
+func TestModelReplacePromiseAndRequest(t *testing.T) {
+	w := modelTestWorld(modeNested, "none")
+	w.dests[1].labels = map[string]string{"env": "dev"}
+	m := newRefModel(w)
+	m.settle(map[string]string{"r0": "d0"})
+	w.dests[0].labels = map[string]string{"env": "prod"} // p0 misscheduled on d0
+	m.settle(map[string]string{"r0": "d0"})
+	dep := "d0/dependencies/p0/5058f/static/p0-dependencies.yaml"
+	if fe := mustExpect(t, m, modelLoc{0, "d0"}); fe.certain[dep] == nil {
+		t.Fatalf("misscheduled: %v", modelKeys(fe.certain))
+	}
+	// -replace the promise: deleted (misscheduled files included), created on d1 only.
+	w.replaced = []string{"p:p0"}
+	m.settle(map[string]string{"r0": "d0"})
+	if fe := mustExpect(t, m, modelLoc{0, "d0"}); fe.certain[dep] != nil || fe.maybe[dep] != nil {
+		t.Errorf("the replaced promise's misscheduled file stays: %v", modelKeys(fe.certain))
+	}
+	if fe := mustExpect(t, m, modelLoc{0, "x/d1"}); fe.certain["x/d1/dependencies/p0/5058f/static/p0-dependencies.yaml"] == nil {
+		t.Errorf("the replaced promise writes again: %v", modelKeys(fe.certain))
+	}
+	// -replace the request: it may land on another candidate (d1) and leaves nothing on d0.
+	w.replaced = []string{"r:r0"}
+	if p := m.settle(map[string]string{"r0": "d1"}); p != nil {
+		t.Errorf("a replaced request chooses afresh: %v", p)
+	}
+	if fe := mustExpect(t, m, modelLoc{0, "d0"}); len(fe.certain) != 2 {
+		t.Errorf("d0 after the request moved: %v", modelKeys(fe.certain))
+	}
+	// ... but not on a destination that is not a candidate.
+	w.replaced = []string{"r:r0"}
+	if p := m.settle(map[string]string{"r0": "d0"}); len(p) != 1 {
+		t.Errorf("d0 is no candidate: %v", p)
 	}
 }

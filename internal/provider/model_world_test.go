@@ -420,13 +420,36 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 		return modelOp{desc: desc}, true
 
 	case "replace":
-		if len(dests) == 0 {
+		// `terraform apply -replace=...`: mostly a destination (whose promises and requests must
+		// write again after its cleanup), sometimes a promise or a request (deleted, then created
+		// afresh: a promise loses its misscheduled files, a request chooses again).
+		var targets []string
+		for _, d := range dests {
+			targets = append(targets, "d:"+d.name, "d:"+d.name)
+		}
+		for _, p := range promises {
+			targets = append(targets, "p:"+p.name)
+		}
+		for _, r := range requests {
+			targets = append(targets, "r:"+r.name)
+		}
+		if len(targets) == 0 {
 			return modelOp{}, false
 		}
-		d := pick(rng, dests)
-		w.replaced = []string{d.name}
-		return modelOp{desc: fmt.Sprintf("terraform apply -replace=kratix_destination.%s (%s, cleanup %s)", d.name, d.mode, d.cleanup),
-			replace: []string{"kratix_destination." + d.name}}, true
+		target := pick(rng, targets)
+		w.replaced = []string{target}
+		kind, name := target[:1], target[2:]
+		switch kind {
+		case "d":
+			d := w.dest(name)
+			return modelOp{desc: fmt.Sprintf("terraform apply -replace=kratix_destination.%s (%s, cleanup %s)", d.name, d.mode, d.cleanup),
+				replace: []string{"kratix_destination." + d.name}}, true
+		case "p":
+			return modelOp{desc: "terraform apply -replace=kratix_promise." + name, replace: []string{"kratix_promise." + name}}, true
+		default:
+			return modelOp{desc: fmt.Sprintf("terraform apply -replace=kratix_resource_request.%s (on %q)", name, m.choice[name]),
+				replace: []string{"kratix_resource_request." + name}}, true
+		}
 
 	case "part":
 		if !m.hasLiveContribution() {
@@ -902,7 +925,7 @@ func TestModelRandomWalks(t *testing.T) {
 					continue
 				}
 				prior := m.choice[r.name]
-				if w.promises[r.promise].inPool(w.dest(prior)) {
+				if w.promises[r.promise].inPool(w.dest(prior)) && !slices.Contains(w.replaced, "r:"+r.name) {
 					choices[r.name] = prior
 				} else if c := w.candidates(r); len(c) > 0 {
 					choices[r.name] = c[0]
