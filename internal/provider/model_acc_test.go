@@ -277,6 +277,7 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 			}
 		}
 		report = append(report, outsideFolders(m, initial, snap)...)
+		report = append(report, conn.commitProblems(before, after)...)
 		if part != nil {
 			if got, ok := snap[part.store][part.path]; !ok || !bytes.Equal(got, part.content) {
 				report = append(report, fmt.Sprintf("aggregate part %s (store %d), %s, is not back as it was (present %v):\n    want %q\n    got  %q",
@@ -496,6 +497,42 @@ func (c *modelConn) fingerprint(t *testing.T) map[string]string {
 				t.Fatalf("listing %s: %v", name, o.Err)
 			}
 			out[fmt.Sprintf("%d:%s", i, o.Key)] = o.ETag + " " + o.LastModified.Format(time.RFC3339Nano)
+		}
+	}
+	return out
+}
+
+// commitProblems checks the commits an apply made in the git repositories (SPEC 5.2): each
+// changes at least one file ("Nothing changed: no commit"), and says what it is in Kratix's
+// style ("Update from: ..." or "Delete from: ...").
+func (c *modelConn) commitProblems(before, after map[string]string) []string {
+	if c.kind == "bucket" {
+		return nil
+	}
+	var out []string
+	for i, name := range c.names {
+		key := fmt.Sprintf("%d@main", i)
+		if before[key] == after[key] {
+			continue
+		}
+		repo := gitServer.RepoPath(name)
+		log, err := exec.Command("git", "--git-dir", repo, "log", "--format=%H %s", before[key]+".."+after[key]).Output()
+		if err != nil {
+			out = append(out, fmt.Sprintf("store %d: git log: %v", i, err))
+			continue
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(log)), "\n") {
+			sha, subject, _ := strings.Cut(line, " ")
+			if strings.HasPrefix(subject, "by hand:") {
+				continue
+			}
+			if !strings.HasPrefix(subject, "Update from: ") && !strings.HasPrefix(subject, "Delete from: ") {
+				out = append(out, fmt.Sprintf("store %d: commit %.8s %q is not in Kratix's style", i, sha, subject))
+			}
+			changed, err := exec.Command("git", "--git-dir", repo, "diff-tree", "--no-commit-id", "--name-only", "-r", sha).Output()
+			if err == nil && len(strings.TrimSpace(string(changed))) == 0 {
+				out = append(out, fmt.Sprintf("store %d: commit %.8s %q changes nothing", i, sha, subject))
+			}
 		}
 	}
 	return out
