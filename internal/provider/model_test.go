@@ -157,6 +157,9 @@ type modelWorld struct {
 	requests []*modelRequest
 	pending  []string // objects destroyed by the last step, recreated by the next ("d:d1", "p:p0", "r:r1")
 	replaced []string // objects the next apply replaces with -replace ("d:d0", "p:p1", "r:r0"; settle consumes it)
+	// edited are files edited by hand before the next apply together with a change of the
+	// configuration (settle consumes it): a file the apply no longer writes keeps the hand's bytes.
+	edited []modelHand
 }
 
 // modelStore is one kratix_state_store resource. Stores 0 and 1 name two different buckets (or
@@ -867,6 +870,31 @@ func (m *refModel) settle(choices map[string]string) []string {
 			m.ledger[loc] = kept
 		}
 	}
+	// Hand edits made before this apply: a file some live placement writes is repaired; any other
+	// (frozen, orphaned, maybe) is not updated any more and keeps what the hand left, or stays
+	// gone.
+	for _, h := range w.edited {
+		for loc, entries := range m.ledger {
+			if loc.store != h.store || !strings.HasPrefix(h.path, loc.root+"/") {
+				continue
+			}
+			live := slices.ContainsFunc(entries, func(e *ledgerEntry) bool {
+				_, ok := e.files[h.path]
+				return ok && e.status == stLive
+			})
+			for _, e := range entries {
+				if _, ok := e.files[h.path]; ok && !live {
+					e.files = maps2(e.files)
+					if h.content == nil {
+						delete(e.files, h.path)
+					} else {
+						e.files[h.path] = h.content
+					}
+				}
+			}
+		}
+	}
+	w.edited = nil
 	m.applied = cur
 	return problems
 }
@@ -1730,5 +1758,30 @@ func TestModelReplacePromiseAndRequest(t *testing.T) {
 	w.replaced = []string{"r:r0"}
 	if p := m.settle(map[string]string{"r0": "d0"}); len(p) != 1 {
 		t.Errorf("d0 is no candidate: %v", p)
+	}
+}
+
+func TestModelEditedWithChange(t *testing.T) {
+	w := modelTestWorld(modeNested, "none")
+	m := newRefModel(w)
+	m.settle(map[string]string{"r0": "d0"})
+	dep := "d0/dependencies/p0/5058f/static/p0-dependencies.yaml"
+	req := "d0/resources/default/p0/r0/instance-configure/5058f/r0-app.yaml"
+	tampered := []byte("# edited by hand\n")
+	// Overwritten by hand while d0 stops matching p0: the misscheduled file keeps the hand's bytes;
+	// the request's file, still written, is repaired.
+	w.dests[0].labels = map[string]string{"env": "prod"}
+	w.edited = []modelHand{{store: 0, path: dep, content: tampered}, {store: 0, path: req, content: tampered}}
+	m.settle(map[string]string{"r0": "d0"})
+	fe := mustExpect(t, m, modelLoc{0, "d0"})
+	if !bytes.Equal(fe.certain[dep], tampered) || bytes.Equal(fe.certain[req], tampered) || fe.certain[req] == nil || w.edited != nil {
+		t.Errorf("frozen %q, live %q", fe.certain[dep], fe.certain[req])
+	}
+	// Deleted by hand while d0 is destroyed with cleanup = "none": it stays gone.
+	w.edited = []modelHand{{store: 0, path: req}}
+	w.dests[0].present = false
+	m.settle(map[string]string{"r0": ""})
+	if fe := mustExpect(t, m, modelLoc{0, "d0"}); fe.certain[req] != nil || !bytes.Equal(fe.certain[dep], tampered) {
+		t.Errorf("orphans: %v", modelKeys(fe.certain))
 	}
 }

@@ -21,7 +21,14 @@ import (
 var modelOpNames = []string{
 	"relabel", "selectors", "move", "cosmetic", "mode", "aggname",
 	"edit", "stray", "deps", "emptydeps", "reqfiles", "destroy",
-	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part", "pool",
+	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part", "pool", "drift",
+}
+
+// modelDriftOps are the changes "drift" combines with a hand edit: those without hand edits of
+// their own.
+var modelDriftOps = []string{
+	"relabel", "selectors", "move", "cosmetic", "mode", "aggname", "deps", "emptydeps", "reqfiles", "destroy",
+	"storepath", "alias", "unschedule", "replace", "pool",
 }
 
 var (
@@ -451,6 +458,35 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 				replace: []string{"kratix_resource_request." + name}}, true
 		}
 
+	case "drift":
+		// A file deleted or overwritten by hand, and a change of the configuration, in one apply:
+		// the change is planned from what the store holds, not from what state recorded.
+		var files []liveFile
+		for _, f := range m.liveFiles() {
+			if !m.isAggregate(f.modelHand) { // an aggregate holds other placements' documents too
+				files = append(files, f)
+			}
+		}
+		if len(files) == 0 {
+			return modelOp{}, false
+		}
+		f := pick(rng, files)
+		verb := "delete"
+		if rng.IntN(2) == 1 {
+			f.content = []byte("# edited by hand\nkind: Tampered\n")
+			verb = "overwrite"
+		}
+		order := slices.Clone(modelDriftOps)
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, name := range order {
+			if op, ok := m.tryOp(rng, name); ok {
+				w.edited = []modelHand{f.modelHand}
+				return modelOp{desc: fmt.Sprintf("%s %s (store %d) by hand, and %s: %s", verb, f.path, f.store, name, op.desc),
+					hand: []modelHand{f.modelHand}, replace: op.replace}, true
+			}
+		}
+		return modelOp{}, false
+
 	case "part":
 		if !m.hasLiveContribution() {
 			return modelOp{}, false
@@ -638,6 +674,18 @@ func (m *refModel) liveFiles() []liveFile {
 		return out[i].path < out[j].path
 	})
 	return out
+}
+
+// isAggregate: h names an aggregatedYAML file the model knows.
+func (m *refModel) isAggregate(h modelHand) bool {
+	for loc, entries := range m.ledger {
+		for _, e := range entries {
+			if loc.store == h.store && e.aggPath == h.path {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // aliases are the other store resources that name the same bucket as store i.
