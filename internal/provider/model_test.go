@@ -101,10 +101,13 @@ func modelRequestFiles(req string, i int) map[string]modelYAML {
 		return map[string]modelYAML{req + "-kinds.yaml": yamlOf(crdDoc("gadgets", "Gadget"), cmDoc(req+"-gadget", "size", "medium"))}
 	case 3:
 		// Sub-folders shared by every request: in mode none two requests on one destination
-		// both write under ROOT/sub/, and neither may prune the other's files.
+		// both write under ROOT/sub/, and neither may prune the other's files. The last file
+		// only ends like a canary's path: it is the request's like any other (SPEC 5.3 reserves
+		// the canaries' own paths, not their names in sub-folders).
 		return map[string]modelYAML{
-			"sub/" + req + "-x.yaml":        yamlOf(cmDoc(req+"-x", "size", "tiny")),
-			"sub/deep/" + req + "-cfg.yaml": yamlOf(svcDoc(req+"-cfg", 9090), cmDoc(req+"-cfg", "level", "deep")),
+			"sub/" + req + "-x.yaml":                       yamlOf(cmDoc(req+"-x", "size", "tiny")),
+			"sub/deep/" + req + "-cfg.yaml":                yamlOf(svcDoc(req+"-cfg", 9090), cmDoc(req+"-cfg", "level", "deep")),
+			"sub/" + req + "/kratix-canary-namespace.yaml": yamlOf(cmDoc(req+"-look", "like", "canary")),
 		}
 	}
 	return nil // modelRequestNoFiles
@@ -1602,16 +1605,17 @@ func TestModelRequestSubfolders(t *testing.T) {
 	w := &modelWorld{promises: []*modelPromise{{name: "p1"}}}
 	for _, r := range []string{"r0", "r1"} {
 		none := w.requestFiles(modeNone, "d0", "aggregated.yaml", &modelRequest{name: r, namespace: "default", files: 3, documents: 2})
-		want := []string{"d0/" + r + ".yaml", "d0/sub/deep/" + r + "-cfg.yaml", "d0/sub/" + r + "-x.yaml"}
+		want := []string{"d0/" + r + ".yaml", "d0/sub/deep/" + r + "-cfg.yaml", "d0/sub/" + r + "-x.yaml", "d0/sub/" + r + "/kratix-canary-namespace.yaml"}
+		sort.Strings(want)
 		if got := modelKeys(none.files); !slices.Equal(got, want) {
 			t.Errorf("mode none: %q", got)
 		}
 		nested := w.requestFiles(modeNested, "d0", "aggregated.yaml", &modelRequest{name: r, namespace: "default", files: 3, documents: 1})
-		if nested.files["d0/resources/default/p1/"+r+"/instance-configure/5058f/sub/deep/"+r+"-cfg.yaml"] == nil || len(nested.files) != 3 {
+		if nested.files["d0/resources/default/p1/"+r+"/instance-configure/5058f/sub/deep/"+r+"-cfg.yaml"] == nil || len(nested.files) != 4 {
 			t.Errorf("nestedByMetadata: %q", modelKeys(nested.files))
 		}
 		agg := w.requestFiles(modeAgg, "d0", "aggregated.yaml", &modelRequest{name: r, namespace: "default", files: 3, documents: 2})
-		if len(agg.docs) != 5 {
+		if len(agg.docs) != 6 {
 			t.Errorf("aggregatedYAML: every document of every file: %q", agg.docs)
 		}
 	}
