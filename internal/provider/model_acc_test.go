@@ -31,7 +31,6 @@ import (
 	"maps"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -259,12 +258,7 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 				if err != nil {
 					fail(step, "%v", err)
 				}
-				actual := map[string][]byte{}
-				for p, b := range snap[store] {
-					if strings.HasPrefix(p, loc.root+"/") {
-						actual[p] = b
-					}
-				}
+				actual := folderFiles(m, initial[store], snap[store], root)
 				if diffs := fe.compare(actual); len(diffs) > 0 {
 					where := "no destination here now"
 					for _, d := range presentDests(w) {
@@ -295,21 +289,57 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 	}
 }
 
+// folderFiles are the files of folder root: not those of a folder inside it that the model knows
+// too (one a destination had before, or has now, while this one was elsewhere), not aggregate
+// parts (a destination at its store's root holds <store path>/.kratix-aggregates/), and not the
+// files the store held from the start (see outsideFolders).
+func folderFiles(m *refModel, initial, snap map[string][]byte, root string) map[string][]byte {
+	actual := map[string][]byte{}
+	for p, b := range snap {
+		if !under(root, p) || isPart(p) {
+			continue
+		}
+		if was, ok := initial[p]; ok && bytes.Equal(was, b) {
+			continue
+		}
+		inner := false
+		for other := range m.roots {
+			inner = inner || other != root && under(root, other) && under(other, p)
+		}
+		if !inner {
+			actual[p] = b
+		}
+	}
+	return actual
+}
+
+// isPart: p is in a store path's aggregate parts folder.
+func isPart(p string) bool {
+	for _, sp := range modelStorePaths {
+		if strings.HasPrefix(p, inFolder(sp, modelAggregatesDir)+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // outsideFolders reports files that are in no destination folder the model knows, not in an
 // aggregate parts folder (<store path>/.kratix-aggregates/), and not in the store from the start.
 func outsideFolders(m *refModel, initial, snap [2]map[string][]byte) []string {
 	var report []string
 	for store := range 2 {
+		for _, p := range modelKeys(initial[store]) {
+			if b, ok := snap[store][p]; !ok || !bytes.Equal(b, initial[store][p]) {
+				report = append(report, fmt.Sprintf("store %d: %s, there from the start, was changed or deleted (present %v)", store, p, ok))
+			}
+		}
 		for _, p := range modelKeys(snap[store]) {
 			if b, ok := initial[store][p]; ok && bytes.Equal(b, snap[store][p]) {
 				continue
 			}
-			inside := false
+			inside := isPart(p)
 			for root := range m.roots {
-				inside = inside || strings.HasPrefix(p, root+"/")
-			}
-			for _, sp := range modelStorePaths {
-				inside = inside || strings.HasPrefix(p, path.Join(sp, modelAggregatesDir)+"/")
+				inside = inside || under(root, p)
 			}
 			if !inside {
 				report = append(report, fmt.Sprintf("store %d: unexpected %s, outside every destination folder\n    got %q", store, p, snap[store][p]))

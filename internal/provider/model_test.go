@@ -189,7 +189,7 @@ type modelDest struct {
 	name    string
 	present bool
 	store   int    // index in modelWorld.stores
-	path    string // never the store root, never nested in another destination's folder
+	path    string // "." or "/" for the store's root; never equal to or nested in another destination's folder
 	labels  map[string]string
 	strict  bool
 	mode    string
@@ -198,10 +198,17 @@ type modelDest struct {
 	noInit  bool   // init_workloads = false
 }
 
-// root is the destination's folder: the store's path joined with the destination's path.
+// root is the destination's folder: the store's path joined with the destination's path ("" is
+// the bucket's root).
 func (w *modelWorld) root(d *modelDest) string {
-	return path.Join(w.stores[d.store].path, path.Clean(d.path))
+	return strings.Trim(path.Join("/", w.stores[d.store].path, d.path), "/")
 }
+
+// under: p is a file in folder root ("" holds everything).
+func under(root, p string) bool { return root == "" || strings.HasPrefix(p, root+"/") }
+
+// inFolder joins a folder and a relative path ("" is the bucket's root).
+func inFolder(root, rel string) string { return strings.TrimPrefix(path.Join(root, rel), "/") }
 
 // loc is where the destination's folder is: its store's bucket and its root.
 func (w *modelWorld) loc(d *modelDest) modelLoc {
@@ -878,7 +885,7 @@ func (m *refModel) settle(choices map[string]string) []string {
 	// gone.
 	for _, h := range w.edited {
 		for loc, entries := range m.ledger {
-			if loc.store != h.store || !strings.HasPrefix(h.path, loc.root+"/") {
+			if loc.store != h.store || !under(loc.root, h.path) {
 				continue
 			}
 			live := slices.ContainsFunc(entries, func(e *ledgerEntry) bool {
@@ -1012,7 +1019,7 @@ func sorted(s []string) []string {
 // expectation and describes every difference.
 func (fe folderExpect) compare(actual map[string][]byte) []string {
 	var diffs []string
-	indexDir := fe.loc.root + "/.kratix/"
+	indexDir := inFolder(fe.loc.root, ".kratix") + "/"
 	var indexFiles []string
 	for _, p := range modelKeys(actual) {
 		got := actual[p]
@@ -1787,5 +1794,50 @@ func TestModelEditedWithChange(t *testing.T) {
 	m.settle(map[string]string{"r0": ""})
 	if fe := mustExpect(t, m, modelLoc{0, "d0"}); fe.certain[req] != nil || !bytes.Equal(fe.certain[dep], tampered) {
 		t.Errorf("orphans: %v", modelKeys(fe.certain))
+	}
+}
+
+func TestModelRootDestinations(t *testing.T) {
+	w := modelTestWorld(modeNested, "none")
+	w.dests[0].path = "."
+	if got := w.root(w.dests[0]); got != "" {
+		t.Errorf("store root of the bucket root: %q", got)
+	}
+	w.stores[0].path, w.dests[0].path = "team", "/"
+	if got := w.root(w.dests[0]); got != "team" {
+		t.Errorf("store root of store path team: %q", got)
+	}
+	if !under("", "a/b") || !under("team", "team/x") || under("team", "teams/x") || under("team", "team") {
+		t.Errorf("under")
+	}
+	// d1 (x/d1 on store 0, now team/x/d1) is inside d0's folder.
+	if !modelFoldersOverlap(w) {
+		t.Errorf("team holds team/x/d1")
+	}
+	w.dests[1].store = 1
+	if modelFoldersOverlap(w) {
+		t.Errorf("other bucket")
+	}
+	m := newRefModel(w)
+	m.settle(map[string]string{"r0": "d0"})
+	fe := mustExpect(t, m, modelLoc{0, "team"})
+	if fe.certain["team/dependencies/p0/5058f/static/p0-dependencies.yaml"] == nil || fe.certain["team/dependencies/kratix-canary-namespace.yaml"] == nil {
+		t.Errorf("a destination at its store's root: %v", modelKeys(fe.certain))
+	}
+	// Worlds draw one now and then, never overlapping.
+	roots := 0
+	for seed := int64(1); seed <= 100; seed++ {
+		w := newModelWorld(newModelRNG(seed), "bucket", modelModes)
+		if modelFoldersOverlap(w) {
+			t.Fatalf("seed %d: %s", seed, w.describe())
+		}
+		for _, d := range w.dests {
+			if d.path == "." || d.path == "/" {
+				roots++
+			}
+		}
+	}
+	if roots < 15 {
+		t.Errorf("only %d of 100 worlds have a destination at a store's root", roots)
 	}
 }

@@ -126,6 +126,21 @@ func newModelWorld(rng *rand.Rand, kind string, modes []string) *modelWorld {
 			agg: pick(rng, modelAggNames), cleanup: pick(rng, []string{"all", "none"}), noInit: rng.IntN(6) == 0,
 		})
 	}
+	if rng.IntN(3) == 0 {
+		// One destination at its store's root (path "." or "/", SPEC 2): then no other may be in
+		// that store path of that bucket, so it takes a store where that holds, if there is one.
+		d := w.dests[rng.IntN(len(w.dests))]
+		before := *d
+		d.path = pick(rng, []string{".", "/"})
+		for _, i := range rng.Perm(len(w.stores)) {
+			if d.store = i; !modelFoldersOverlap(w) {
+				break
+			}
+		}
+		if modelFoldersOverlap(w) {
+			*d = before
+		}
+	}
 	for i := range 2 {
 		deps := 1 + rng.IntN(len(modelDepsCorpus)-1) // "emptydeps" makes them empty
 		w.promises = append(w.promises, &modelPromise{name: fmt.Sprintf("p%d", i), present: true, selectors: randomPromiseSelectors(rng), deps: deps,
@@ -199,12 +214,50 @@ func (m *refModel) nextOp(rng *rand.Rand, allowed []string) modelOp {
 	order := slices.Clone(allowed)
 	rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	for _, name := range order {
-		if op, ok := m.tryOp(rng, name); ok {
+		if op, ok := m.tryValidOp(rng, name); ok {
 			op.name = name
 			return op
 		}
 	}
 	return modelOp{name: "noop", desc: "no allowed operation applies"}
+}
+
+// tryValidOp is tryOp, undone when it would give two destinations overlapping folders (but for
+// "overlap", which does so on purpose and reverts).
+func (m *refModel) tryValidOp(rng *rand.Rand, name string) (modelOp, bool) {
+	saved := m.w.clone()
+	op, ok := m.tryOp(rng, name)
+	if ok && (op.expectError != "" || !modelFoldersOverlap(m.w)) {
+		return op, true
+	}
+	*m.w = *saved
+	return modelOp{}, false
+}
+
+// clone is a deep copy of the configuration.
+func (w *modelWorld) clone() *modelWorld {
+	c := *w
+	c.stores, c.dests, c.promises, c.requests = nil, nil, nil, nil
+	for _, s := range w.stores {
+		s2 := *s
+		c.stores = append(c.stores, &s2)
+	}
+	for _, d := range w.dests {
+		d2 := *d
+		d2.labels = maps.Clone(d.labels)
+		c.dests = append(c.dests, &d2)
+	}
+	for _, p := range w.promises {
+		p2 := *p
+		p2.left = maps.Clone(p.left)
+		c.promises = append(c.promises, &p2)
+	}
+	for _, r := range w.requests {
+		r2 := *r
+		c.requests = append(c.requests, &r2)
+	}
+	c.pending, c.replaced, c.edited = slices.Clone(w.pending), slices.Clone(w.replaced), slices.Clone(w.edited)
+	return &c
 }
 
 func presentDests(w *modelWorld) []*modelDest {
@@ -479,7 +532,7 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 		order := slices.Clone(modelDriftOps)
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, name := range order {
-			if op, ok := m.tryOp(rng, name); ok {
+			if op, ok := m.tryValidOp(rng, name); ok {
 				w.edited = []modelHand{f.modelHand}
 				return modelOp{desc: fmt.Sprintf("%s %s (store %d) by hand, and %s: %s", verb, f.path, f.store, name, op.desc),
 					hand: []modelHand{f.modelHand}, replace: op.replace}, true
@@ -540,7 +593,7 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 		}
 		d := pick(rng, dests)
 		loc := m.applied[d.name].loc
-		beside := loc.root + "/" + pick(rng, []string{"README.md", "resources/kustomization.yaml"})
+		beside := inFolder(loc.root, pick(rng, []string{"NOTES.md", "resources/kustomization.yaml"}))
 		content := []byte("# added by hand beside the provider's files: must stay\n")
 		if m.beside[loc] == nil {
 			m.beside[loc] = map[string][]byte{}
@@ -740,11 +793,14 @@ func (m *refModel) overlapOp(rng *rand.Rand, dests []*modelDest, promises []*mod
 	b := pick(rng, others)
 	rootA := w.root(a)
 	bucket := w.stores[a.store].bucket
-	// The folders to give b: rootA itself, one inside it, or one around it (not the bucket's
-	// root, which no store path here reaches as a destination folder).
-	targets := []string{rootA, rootA + "/nested"}
+	// The folders to give b: rootA itself, one inside it, or one around it (up to the bucket's
+	// root).
+	targets := []string{rootA, inFolder(rootA, "nested")}
 	for dir := path.Dir(rootA); dir != "."; dir = path.Dir(dir) {
 		targets = append(targets, dir)
+	}
+	if rootA != "" {
+		targets = append(targets, "")
 	}
 	target := pick(rng, targets)
 	var stores []int
@@ -1009,7 +1065,7 @@ func modelFoldersOverlap(w *modelWorld) bool {
 	for i, a := range w.dests {
 		for _, b := range w.dests[i+1:] {
 			la, lb := w.loc(a), w.loc(b)
-			if la.store == lb.store && (la.root == lb.root || strings.HasPrefix(la.root, lb.root+"/") || strings.HasPrefix(lb.root, la.root+"/")) {
+			if la.store == lb.store && (la.root == lb.root || under(lb.root, la.root) || under(la.root, lb.root)) {
 				return true
 			}
 		}
