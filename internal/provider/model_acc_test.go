@@ -211,6 +211,7 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 			if part, err = conn.editPart(t, c, *op.part); err != nil {
 				fail(step, "%v", err)
 			}
+			op.desc += ": " + part.desc
 			history[len(history)-1] += ": " + part.desc
 		}
 		for _, h := range op.hand {
@@ -274,7 +275,7 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 		report = append(report, conn.commitProblems(before, after)...)
 		if part != nil {
 			if got, ok := snap[part.store][part.path]; !ok || !bytes.Equal(got, part.content) {
-				report = append(report, fmt.Sprintf("aggregate part %s (store %d), %s, is not back as it was (present %v):\n    want %q\n    got  %q",
+				report = append(report, fmt.Sprintf("%s (store %d), %s, is not back as it was (present %v):\n    want %q\n    got  %q",
 					part.path, part.store, part.desc, ok, part.content, got))
 			}
 		}
@@ -601,9 +602,10 @@ type modelPartExpect struct {
 	desc    string
 }
 
-// editPart deletes or overwrites one of the aggregate parts that the promises (scheduled
-// placements) and requests record in state, chosen by e.pick. Only which file to edit comes from
-// the provider's state; what must follow (the same bytes back, the aggregate whole) does not.
+// editPart deletes or overwrites one of the aggregate parts (or index files: e.dir) that the
+// promises (scheduled placements) and requests record in state, chosen by e.pick. Only which file
+// to edit comes from the provider's state; what must follow (the same bytes back, the aggregate
+// whole) does not.
 func (c *modelConn) editPart(t *testing.T, cl *cli, e modelPartEdit) (*modelPartExpect, error) {
 	t.Helper()
 	out, err := cl.run("show", "-json")
@@ -643,7 +645,7 @@ func (c *modelConn) editPart(t *testing.T, cl *cli, e modelPartEdit) (*modelPart
 	collect := func(owner, location string, files map[string]string) {
 		store := c.bucketOf(location)
 		for p := range files {
-			if store >= 0 && slices.Contains(strings.Split(p, "/"), modelAggregatesDir) {
+			if store >= 0 && slices.Contains(strings.Split(p, "/"), e.dir) {
 				parts = append(parts, ref{store, p, owner})
 			}
 		}
@@ -665,7 +667,7 @@ func (c *modelConn) editPart(t *testing.T, cl *cli, e modelPartEdit) (*modelPart
 		}
 	}
 	if len(parts) == 0 {
-		return nil, fmt.Errorf("the model has a contribution to an aggregate, but no promise or request records a part under %s/", modelAggregatesDir)
+		return nil, fmt.Errorf("the model has a live placement that keeps a file in %s/, but no promise or request records one", e.dir)
 	}
 	sort.Slice(parts, func(i, j int) bool {
 		return parts[i].store < parts[j].store || parts[i].store == parts[j].store && parts[i].path < parts[j].path
@@ -679,6 +681,9 @@ func (c *modelConn) editPart(t *testing.T, cl *cli, e modelPartEdit) (*modelPart
 	verb := "deleted"
 	if !e.delete {
 		h.content = []byte("# edited by hand\nkind: Tampered\n")
+		if e.dir == ".kratix" {
+			h.content = []byte("files:\n- tampered-by-hand.yaml\n")
+		}
 		verb = "overwritten"
 	}
 	c.hand(t, h)

@@ -21,7 +21,7 @@ import (
 var modelOpNames = []string{
 	"relabel", "selectors", "move", "cosmetic", "mode", "aggname",
 	"edit", "stray", "deps", "emptydeps", "reqfiles", "destroy",
-	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part", "pool", "drift",
+	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part", "pool", "drift", "index",
 }
 
 // modelDriftOps are the changes "drift" combines with a hand edit: those without hand edits of
@@ -174,14 +174,16 @@ type modelOp struct {
 	// restores the configuration, which the step applies as usual (the model is unchanged).
 	expectError string
 	revert      func()
-	// part: an aggregate part the provider recorded in state is deleted or edited by hand (the
-	// runner finds it); the apply must put it back, byte for byte, and repair the aggregate.
+	// part: an aggregate part (or a mode none index file) the provider recorded in state is
+	// deleted or edited by hand (the runner finds it); the apply must put it back, byte for byte
+	// (and repair the aggregate).
 	part *modelPartEdit
 }
 
 type modelPartEdit struct {
-	pick   int  // which of the parts recorded in state (modulo their number)
-	delete bool // delete it; otherwise overwrite it
+	dir    string // modelAggregatesDir for a part, ".kratix" for an index file
+	pick   int    // which of the files recorded in state (modulo their number)
+	delete bool   // delete it; otherwise overwrite it
 }
 
 type modelHand struct {
@@ -544,8 +546,15 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 		if !m.hasLiveContribution() {
 			return modelOp{}, false
 		}
-		edit := &modelPartEdit{pick: rng.IntN(1 << 20), delete: rng.IntN(2) == 0}
+		edit := &modelPartEdit{dir: modelAggregatesDir, pick: rng.IntN(1 << 20), delete: rng.IntN(2) == 0}
 		return modelOp{desc: fmt.Sprintf("%s an aggregate part by hand", map[bool]string{true: "delete", false: "overwrite"}[edit.delete]), part: edit}, true
+
+	case "index":
+		if !m.hasLiveIndex() {
+			return modelOp{}, false
+		}
+		edit := &modelPartEdit{dir: ".kratix", pick: rng.IntN(1 << 20), delete: rng.IntN(2) == 0}
+		return modelOp{desc: fmt.Sprintf("%s a .kratix/ index file by hand", map[bool]string{true: "delete", false: "overwrite"}[edit.delete]), part: edit}, true
 
 	case "mode":
 		if len(dests) == 0 || len(w.modes) < 2 {
@@ -758,6 +767,19 @@ func (m *refModel) hasLiveContribution() bool {
 	for _, d := range presentDests(m.w) {
 		for _, e := range m.ledger[m.applied[d.name].loc] {
 			if e.status == stLive && len(e.docs) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasLiveIndex: some present destination in mode none holds an index file the current
+// configuration wrote.
+func (m *refModel) hasLiveIndex() bool {
+	for _, d := range presentDests(m.w) {
+		for _, e := range m.ledger[m.applied[d.name].loc] {
+			if e.status == stLive && e.index != nil {
 				return true
 			}
 		}
