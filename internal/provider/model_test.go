@@ -620,6 +620,10 @@ func (m *refModel) settle(choices map[string]string) []string {
 	replaced := func(d string) bool {
 		return cur[d].present && (!m.applied[d].present || m.applied[d].inc != cur[d].inc)
 	}
+	// recreatedInPlace: replaced where it was, laid out the same way, and nothing removed.
+	recreatedInPlace := func(d *modelDest, a destApplied) bool {
+		return m.applied[d.name].present && m.applied[d.name].sameTarget(a) && d.cleanup != "all"
+	}
 
 	// Promise placements (SPEC 3.2, 3.3): every match is scheduled; a destination written
 	// earlier that stops matching is misscheduled, or forgotten with on_unschedule = "delete"
@@ -784,7 +788,7 @@ func (m *refModel) settle(choices map[string]string) []string {
 			case pl.scheduled:
 				add(a.loc, &ledgerEntry{owner: "p:" + p.name, dest: d.name, inc: a.inc, mode: d.mode,
 					placementFiles: relIndex(promiseFiles(d.mode, root, d.agg, p.name, modelDepsCorpus[p.deps]), a.storePath)})
-			case replaced(d.name) && !(m.applied[d.name].present && m.applied[d.name].sameTarget(a) && d.cleanup != "all"):
+			case replaced(d.name) && !recreatedInPlace(d, a):
 				// Misscheduled on a destination that was just replaced: "no updates" could mean
 				// nothing is written to the new folder, or that the kept files are kept there
 				// too. Either is allowed, with the bytes last written or the current ones. (A
