@@ -771,7 +771,7 @@ func (m *refModel) settle(choices map[string]string) []string {
 			case pl.scheduled:
 				add(a.loc, &ledgerEntry{owner: "p:" + p.name, dest: d.name, inc: a.inc, mode: d.mode,
 					placementFiles: relIndex(promiseFiles(d.mode, root, d.agg, p.name, modelDepsCorpus[p.deps]), a.storePath)})
-			case replaced(d.name) && !(m.applied[d.name].present && m.applied[d.name].sameTarget(a) && d.cleanup != "all"):
+			case replaced(d.name) && (!m.applied[d.name].present || !m.applied[d.name].sameTarget(a) || d.cleanup == "all"):
 				// Misscheduled on a destination that was just replaced: "no updates" could mean
 				// nothing is written to the new folder, or that the kept files are kept there
 				// too. Either is allowed, with the bytes last written or the current ones. (A
