@@ -589,3 +589,50 @@ func TestDryRunDestinationGetsNothing(t *testing.T) {
 		t.Errorf("request on a dry-run destination: Chosen %+v Ops %+v, want nothing", r.Chosen, r.Ops)
 	}
 }
+
+// A destination that left the pool keeps the promise's files, forgotten; but when its index file
+// was edited or deleted by hand, the index is put back, so that the destination's cleanup = "all"
+// still finds the files it names (the model test's seed 10 lost them).
+func TestPromiseLeftPoolIndexPutBack(t *testing.T) {
+	m := dev(layout.ModeNone)
+	other := member("prod", locA(), storePath, "kratix/prod", layout.ModeNone, map[string]string{"env": "dev"})
+	record := func(indexMD5 string) map[string]placement.Prior {
+		files := map[string]string{noneDepsFile: depsMD5}
+		if indexMD5 != "" {
+			files[noneDepsIndex] = indexMD5
+		}
+		return map[string]placement.Prior{"dev": {Member: &m, Record: placement.Record{Store: "store", Location: locA().String(), Root: devRoot, Files: files}}}
+	}
+	for _, tc := range []struct {
+		name, indexMD5 string
+		want           map[string]string
+	}{
+		{"index intact", md5hex(noneDepsIndexV1), nil},
+		{"index edited by hand", md5hex("files: []\n"), map[string]string{noneDepsIndex: noneDepsIndexV1}},
+		{"index deleted by hand", "", map[string]string{noneDepsIndex: noneDepsIndexV1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := planPromise(t, placement.Promise{Name: "jenkins", Selector: envSelector("dev"), Dependencies: deps(depsYAML),
+				Pool: []placement.Member{other}, Prior: record(tc.indexMD5)})
+			got := map[string]string{}
+			for _, op := range p.Ops {
+				for path, c := range op.Change.Put {
+					if strings.HasPrefix(path, devRoot+"/") {
+						got[path] = string(c)
+					}
+				}
+				for _, d := range op.Change.Delete {
+					if strings.HasPrefix(d, devRoot+"/") {
+						t.Errorf("deletes %q in the folder of a destination that left the pool", d)
+					}
+				}
+			}
+			if !emptyish(got) || !emptyish(tc.want) {
+				equal(t, "puts in dev's folder", got, tc.want)
+			}
+			if _, ok := p.Records["dev"]; ok {
+				t.Errorf("Records[dev] = %+v, want none: the destination left the pool", p.Records["dev"])
+			}
+		})
+	}
+}

@@ -224,6 +224,9 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	p := placement.PlanCanaries(m.Member, plan.InitWorkloads.ValueBool())
 	plan.Root = types.StringValue(m.Target.Root)
 	plan.Files = stringMapValue(p.Records[m.Name].Files)
+	if plan.InstanceID.IsNull() {
+		plan.InstanceID = types.StringUnknown() // imported: the apply gives it one
+	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
