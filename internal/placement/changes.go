@@ -129,35 +129,6 @@ func (o *ops) remove(m Member, f layout.Files, dest string, recorded map[string]
 	}
 }
 
-// reindex puts back, on a destination that left the pool, the index files of the placement
-// left there when they no longer say what it wrote (edited or deleted by hand). Its files stay,
-// forgotten; the index is how that destination's cleanup = "all" finds them later.
-func (o *ops) reindex(before Prior, dest string, filesAt func(Member) (layout.Files, error)) error {
-	if before.Member == nil {
-		return nil
-	}
-	f, err := filesAt(*before.Member)
-	if err != nil {
-		return err
-	}
-	for _, p := range sortedKeys(f.Put) {
-		if !isIndex(p) || before.Record.Files[p] == MD5(f.Put[p]) {
-			continue
-		}
-		o.at(*before.Member, dest).Change.Put[p] = f.Put[p]
-	}
-	return nil
-}
-
-func isIndex(p string) bool {
-	for _, seg := range strings.Split(p, "/") {
-		if seg == layout.IndexDir {
-			return true
-		}
-	}
-	return false
-}
-
 // owns says whether a path recorded by a placement is one it may delete. State is not trusted
 // for this: only a clean file path inside the destination's folder qualifies, never a canary of
 // any mode, never an index file or an aggregate part it does not claim now, never the shared

@@ -70,13 +70,6 @@ func PlanPromise(in Promise) (Plan, []scheduling.Decision, error) {
 		p.Misscheduled = append(p.Misscheduled, d.Destination)
 		p.Warnings = append(p.Warnings, fmt.Sprintf("Destination %q no longer matches promise %q (%s). Its files stay and are no longer updated (misscheduled); set on_unschedule = \"delete\" to remove them.", d.Destination, in.Name, d.Reason))
 	}
-	for _, dest := range sortedKeys(in.Prior) {
-		if _, inPool := members[dest]; !inPool {
-			if err := o.reindex(in.Prior[dest], dest, filesAt); err != nil {
-				return Plan{}, nil, err
-			}
-		}
-	}
 	sort.Strings(p.Scheduled)
 	sort.Strings(p.Misscheduled)
 	if len(p.Scheduled) == 0 {

@@ -71,23 +71,17 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("Request %s: no destinations can be selected for scheduling (selectors: %s). Nothing is written until a destination matches.\n\n%s",
 			in.Key, selectorText(sel), strings.Join(why, "\n")))
 	}
-	filesAt := func(m Member) (layout.Files, error) { return layout.RequestFiles(m.Target, in.Output) }
-	var o ops
-	if _, inPool := members[in.PriorDestination]; in.PriorDestination != "" && !inPool && in.Prior != nil {
-		if err := o.reindex(*in.Prior, in.PriorDestination, filesAt); err != nil {
-			return RequestPlan{}, nil, err
-		}
-	}
 	if chosen == "" {
-		p.finish(&o)
 		return p, decisions, nil
 	}
 	m := members[chosen]
 	p.Chosen = &m
+	filesAt := func(m Member) (layout.Files, error) { return layout.RequestFiles(m.Target, in.Output) }
 	f, err := filesAt(m)
 	if err != nil {
 		return RequestPlan{}, nil, err
 	}
+	var o ops
 	before, held := p.prior[chosen]
 	if err := place(&o, m, f, chosen, before, held, filesAt); err != nil {
 		return RequestPlan{}, nil, err
