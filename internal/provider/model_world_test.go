@@ -184,10 +184,6 @@ type modelPartEdit struct {
 	dir    string // modelAggregatesDir for a part, ".kratix" for an index file
 	pick   int    // which of the files recorded in state (modulo their number)
 	delete bool   // delete it; otherwise overwrite it
-	// in: only files in this folder; gone: its destination is destroyed by the same apply, so
-	// the file is not put back (the model says what the folder holds then).
-	in   *modelLoc
-	gone bool
 }
 
 type modelHand struct {
@@ -558,28 +554,7 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 			return modelOp{}, false
 		}
 		edit := &modelPartEdit{dir: ".kratix", pick: rng.IntN(1 << 20), delete: rng.IntN(2) == 0}
-		desc := fmt.Sprintf("%s a .kratix/ index file by hand", map[bool]string{true: "delete", false: "overwrite"}[edit.delete])
-		if rng.IntN(3) == 0 {
-			// ... of a destination destroyed with cleanup = "all" in the same apply: the index
-			// is the provider's bookkeeping, and its files are the placements' all the same.
-			var doomed []*modelDest
-			for _, d := range dests {
-				loc := m.applied[d.name].loc
-				if d.cleanup == "all" && slices.ContainsFunc(m.ledger[loc], func(e *ledgerEntry) bool { return e.status == stLive && e.index != nil }) {
-					doomed = append(doomed, d)
-				}
-			}
-			if len(doomed) > 0 {
-				d := pick(rng, doomed)
-				loc := m.applied[d.name].loc
-				edit.in, edit.gone = &loc, true
-				d.present = false
-				w.pending = []string{"d:" + d.name}
-				desc = fmt.Sprintf("%s a .kratix/ index file of %s by hand, and destroy %s (%s, cleanup all) in the same apply",
-					map[bool]string{true: "delete", false: "overwrite"}[edit.delete], d.name, d.name, d.mode)
-			}
-		}
-		return modelOp{desc: desc, part: edit}, true
+		return modelOp{desc: fmt.Sprintf("%s a .kratix/ index file by hand", map[bool]string{true: "delete", false: "overwrite"}[edit.delete]), part: edit}, true
 
 	case "mode":
 		if len(dests) == 0 || len(w.modes) < 2 {
