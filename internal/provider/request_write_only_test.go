@@ -269,6 +269,9 @@ resource "kratix_resource_request" "r" {
 `
 	}
 	t.Setenv(contentHashKeyEnv, "")
+	withKey := func(key string) string {
+		return strings.Replace(cfg("  documents_wo = "+doc), `provider "kratix" {`, fmt.Sprintf("provider \"kratix\" {\n  content_hash_key = %q", key), 1)
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,
 		Steps: []resource.TestStep{
@@ -286,6 +289,18 @@ resource "kratix_resource_request" "r" {
 				Config:      cfg("  documents_wo = " + doc),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`(?s)Content Hash Key Missing.*documents_wo.*KRATIX_CONTENT_HASH_KEY`),
+			},
+			{
+				Config:      withKey("0123456789"), // too short
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Content Hash Key Too Short.*documents_wo.*at least 16`),
+			},
+			{
+				// The write-only file keys are checked like files' keys, with their path.
+				Config: strings.Replace(cfg(`  files_wo = { ".kratix/x.yaml" = "y" }`), `provider "kratix" {`,
+					`provider "kratix" {`+"\n  content_hash_key = \"0123456789abcdef0123\"", 1),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Invalid File Key.*files_wo\["\.kratix/x\.yaml"\]`),
 			},
 			{
 				Config:      cfg(`  documents_wo = "apiVersion: v1\nkind: Secret\nstringData:\n  password: hunter2\n"`),
