@@ -111,12 +111,14 @@ func checkImportBlocks(t *testing.T, dir string) {
 func TestExamples(t *testing.T) {
 	secrets := `
 provider "kratix" {
+  content_hash_key = "0123456789abcdef0123456789abcdef"
   secrets = {
     minio  = { access_key_id = "a", secret_access_key = "b" }
     github = { ssh_private_key = "k", known_hosts = "github.com ssh-ed25519 AAAA" }
   }
 }
 `
+	t.Setenv("TF_VAR_db_password", "example-password") // the request example's ephemeral variable
 	dirs, err := filepath.Glob("../../examples/*/*")
 	if err != nil || len(dirs) < 5 {
 		t.Fatalf("examples not found: %v %v", dirs, err)
@@ -149,6 +151,7 @@ provider "kratix" {
 				Config: exampleConfig(t, "../../examples/provider/provider.tf") + "\nresource \"kratix_state_store\" \"x\" {\n  name = \"x\"\n  secret_ref = \"github\"\n  git = { url = \"git@github.com:acme/gitops.git\" }\n}\n",
 				ConfigVariables: config.Variables{
 					"minio_secret_key": config.StringVariable("s3cr3t"),
+					"content_hash_key": config.StringVariable("0123456789abcdef0123456789abcdef"),
 					"deploy_key":       config.StringVariable("-----BEGIN OPENSSH PRIVATE KEY-----\n"),
 				},
 				PlanOnly:           true,
