@@ -11,6 +11,12 @@ variable "minio_secret_key" {
   sensitive = true
 }
 
+variable "content_hash_key" {
+  description = "Random and stable (openssl rand -hex 32): the key of the hashes recorded for write-only content."
+  type        = string
+  sensitive   = true
+}
+
 variable "deploy_key" {
   description = "Private SSH key of a deploy key with write access to the GitOps repository."
   type        = string
@@ -20,6 +26,8 @@ variable "deploy_key" {
 # Credential sets are named; state stores refer to them with secret_ref. Any value can instead
 # come from the environment: KRATIX_SECRET_<NAME>_<KEY>, e.g. KRATIX_SECRET_MINIO_SECRET_ACCESS_KEY.
 provider "kratix" {
+  # Or KRATIX_CONTENT_HASH_KEY in the environment.
+  content_hash_key = var.content_hash_key
   secrets = {
     minio = {
       access_key_id     = "platform"

@@ -20,6 +20,9 @@ type Request struct {
 	// request placed there.
 	PriorDestination string
 	Prior            *Prior
+	// HashKey, when set, makes the record hold keyed hashes instead of MD5s (see KeyedMark): the
+	// content came from write-only attributes.
+	HashKey []byte
 }
 
 // RequestPlan is a Plan with the one destination chosen.
@@ -87,6 +90,9 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 		return RequestPlan{}, nil, err
 	}
 	r := record(m, f)
+	if in.HashKey != nil {
+		r.Files = KeyedHashes(f, in.HashKey)
+	}
 	r.Misscheduled = p.Misscheduled
 	p.Records[chosen] = r
 	p.Scheduled = []string{chosen}

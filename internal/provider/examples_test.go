@@ -36,8 +36,8 @@ func exampleDir(t *testing.T, dir, provider string) string {
 	}
 	declared := false
 	for _, e := range entries {
-		if e.IsDir() || filepath.Ext(e.Name()) == ".sh" {
-			continue
+		if e.IsDir() || filepath.Ext(e.Name()) == ".sh" || e.Name() == importBlocksFile {
+			continue // import blocks are checked by checkImportBlocks: planning them would dial the stores
 		}
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
@@ -59,17 +59,66 @@ func exampleDir(t *testing.T, dir, provider string) string {
 	return out
 }
 
+// importBlocksFile is the example of `import` blocks that tfplugindocs puts on a resource's page.
+const importBlocksFile = "import-by-string-id.tf"
+
+var (
+	importBlock   = regexp.MustCompile(`(?m)^import \{\n  to = (\w+)\.(\w+)\n  id = "([^"]+)"\n\}$`)
+	declaredBlock = regexp.MustCompile(`(?m)^resource "(\w+)" "(\w+)" \{$`)
+)
+
+// checkImportBlocks checks a resource example's import blocks: there is at least one, each
+// imports a resource the example declares, of the example's type, with an id of the documented
+// form. (Applying import blocks against real stores is TestAccAdopt's business.)
+func checkImportBlocks(t *testing.T, dir string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, importBlocksFile))
+	if err != nil {
+		t.Errorf("%s has no %s: %v", dir, importBlocksFile, err)
+		return
+	}
+	res, err := os.ReadFile(filepath.Join(dir, "resource.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	declared := map[string]bool{}
+	for _, m := range declaredBlock.FindAllStringSubmatch(string(res), -1) {
+		declared[m[1]+"."+m[2]] = true
+	}
+	ids := map[string]*regexp.Regexp{
+		"kratix_state_store":      regexp.MustCompile(`^[a-z0-9-]+$`),
+		"kratix_destination":      regexp.MustCompile(`^[a-z0-9-]+$`),
+		"kratix_promise":          regexp.MustCompile(`^[a-z0-9-]+$`),
+		"kratix_resource_request": regexp.MustCompile(`^[a-z0-9-]+/[a-z0-9-]+/[a-z0-9-]+(@[a-z0-9-]+)?$`),
+	}
+	typ := filepath.Base(dir)
+	blocks := importBlock.FindAllStringSubmatch(string(b), -1)
+	if len(blocks) == 0 || strings.Count(string(b), "import {") != len(blocks) {
+		t.Errorf("%s: %d import blocks in the expected form, of %d", importBlocksFile, len(blocks), strings.Count(string(b), "import {"))
+	}
+	for _, m := range blocks {
+		if m[1] != typ || !declared[m[1]+"."+m[2]] {
+			t.Errorf("%s imports %s.%s, which %s/resource.tf does not declare", importBlocksFile, m[1], m[2], typ)
+		}
+		if !ids[typ].MatchString(m[3]) {
+			t.Errorf("%s: id %q of %s.%s is not of the documented form %s", importBlocksFile, m[3], m[1], m[2], ids[typ])
+		}
+	}
+}
+
 // TestExamples plans every documentation example: each must be a valid configuration whose plan
 // succeeds (nothing is applied: they point at hosts that do not exist here).
 func TestExamples(t *testing.T) {
 	secrets := `
 provider "kratix" {
+  content_hash_key = "0123456789abcdef0123456789abcdef"
   secrets = {
     minio  = { access_key_id = "a", secret_access_key = "b" }
     github = { ssh_private_key = "k", known_hosts = "github.com ssh-ed25519 AAAA" }
   }
 }
 `
+	t.Setenv("TF_VAR_db_password", "example-password") // the request example's ephemeral variable
 	dirs, err := filepath.Glob("../../examples/*/*")
 	if err != nil || len(dirs) < 5 {
 		t.Fatalf("examples not found: %v %v", dirs, err)
@@ -87,8 +136,11 @@ provider "kratix" {
 					ExpectNonEmptyPlan:       true,
 				}},
 			})
-			if _, err := os.Stat(filepath.Join(dir, "import.sh")); err != nil && filepath.Base(filepath.Dir(dir)) == "resources" {
-				t.Errorf("%s has no import.sh: %v", dir, err)
+			if filepath.Base(filepath.Dir(dir)) == "resources" {
+				if _, err := os.Stat(filepath.Join(dir, "import.sh")); err != nil {
+					t.Errorf("%s has no import.sh: %v", dir, err)
+				}
+				checkImportBlocks(t, dir)
 			}
 		})
 	}
@@ -99,6 +151,7 @@ provider "kratix" {
 				Config: exampleConfig(t, "../../examples/provider/provider.tf") + "\nresource \"kratix_state_store\" \"x\" {\n  name = \"x\"\n  secret_ref = \"github\"\n  git = { url = \"git@github.com:acme/gitops.git\" }\n}\n",
 				ConfigVariables: config.Variables{
 					"minio_secret_key": config.StringVariable("s3cr3t"),
+					"content_hash_key": config.StringVariable("0123456789abcdef0123456789abcdef"),
 					"deploy_key":       config.StringVariable("-----BEGIN OPENSSH PRIVATE KEY-----\n"),
 				},
 				PlanOnly:           true,

@@ -40,7 +40,8 @@ func New(version string) func() provider.Provider {
 }
 
 type providerModel struct {
-	Secrets types.Map `tfsdk:"secrets"`
+	Secrets        types.Map    `tfsdk:"secrets"`
+	ContentHashKey types.String `tfsdk:"content_hash_key"`
 }
 
 func (p *kratixProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -54,7 +55,8 @@ func (p *kratixProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 			"files into State Stores (S3-compatible buckets and Git repositories) during `terraform apply`, " +
 			"in Kratix's folder layout, with no Kubernetes platform cluster.",
 		Attributes: map[string]schema.Attribute{
-			"secrets": secretsSchema(),
+			"secrets":          secretsSchema(),
+			"content_hash_key": contentHashKeySchema(),
 		},
 	}
 }
@@ -72,6 +74,7 @@ func (p *kratixProvider) Configure(ctx context.Context, req provider.ConfigureRe
 		pool:      statestore.NewPool(),
 	}
 	data.secrets, data.secretsUnknown = secretsFromConfig(ctx, cfg.Secrets, &resp.Diagnostics)
+	data.hashKey, data.hashKeyUnknown = cfg.ContentHashKey.ValueString(), cfg.ContentHashKey.IsUnknown()
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -55,6 +55,13 @@ type requestModel struct {
 	Location             types.String     `tfsdk:"location"`
 	Root                 types.String     `tfsdk:"root"`
 	WrittenFiles         types.Map        `tfsdk:"written_files"`
+	DocumentsWO          types.String     `tfsdk:"documents_wo"`
+	FilesWO              types.Map        `tfsdk:"files_wo"`
+	ContentWOVersion     types.Int64      `tfsdk:"content_wo_version"`
+
+	// secret is the provider's content_hash_key when the content is write-only (see
+	// request_write_only.go); never stored.
+	secret []byte
 }
 
 func (r *requestResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -128,10 +135,12 @@ func (r *requestResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				ElementType: types.StringType, Computed: true,
 				MarkdownDescription: "Every file the request keeps in the store: path to MD5. Known during plan; drift (a file " +
 					"edited or deleted, a stray file in the request's folder) shows here. An aggregatedYAML file maps to " +
-					"`part:<MD5 of this request's part>` while it is current, and to `stale` when it is not.",
+					"`part:<MD5 of this request's part>` while it is current, and to `stale` when it is not. With write-only " +
+					"content, every hash is a keyed hash `hmac:<hex>` instead, which reveals nothing about the content.",
 			},
 		},
 	}
+	addRequestWriteOnly(resp.Schema.Attributes)
 }
 
 func (r *requestResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -147,7 +156,8 @@ func (m requestModel) key() string {
 func (m requestModel) plan(ctx context.Context, state requestModel) (placement.RequestPlan, []poolMember, bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	if m.Promise == nil || m.Promise.Name.IsUnknown() || m.Name.IsUnknown() || m.Namespace.IsUnknown() ||
-		m.Pipeline.IsUnknown() || m.Documents.IsUnknown() || m.Files.IsUnknown() {
+		m.Pipeline.IsUnknown() || m.Documents.IsUnknown() || m.Files.IsUnknown() ||
+		m.DocumentsWO.IsUnknown() || m.FilesWO.IsUnknown() || (m.writeOnly() && m.secret == nil) {
 		return placement.RequestPlan{}, nil, false, diags
 	}
 	promiseEntries, okP, d := selectorsFromModel(path.Root("promise").AtName("destination_selectors"), m.Promise.DestinationSelectors)
@@ -170,7 +180,7 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (placement.R
 	}
 	in := placement.Request{
 		Key: m.key(), PromiseSelector: scheduling.Merge(promiseEntries), Selector: scheduling.Merge(own),
-		Output: out, Pool: members(pool),
+		Output: out, Pool: members(pool), HashKey: m.hashKey(),
 	}
 	if pr, ok := state.prior(ctx); ok {
 		in.PriorDestination = state.Destination.ValueString()
@@ -216,15 +226,20 @@ func (m requestModel) refs(ctx context.Context) storeRefs {
 // files, canaries, other placements' files). documents counts as the file <name>.yaml.
 func (m requestModel) checkFileKeys(ctx context.Context) diag.Diagnostics {
 	var diags diag.Diagnostics
-	files := stringMap(ctx, m.Files)
-	keys := sortedKeys(files)
-	if !m.Documents.IsNull() {
+	files, filesWO := stringMap(ctx, m.Files), stringMap(ctx, m.FilesWO)
+	keys := append(sortedKeys(files), sortedKeys(filesWO)...)
+	if !m.Documents.IsNull() || !m.DocumentsWO.IsNull() {
 		keys = append(keys, m.Name.ValueString()+".yaml")
 	}
 	for _, e := range layout.CheckRequestFiles(keys) {
 		at := path.Root("files").AtMapKey(e.Key)
 		if _, given := files[e.Key]; !given {
 			at = path.Root("documents")
+		}
+		if _, given := filesWO[e.Key]; given {
+			at = path.Root("files_wo").AtMapKey(e.Key)
+		} else if !m.DocumentsWO.IsNull() && at.Equal(path.Root("documents")) {
+			at = path.Root("documents_wo")
 		}
 		diags.AddAttributeError(at, "Invalid File Key", fmt.Sprintf("%s: %s", at, e.Message))
 	}
@@ -237,12 +252,14 @@ func (m requestModel) output(ctx context.Context) (layout.Request, error) {
 		Promise: m.Promise.Name.ValueString(), Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(),
 		Pipeline: m.Pipeline.ValueString(), Files: map[string][]byte{},
 	}
-	for rel, content := range stringMap(ctx, m.Files) {
-		clean, err := layout.NormaliseFileKey(rel)
-		if err != nil {
-			return req, fmt.Errorf("files[%q]: %w", rel, err)
+	for attr, files := range map[string]types.Map{"files": m.Files, "files_wo": m.FilesWO} {
+		for rel, content := range stringMap(ctx, files) {
+			clean, err := layout.NormaliseFileKey(rel)
+			if err != nil {
+				return req, fmt.Errorf("%s[%q]: %w", attr, rel, err)
+			}
+			req.Files[clean] = []byte(content)
 		}
-		req.Files[clean] = []byte(content)
 	}
 	var all []manifest.Document
 	if !m.Documents.IsNull() {
@@ -250,6 +267,13 @@ func (m requestModel) output(ctx context.Context) (layout.Request, error) {
 		if err != nil {
 			return req, err // reported by the attribute's validation
 		}
+		req.Files[m.Name.ValueString()+".yaml"] = manifest.Canonical(docs)
+	}
+	if !m.DocumentsWO.IsNull() {
+		if err := checkWriteOnlyYAML(m.DocumentsWO.ValueString()); err != nil {
+			return req, fmt.Errorf("documents_wo: %w", err)
+		}
+		docs, _ := manifest.Parse([]byte(m.DocumentsWO.ValueString()))
 		req.Files[m.Name.ValueString()+".yaml"] = manifest.Canonical(docs)
 	}
 	for _, rel := range sortedKeys(req.Files) {
@@ -266,7 +290,7 @@ func (m requestModel) output(ctx context.Context) (layout.Request, error) {
 	if len(others) > 0 {
 		req.Others = manifest.Canonical(others)
 	}
-	if len(req.Files) == 0 {
+	if len(req.Files) == 0 && m.secret == nil { // write-only content is not in state: Read lays out without it
 		return req, fmt.Errorf("a request needs documents or files")
 	}
 	return req, nil
@@ -282,6 +306,7 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 		plan.Documents = keepIfSameMeaning(ctx, plan.Documents, state.Documents)
 	}
+	resp.Diagnostics.Append(plan.takeWriteOnly(ctx, req.Config, r.data)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -309,6 +334,7 @@ func (m *requestModel) record(p placement.RequestPlan, o placement.Outcome) {
 	m.Misscheduled = types.BoolValue(false)
 	m.Destination, m.Location, m.Root = types.StringNull(), types.StringNull(), types.StringNull()
 	m.WrittenFiles = stringMapValue(map[string]string{})
+	m.DocumentsWO, m.FilesWO = types.StringNull(), types.MapNull(types.StringType) // never in plan or state
 	for dest, rec := range o.Records {
 		if p.Chosen != nil && dest != p.Chosen.Name && len(o.Records) > 1 {
 			continue
@@ -324,6 +350,7 @@ func (m *requestModel) record(p placement.RequestPlan, o placement.Outcome) {
 func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan requestModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(plan.takeWriteOnly(ctx, req.Config, r.data)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -341,6 +368,10 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if !ok || prior.Member == nil {
 		return
 	}
+	if ok, d := r.readKey(&state, prior.Record); !ok {
+		resp.Diagnostics.Append(d...)
+		return
+	}
 	out, err := state.output(ctx)
 	if err != nil {
 		return
@@ -351,7 +382,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	}
 	dest := state.Destination.ValueString()
 	mem := findMember(ctx, state.Promise.Destinations, dest)
-	found := r.data.refresh(ctx, "Request", "Request "+state.key(), map[string]observed{dest: {member: *mem, files: f, record: prior.Record}}, &resp.Diagnostics)
+	found := r.data.refresh(ctx, "Request", "Request "+state.key(), map[string]observed{dest: {member: *mem, files: f, record: prior.Record, hashKey: state.hashKey()}}, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -365,6 +396,7 @@ func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest
 	var plan, state requestModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(plan.takeWriteOnly(ctx, req.Config, r.data)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -60,6 +60,9 @@ type providerData struct {
 	secretsUnknown bool // the secrets attribute was not known at Configure (planned from other resources)
 	lookupEnv      func(string) (string, bool)
 	pool           *statestore.Pool
+	// hashKey is content_hash_key from the provider block ("" when unset; see contentSecret).
+	hashKey        string
+	hashKeyUnknown bool
 }
 
 func secretsFromConfig(ctx context.Context, v types.Map, diags *diag.Diagnostics) (map[string]secretSet, bool) {

@@ -87,6 +87,8 @@ type observed struct {
 	member poolMember
 	files  layout.Files
 	record placement.Record
+	// hashKey, for a record of keyed hashes, is the key to hash what the store holds with.
+	hashKey []byte
 }
 
 // refresh reads what each placement's location holds now, one pass per location, and returns
@@ -114,6 +116,9 @@ func (d *providerData) refresh(ctx context.Context, kind, who string, placements
 			o := placements[dest]
 			q := placement.Observe(o.files, o.record)
 			obs, err := observe(ctx, store, q)
+			if err == nil && o.hashKey != nil {
+				err = rekey(ctx, store, q, &obs, o.hashKey)
+			}
 			if err != nil {
 				addStoreError(diags, "Cannot Read "+kind, fmt.Sprintf("%s: reading destination %q failed", who, dest), err)
 				return nil
@@ -187,4 +192,22 @@ func aggregateFresh(ctx context.Context, store statestore.Store, a layout.Aggreg
 		return !exists, parts, nil
 	}
 	return exists && sum == placement.MD5(layout.JoinAggregate(contents)), parts, nil
+}
+
+// rekey replaces the MD5s of what a refresh keeps by keyed hashes of the content, read back
+// from the store (a bucket's objects are downloaded, a git tree is in memory): a record of
+// write-only content never holds an MD5 (see placement.KeyedMark).
+func rekey(ctx context.Context, store statestore.Store, q placement.Query, obs *placement.Observation, key []byte) error {
+	for _, p := range q.Kept(*obs) {
+		content, err := store.Read(ctx, p)
+		if statestore.IsNotFound(err) {
+			delete(obs.Found, p) // gone since it was listed
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		obs.Found[p] = placement.Keyed(key, p, content)
+	}
+	return nil
 }

@@ -54,6 +54,28 @@ resource "kratix_resource_request" "team_a" {
   }
 }
 
+# A Kubernetes Secret. Write-only content (Terraform 1.11 or later) reaches the store but never
+# state or plan; written_files records keyed hashes of it (the provider needs content_hash_key, or
+# KRATIX_CONTENT_HASH_KEY). An ephemeral variable is not saved in the plan either.
+variable "db_password" {
+  type      = string
+  sensitive = true
+  ephemeral = true
+}
+
+resource "kratix_resource_request" "db_credentials" {
+  promise = kratix_promise.jenkins
+  name    = "db-credentials"
+  documents_wo = yamlencode({
+    apiVersion = "v1"
+    kind       = "Secret"
+    metadata   = { name = "db-credentials", namespace = "default" }
+    stringData = { password = var.db_password }
+  })
+  # Bump to write the content again, e.g. after rotating the password outside Terraform.
+  content_wo_version = 1
+}
+
 output "dev_instance_destination" {
   value = kratix_resource_request.dev_instance.destination
 }
