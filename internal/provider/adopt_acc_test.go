@@ -1,0 +1,298 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
+)
+
+// A store laid out as Kratix lays it, written by the tests with their own client: one promise "p"
+// on four destinations (two nestedByMetadata, one splitByKind, one none), their canaries, and
+// requests on destinations the rendezvous choice would not pick. Paths are spelled by hand from
+// Kratix's layout (and, for the index files of mode none, from this provider's naming: Kratix's
+// own index files carry a random suffix).
+const (
+	adoptDeps = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
+	adoptPool = `["w1", "w2", "w3", "w4"]`
+)
+
+// adoptCanaries are the canary files of w1..w4, as Kratix writes them when a destination is
+// registered.
+var adoptCanaries = map[string]string{
+	"w1/dependencies/kratix-canary-namespace.yaml": canaryNamespaceYAML,
+	"w1/resources/kratix-canary-configmap.yaml":    canaryConfigMapYAML,
+	"w2/dependencies/kratix-canary-namespace.yaml": canaryNamespaceYAML,
+	"w2/resources/kratix-canary-configmap.yaml":    canaryConfigMapYAML,
+	"w3/crds/kratix-crds.yaml":                     canaryNamespaceYAML,
+	"w3/resources/kratix-resources.yaml":           canaryConfigMapYAML,
+	"w4/kratix-canary-namespace.yaml":              canaryNamespaceYAML,
+	"w4/kratix-canary-configmap.yaml":              canaryConfigMapYAML,
+}
+
+const (
+	canaryNamespaceYAML = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kratix-worker-system\nspec: {}\nstatus: {}\n"
+	canaryConfigMapYAML = "apiVersion: v1\ndata:\n  canary: this confirms your infrastructure is reading from Kratix state stores\nkind: ConfigMap\nmetadata:\n  name: kratix-info\n  namespace: kratix-worker-system\n"
+)
+
+// adoptPromiseFiles are the promise's files on each destination.
+var adoptPromiseFiles = map[string]map[string]string{
+	"w1": {"w1/dependencies/p/5058f/static/p-dependencies.yaml": adoptDeps},
+	"w2": {"w2/dependencies/p/5058f/static/p-dependencies.yaml": adoptDeps},
+	"w3": {"w3/resources/01-default-p-default-resources.yaml": adoptDeps},
+	"w4": {
+		"w4/static/p-dependencies.yaml": adoptDeps,
+		"w4/.kratix/kratix-platform-system-p-static-deps.w4-5058f.yaml": "files:\n- w4/static/p-dependencies.yaml\n",
+	},
+}
+
+// adoptConfig is the store, the four destinations, promise p and the given requests (each with
+// one file <name>.yaml holding a ConfigMap named after it), with import blocks for all of them;
+// ids maps a request to its import id when it is not <promise>/<namespace>/<name>.
+func adoptConfig(ts *testStore, requests []string, ids map[string]string) string {
+	var b strings.Builder
+	b.WriteString(ts.provider)
+	fmt.Fprintf(&b, `
+terraform {
+  required_providers {
+    kratix = { source = "promise-platform/kratix" }
+  }
+}
+
+resource "kratix_state_store" "s" {
+%s
+}
+
+locals {
+  modes = { w1 = "nestedByMetadata", w2 = "nestedByMetadata", w3 = "splitByKind", w4 = "none" }
+}
+
+resource "kratix_destination" "w" {
+  for_each      = local.modes
+  name          = each.key
+  path          = each.key
+  filepath_mode = each.value
+  state_store   = kratix_state_store.s
+}
+
+resource "kratix_promise" "p" {
+  name         = "p"
+  destinations = [for n in %s : kratix_destination.w[n]]
+  dependencies = %q
+}
+
+import {
+  to = kratix_state_store.s
+  id = %q
+}
+
+import {
+  for_each = local.modes
+  to       = kratix_destination.w[each.key]
+  id       = each.key
+}
+
+import {
+  to = kratix_promise.p
+  id = "p"
+}
+`, ts.store, adoptPool, adoptDeps, storeName(ts))
+	for _, r := range requests {
+		id := "p/default/" + r
+		if ids[r] != "" {
+			id = ids[r]
+		}
+		fmt.Fprintf(&b, `
+resource "kratix_resource_request" %q {
+  promise = kratix_promise.p
+  name    = %q
+  files   = { %q = %q }
+}
+
+import {
+  to = kratix_resource_request.%s
+  id = %q
+}
+`, r, r, r+".yaml", requestYAML(r), r, id)
+	}
+	return b.String()
+}
+
+func requestYAML(name string) string {
+	return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n"
+}
+
+// writeKratixStore writes the canaries, the promise's files and extra into the store with the
+// test's own client.
+func writeKratixStore(t *testing.T, ts *testStore, extra map[string]string) {
+	t.Helper()
+	all := map[string]string{}
+	for p, c := range adoptCanaries {
+		all[p] = c
+	}
+	for _, files := range adoptPromiseFiles {
+		for p, c := range files {
+			all[p] = c
+		}
+	}
+	for p, c := range extra {
+		all[p] = c
+	}
+	paths := make([]string, 0, len(all))
+	for p := range all {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		ts.put(t, p, []byte(all[p]))
+	}
+}
+
+// plannedChange is what `terraform show -json` says of one resource in a saved plan.
+type plannedChange struct {
+	Address string `json:"address"`
+	Change  struct {
+		Actions   []string       `json:"actions"`
+		After     map[string]any `json:"after"`
+		Importing *struct {
+			ID string `json:"id"`
+		} `json:"importing"`
+	} `json:"change"`
+}
+
+func showPlan(t *testing.T, c *cli, file string) map[string]plannedChange {
+	t.Helper()
+	out, err := c.run("show", "-json", file)
+	if err != nil {
+		t.Fatalf("show: %v\n%s", err, out)
+	}
+	var plan struct {
+		ResourceChanges []plannedChange `json:"resource_changes"`
+	}
+	if err := json.Unmarshal([]byte(out), &plan); err != nil {
+		t.Fatalf("reading the plan: %v\n%s", err, out)
+	}
+	changes := map[string]plannedChange{}
+	for _, rc := range plan.ResourceChanges {
+		changes[rc.Address] = rc
+	}
+	return changes
+}
+
+// hashes is a map of path to MD5 of each content, as written_files records them.
+func hashes(files map[string]string) map[string]any {
+	out := map[string]any{}
+	for p, c := range files {
+		out[p] = md5Of(c)
+	}
+	return out
+}
+
+// TestAccAdoptKratixStore: a store Kratix wrote, with requests on destinations the rendezvous
+// choice would not pick, is imported with import blocks. The first plan imports and moves
+// nothing: each request stays where it is, with the files it has there, and the promise records
+// the files of every destination; the apply writes nothing (no PUT, no commit), and the next
+// plan is empty.
+func TestAccAdoptKratixStore(t *testing.T) {
+	for _, kind := range []string{"bucket", "git-http"} {
+		t.Run(kind, func(t *testing.T) {
+			if minioServer == nil {
+				t.Skip("acceptance test: set TF_ACC=1")
+			}
+			ts := newTestStore(t, kind)
+			// Where each request is, and not where the rendezvous would put it.
+			requests := map[string]struct {
+				dest  string
+				files map[string]string
+			}{
+				"ra": {"w2", map[string]string{"w2/resources/default/p/ra/instance-configure/5058f/ra.yaml": requestYAML("ra")}},
+				"rb": {"w3", map[string]string{"w3/resources/01-default-p-default-default-rb-resources.yaml": requestYAML("rb")}},
+				"alpha": {"w4", map[string]string{
+					"w4/alpha.yaml": requestYAML("alpha"),
+					"w4/.kratix/default-p_alpha_default_instance-configure.w4-5058f.yaml": "files:\n- w4/alpha.yaml\n",
+				}},
+			}
+			extra := map[string]string{}
+			var names []string
+			for name, r := range requests {
+				names = append(names, name)
+				if c, _ := scheduling.Choose("default/p/"+name, []string{"w1", "w2", "w3", "w4"}); c == r.dest {
+					t.Fatalf("request %s is on %s, the rendezvous choice: pick another name", name, c)
+				}
+				for p, c := range r.files {
+					extra[p] = c
+				}
+			}
+			sort.Strings(names)
+			writeKratixStore(t, ts, extra)
+			before := ts.list(t)
+			commits := 0
+			if kind != "bucket" {
+				commits = gitCommits(t, ts)
+			}
+
+			c := newCLI(t, map[string]string{"main.tf": adoptConfig(ts, names, nil)})
+			if out, err := c.run("plan", "-out=tfplan"); err != nil {
+				t.Fatalf("plan: %v\n%s", err, out)
+			}
+			changes := showPlan(t, c, "tfplan")
+			for addr, rc := range changes {
+				if rc.Change.Importing == nil {
+					t.Errorf("%s: not imported (actions %v)", addr, rc.Change.Actions)
+				}
+				if a := rc.Change.Actions; len(a) != 1 || a[0] != "update" && a[0] != "no-op" {
+					t.Errorf("%s: actions %v, want an import with at most an update in place", addr, a)
+				}
+			}
+			for name, r := range requests {
+				after := changes["kratix_resource_request."+name].Change.After
+				if after["destination"] != r.dest {
+					t.Errorf("request %s planned on %v, want %s where it is", name, after["destination"], r.dest)
+				}
+				if got, want := after["written_files"], hashes(r.files); !reflect.DeepEqual(got, want) {
+					t.Errorf("request %s: written_files %v, want %v", name, got, want)
+				}
+			}
+			placements, _ := changes["kratix_promise.p"].Change.After["placements"].(map[string]any)
+			for dest, files := range adoptPromiseFiles {
+				pl, _ := placements[dest].(map[string]any)
+				if got, want := pl["files"], hashes(files); !reflect.DeepEqual(got, want) {
+					t.Errorf("promise on %s: files %v, want %v", dest, got, want)
+				}
+			}
+
+			mark := ts.mark(t)
+			if out, err := c.run("apply", "tfplan"); err != nil {
+				t.Fatalf("apply: %v\n%s", err, out)
+			}
+			if err := ts.expectNoWritesSince(t, &mark)(nil); err != nil {
+				t.Error(err)
+			}
+			if kind != "bucket" {
+				if n := gitCommits(t, ts); n != commits {
+					t.Errorf("the apply made %d commits, want none", n-commits)
+				}
+			}
+			if after := ts.list(t); !reflect.DeepEqual(after, before) {
+				t.Errorf("the store's files changed:\nbefore %v\nafter  %v", before, after)
+			}
+			if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+				t.Errorf("the plan after the apply is not empty: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// gitCommits counts the commits on main of a git test store, with the git CLI.
+func gitCommits(t *testing.T, ts *testStore) int {
+	t.Helper()
+	n, err := gitServer.CommitCount(storeName(ts), "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
