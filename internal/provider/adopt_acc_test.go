@@ -296,3 +296,96 @@ func gitCommits(t *testing.T, ts *testStore) int {
 	}
 	return n
 }
+
+// TestAccAdoptRequestChoices: a request found on several destinations is an error that lists
+// them and says how to pick one; the explicit form <promise>/<namespace>/<name>@<destination>
+// keeps it on the one named (a destination outside the pool is an error); a request found
+// nowhere is placed by rendezvous, with a warning that says so.
+func TestAccAdoptRequestChoices(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ts := newTestStore(t, "bucket")
+	copies := func(name string) map[string]string {
+		return map[string]string{
+			"w1/resources/default/p/" + name + "/instance-configure/5058f/" + name + ".yaml": requestYAML(name),
+			"w2/resources/default/p/" + name + "/instance-configure/5058f/" + name + ".yaml": requestYAML(name),
+		}
+	}
+	extra := copies("rd")
+	for p, c := range copies("rf") {
+		extra[p] = c
+	}
+	writeKratixStore(t, ts, extra)
+	if c, _ := scheduling.Choose("default/p/re", []string{"w1", "w2", "w3", "w4"}); c != "w3" {
+		t.Fatalf("the rendezvous choice of re is %s; the test expects w3", c)
+	}
+	names := []string{"rd", "re", "rf"}
+
+	c := newCLI(t, map[string]string{"main.tf": adoptConfig(ts, names, map[string]string{"rf": "p/default/rf@w9"})})
+	out, err := c.run("plan")
+	if err == nil {
+		t.Fatalf("the plan of a request found twice succeeded:\n%s", out)
+	}
+	for _, want := range []string{
+		`Request Found On Several Destinations`,
+		`Request p/default/rd was imported, and the folders of several destinations of the promise's pool hold it: w1, w2.`,
+		`as p/default/rd@<destination>`,
+		`Import Destination Not In Pool`,
+		`destination "w9" is not in the promise's pool \(w1, w2, w3, w4\)`,
+	} {
+		if !wrapped(want).MatchString(out) {
+			t.Errorf("the plan does not say %q:\n%s", want, out)
+		}
+	}
+
+	c = newCLI(t, map[string]string{"main.tf": adoptConfig(ts, names, map[string]string{"rd": "p/default/rd@w2", "rf": "p/default/rf@w1"})})
+	out, err = c.run("plan", "-out=tfplan")
+	if err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		`Imported Request Not Found`,
+		`Request p/default/re was imported, but no destination of the promise's pool holds its files. It is placed as a new request is, on "w3" \(the rendezvous choice\)`,
+		`import it naming that one: p/default/re@<destination>`,
+	} {
+		if !wrapped(want).MatchString(out) {
+			t.Errorf("the plan does not say %q:\n%s", want, out)
+		}
+	}
+	reFile := "w3/resources/01-default-p-default-default-re-resources.yaml"
+	want := map[string]struct {
+		dest  string
+		files map[string]string
+	}{
+		"rd": {"w2", map[string]string{"w2/resources/default/p/rd/instance-configure/5058f/rd.yaml": requestYAML("rd")}},
+		"rf": {"w1", map[string]string{"w1/resources/default/p/rf/instance-configure/5058f/rf.yaml": requestYAML("rf")}},
+		"re": {"w3", map[string]string{reFile: requestYAML("re")}},
+	}
+	changes := showPlan(t, c, "tfplan")
+	for name, w := range want {
+		after := changes["kratix_resource_request."+name].Change.After
+		if after["destination"] != w.dest {
+			t.Errorf("request %s planned on %v, want %s", name, after["destination"], w.dest)
+		}
+		if got := after["written_files"]; !reflect.DeepEqual(got, hashes(w.files)) {
+			t.Errorf("request %s: written_files %v, want %v", name, got, hashes(w.files))
+		}
+	}
+	mark := ts.mark(t)
+	if out, err := c.run("apply", "tfplan"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	// Only the request found nowhere is written; the copies stay as they were.
+	if err := ts.expectWritesSince(t, &mark, puts(reFile))(nil); err != nil {
+		t.Error(err)
+	}
+	for p, content := range extra {
+		if err := expectContent(ts, t, p, content)(nil); err != nil {
+			t.Error(err)
+		}
+	}
+	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after the apply is not empty: %v\n%s", err, out)
+	}
+}
