@@ -45,7 +45,7 @@ var adoptPromiseFiles = map[string]map[string]string{
 	"w2": {"w2/dependencies/p/5058f/static/p-dependencies.yaml": adoptDeps},
 	"w3": {"w3/resources/01-default-p-default-resources.yaml": adoptDeps},
 	"w4": {
-		"w4/static/p-dependencies.yaml": adoptDeps,
+		"w4/static/p-dependencies.yaml":                                 adoptDeps,
 		"w4/.kratix/kratix-platform-system-p-static-deps.w4-5058f.yaml": "files:\n- w4/static/p-dependencies.yaml\n",
 	},
 }
