@@ -12,13 +12,14 @@ import (
 )
 
 // A store laid out as Kratix lays it, written by the tests with their own client: one promise "p"
-// on four destinations (two nestedByMetadata, one splitByKind, one none), their canaries, and
-// requests on destinations the rendezvous choice would not pick. Paths are spelled by hand from
-// Kratix's layout (and, for the index files of mode none, from this provider's naming: Kratix's
-// own index files carry a random suffix).
+// on five destinations (two nestedByMetadata, one splitByKind, one none, one aggregatedYAML),
+// their canaries, and requests on destinations the rendezvous choice would not pick. Paths are
+// spelled by hand from Kratix's layout; the index files of mode none and the aggregate parts are
+// named as this provider names them (Kratix's index files carry a random suffix, and Kratix keeps
+// no parts), as a store written by an earlier Terraform state holds them.
 const (
 	adoptDeps = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
-	adoptPool = `["w1", "w2", "w3", "w4"]`
+	adoptPool = `["w1", "w2", "w3", "w4", "w5"]`
 )
 
 // adoptCanaries are the canary files of w1..w4, as Kratix writes them when a destination is
@@ -32,6 +33,8 @@ var adoptCanaries = map[string]string{
 	"w3/resources/kratix-resources.yaml":           canaryConfigMapYAML,
 	"w4/kratix-canary-namespace.yaml":              canaryNamespaceYAML,
 	"w4/kratix-canary-configmap.yaml":              canaryConfigMapYAML,
+	"w5/kratix-canary-namespace.yaml":              canaryNamespaceYAML,
+	"w5/kratix-canary-configmap.yaml":              canaryConfigMapYAML,
 }
 
 const (
@@ -48,7 +51,15 @@ var adoptPromiseFiles = map[string]map[string]string{
 		"w4/static/p-dependencies.yaml":                                 adoptDeps,
 		"w4/.kratix/kratix-platform-system-p-static-deps.w4-5058f.yaml": "files:\n- w4/static/p-dependencies.yaml\n",
 	},
+	"w5": {adoptDepsPart: adoptDeps},
 }
+
+// The aggregatedYAML destination w5: the promise's part, and the aggregate, which a promise or
+// request that holds a part records as "part:<MD5 of its part>".
+const (
+	adoptAggregate = "w5/aggregated.yaml"
+	adoptDepsPart  = ".kratix-aggregates/w5/aggregated.yaml/p-static-deps.w5-5058f.part"
+)
 
 // adoptConfig is the store, the four destinations, promise p and the given requests (each with
 // one file <name>.yaml holding a ConfigMap named after it), with import blocks for all of them;
@@ -68,7 +79,7 @@ resource "kratix_state_store" "s" {
 }
 
 locals {
-  modes = { w1 = "nestedByMetadata", w2 = "nestedByMetadata", w3 = "splitByKind", w4 = "none" }
+  modes = { w1 = "nestedByMetadata", w2 = "nestedByMetadata", w3 = "splitByKind", w4 = "none", w5 = "aggregatedYAML" }
 }
 
 resource "kratix_destination" "w" {
@@ -183,11 +194,15 @@ func showPlan(t *testing.T, c *cli, file string) map[string]plannedChange {
 	return changes
 }
 
-// hashes is a map of path to MD5 of each content, as written_files records them.
+// hashes is a map of path to MD5 of each content, as written_files records them; a part of
+// w5's aggregate adds the aggregate, recorded as "part:<MD5 of the part>".
 func hashes(files map[string]string) map[string]any {
 	out := map[string]any{}
 	for p, c := range files {
 		out[p] = md5Of(c)
+		if strings.HasPrefix(p, ".kratix-aggregates/w5/aggregated.yaml/") {
+			out[adoptAggregate] = "part:" + md5Of(c)
+		}
 	}
 	return out
 }
@@ -215,12 +230,16 @@ func TestAccAdoptKratixStore(t *testing.T) {
 					"w4/alpha.yaml": requestYAML("alpha"),
 					"w4/.kratix/default-p_alpha_default_instance-configure.w4-5058f.yaml": "files:\n- w4/alpha.yaml\n",
 				}},
+				"beta": {"w5", map[string]string{
+					".kratix-aggregates/w5/aggregated.yaml/p_beta_default_instance-configure.w5-5058f.part": requestYAML("beta"),
+				}},
 			}
-			extra := map[string]string{}
+			// The parts joined in the order of their names, "-" before "_".
+			extra := map[string]string{adoptAggregate: adoptDeps + "\n---\n" + requestYAML("beta")}
 			var names []string
 			for name, r := range requests {
 				names = append(names, name)
-				if c, _ := scheduling.Choose("default/p/"+name, []string{"w1", "w2", "w3", "w4"}); c == r.dest {
+				if c, _ := scheduling.Choose("default/p/"+name, []string{"w1", "w2", "w3", "w4", "w5"}); c == r.dest {
 					t.Fatalf("request %s is on %s, the rendezvous choice: pick another name", name, c)
 				}
 				for p, c := range r.files {
@@ -313,11 +332,12 @@ func TestAccAdoptRequestChoices(t *testing.T) {
 		}
 	}
 	extra := copies("rd")
+	extra[adoptAggregate] = adoptDeps
 	for p, c := range copies("rf") {
 		extra[p] = c
 	}
 	writeKratixStore(t, ts, extra)
-	if c, _ := scheduling.Choose("default/p/re", []string{"w1", "w2", "w3", "w4"}); c != "w3" {
+	if c, _ := scheduling.Choose("default/p/re", []string{"w1", "w2", "w3", "w4", "w5"}); c != "w3" {
 		t.Fatalf("the rendezvous choice of re is %s; the test expects w3", c)
 	}
 	names := []string{"rd", "re", "rf"}
@@ -332,7 +352,7 @@ func TestAccAdoptRequestChoices(t *testing.T) {
 		`Request p/default/rd was imported, and the folders of several destinations of the promise's pool hold it: w1, w2.`,
 		`as p/default/rd@<destination>`,
 		`Import Destination Not In Pool`,
-		`destination "w9" is not in the promise's pool \(w1, w2, w3, w4\)`,
+		`destination "w9" is not in the promise's pool \(w1, w2, w3, w4, w5\)`,
 	} {
 		if !wrapped(want).MatchString(out) {
 			t.Errorf("the plan does not say %q:\n%s", want, out)
