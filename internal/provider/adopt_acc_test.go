@@ -409,3 +409,102 @@ func TestAccAdoptRequestChoices(t *testing.T) {
 		t.Errorf("the plan after the apply is not empty: %v\n%s", err, out)
 	}
 }
+
+// TestAccAdoptPromiseMisscheduled: an imported promise whose files are on a destination that no
+// longer matches keeps them there, recorded as misscheduled, and the apply writes nothing.
+func TestAccAdoptPromiseMisscheduled(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ts := newTestStore(t, "bucket")
+	files := map[string]string{
+		"w1/dependencies/p/5058f/static/p-dependencies.yaml": adoptDeps,
+		"w2/dependencies/p/5058f/static/p-dependencies.yaml": adoptDeps,
+		"w1/dependencies/kratix-canary-namespace.yaml":       canaryNamespaceYAML,
+		"w1/resources/kratix-canary-configmap.yaml":          canaryConfigMapYAML,
+		"w2/dependencies/kratix-canary-namespace.yaml":       canaryNamespaceYAML,
+		"w2/resources/kratix-canary-configmap.yaml":          canaryConfigMapYAML,
+	}
+	for p, c := range files {
+		ts.put(t, p, []byte(c))
+	}
+	config := ts.provider + fmt.Sprintf(`
+terraform {
+  required_providers {
+    kratix = { source = "promise-platform/kratix" }
+  }
+}
+
+resource "kratix_state_store" "s" {
+%s
+}
+
+locals {
+  env = { w1 = "dev", w2 = "prod" }
+}
+
+resource "kratix_destination" "w" {
+  for_each    = local.env
+  name        = each.key
+  path        = each.key
+  labels      = { env = each.value }
+  state_store = kratix_state_store.s
+}
+
+resource "kratix_promise" "p" {
+  name                  = "p"
+  destinations          = values(kratix_destination.w)
+  destination_selectors = [{ match_labels = { env = "dev" } }]
+  dependencies          = %q
+}
+
+import {
+  to = kratix_state_store.s
+  id = %q
+}
+
+import {
+  for_each = local.env
+  to       = kratix_destination.w[each.key]
+  id       = each.key
+}
+
+import {
+  to = kratix_promise.p
+  id = "p"
+}
+`, ts.store, adoptDeps, storeName(ts))
+	c := newCLI(t, map[string]string{"main.tf": config})
+	out, err := c.run("plan", "-out=tfplan")
+	if err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	if !wrapped(`Destination "w2" no longer matches promise "p"`).MatchString(out) {
+		t.Errorf("the plan does not say w2 is misscheduled:\n%s", out)
+	}
+	after := showPlan(t, c, "tfplan")["kratix_promise.p"].Change.After
+	if got := after["misscheduled_destinations"]; !reflect.DeepEqual(got, []any{"w2"}) {
+		t.Errorf("misscheduled_destinations %v, want [w2]", got)
+	}
+	placements, _ := after["placements"].(map[string]any)
+	for _, dest := range []string{"w1", "w2"} {
+		pl, _ := placements[dest].(map[string]any)
+		f := dest + "/dependencies/p/5058f/static/p-dependencies.yaml"
+		if got, want := pl["files"], map[string]any{f: md5Of(adoptDeps)}; !reflect.DeepEqual(got, want) {
+			t.Errorf("promise on %s: files %v, want %v", dest, got, want)
+		}
+		if got, want := pl["misscheduled"], dest == "w2"; got != want {
+			t.Errorf("promise on %s: misscheduled %v, want %v", dest, got, want)
+		}
+	}
+	mark := ts.mark(t)
+	if out, err := c.run("apply", "tfplan"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	if err := ts.expectNoWritesSince(t, &mark)(nil); err != nil {
+		t.Error(err)
+	}
+	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after the apply is not empty: %v\n%s", err, out)
+	}
+}
