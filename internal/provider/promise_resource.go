@@ -118,6 +118,9 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if state = r.adoptInPlan(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
+		return
+	}
 	p, pool, ok, diags := plan.plan(ctx, state)
 	resp.Diagnostics.Append(diags...)
 	if !ok {
@@ -189,6 +192,9 @@ func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if state = r.adoptInApply(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
+		return
+	}
 	r.apply(ctx, plan, state, &resp.State, &resp.Diagnostics)
 }
 
@@ -216,9 +222,14 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	}
 }
 
+// ImportState takes the promise's name. Without the configuration it cannot know the pool, so it
+// leaves the search to the first plan (see adopt.go): that plan records, per destination of the
+// pool, what the destination's folder already holds of the promise, so that a configuration that
+// matches the store plans no file change and its apply writes nothing.
 func (r *promiseResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
+	resp.Diagnostics.Append(writeAdoption(ctx, resp.Private, adoption{})...)
 }
 
 // apply makes every store location hold what the plan decided, compared with what the location

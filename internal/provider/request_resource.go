@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -310,6 +309,10 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	adopted, state := r.adoptInPlan(ctx, req, resp, plan, state)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	p, _, ok, diags := plan.plan(ctx, state)
 	resp.Diagnostics.Append(diags...)
 	if !ok {
@@ -322,6 +325,11 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	for _, w := range p.Warnings {
 		resp.Diagnostics.AddWarning("Request Scheduling", w)
+	}
+	if adopted != nil && p.Chosen != nil {
+		if w := adopted.notFoundWarning(plan, p.Chosen.Name); w != "" {
+			resp.Diagnostics.AddWarning("Imported Request Not Found", w)
+		}
 	}
 	plan.record(p, p.Settle(nil))
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -400,6 +408,9 @@ func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if state = r.adoptInApply(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
+		return
+	}
 	r.apply(ctx, plan, state, &resp.State, &resp.Diagnostics)
 }
 
@@ -427,16 +438,20 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 	}
 }
 
-// ImportState takes `<promise>/<namespace>/<name>`; the next plan recomputes the placement.
+// ImportState takes `<promise>/<namespace>/<name>`, or `<promise>/<namespace>/<name>@<destination>`
+// to name the destination the request is on. Without the configuration it cannot know the pool,
+// so it leaves the search to the first plan (see adopt.go): that plan keeps the request on the
+// destination whose folder holds it, or on the one named.
 func (r *requestResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	parts := strings.Split(req.ID, "/")
-	if len(parts) != 3 {
-		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("%q: import a request as <promise>/<namespace>/<name>.", req.ID))
+	base, parts, dest, err := parseRequestImportID(req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid Import ID", err.Error())
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), base)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), parts[1])...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), parts[2])...)
+	resp.Diagnostics.Append(writeAdoption(ctx, resp.Private, adoption{Destination: dest})...)
 }
 
 // apply makes the request's destination hold what the plan decided, compared with what it holds
