@@ -43,7 +43,7 @@ func TestParseErrors(t *testing.T) {
 		{"missing kind", "apiVersion: v1\nmetadata:\n  name: a\n", 1, 1, "missing kind"},
 		{"missing name", "apiVersion: v1\nkind: Namespace\n---\n# c\n---\napiVersion: v1\nkind: Namespace\nmetadata: {}\n", 1, 1, "missing metadata.name"},
 		{"second document", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\napiVersion: v1\nmetadata:\n  name: b\n", 2, 6, "missing kind"},
-		{"duplicate key", "apiVersion: v1\nkind: Namespace\nkind: Service\nmetadata:\n  name: a\n", 1, 1, "already defined"},
+		{"duplicate key", "apiVersion: v1\nkind: Namespace\nkind: Service\nmetadata:\n  name: a\n", 1, 3, "already defined at line 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
