@@ -156,11 +156,12 @@ func toDocument(index int, n *yaml3.Node) (Document, error) {
 	return doc, nil
 }
 
-// Canonical is the bytes written to stores: each document with its keys sorted and two-space
-// indentation (list items at the indentation of their key), joined with "---\n" in input order.
-// It depends only on the documents' meaning, so a change of key order, indentation, quoting,
-// flow or block style, comments or anchors gives the same bytes. Strings that a YAML 1.1 reader
-// would take for something else (`on`, `n`, `0x1F`, `2026-01-01`) are quoted.
+// Canonical is the bytes written to stores: each document with its keys sorted (by their bytes)
+// and two-space indentation (list items at the indentation of their key), joined with "---\n" in
+// input order. It depends only on the documents' meaning, so a change of key order, indentation,
+// quoting, flow or block style, comments or anchors gives the same bytes. A string that any YAML
+// reader, 1.1 or 1.2, could take for something else (`on`, `n`, `0x1F`, `2026-01-01`, `<<`) is
+// quoted; lines are never wrapped.
 func Canonical(docs []Document) []byte {
 	var b bytes.Buffer
 	for i, d := range docs {
@@ -170,11 +171,12 @@ func Canonical(docs []Document) []byte {
 		enc := yaml3.NewEncoder(&b)
 		enc.SetIndent(2)
 		enc.CompactSeqIndent()
-		if err := enc.Encode(d.Object); err != nil {
-			// The objects hold only the types the converter makes, which always encode.
-			panic(fmt.Sprintf("manifest: document %d cannot be serialised: %v", d.Index, err))
+		err := enc.Encode(node(d.Object))
+		if err == nil {
+			err = enc.Close()
 		}
-		if err := enc.Close(); err != nil {
+		if err != nil {
+			// The nodes hold only valid UTF-8 text and the kinds node makes, which always encode.
 			panic(fmt.Sprintf("manifest: document %d cannot be serialised: %v", d.Index, err))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -40,11 +41,6 @@ type Scalar struct {
 	Text string // as written in the canonical form
 }
 
-// MarshalYAML writes the text as a plain scalar.
-func (s Scalar) MarshalYAML() (any, error) {
-	return &yaml3.Node{Kind: yaml3.ScalarNode, Value: s.Text}, nil
-}
-
 // maxExpanded bounds the values that aliases may produce in one document, so that a few lines of
 // nested aliases ("billion laughs") cannot exhaust memory.
 const maxExpanded = 1_000_000
@@ -57,6 +53,8 @@ var (
 	coreInf     = regexp.MustCompile(`^[-+]?\.(inf|Inf|INF)$`)
 	coreNaN     = regexp.MustCompile(`^\.(nan|NaN|NAN)$`)
 	digits      = regexp.MustCompile(`^[-+]?[0-9]+$`)
+	// YAML 1.1 sexagesimal numbers (1:20), which 1.1 readers such as kubectl's still know.
+	base60 = regexp.MustCompile(`^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`)
 )
 
 type convertError struct {
@@ -345,4 +343,59 @@ func floatText(f float64) string {
 		s += ".0"
 	}
 	return s
+}
+
+// node builds the canonical node tree of a value made by the converter.
+func node(v any) *yaml3.Node {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		n := &yaml3.Node{Kind: yaml3.MappingNode, Tag: "!!map", Content: make([]*yaml3.Node, 0, 2*len(keys))}
+		for _, k := range keys {
+			n.Content = append(n.Content, stringNode(k), node(v[k]))
+		}
+		return n
+	case []any:
+		n := &yaml3.Node{Kind: yaml3.SequenceNode, Tag: "!!seq", Content: make([]*yaml3.Node, 0, len(v))}
+		for _, item := range v {
+			n.Content = append(n.Content, node(item))
+		}
+		return n
+	case string:
+		return stringNode(v)
+	case bool:
+		return &yaml3.Node{Kind: yaml3.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(v)}
+	case nil:
+		return &yaml3.Node{Kind: yaml3.ScalarNode, Tag: "!!null", Value: "null"}
+	case Scalar:
+		// Untagged and plain: the text reads back as what it is.
+		return &yaml3.Node{Kind: yaml3.ScalarNode, Value: v.Text}
+	}
+	panic(fmt.Sprintf("manifest: unexpected value %T", v))
+}
+
+// stringNode writes a string plain when every YAML reader reads it back as that string, and
+// quoted otherwise. The YAML library quotes what YAML 1.2 would read as something else and picks
+// the literal style for several lines; quoting is forced here for what a YAML 1.1 reader would
+// read as a boolean or a number, and for "<<", which the library would leave plain and so turn
+// into a merge key.
+func stringNode(s string) *yaml3.Node {
+	n := &yaml3.Node{Kind: yaml3.ScalarNode, Tag: "!!str", Value: s}
+	if !strings.Contains(s, "\n") && (s == "<<" || yaml11NonString(s)) {
+		n.Style = yaml3.DoubleQuotedStyle
+	}
+	return n
+}
+
+func yaml11NonString(s string) bool {
+	switch s {
+	case "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
+		"on", "On", "ON", "off", "Off", "OFF":
+		return true
+	}
+	return base60.MatchString(s)
 }
