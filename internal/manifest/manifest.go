@@ -16,7 +16,6 @@ import (
 	"strings"
 
 	yaml3 "go.yaml.in/yaml/v3"
-	"sigs.k8s.io/yaml"
 )
 
 // Document is one Kubernetes object of a stream.
@@ -27,7 +26,9 @@ type Document struct {
 	Kind       string
 	Name       string
 	Namespace  string
-	Object     map[string]any
+	// Object holds the document's values as YAML 1.2 reads them: map[string]any, []any, string,
+	// bool, nil, and Scalar for numbers and timestamps.
+	Object map[string]any
 }
 
 // Error says which document and line are wrong, and what is wrong with them.
@@ -45,9 +46,9 @@ var lineInMessage = regexp.MustCompile(`^yaml: line (\d+): `)
 
 // Parse reads a stream of YAML documents and checks that each is a Kubernetes object.
 //
-// The syntax is checked with a YAML 1.2 parser that knows line numbers; the values are then read
-// the way Kubernetes tools read them (sigs.k8s.io/yaml), so that what is written means what
-// kubectl would make of it.
+// The documents are read as YAML 1.2, the way kustomize reads them (see values.go): `n`, `on` or
+// `yes` are strings, integers of any size stay exact, anchors and aliases are expanded and merge
+// keys (`<<`) are applied.
 func Parse(src []byte) ([]Document, error) {
 	dec := yaml3.NewDecoder(bytes.NewReader(src))
 	var docs []Document
@@ -119,26 +120,23 @@ func unclosedQuote(src []byte, line int) int {
 }
 
 func toDocument(index int, n *yaml3.Node) (Document, error) {
-	fail := func(format string, args ...any) error {
-		return &Error{Document: index, Line: n.Line, Message: fmt.Sprintf(format, args...)}
+	fail := func(line int, format string, args ...any) error {
+		return &Error{Document: index, Line: line, Message: fmt.Sprintf(format, args...)}
 	}
 	if n.Kind != yaml3.MappingNode {
 		what := map[yaml3.Kind]string{yaml3.SequenceNode: "a list", yaml3.ScalarNode: "a single value", yaml3.AliasNode: "an alias"}[n.Kind]
-		return Document{}, fail("is %s, not a Kubernetes object", what)
+		return Document{}, fail(n.Line, "is %s, not a Kubernetes object", what)
 	}
-	// Decoding into a map finds keys given twice, which would otherwise silently lose one value.
-	var probe map[string]any
-	if err := n.Decode(&probe); err != nil {
-		return Document{}, fail("%s", strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	raw, err := yaml3.Marshal(n)
+	c := converter{active: map[*yaml3.Node]bool{}}
+	v, err := c.value(n)
 	if err != nil {
-		return Document{}, fail("%v", err)
+		var ce *convertError
+		if errors.As(err, &ce) {
+			return Document{}, fail(ce.line, "%s", ce.msg)
+		}
+		return Document{}, fail(n.Line, "%v", err)
 	}
-	var obj map[string]any
-	if err := yaml.Unmarshal(raw, &obj); err != nil {
-		return Document{}, fail("%v", err)
-	}
+	obj, _ := v.(map[string]any)
 	doc := Document{Index: index, Line: n.Line, Object: obj}
 	doc.APIVersion, _ = obj["apiVersion"].(string)
 	doc.Kind, _ = obj["kind"].(string)
@@ -153,26 +151,34 @@ func toDocument(index int, n *yaml3.Node) (Document, error) {
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
-		return Document{}, fail("missing %s; every document must be a Kubernetes object with apiVersion, kind and metadata.name", strings.Join(missing, ", "))
+		return Document{}, fail(n.Line, "missing %s; every document must be a Kubernetes object with apiVersion, kind and metadata.name", strings.Join(missing, ", "))
 	}
 	return doc, nil
 }
 
-// Canonical is the bytes written to stores: each document with its keys sorted and two-space
-// indentation, joined with "---\n" in input order. It depends only on the documents' meaning, so
-// a change of key order, indentation, quoting or comments gives the same bytes.
+// Canonical is the bytes written to stores: each document with its keys sorted (by their bytes)
+// and two-space indentation (list items at the indentation of their key), joined with "---\n" in
+// input order. It depends only on the documents' meaning, so a change of key order, indentation,
+// quoting, flow or block style, comments or anchors gives the same bytes. A string that any YAML
+// reader, 1.1 or 1.2, could take for something else (`on`, `n`, `0x1F`, `2026-01-01`, `<<`) is
+// quoted; lines are never wrapped.
 func Canonical(docs []Document) []byte {
 	var b bytes.Buffer
 	for i, d := range docs {
 		if i > 0 {
 			b.WriteString("---\n")
 		}
-		out, err := yaml.Marshal(d.Object)
+		enc := yaml3.NewEncoder(&b)
+		enc.SetIndent(2)
+		enc.CompactSeqIndent()
+		err := enc.Encode(node(d.Object))
+		if err == nil {
+			err = enc.Close()
+		}
 		if err != nil {
-			// The objects came from YAML through JSON, so they always marshal back.
+			// The nodes hold only valid UTF-8 text and the kinds node makes, which always encode.
 			panic(fmt.Sprintf("manifest: document %d cannot be serialised: %v", d.Index, err))
 		}
-		b.Write(out)
 	}
 	return b.Bytes()
 }

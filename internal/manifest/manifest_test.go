@@ -43,7 +43,7 @@ func TestParseErrors(t *testing.T) {
 		{"missing kind", "apiVersion: v1\nmetadata:\n  name: a\n", 1, 1, "missing kind"},
 		{"missing name", "apiVersion: v1\nkind: Namespace\n---\n# c\n---\napiVersion: v1\nkind: Namespace\nmetadata: {}\n", 1, 1, "missing metadata.name"},
 		{"second document", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n---\napiVersion: v1\nmetadata:\n  name: b\n", 2, 6, "missing kind"},
-		{"duplicate key", "apiVersion: v1\nkind: Namespace\nkind: Service\nmetadata:\n  name: a\n", 1, 1, "already defined"},
+		{"duplicate key", "apiVersion: v1\nkind: Namespace\nkind: Service\nmetadata:\n  name: a\n", 1, 3, "already defined at line 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -169,5 +169,222 @@ func BenchmarkCanonical(b *testing.B) {
 			b.Fatal(err)
 		}
 		_ = Canonical(docs)
+	}
+}
+
+// canonicalOf parses and canonicalises a source, failing the test on a parse error.
+func canonicalOf(t *testing.T, src string) string {
+	t.Helper()
+	docs, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatalf("Parse(%q): %v", src, err)
+	}
+	return string(Canonical(docs))
+}
+
+// TestCanonicalIssueConfigMap is the case of the issue: a key `n` stays the string "n" (a YAML
+// 1.1 reader made it false), and an integer past 2^53 keeps its last digit.
+func TestCanonicalIssueConfigMap(t *testing.T) {
+	got := canonicalOf(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  n: \"x\"\n  on: off\n  yes: NO\n  big: 9007199254740993\n")
+	want := "apiVersion: v1\ndata:\n  big: 9007199254740993\n  \"n\": x\n  \"on\": \"off\"\n  \"yes\": \"NO\"\nkind: ConfigMap\nmetadata:\n  name: settings\n"
+	if got != want {
+		t.Errorf("canonical form:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestCanonicalScalars gives, for each way of writing a value, the exact text of the canonical
+// form: its type and value kept, written so that YAML 1.1 and 1.2 readers read it alike.
+func TestCanonicalScalars(t *testing.T) {
+	const head = "apiVersion: example.com/v1\nkind: Edge\nmetadata:\n  name: e\n"
+	tests := []struct{ in, want string }{
+		// YAML 1.1 booleans are strings in 1.2; they are quoted so that 1.1 readers agree.
+		{"n", `"n"`}, {"y", `"y"`}, {"Y", `"Y"`}, {"NO", `"NO"`}, {"on", `"on"`}, {"Off", `"Off"`},
+		{"yes", `"yes"`},
+		{"True", "true"}, {"FALSE", "false"}, {"true", "true"},
+		{"~", "null"}, {"Null", "null"}, {"", "null"}, {"NULL", "null"},
+		// Integers: exact at any size, in decimal when the spelling means the same to every reader.
+		{"0x1F", "31"}, {"0o17", "15"}, {"+12", "12"}, {"-0", "0"}, {"9007199254740993", "9007199254740993"},
+		{"18446744073709551615", "18446744073709551615"}, {"18446744073709551616", "18446744073709551616"},
+		{"123456789012345678901234567890", "123456789012345678901234567890"},
+		{"-123456789012345678901234567890", "-123456789012345678901234567890"},
+		{"+123456789012345678901234567890", "123456789012345678901234567890"},
+		// Spellings whose value depends on the reader stay as they are.
+		{"017", "017"}, {"1_000", "1_000"}, {"0b101", "0b101"}, {"0X1F", "0X1F"},
+		// Floats stay floats: the shortest text of the same float64, with a point or an exponent.
+		{"1e3", "1000.0"}, {"1.10", "1.1"}, {".5", "0.5"}, {"-0.0", "-0.0"}, {"1e-7", "1e-7"},
+		{"6.02e23", "6.02e+23"}, {"1e21", "1e+21"}, {"3.14159265358979323846", "3.141592653589793"},
+		{".inf", ".inf"}, {"-.Inf", "-.inf"}, {"+.INF", ".inf"}, {".NaN", ".nan"},
+		// Timestamps stay unquoted, as written: kustomize and kubectl read them differently.
+		{"2026-01-01", "2026-01-01"}, {"2026-01-01T10:00:00Z", "2026-01-01T10:00:00Z"},
+		// Strings that look like something else stay strings, quoted.
+		{`"2026-01-01"`, `"2026-01-01"`}, {`'123'`, `"123"`}, {`"0x1F"`, `"0x1F"`}, {`"1e3"`, `"1e3"`},
+		{`"017"`, `"017"`}, {`"1_000"`, `"1_000"`}, {`"true"`, `"true"`}, {`"null"`, `"null"`},
+		{`"~"`, `"~"`}, {`""`, `""`}, {`"<<"`, `"<<"`}, {`"1:20"`, `"1:20"`}, {`'on'`, `"on"`},
+		{"plain text", "plain text"}, {`"a: b"`, `'a: b'`},
+		// Explicit tags.
+		{"!!str 12", `"12"`}, {`!!int "12"`, "12"}, {"!!float 1", "1.0"}, {"!!binary aGVsbG8=", "hello"},
+		{`!!bool "true"`, "true"}, {"!Ref bar", "bar"},
+		// Several lines: the literal style.
+		{"|\n  one\n  two\n", "|\n  one\n  two\n"}, {"\"one\\ntwo\"", "|-\n  one\n  two"},
+		{">\n  folded\n  text\n", "|\n  folded text\n"},
+		// A long line is not wrapped.
+		{strings.Repeat("word ", 30) + "end", strings.Repeat("word ", 30) + "end"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got := canonicalOf(t, head+"v: "+tt.in+"\n")
+			want := head + "v: " + tt.want + "\n"
+			if strings.HasSuffix(tt.want, "\n") {
+				want = head + "v: " + tt.want
+			}
+			if got != want {
+				t.Errorf("v: %s\n got %q\nwant %q", tt.in, strings.TrimPrefix(got, head), strings.TrimPrefix(want, head))
+			}
+		})
+	}
+}
+
+// TestCanonicalKeys: keys that YAML 1.1 reads as booleans stay the strings they are; a key YAML
+// reads as a number or a boolean becomes its text, as in JSON.
+func TestCanonicalKeys(t *testing.T) {
+	got := canonicalOf(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keys\ndata:\n  n: 1\n  Y: 2\n  off: 3\n  True: 4\n  0x1F: 5\n  \"123\": 6\n  \"<<\": 7\n")
+	want := "apiVersion: v1\ndata:\n  \"123\": 6\n  \"31\": 5\n  \"<<\": 7\n  \"Y\": 2\n  \"n\": 1\n  \"off\": 3\n  \"true\": 4\nkind: ConfigMap\nmetadata:\n  name: keys\n"
+	if got != want {
+		t.Errorf("canonical form:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestCanonicalAnchorsAndMerges: aliases are written out and merge keys applied (own keys win,
+// then the earlier merged mapping).
+func TestCanonicalAnchorsAndMerges(t *testing.T) {
+	src := `apiVersion: example.com/v1
+kind: Edge
+metadata:
+  name: m
+spec:
+  base: &base {image: nginx, replicas: 1}
+  debug: &debug {replicas: 9, debug: on}
+  copy: *base
+  one: {<<: *base, replicas: 3}
+  two:
+    replicas: 4
+    <<: [*debug, *base]
+`
+	want := `apiVersion: example.com/v1
+kind: Edge
+metadata:
+  name: m
+spec:
+  base:
+    image: nginx
+    replicas: 1
+  copy:
+    image: nginx
+    replicas: 1
+  debug:
+    debug: "on"
+    replicas: 9
+  one:
+    image: nginx
+    replicas: 3
+  two:
+    debug: "on"
+    image: nginx
+    replicas: 4
+`
+	if got := canonicalOf(t, src); got != want {
+		t.Errorf("canonical form:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestCanonicalFormattingIsNoChange: the same meaning written differently gives the same bytes;
+// a different meaning gives different bytes.
+func TestCanonicalFormattingIsNoChange(t *testing.T) {
+	base := `apiVersion: example.com/v1
+kind: Edge
+metadata:
+  name: f
+spec:
+  flags: [true, false, null]
+  mode: "on"
+  count: 31
+  ratio: 1000.0
+  big: 123456789012345678901234567890
+  items:
+  - name: a
+    port: 80
+`
+	same := []string{
+		// Key order, flow style, quoting styles, comments, indentation, spellings of the same value.
+		"# comment\nkind: Edge\napiVersion: 'example.com/v1'\nmetadata: {name: \"f\"}\nspec: {flags: [True, FALSE, ~], mode: 'on', count: 0x1F, ratio: 1e3, big: +123456789012345678901234567890, items: [{port: 80, name: a}]}\n",
+		"apiVersion: example.com/v1\nkind: Edge\nmetadata:\n    name: f\nspec:\n    items:\n        -   port: 0o120   # octal\n            name: \"a\"\n    big: 123456789012345678901234567890\n    ratio: 1.0e+3\n    count: 31\n    mode: \"on\"\n    flags:\n      - TRUE\n      - False\n      -\n",
+		// An anchor that nothing refers to.
+		"apiVersion: example.com/v1\nkind: Edge\nmetadata:\n  name: f\nspec:\n  flags: [true, false, null]\n  mode: \"on\"\n  count: 31\n  ratio: 1000.0\n  big: 123456789012345678901234567890\n  items:\n  - &item {name: a, port: 80}\n",
+	}
+	want := canonicalOf(t, base)
+	for i, s := range same {
+		if got := canonicalOf(t, s); got != want {
+			t.Errorf("spelling %d gives other bytes:\n%s\nwant:\n%s", i+1, got, want)
+		}
+	}
+	// Aliases and merge keys give what they expand to.
+	const edge = "apiVersion: example.com/v1\nkind: Edge\nmetadata:\n  name: a\n"
+	for _, pair := range [][2]string{
+		{"spec: {x: &v on, y: *v, l: &l [1, 2], m: *l}", "spec: {x: 'on', y: 'on', l: [1, 2], m: [1, 2]}"},
+		{"spec: {b: &b {p: 1, q: 2}, c: {<<: *b, q: 3}}", "spec: {b: {p: 1, q: 2}, c: {p: 1, q: 3}}"},
+	} {
+		if a, b := canonicalOf(t, edge+pair[0]+"\n"), canonicalOf(t, edge+pair[1]+"\n"); a != b {
+			t.Errorf("%q and %q give different bytes:\n%s\nvs\n%s", pair[0], pair[1], a, b)
+		}
+	}
+
+	different := [][2]string{
+		{"v: 123", `v: "123"`},
+		{"v: 2026-01-01", `v: "2026-01-01"`},
+		{"v: n", "v: false"},
+		{"v: 1.0", "v: 1"},
+		{"v: 9007199254740993", "v: 9007199254740992"},
+		{"v: 017", "v: 17"},
+		{"v: ~", `v: "~"`},
+	}
+	const head = "apiVersion: example.com/v1\nkind: Edge\nmetadata:\n  name: d\n"
+	for _, d := range different {
+		if a, b := canonicalOf(t, head+d[0]+"\n"), canonicalOf(t, head+d[1]+"\n"); a == b {
+			t.Errorf("%q and %q give the same bytes:\n%s", d[0], d[1], a)
+		}
+	}
+}
+
+// TestParseValueErrors: what YAML allows but a Kubernetes object cannot hold, or what would
+// expand without bound, is refused with the line to fix.
+func TestParseValueErrors(t *testing.T) {
+	const head = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"
+	laughs := head + "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+	for i, prev := 'b', 'a'; i <= 'h'; i, prev = i+1, i {
+		laughs += fmt.Sprintf("%c: &%c [*%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c, *%c]\n", i, i, prev, prev, prev, prev, prev, prev, prev, prev, prev, prev)
+	}
+	tests := []struct {
+		name, src string
+		line      int
+		message   string
+	}{
+		{"merge of a value", head + "data:\n  <<: 5\n", 6, "merge key << takes a mapping"},
+		{"merge key twice", head + "data:\n  <<: {a: b}\n  <<: {c: d}\n", 7, "given twice"},
+		{"list as a key", head + "data:\n  ? [a, b]\n  : c\n", 6, "mapping key must be a single value"},
+		{"alias inside its own anchor", head + "data: &d\n  self: *d\n", 6, "inside its own anchor"},
+		{"aliases without bound", laughs, 0, "aliases expand to more than"},
+		{"a tag that does not fit", head + "data:\n  a: !!int 1.5\n", 6, "cannot decode"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.src))
+			var me *Error
+			if !errors.As(err, &me) {
+				t.Fatalf("Parse error = %v, want *Error", err)
+			}
+			if me.Document != 1 || (tt.line != 0 && me.Line != tt.line) || !strings.Contains(me.Message, tt.message) {
+				t.Errorf("error = %v, want document 1 line %d containing %q", me, tt.line, tt.message)
+			}
+		})
 	}
 }
