@@ -20,16 +20,18 @@ import (
 // repository.
 //
 // Requests that change nothing anyone can read are not writes: a multipart upload started,
-// given parts, or aborted (the store's write check does that) leaves no object behind. A write
-// is recorded when it is sent, whether or not MinIO accepts it: a test that expects no writes
-// wants no attempt either.
+// given parts, or aborted leaves no object behind. The store's write check, which puts an empty
+// probe object (".kratix-write-check-<random>") and deletes it at once, is recorded apart, in
+// probes, so that tests can tell where it ran. A write is recorded when it is sent, whether or
+// not MinIO accepts it: a test that expects no writes wants no attempt either.
 type s3Recorder struct {
 	endpoint string // host:port to give the provider instead of MinIO's
 
 	srv      *http.Server
 	mu       sync.Mutex
 	writes   []string
-	requests int // every request, writes or not
+	probes   []string // the write check's "PUT <key>" and "DELETE <key>"
+	requests int      // every request, writes or not
 }
 
 // startS3Recorder serves on a free loopback port until the test ends.
@@ -74,7 +76,11 @@ func (r *s3Recorder) record(req *http.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.requests++
-	if write != "" {
+	switch {
+	case write == "":
+	case strings.Contains(write, "/"+probeName) || strings.HasPrefix(write, "PUT "+probeName) || strings.HasPrefix(write, "DELETE "+probeName):
+		r.probes = append(r.probes, write)
+	default:
 		r.writes = append(r.writes, write)
 	}
 }
@@ -113,6 +119,16 @@ func s3Write(req *http.Request) string {
 		return "DELETE " + key
 	}
 	return ""
+}
+
+// probeName starts the key of the write check's probe object.
+const probeName = ".kratix-write-check-"
+
+// probeWrites lists the write checks' PUTs and DELETEs, oldest first.
+func (r *s3Recorder) probeWrites() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.probes...)
 }
 
 func (r *s3Recorder) snapshot() (writes []string, requests int) {

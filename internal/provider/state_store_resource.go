@@ -21,6 +21,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
 var (
@@ -72,9 +76,13 @@ func (r *stateStoreResource) Schema(_ context.Context, _ resource.SchemaRequest,
 		MarkdownDescription: "Where files go: an S3-compatible bucket or a branch of a Git repository, the " +
 			"counterpart of Kratix's BucketStateStore and GitStateStore. Exactly one of `bucket` and `git` is set.\n\n" +
 			"Creating the resource proves that the store can be written, without leaving anything behind: for a " +
-			"bucket it starts and aborts a multipart upload, for Git it authenticates for a push and checks that the " +
+			"bucket it writes an empty probe object under the store's `path` and deletes it at once (so credentials " +
+			"limited to that prefix are enough), for Git it authenticates for a push and checks that the " +
 			"branch exists (an empty repository is accepted: the first write creates the branch). Destroying it " +
 			"removes nothing from the store.\n\n" +
+			"A bucket deleted outside Terraform is noticed at refresh: with `create_bucket = true` the plan creates " +
+			"the store again (which creates the bucket) and the destinations on it write their files again; " +
+			"without, a warning says what to do.\n\n" +
 			"Pass the whole resource to destinations (`state_store = kratix_state_store.this`); they receive its " +
 			"connection details, never its secrets.",
 		Attributes: map[string]schema.Attribute{
@@ -206,9 +214,60 @@ func (r *stateStoreResource) Create(ctx context.Context, req resource.CreateRequ
 	r.save(ctx, req.Plan.Get, &resp.State, &resp.Diagnostics)
 }
 
-// Read has nothing to refresh: a store owns no files of its own, and whether it can be reached is
-// found out when something is written. The framework keeps the prior state as it is.
-func (r *stateStoreResource) Read(context.Context, resource.ReadRequest, *resource.ReadResponse) {}
+// Read looks whether a bucket store's bucket still exists (one listing of at most one key under
+// the store's path). A bucket deleted outside Terraform is reported: with create_bucket the
+// resource leaves the state, so that the plan creates it again and its creation makes the
+// bucket; without, a warning says what to do. Any other failure (403, network) is not taken for
+// a deleted bucket: Read then changes nothing, and the destinations that read the store report
+// the failure under their own names. A git store has nothing to refresh.
+func (r *stateStoreResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state stateStoreModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || state.Bucket == nil || r.data == nil {
+		return
+	}
+	ref := state.storeRef()
+	if !ref.known() {
+		return
+	}
+	createBucket := state.Bucket.CreateBucket.ValueBool()
+	store, err := r.data.open(ref, createBucket)
+	if err != nil {
+		return // reported by the plan's credential check and by the store's users
+	}
+	probe, ok := store.(statestore.BucketProbe)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
+	exists, err := probe.BucketExists(ctx, storePrefix(state.Path))
+	if err != nil {
+		tflog.Debug(ctx, "could not tell whether the bucket exists", map[string]any{"store": store.Describe(), "error": err.Error()})
+		return
+	}
+	if exists {
+		return
+	}
+	bucket, name := state.Bucket.BucketName.ValueString(), state.Name.ValueString()
+	if createBucket {
+		resp.Diagnostics.AddWarning("Bucket Deleted",
+			fmt.Sprintf("The bucket %q of state store %q no longer exists; the files of every destination on it went with it. "+
+				"The plan creates the store again, which creates the bucket (create_bucket = true), and the destinations, "+
+				"promises and requests on it write their files again.", bucket, name))
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	resp.Diagnostics.AddAttributeWarning(path.Root("bucket").AtName("bucket_name"), "Bucket Deleted",
+		fmt.Sprintf("The bucket %q of state store %q no longer exists; the files of every destination on it went with it. "+
+			"Create the bucket again, or set create_bucket = true so that the next apply creates it. Until then, "+
+			"applies that write to this store fail.", bucket, name))
+}
+
+// storePrefix is the listing prefix of a store's folder: "" for the root, else "path/".
+func storePrefix(p types.String) string {
+	return layout.Prefix(placement.CleanStorePath(p.ValueString()))
+}
 
 // Update checks the store again: its location or credentials may have changed.
 func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -247,7 +306,12 @@ func (r *stateStoreResource) check(ctx context.Context, m stateStoreModel, diags
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	tflog.Debug(ctx, "checking state store", map[string]any{"store": store.Describe()})
-	if err := store.Check(ctx); err != nil {
+	check := store.Check
+	if probe, ok := store.(statestore.BucketProbe); ok {
+		// Under the store's path, as Kratix does: credentials may be limited to that prefix.
+		check = func(ctx context.Context) error { return probe.CheckUnder(ctx, storePrefix(m.Path)) }
+	}
+	if err := check(ctx); err != nil {
 		addStoreError(diags, "State Store Not Writable", what, err)
 		return false
 	}

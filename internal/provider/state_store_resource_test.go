@@ -104,15 +104,16 @@ func TestAccStateStore_createChecksAccess(t *testing.T) {
 				ExpectError: wrapped(`State Store Not Writable[\s\S]*branch does not exist`),
 			},
 			{
-				// The write check leaves nothing behind, and never makes an object, not even for
-				// a moment: no PUT or DELETE reached the bucket in any step.
+				// The write check leaves nothing behind: no PUT or DELETE reached the bucket in any
+				// step but those of the probe object, at the root (the store has no path), which is
+				// gone.
 				Config: only(bucket, bucket.provider),
 				Check: resource.ComposeAggregateTestCheckFunc(
 					func(*terraform.State) error {
 						if got := bucket.list(t); len(got) != 0 {
 							return fmt.Errorf("checking the bucket left %v behind", got)
 						}
-						return nil
+						return expectProbesUnder(bucket.recorder.probeWrites(), "")
 					},
 					bucket.expectNoWritesSince(t, &storeMark{}),
 				),
@@ -209,4 +210,20 @@ func storeName(ts *testStore) string {
 // text of diagnostics at its terminal width.
 func wrapped(pattern string) *regexp.Regexp {
 	return regexp.MustCompile(strings.ReplaceAll(pattern, " ", `\s+`))
+}
+
+// expectProbesUnder checks that write checks ran and put their probe objects directly under
+// prefix only ("" for the bucket root, else e.g. "team/"); that none is left is for the caller
+// to check by listing the bucket (a PUT that failed has no DELETE).
+func expectProbesUnder(probes []string, prefix string) error {
+	if len(probes) == 0 {
+		return fmt.Errorf("no write check reached the bucket")
+	}
+	for _, p := range probes {
+		_, key, _ := strings.Cut(p, " ")
+		if !strings.HasPrefix(key, prefix+probeName) || strings.Contains(strings.TrimPrefix(key, prefix), "/") {
+			return fmt.Errorf("a write check sent %q, outside %q", p, prefix)
+		}
+	}
+	return nil
 }

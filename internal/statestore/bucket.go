@@ -47,7 +47,6 @@ type StatsReporter interface {
 type bucketStore struct {
 	cfg    BucketConfig
 	client *minio.Client
-	core   *minio.Core // for the multipart calls of Check
 	// inFlight bounds the requests of one operation: enough to hide latency, few enough not to
 	// trip a server's rate limits.
 	inFlight int
@@ -153,7 +152,7 @@ func newBucketStore(cfg BucketConfig) (*bucketStore, error) {
 	default:
 		return nil, b.fail("configure", KindConfig, fmt.Errorf("unknown auth_method %q; use \"accessKey\" or \"IAM\"", cfg.AuthMethod))
 	}
-	core, err := minio.NewCore(cfg.Endpoint, &minio.Options{
+	client, err := minio.New(cfg.Endpoint, &minio.Options{
 		Creds:     creds,
 		Secure:    !cfg.Insecure,
 		Region:    cfg.Region,
@@ -165,8 +164,7 @@ func newBucketStore(cfg BucketConfig) (*bucketStore, error) {
 	if err != nil {
 		return nil, b.fail("configure", KindConfig, err)
 	}
-	b.core = core
-	b.client = core.Client
+	b.client = client
 	return b, nil
 }
 
@@ -179,15 +177,41 @@ func (b *bucketStore) Stats() BucketStats {
 	return BucketStats{Puts: b.puts.Load(), Gets: b.gets.Load(), Heads: b.heads.Load(), Lists: b.lists.Load(), Deletes: b.deletes.Load()}
 }
 
-// Check proves write access: the bucket exists (or is created when asked), and a multipart
-// upload can be started under a temporary key. The upload is aborted at once and never
-// completed, so no object appears, not even for a moment.
-func (b *bucketStore) Check(ctx context.Context) error {
-	exists, err := b.client.BucketExists(ctx, b.cfg.BucketName)
-	if err != nil {
-		return b.fail("check", classifyBucketError(err), err)
+// BucketProbe is what a bucket store offers beyond Store: a write check confined to the
+// store's folder, and a look at whether the bucket still exists. Credentials are often limited
+// to a prefix (`bucket/team/*`); both work with exactly the rights the store needs to do its
+// job there (list, put, delete under the prefix).
+type BucketProbe interface {
+	// CheckUnder is Check with its probe under prefix ("" for the root, else ending in "/").
+	CheckUnder(ctx context.Context, prefix string) error
+	// BucketExists lists at most one key under prefix: false when the server answers that the
+	// bucket does not exist (NoSuchBucket), an error for any other failure (a 403 never means
+	// the bucket is gone).
+	BucketExists(ctx context.Context, prefix string) (bool, error)
+}
+
+var _ BucketProbe = (*bucketStore)(nil)
+
+// probePrefix starts the name of the object that Check writes and removes at once.
+const probePrefix = ".kratix-write-check-"
+
+// Check proves write access at the bucket root; see CheckUnder.
+func (b *bucketStore) Check(ctx context.Context) error { return b.CheckUnder(ctx, "") }
+
+// CheckUnder proves write access under prefix: it writes an empty probe object there and
+// removes it at once, so that nothing is left behind. Only the rights the store needs anyway
+// are used (PUT and DELETE of objects under the prefix): neither HEAD on the bucket nor
+// multipart uploads, whose abort is a right of its own. When the bucket is missing it is created
+// if asked, then the probe runs again.
+func (b *bucketStore) CheckUnder(ctx context.Context, prefix string) error {
+	if prefix != "" {
+		if err := checkListPrefix(prefix); err != nil || !strings.HasSuffix(prefix, "/") {
+			return b.fail("check", KindConfig, fmt.Errorf("check prefix %q must be a folder ending in \"/\"", prefix))
+		}
 	}
-	if !exists {
+	key := prefix + probePrefix + randomSuffix()
+	err := b.probe(ctx, key)
+	if classifyBucketError(err) == KindMissingBucket {
 		if !b.cfg.CreateBucket {
 			return b.fail("check", KindMissingBucket, errors.New("the bucket does not exist"))
 		}
@@ -196,19 +220,71 @@ func (b *bucketStore) Check(ctx context.Context) error {
 		if err != nil && minio.ToErrorResponse(err).Code != "BucketAlreadyOwnedByYou" {
 			return b.fail("check", classifyBucketError(err), fmt.Errorf("creating the bucket: %w", err))
 		}
+		return b.fail2("check", b.probe(ctx, key))
 	}
-	key := ".kratix-write-check-" + randomSuffix()
-	id, err := b.core.NewMultipartUpload(ctx, b.cfg.BucketName, key, minio.PutObjectOptions{})
+	return b.fail2("check", err)
+}
+
+// fail2 is fail with the kind worked out from err; nil stays nil.
+func (b *bucketStore) fail2(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return b.fail(op, classifyBucketError(err), err)
+}
+
+// probe writes an empty object at key and removes it. On a versioned bucket it removes the
+// version it wrote, so that no version or delete marker stays; credentials without that right
+// fall back to a plain delete.
+func (b *bucketStore) probe(ctx context.Context, key string) error {
+	b.puts.Add(1)
+	info, err := b.client.PutObject(ctx, b.cfg.BucketName, key, bytes.NewReader(nil), 0,
+		minio.PutObjectOptions{DisableMultipart: true})
 	if err != nil {
-		return b.fail("check", classifyBucketError(err), fmt.Errorf("starting a test upload: %w", err))
+		return fmt.Errorf("writing the test object %s: %w", key, err)
 	}
-	// Abort even if ctx has just ended, so that no pending upload is left behind.
-	abortCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	// Remove even if ctx has just ended, so that the probe is not left behind.
+	rmCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	if err := b.core.AbortMultipartUpload(abortCtx, b.cfg.BucketName, key, id); err != nil {
-		return b.fail("check", classifyBucketError(err), fmt.Errorf("aborting the test upload %s: %w", key, err))
+	b.deletes.Add(1)
+	if info.VersionID != "" {
+		err = b.client.RemoveObject(rmCtx, b.cfg.BucketName, key, minio.RemoveObjectOptions{VersionID: info.VersionID})
+		if err == nil {
+			return nil
+		}
+		b.deletes.Add(1)
+	}
+	if err := b.client.RemoveObject(rmCtx, b.cfg.BucketName, key, minio.RemoveObjectOptions{}); err != nil {
+		return fmt.Errorf("removing the test object %s (remove it by hand; the credentials must allow deleting objects): %w", key, err)
 	}
 	return nil
+}
+
+// BucketExists implements BucketProbe.
+func (b *bucketStore) BucketExists(ctx context.Context, prefix string) (bool, error) {
+	if err := checkListPrefix(prefix); err != nil {
+		return false, b.fail("list", KindConfig, err)
+	}
+	b.lists.Add(1)
+	noOwner := false
+	var err error
+	for obj := range b.client.ListObjectsIter(ctx, b.cfg.BucketName, minio.ListObjectsOptions{
+		Prefix: prefix, MaxKeys: 1, FetchOwner: &noOwner,
+	}) {
+		err = obj.Err
+		break // one answer is enough: the first page has come back
+	}
+	if err == nil {
+		err = ctx.Err() // minio-go ends a listing silently when ctx ends
+	}
+	switch kind := classifyBucketError(err); {
+	case err == nil:
+		return true, nil
+	case kind == KindMissingBucket:
+		return false, nil
+	default:
+		return false, b.fail("list", kind, fmt.Errorf("listing %s: %w", prefixName(prefix), err))
+	}
 }
 
 // Apply writes what changed and removes what is no longer wanted. Existing objects are found
@@ -237,8 +313,10 @@ func (b *bucketStore) Apply(ctx context.Context, change Change) (Result, error) 
 	}
 
 	var toPut []string
+	sums := make(map[string]string, len(change.Put))
 	for p, content := range change.Put {
-		if sum, ok := existing[p]; !ok || sum != md5Hex(content) {
+		sums[p] = md5Hex(content)
+		if sum, ok := existing[p]; !ok || sum != sums[p] {
 			toPut = append(toPut, p)
 		}
 	}
@@ -267,7 +345,7 @@ func (b *bucketStore) Apply(ctx context.Context, change Change) (Result, error) 
 
 	var res Result
 	errs := b.parallel(ctx, len(toPut), func(ctx context.Context, i int) error {
-		return b.put(ctx, toPut[i], change.Put[toPut[i]])
+		return b.put(ctx, toPut[i], change.Put[toPut[i]], sums[toPut[i]])
 	})
 	res.Written, err = b.outcome("write", "writes", toPut, errs)
 	if err != nil {
@@ -326,7 +404,7 @@ const aggregateAttempts = 20
 // tryRebuildAggregate makes one attempt; done is false when another writer changed the file
 // between the listing and the write.
 func (b *bucketStore) tryRebuildAggregate(ctx context.Context, a Aggregate, res *Result) (done bool, err error) {
-	etag, exists, err := b.etag(ctx, a.File)
+	etag, sum, exists, err := b.etag(ctx, a.File)
 	if err != nil {
 		return false, err
 	}
@@ -375,10 +453,12 @@ func (b *bucketStore) tryRebuildAggregate(ctx context.Context, a Aggregate, res 
 		return true, nil
 	}
 	content := joinContributions(contributions)
-	if exists && etag == md5Hex(content) {
+	contentSum := md5Hex(content)
+	if exists && sum == contentSum {
 		return true, nil
 	}
-	opts := minio.PutObjectOptions{ContentType: contentType(a.File), DisableMultipart: true}
+	opts := minio.PutObjectOptions{ContentType: contentType(a.File), DisableMultipart: true,
+		UserMetadata: map[string]string{md5MetaKey: contentSum}}
 	if exists {
 		opts.SetMatchETag(etag)
 	} else {
@@ -396,17 +476,18 @@ func (b *bucketStore) tryRebuildAggregate(ctx context.Context, a Aggregate, res 
 	return true, nil
 }
 
-// etag reads an object's ETag as stored (quotes removed); exists is false when there is none.
-func (b *bucketStore) etag(ctx context.Context, key string) (etag string, exists bool, err error) {
+// etag reads an object's ETag as stored (quotes removed) and the MD5 of its content where that
+// is known without downloading it ("" otherwise); exists is false when there is none.
+func (b *bucketStore) etag(ctx context.Context, key string) (etag, sum string, exists bool, err error) {
 	b.heads.Add(1)
 	info, err := b.client.StatObject(ctx, b.cfg.BucketName, key, minio.StatObjectOptions{})
 	if err != nil {
 		if classifyBucketError(err) == KindNotFound {
-			return "", false, nil
+			return "", "", false, nil
 		}
-		return "", false, b.fail("write", classifyBucketError(err), fmt.Errorf("%s: %w", key, err))
+		return "", "", false, b.fail("write", classifyBucketError(err), fmt.Errorf("%s: %w", key, err))
 	}
-	return strings.Trim(info.ETag, `"`), true, nil
+	return strings.Trim(info.ETag, `"`), knownMD5(info), true, nil
 }
 
 func (b *bucketStore) lockAggregate(file string) func() {
@@ -438,6 +519,9 @@ func (b *bucketStore) Hashes(ctx context.Context, paths []string) (map[string]st
 		files[p] = true
 	}
 	found, err := b.survey(ctx, "read", nil, files)
+	if classifyBucketError(err) == KindMissingBucket {
+		return map[string]string{}, nil // the bucket is gone, and every file with it
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -455,6 +539,9 @@ func (b *bucketStore) List(ctx context.Context, prefix string) (map[string]strin
 		return nil, b.fail("list", KindConfig, err)
 	}
 	out, err := b.list(ctx, prefix, true, func(string) bool { return true })
+	if classifyBucketError(err) == KindMissingBucket {
+		return map[string]string{}, nil // the bucket is gone, and every file with it
+	}
 	if err != nil {
 		return nil, b.fail("list", classifyBucketError(err), err)
 	}
@@ -467,7 +554,11 @@ func (b *bucketStore) Read(ctx context.Context, p string) ([]byte, error) {
 	}
 	content, err := b.get(ctx, p)
 	if err != nil {
-		return nil, b.fail("read", classifyBucketError(err), fmt.Errorf("%s: %w", p, err))
+		kind := classifyBucketError(err)
+		if kind == KindMissingBucket {
+			kind = KindNotFound // the bucket is gone, and every file with it
+		}
+		return nil, b.fail("read", kind, fmt.Errorf("%s: %w", p, err))
 	}
 	return content, nil
 }
@@ -570,6 +661,9 @@ func (b *bucketStore) list(ctx context.Context, prefix string, recursive bool, h
 	out := map[string]string{}
 	for obj := range b.client.ListObjectsIter(ctx, b.cfg.BucketName, minio.ListObjectsOptions{
 		Prefix: prefix, Recursive: recursive, FetchOwner: &noOwner,
+		// MinIO's extension: each object's metadata (its encryption, the MD5 put stores) comes
+		// with the listing, so that encrypted objects need no HEAD. Other servers ignore it.
+		WithMetadata: true,
 	}) {
 		if obj.Err != nil {
 			return nil, fmt.Errorf("listing %s: %w", prefixName(prefix), obj.Err)
@@ -581,7 +675,7 @@ func (b *bucketStore) list(ctx context.Context, prefix string, recursive bool, h
 			out[obj.Key] = ""
 			continue
 		}
-		sum, err := b.objectMD5(ctx, obj.Key, obj.ETag)
+		sum, err := b.objectMD5(ctx, obj)
 		if err != nil {
 			if classifyBucketError(err) == KindNotFound {
 				continue // deleted since the listing
@@ -598,18 +692,71 @@ func (b *bucketStore) list(ctx context.Context, prefix string, recursive bool, h
 	return out, nil
 }
 
-// objectMD5 is the object's ETag when that is an MD5 (a single-part upload without SSE-C or
-// KMS); otherwise the content is downloaded and hashed.
-func (b *bucketStore) objectMD5(ctx context.Context, key, etag string) (string, error) {
-	etag = strings.ToLower(strings.Trim(etag, `"`))
-	if isMD5Hex(etag) {
-		return etag, nil
+// objectMD5 is the MD5 of an object's content: known from its listing or HEAD where possible
+// (see knownMD5), else its content is downloaded and hashed.
+func (b *bucketStore) objectMD5(ctx context.Context, info minio.ObjectInfo) (string, error) {
+	if sum := knownMD5(info); sum != "" {
+		return sum, nil
 	}
-	content, err := b.get(ctx, key)
+	content, err := b.get(ctx, info.Key)
 	if err != nil {
 		return "", err
 	}
 	return md5Hex(content), nil
+}
+
+// md5MetaKey is the user metadata (x-amz-meta-kratix-content-md5) in which put stores the MD5 of
+// what it wrote: the ETag is not an MD5 when the server encrypts with SSE-KMS or SSE-C.
+const md5MetaKey = "Kratix-Content-Md5"
+
+// knownMD5 is the MD5 of an object's content as its listing entry or HEAD tells it, or "" when
+// it does not:
+//   - an object encrypted with SSE-KMS or SSE-C has an ETag that is not its MD5 (MinIO and AWS
+//     alike), so only the MD5 put stored in its metadata counts;
+//   - otherwise (no encryption, or SSE-S3, whose ETag is the MD5) a single-part ETag is the MD5,
+//     and is trusted over the metadata, which someone else's write may have copied;
+//   - a multipart ETag ("…-N") is no MD5.
+//
+// A listing tells the encryption only on MinIO (WithMetadata). Elsewhere (AWS) an ETag of 32 hex
+// digits is taken for the MD5: right for unencrypted and SSE-S3 objects; an SSE-KMS object then
+// looks changed and is rewritten at each apply, never wrongly taken as unchanged.
+func knownMD5(info minio.ObjectInfo) string {
+	etag := strings.ToLower(strings.Trim(info.ETag, `"`))
+	if sseHidesMD5(info) {
+		if sum := strings.ToLower(metaValue(info, "X-Amz-Meta-"+md5MetaKey)); isMD5Hex(sum) {
+			return sum
+		}
+		return ""
+	}
+	if isMD5Hex(etag) {
+		return etag
+	}
+	return ""
+}
+
+// sseHidesMD5 reports whether the object is encrypted in a way that makes its ETag something else
+// than the MD5 of its content: SSE-KMS (aws:kms, aws:kms:dsse) or SSE-C.
+func sseHidesMD5(info minio.ObjectInfo) bool {
+	if metaValue(info, "X-Amz-Server-Side-Encryption-Customer-Algorithm") != "" {
+		return true
+	}
+	enc := metaValue(info, "X-Amz-Server-Side-Encryption")
+	return enc != "" && !strings.EqualFold(enc, "AES256")
+}
+
+// metaValue finds a header among an object's metadata: a HEAD gives them in Metadata (and the
+// user metadata without its prefix in UserMetadata), a MinIO listing in UserMetadata with
+// their full names.
+func metaValue(info minio.ObjectInfo, header string) string {
+	if v := info.Metadata.Get(header); v != "" {
+		return v
+	}
+	for k, v := range info.UserMetadata {
+		if strings.EqualFold(k, header) || strings.EqualFold("X-Amz-Meta-"+k, header) {
+			return v
+		}
+	}
+	return ""
 }
 
 func (b *bucketStore) get(ctx context.Context, key string) ([]byte, error) {
@@ -623,13 +770,16 @@ func (b *bucketStore) get(ctx context.Context, key string) ([]byte, error) {
 	return io.ReadAll(obj)
 }
 
-// put writes content in a single PUT, so that the stored ETag is its MD5 and the next Apply can
-// skip it. No Content-MD5 header: the signed payload hash (plain HTTP) or TLS already protects the
-// body, and hashing every body twice more cost a third of the time of a large write.
-func (b *bucketStore) put(ctx context.Context, key string, content []byte) error {
+// put writes content (whose MD5 is sum) in a single PUT, so that the stored ETag is its MD5 on
+// an unencrypted or SSE-S3 bucket, and records sum in the object's metadata for buckets that
+// encrypt with SSE-KMS, whose ETags are not MD5s: either way the next Apply can skip it. No
+// Content-MD5 header: the signed payload hash (plain HTTP) or TLS already protects the body, and
+// hashing every body twice more cost a third of the time of a large write.
+func (b *bucketStore) put(ctx context.Context, key string, content []byte, sum string) error {
 	b.puts.Add(1)
 	_, err := b.client.PutObject(ctx, b.cfg.BucketName, key, bytes.NewReader(content), int64(len(content)),
-		minio.PutObjectOptions{ContentType: contentType(key), DisableMultipart: true})
+		minio.PutObjectOptions{ContentType: contentType(key), DisableMultipart: true,
+			UserMetadata: map[string]string{md5MetaKey: sum}})
 	return err
 }
 

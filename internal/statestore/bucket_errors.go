@@ -81,6 +81,9 @@ func (b *bucketStore) outcome(op, what string, items []string, errs []error) ([]
 // minio.ToErrorResponse only recognises an unwrapped minio.ErrorResponse, so errors.As is used
 // instead: the store adds context with %w before classifying.
 func classifyBucketError(err error) Kind {
+	if err == nil {
+		return "" // no failure, no kind
+	}
 	var se *Error
 	if errors.As(err, &se) {
 		return se.Kind

@@ -351,8 +351,19 @@ func TestBucketCheck(t *testing.T) {
 			if kindOf(err) != tt.want {
 				t.Errorf("Apply error = %v (kind %q), want kind %q", err, kindOf(err), tt.want)
 			}
-			if _, err := st.Hashes(ctx, []string{"x.yaml", "y/x.yaml", "y/z.yaml"}); kindOf(err) != tt.want {
+			h, err := st.Hashes(ctx, []string{"x.yaml", "y/x.yaml", "y/z.yaml"})
+			if tt.want == KindMissingBucket {
+				// A deleted bucket took its files with it: they are gone, which a plan shows.
+				if err != nil || len(h) != 0 {
+					t.Errorf("Hashes in a missing bucket = %v, %v; want no files and no error", h, err)
+				}
+				return
+			}
+			if kindOf(err) != tt.want {
 				t.Errorf("Hashes error = %v (kind %q), want kind %q: a failure is never \"gone\"", err, kindOf(err), tt.want)
+			}
+			if ok, err := st.(BucketProbe).BucketExists(ctx, ""); ok || kindOf(err) != tt.want {
+				t.Errorf("BucketExists = %v, %v (kind %q), want an error of kind %q: a failure never means the bucket is gone", ok, err, kindOf(err), tt.want)
 			}
 		})
 	}

@@ -2,6 +2,8 @@ package testinfra
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -28,8 +30,14 @@ type MinIO struct {
 	// 127.0.0.1 and localhost) when it serves HTTPS (StartMinIOTLS); empty for plain HTTP.
 	CACertificate string
 
+	// KMSKeyName names the static KMS key the server holds when started with
+	// MinIOOptions.KMS; empty otherwise.
+	KMSKeyName string
+
 	binary  string
 	dir     string     // temporary folder: data/, certs/ and minio.log
+	kmsKey  string     // MINIO_KMS_SECRET_KEY, "<name>:<base64 of 32 bytes>"; empty without KMS
+	autoEnc bool       // MINIO_KMS_AUTO_ENCRYPTION=on
 	console string     // console address, fixed so that Up rebinds the same ports
 	certs   *serverTLS // nil for plain HTTP
 
@@ -57,18 +65,36 @@ var errExitedEarly = errors.New("minio exited before it was ready")
 // StartMinIO starts a MinIO server (see MinIOBinary) serving plain HTTP on free loopback ports
 // with an empty temporary data folder and waits until it answers its liveness check. Call Stop
 // when done.
-func StartMinIO() (*MinIO, error) { return startMinIO(false) }
+func StartMinIO() (*MinIO, error) { return StartMinIOWith(MinIOOptions{}) }
 
 // StartMinIOTLS is StartMinIO serving HTTPS instead, on the same Endpoint, with a certificate
 // signed by a CA generated for this server alone (CACertificate). Client and MakeBucket trust
 // that CA and nothing else.
-func StartMinIOTLS() (*MinIO, error) { return startMinIO(true) }
+func StartMinIOTLS() (*MinIO, error) { return StartMinIOWith(MinIOOptions{TLS: true}) }
 
-func startMinIO(withTLS bool) (*MinIO, error) {
+// MinIOOptions choose how StartMinIOWith starts the server.
+type MinIOOptions struct {
+	// TLS serves HTTPS, as StartMinIOTLS does.
+	TLS bool
+	// KMS gives the server a static KMS key (MINIO_KMS_SECRET_KEY, a random 32-byte key named
+	// KMSKeyName), so that buckets can have default encryption (SSE-S3 or SSE-KMS, see
+	// EncryptBucket) and objects can be written with SSE headers.
+	KMS bool
+	// AutoEncrypt encrypts every object written with SSE-S3 (MINIO_KMS_AUTO_ENCRYPTION=on);
+	// it implies KMS.
+	AutoEncrypt bool
+}
+
+// StartMinIOWith is StartMinIO with options.
+func StartMinIOWith(opts MinIOOptions) (*MinIO, error) {
 	what := "start MinIO"
-	if withTLS {
+	if opts.TLS {
 		what = "start MinIO with TLS"
 	}
+	if opts.KMS || opts.AutoEncrypt {
+		what += " and KMS"
+	}
+	withTLS := opts.TLS
 	binary, err := MinIOBinary()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -78,6 +104,13 @@ func startMinIO(withTLS bool) (*MinIO, error) {
 		return nil, fmt.Errorf("%s: create temporary folder: %w", what, err)
 	}
 	m := &MinIO{AccessKey: minioRootUser, SecretKey: randomHex(16), binary: binary, dir: dir}
+	if opts.KMS || opts.AutoEncrypt {
+		m.KMSKeyName = "kratix-test-key"
+		key := make([]byte, 32)
+		_, _ = rand.Read(key) // crypto/rand.Read never fails on supported platforms
+		m.kmsKey = m.KMSKeyName + ":" + base64.StdEncoding.EncodeToString(key)
+		m.autoEnc = opts.AutoEncrypt
+	}
 	if withTLS {
 		if err := m.installCertificate(); err != nil {
 			_ = os.RemoveAll(dir)
@@ -229,6 +262,12 @@ func (m *MinIO) launch() (*minioProcess, error) {
 		"MINIO_ROOT_PASSWORD="+m.SecretKey,
 		"MINIO_UPDATE=off",
 	)
+	if m.kmsKey != "" {
+		cmd.Env = append(cmd.Env, "MINIO_KMS_SECRET_KEY="+m.kmsKey)
+	}
+	if m.autoEnc {
+		cmd.Env = append(cmd.Env, "MINIO_KMS_AUTO_ENCRYPTION=on")
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {

@@ -1,0 +1,358 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/minio/minio-go/v7"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
+)
+
+// bucketOn is a testStore for bucket on srv, reached by the provider through a recorder with the
+// credentials accessKey and secretKey; the test's own client is srv's root client. store is the
+// body of the kratix_state_store resource with extra lines (path, create_bucket...) in it.
+func bucketOn(t *testing.T, srv *testinfra.MinIO, bucket, accessKey, secretKey, extra string) *testStore {
+	t.Helper()
+	ctx := context.Background()
+	client, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorder := startS3Recorder(t, srv.Endpoint)
+	return &testStore{
+		kind:     "bucket",
+		recorder: recorder,
+		provider: fmt.Sprintf(`
+provider "kratix" {
+  secrets = {
+    s = {
+      access_key_id     = %q
+      secret_access_key = %q
+    }
+  }
+}
+`, accessKey, secretKey),
+		store: fmt.Sprintf(`
+  name       = %q
+  secret_ref = "s"
+%s
+  bucket = {
+    endpoint    = %q
+    bucket_name = %q
+    insecure    = true
+  }
+`, bucket, extra, recorder.endpoint, bucket),
+		read: func(t *testing.T, path string) ([]byte, bool) {
+			obj, err := client.GetObject(ctx, bucket, path, minio.GetObjectOptions{})
+			if err != nil {
+				t.Fatalf("reading %s: %v", path, err)
+			}
+			defer func() { _ = obj.Close() }()
+			b, err := io.ReadAll(obj)
+			if code := minio.ToErrorResponse(err).Code; code == "NoSuchKey" || code == "NoSuchBucket" {
+				return nil, false
+			}
+			if err != nil {
+				t.Fatalf("reading %s: %v", path, err)
+			}
+			return b, true
+		},
+		list: func(t *testing.T) []string {
+			var out []string
+			for o := range client.ListObjects(ctx, bucket, minio.ListObjectsOptions{Recursive: true}) {
+				if o.Err != nil {
+					t.Fatalf("listing %s: %v", bucket, o.Err)
+				}
+				out = append(out, o.Key)
+			}
+			sort.Strings(out)
+			return out
+		},
+		put: func(t *testing.T, path string, content []byte) {
+			if _, err := client.PutObject(ctx, bucket, path, bytes.NewReader(content), int64(len(content)), minio.PutObjectOptions{}); err != nil {
+				t.Fatalf("writing %s: %v", path, err)
+			}
+		},
+		remove: func(t *testing.T, path string) {
+			if err := client.RemoveObject(ctx, bucket, path, minio.RemoveObjectOptions{}); err != nil {
+				t.Fatalf("removing %s: %v", path, err)
+			}
+		},
+		writes: func(*testing.T) []string {
+			w, _ := recorder.snapshot()
+			return w
+		},
+	}
+}
+
+// destinationAndPromise is a store, a destination "worker-1" at path "worker-1" on it and a
+// promise with one dependency file.
+func destinationAndPromise(ts *testStore) string {
+	return storeAndDestination(ts, ts.provider) + `
+resource "kratix_promise" "p" {
+  name         = "app"
+  destinations = [kratix_destination.d]
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+}
+`
+}
+
+// expectFiles checks that the bucket holds exactly want (paths and contents), read with the
+// test's own client.
+func expectFiles(t *testing.T, ts *testStore, want map[string]string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		got := ts.list(t)
+		var keys []string
+		for k := range want {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		if strings.Join(got, "\n") != strings.Join(keys, "\n") {
+			return fmt.Errorf("the bucket holds\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(keys, "\n  "))
+		}
+		for _, k := range keys {
+			if c, _ := ts.read(t, k); string(c) != want[k] {
+				return fmt.Errorf("%s holds %q, want %q", k, c, want[k])
+			}
+		}
+		return nil
+	}
+}
+
+// workerFiles are the files of destinationAndPromise under root ("" or "team/"): the two
+// canaries and the promise's dependency, spelled by hand from Kratix's layout.
+func workerFiles(root string) map[string]string {
+	return map[string]string{
+		root + "worker-1/dependencies/kratix-canary-namespace.yaml":           wantNamespace,
+		root + "worker-1/resources/kratix-canary-configmap.yaml":              wantConfigMap,
+		root + "worker-1/dependencies/app/5058f/static/app-dependencies.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n",
+	}
+}
+
+// TestAccBucketStore_prefixCredentials: credentials whose policy allows only team/* create a
+// store with path "team" and a destination and promise on it. The write check ran under team/
+// and left nothing; every file is under team/; the next plan is empty.
+func TestAccBucketStore_prefixCredentials(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ctx := context.Background()
+	bucket := randomName("t")
+	if err := minioServer.MakeBucket(ctx, bucket); err != nil {
+		t.Fatal(err)
+	}
+	key, secret, err := minioServer.AddUserWithPolicy(ctx, fmt.Sprintf(`{"Version":"2012-10-17","Statement":[
+  {"Effect":"Allow","Action":["s3:PutObject","s3:GetObject","s3:DeleteObject"],"Resource":["arn:aws:s3:::%[1]s/team/*"]},
+  {"Effect":"Allow","Action":["s3:ListBucket"],"Resource":["arn:aws:s3:::%[1]s"],"Condition":{"StringLike":{"s3:prefix":["team/*"]}}}
+]}`, bucket))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := bucketOn(t, minioServer, bucket, key, secret, `  path = "team"`)
+	cfg := destinationAndPromise(ts)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					expectFiles(t, ts, workerFiles("team/")),
+					func(*terraform.State) error { return expectProbesUnder(ts.recorder.probeWrites(), "team/") },
+				),
+			},
+			{
+				Config: cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+		},
+	})
+}
+
+// deleteBucket empties bucket and deletes it, with the test's own client, as someone working
+// outside Terraform would.
+func deleteBucket(t *testing.T, srv *testinfra.MinIO, bucket string) {
+	t.Helper()
+	ctx := context.Background()
+	client, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for o := range client.ListObjects(ctx, bucket, minio.ListObjectsOptions{Recursive: true}) {
+		if o.Err != nil {
+			t.Fatal(o.Err)
+		}
+		if err := client.RemoveObject(ctx, bucket, o.Key, minio.RemoveObjectOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := client.RemoveBucket(ctx, bucket); err != nil {
+		t.Fatalf("deleting bucket %s: %v", bucket, err)
+	}
+}
+
+// TestAccBucketStore_bucketDeleted: a bucket deleted outside Terraform. Without create_bucket the
+// plan does not fail (the files show as gone), the apply fails saying what to do, and setting
+// create_bucket repairs everything. With create_bucket the plan re-creates the store, the apply
+// makes the bucket and writes every file again, and the next plan is empty.
+func TestAccBucketStore_bucketDeleted(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	bucket := randomName("t")
+	if err := minioServer.MakeBucket(context.Background(), bucket); err != nil {
+		t.Fatal(err)
+	}
+	keep := bucketOn(t, minioServer, bucket, minioServer.AccessKey, minioServer.SecretKey, "")
+	create := *keep
+	create.store = strings.Replace(keep.store, "  bucket = {", "  bucket = {\n    create_bucket = true", 1)
+	cfgKeep, cfgCreate := destinationAndPromise(keep), destinationAndPromise(&create)
+	files := workerFiles("")
+	gone := func() { deleteBucket(t, minioServer, bucket) }
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{
+			{Config: cfgKeep, Check: expectFiles(t, keep, files)},
+			{
+				// The plan of every resource reading the missing bucket succeeds and shows the
+				// files gone; the store resource stays (with a warning).
+				PreConfig: gone, Config: cfgKeep, PlanOnly: true, ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: cfgKeep,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("kratix_state_store.s", plancheck.ResourceActionNoop),
+					plancheck.ExpectResourceAction("kratix_destination.d", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
+				}},
+				ExpectError: wrapped(`bucket does not exist[\s\S]*Create the bucket, or set create_bucket = true`),
+			},
+			{
+				// create_bucket set: the store's update makes the bucket before the others write.
+				Config: cfgCreate,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("kratix_state_store.s", plancheck.ResourceActionUpdate),
+				}},
+				Check: expectFiles(t, keep, files),
+			},
+			{
+				PreConfig: gone,
+				Config:    cfgCreate,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("kratix_state_store.s", plancheck.ResourceActionCreate),
+					plancheck.ExpectResourceAction("kratix_destination.d", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
+				}},
+				Check: expectFiles(t, keep, files),
+			},
+			{
+				Config: cfgCreate,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+		},
+	})
+}
+
+// TestAccBucketStore_encrypted: on buckets that encrypt every object by default, with SSE-S3 and
+// with SSE-KMS (whose ETags are not the MD5 of the content), the plan after an apply is empty and
+// the next apply writes nothing, while a hand edit is still seen as drift and repaired.
+func TestAccBucketStore_encrypted(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	srv, err := testinfra.StartMinIOWith(testinfra.MinIOOptions{KMS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	for _, kind := range []string{"SSE-S3", "SSE-KMS"} {
+		t.Run(kind, func(t *testing.T) {
+			ctx := context.Background()
+			bucket := randomName("e")
+			if err := srv.MakeBucket(ctx, bucket); err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.EncryptBucket(ctx, bucket, kind); err != nil {
+				t.Fatal(err)
+			}
+			ts := bucketOn(t, srv, bucket, srv.AccessKey, srv.SecretKey, "")
+			cfg := destinationAndPromise(ts)
+			files := workerFiles("")
+			dep := "worker-1/dependencies/app/5058f/static/app-dependencies.yaml"
+			var applied storeMark
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{
+					{
+						Config: cfg,
+						Check: resource.ComposeAggregateTestCheckFunc(
+							expectFiles(t, ts, files),
+							expectEncrypted(srv, bucket, dep, files[dep], kind),
+							func(*terraform.State) error { applied = ts.mark(t); return nil },
+						),
+					},
+					{
+						Config: cfg,
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectEmptyPlan(),
+						}},
+						Check: ts.expectNoWritesSince(t, &applied),
+					},
+					{
+						PreConfig: func() { ts.put(t, dep, []byte("edited by hand\n")) },
+						Config:    cfg,
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
+							plancheck.ExpectResourceAction("kratix_destination.d", plancheck.ResourceActionNoop),
+						}},
+						Check: expectFiles(t, ts, files),
+					},
+					{
+						Config: cfg,
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectEmptyPlan(),
+						}},
+					},
+				},
+			})
+		})
+	}
+}
+
+// expectEncrypted checks the premise of an encryption test with plain minio-go: key is encrypted
+// as kind says, and under SSE-KMS its ETag is not the MD5 of content (under SSE-S3 it is).
+func expectEncrypted(srv *testinfra.MinIO, bucket, key, content, kind string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		client, err := srv.Client()
+		if err != nil {
+			return err
+		}
+		info, err := client.StatObject(context.Background(), bucket, key, minio.StatObjectOptions{})
+		if err != nil {
+			return err
+		}
+		want := map[string]string{"SSE-S3": "AES256", "SSE-KMS": "aws:kms"}[kind]
+		if got := info.Metadata.Get("X-Amz-Server-Side-Encryption"); got != want {
+			return fmt.Errorf("%s is encrypted with %q, want %q", key, got, want)
+		}
+		sum := md5.Sum([]byte(content))
+		if isMD5 := strings.Trim(info.ETag, `"`) == hex.EncodeToString(sum[:]); isMD5 != (kind == "SSE-S3") {
+			return fmt.Errorf("%s: ETag %s, MD5 %x: not the case this test is about", kind, info.ETag, sum)
+		}
+		return nil
+	}
+}
