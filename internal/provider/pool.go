@@ -61,6 +61,17 @@ type poolMember struct {
 	Store storeRefModel
 }
 
+// poolFromList converts a pool attribute and checks it (see poolFromModel). ok is false while
+// the list, or anything in it, is unknown: `destinations = module.x.destinations` before the
+// module's resources exist is unknown as a whole.
+func poolFromList(ctx context.Context, at path.Path, list types.List) (pool []poolMember, ok bool, diags diag.Diagnostics) {
+	models, known, diags := objectsAs[poolMemberModel](ctx, list)
+	if !known || diags.HasError() {
+		return nil, false, diags
+	}
+	return poolFromModel(ctx, at, models)
+}
+
 // poolFromModel converts a pool and checks it: duplicate names and two destinations whose
 // folders are equal or nested (whatever their stores are called) are errors, attached to the
 // offending element. ok is false while any of it is unknown.
