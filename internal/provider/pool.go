@@ -98,12 +98,12 @@ func poolFromModel(ctx context.Context, at path.Path, models []poolMemberModel) 
 		}
 		labels := map[string]string{}
 		if !m.Labels.IsNull() {
-			diags.Append(m.Labels.ElementsAs(ctx, &labels, false)...)
 			for _, v := range m.Labels.Elements() {
 				if v.IsUnknown() {
 					return nil, false, diags
 				}
 			}
+			diags.Append(m.Labels.ElementsAs(ctx, &labels, false)...)
 		}
 		storePath := placement.CleanStorePath(ref.Path.ValueString())
 		root, err := layout.Root(ref.Path.ValueString(), m.Path.ValueString())
@@ -165,4 +165,17 @@ func overlappingFolders(at path.Path, pool []poolMember, index []int) diag.Diagn
 				el, b.Name, b.Target.Root, b.Location, how, a.Name, index[o.I], a.Member.Store))
 	}
 	return diags
+}
+
+// mapKnown says whether a map and every value in it are known.
+func mapKnown(m types.Map) bool {
+	if m.IsUnknown() {
+		return false
+	}
+	for _, v := range m.Elements() {
+		if v.IsUnknown() {
+			return false
+		}
+	}
+	return true
 }

@@ -178,7 +178,7 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (placement.R
 	var diags diag.Diagnostics
 	promise := m.promise()
 	if promise == nil || promise.Name.IsUnknown() || m.Name.IsUnknown() || m.Namespace.IsUnknown() ||
-		m.Pipeline.IsUnknown() || m.Documents.IsUnknown() || m.Files.IsUnknown() {
+		m.Pipeline.IsUnknown() || m.Documents.IsUnknown() || !mapKnown(m.Files) {
 		return placement.RequestPlan{}, nil, false, diags
 	}
 	promiseEntries, okP, d := selectorsFromList(ctx, path.Root("promise").AtName("destination_selectors"), promise.DestinationSelectors)

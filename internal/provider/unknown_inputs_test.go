@@ -48,7 +48,8 @@ func names(n ...string) knownvalue.Check {
 // TestAccUnknown_literalTuple: a literal list of destination resources created in the same run,
 // `[kratix_destination.prod, kratix_destination.dev]`, is accepted by the placement data source
 // and by a promise; the promise's placement is known at plan (only the destinations' own
-// computed attributes are not) and the apply writes the dev file only.
+// computed attributes are not) and the apply writes the dev file only. A request for that
+// promise with a file whose content is known after apply plans its files as unknown.
 func TestAccUnknown_literalTuple(t *testing.T) {
 	if minioServer == nil {
 		t.Skip("acceptance test: set TF_ACC=1")
@@ -71,15 +72,28 @@ resource "kratix_promise" "p" {
   destination_selectors = [{ match_labels = { env = "dev" } }]
   dependencies          = %q
 }
+
+resource "terraform_data" "note" {
+  input = "a note"
+}
+
+# Promise known at plan, one file's content known after apply.
+resource "kratix_resource_request" "r" {
+  promise = kratix_promise.p
+  name    = "r"
+  files   = { "notes.txt" = terraform_data.note.output }
+}
 `, namespaceApp),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("scheduled_destinations"), names("dev")),
+				plancheck.ExpectUnknownValue("kratix_resource_request.r", tfjsonpath.New("written_files")),
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.kratix_placement.dev", tfjsonpath.New("names"), names("dev")),
 				statecheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("scheduled_destinations"), names("dev")),
 			},
-			Check: resource.ComposeAggregateTestCheckFunc(expectContent(ts, t, devFile, namespaceApp), expectMissing(ts, t, prodFile)),
+			Check: resource.ComposeAggregateTestCheckFunc(expectContent(ts, t, devFile, namespaceApp), expectMissing(ts, t, prodFile),
+				expectContent(ts, t, "dev/resources/default/app/r/instance-configure/5058f/notes.txt", "a note")),
 		}},
 	})
 }
@@ -165,8 +179,9 @@ resource "kratix_resource_request" "r1" {
 }
 
 // TestAccUnknown_wholePromiseObject: a request's promise that is a wholly unknown object at plan
-// (a conditional between two promises on a value known after apply) plans, and the apply writes
-// the request where that promise's pool and selectors say.
+// (a conditional between two promises on a value known after apply), and files with a value
+// known after apply, plan; the apply writes the request where that promise's pool and selectors
+// say.
 func TestAccUnknown_wholePromiseObject(t *testing.T) {
 	if minioServer == nil {
 		t.Skip("acceptance test: set TF_ACC=1")
@@ -201,6 +216,8 @@ resource "kratix_resource_request" "r2" {
   promise   = terraform_data.pick.output == "a" ? kratix_promise.a : kratix_promise.b
   name      = "r2"
   documents = %[2]q
+  # A map with one value known after apply.
+  files = { "notes.txt" = "picked ${terraform_data.pick.output}" }
 }
 `, namespaceApp, namespaceFoo),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
@@ -212,6 +229,77 @@ resource "kratix_resource_request" "r2" {
 			},
 			Check: resource.ComposeAggregateTestCheckFunc(
 				expectContent(ts, t, reqFile("prod"), namespaceFoo), expectMissing(ts, t, reqFile("dev")),
+				expectContent(ts, t, "prod/resources/default/b/r2/instance-configure/5058f/notes.txt", "picked b"),
+			),
+		}},
+	})
+}
+
+// TestAccUnknown_storeObject: a destination's state_store that is a wholly unknown object at
+// plan (a conditional between two stores on a value known after apply) plans; the promise over
+// that destination plans with its placement known after apply, and the apply writes the
+// canaries and the promise's file to the chosen store only. A pool element partly unknown (a
+// destination's labels known after apply) is scheduled at apply too.
+func TestAccUnknown_storeObject(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	a, b := newTestStore(t, "bucket"), newTestStore(t, "bucket")
+	file := "w/dependencies/app/5058f/static/app-dependencies.yaml"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{{
+			Config: a.provider + fmt.Sprintf(`
+resource "kratix_state_store" "a" {
+%s
+}
+
+resource "kratix_state_store" "b" {
+%s
+}
+
+resource "terraform_data" "pick" {
+  input = "b"
+}
+
+resource "kratix_destination" "d" {
+  name        = "w"
+  path        = "w"
+  state_store = terraform_data.pick.output == "a" ? kratix_state_store.a : kratix_state_store.b
+}
+
+resource "kratix_promise" "p" {
+  name         = "app"
+  destinations = [kratix_destination.d]
+  dependencies = %[3]q
+}
+
+resource "kratix_destination" "labelled" {
+  name        = "labelled"
+  path        = "labelled"
+  labels      = { env = terraform_data.pick.output }
+  state_store = kratix_state_store.a
+}
+
+resource "kratix_promise" "labels" {
+  name                  = "labels"
+  destinations          = [kratix_destination.labelled]
+  destination_selectors = [{ match_labels = { env = "b" } }]
+  dependencies          = %[3]q
+}
+`, a.store, b.store, namespaceApp),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue("kratix_promise.p", tfjsonpath.New("placements")),
+				plancheck.ExpectUnknownValue("kratix_promise.labels", tfjsonpath.New("scheduled_destinations")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("placements").AtMapKey("w").AtMapKey("location"), knownvalue.StringExact(b.location)),
+			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				expectContent(b, t, "w/dependencies/kratix-canary-namespace.yaml", wantNamespace),
+				expectContent(b, t, file, namespaceApp),
+				expectMissing(a, t, "w/dependencies/kratix-canary-namespace.yaml"), expectMissing(a, t, file),
+				expectContent(a, t, "labelled/dependencies/labels/5058f/static/labels-dependencies.yaml", namespaceApp),
 			),
 		}},
 	})
