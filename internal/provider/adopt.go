@@ -112,12 +112,13 @@ func (d *providerData) probe(ctx context.Context, kind, who string, pool []poolM
 // folder already holds the request (or looks only in the one the import id named). ok is false
 // while the inputs are unknown (a later plan looks) or when it failed (diags say why).
 func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a adoption, diags *diag.Diagnostics) (adoption, bool) {
-	if r.data == nil || plan.Promise == nil || plan.Promise.Name.IsUnknown() || plan.Name.IsUnknown() ||
-		plan.Namespace.IsUnknown() || plan.Pipeline.IsUnknown() || plan.Documents.IsUnknown() || plan.Files.IsUnknown() {
+	promise := plan.promise()
+	if r.data == nil || promise == nil || promise.Name.IsUnknown() || plan.Name.IsUnknown() ||
+		plan.Namespace.IsUnknown() || plan.Pipeline.IsUnknown() || plan.Documents.IsUnknown() || !mapKnown(plan.Files) {
 		return a, false
 	}
 	at := path.Root("promise").AtName("destinations")
-	pool, ok, _ := poolFromModel(ctx, at, plan.Promise.Destinations)
+	pool, ok, _ := poolFromList(ctx, at, promise.Destinations)
 	if !ok {
 		return a, false // reported by the plan
 	}
@@ -125,7 +126,7 @@ func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a
 	if err != nil {
 		return a, false // reported by the plan
 	}
-	id := fmt.Sprintf("%s/%s/%s", plan.Promise.Name.ValueString(), plan.Namespace.ValueString(), plan.Name.ValueString())
+	id := fmt.Sprintf("%s/%s/%s", plan.promiseName(), plan.Namespace.ValueString(), plan.Name.ValueString())
 	if a.Destination != "" {
 		var named []poolMember
 		var names []string
@@ -187,7 +188,7 @@ func (a adoption) notFoundWarning(plan requestModel, chosen string) string {
 	if len(a.Found) > 0 || chosen == "" {
 		return ""
 	}
-	id := fmt.Sprintf("%s/%s/%s", plan.Promise.Name.ValueString(), plan.Namespace.ValueString(), plan.Name.ValueString())
+	id := fmt.Sprintf("%s/%s/%s", plan.promiseName(), plan.Namespace.ValueString(), plan.Name.ValueString())
 	return fmt.Sprintf("Request %s was imported, but no destination of the promise's pool holds its files. It is "+
 		"placed as a new request is, on %q (the rendezvous choice), and the apply writes it there. If it runs on "+
 		"another destination, import it naming that one: %s@<destination>.", id, chosen, id)
@@ -199,7 +200,7 @@ func (r *promiseResource) adoptPromise(ctx context.Context, plan promiseModel, a
 	if r.data == nil || plan.Name.IsUnknown() {
 		return a, false
 	}
-	pool, ok, _ := poolFromModel(ctx, path.Root("destinations"), plan.Destinations)
+	pool, ok, _ := poolFromList(ctx, path.Root("destinations"), plan.Destinations)
 	deps, okDeps := plan.dependencies()
 	if !ok || !okDeps {
 		return a, false // unknown, or reported by the plan

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
@@ -24,11 +25,11 @@ func NewPlacementDataSource() datasource.DataSource { return &placementDataSourc
 type placementDataSource struct{}
 
 type placementInputDestination struct {
-	Name              types.String    `tfsdk:"name"`
-	Labels            types.Map       `tfsdk:"labels"`
-	StateStore        *storeNameModel `tfsdk:"state_store"`
-	Path              types.String    `tfsdk:"path"`
-	StrictMatchLabels types.Bool      `tfsdk:"strict_match_labels"`
+	Name              types.String `tfsdk:"name"`
+	Labels            types.Map    `tfsdk:"labels"`
+	StateStore        types.Object `tfsdk:"state_store"` // storeNameModel
+	Path              types.String `tfsdk:"path"`
+	StrictMatchLabels types.Bool   `tfsdk:"strict_match_labels"`
 }
 
 // storeNameModel is all the placement needs of a store: where the destination's folder is.
@@ -38,15 +39,17 @@ type storeNameModel struct {
 }
 
 type placementDataModel struct {
-	Destinations         []placementInputDestination `tfsdk:"destinations"`
-	DestinationSelectors []selectorModel             `tfsdk:"destination_selectors"`
-	ResourceSelectors    []selectorModel             `tfsdk:"resource_selectors"`
-	Match                types.String                `tfsdk:"match"`
-	Mode                 types.String                `tfsdk:"mode"`
-	Key                  types.String                `tfsdk:"key"`
-	Selected             types.List                  `tfsdk:"selected"`
-	Names                types.List                  `tfsdk:"names"`
-	Decisions            types.List                  `tfsdk:"decisions"`
+	// The inputs are lists of objects in types.List: Terraform validates configurations whose
+	// lists are not known yet (a Read, deferred to apply by Terraform, sees them known).
+	Destinations         types.List   `tfsdk:"destinations"`          // of placementInputDestination
+	DestinationSelectors types.List   `tfsdk:"destination_selectors"` // of selectorModel
+	ResourceSelectors    types.List   `tfsdk:"resource_selectors"`    // of selectorModel
+	Match                types.String `tfsdk:"match"`
+	Mode                 types.String `tfsdk:"mode"`
+	Key                  types.String `tfsdk:"key"`
+	Selected             types.List   `tfsdk:"selected"`
+	Names                types.List   `tfsdk:"names"`
+	Decisions            types.List   `tfsdk:"decisions"`
 }
 
 var (
@@ -92,7 +95,9 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 				Required:            true,
 				MarkdownDescription: "The candidate pool, usually `values(kratix_destination.workers)`.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"name":   schema.StringAttribute{Required: true, MarkdownDescription: "Destination name."},
+					// Optional here, checked in Read: Terraform validates a list built from resources
+					// ([kratix_destination.a]) before their values are known, and would call them missing.
+					"name":   schema.StringAttribute{Optional: true, MarkdownDescription: "Destination name (required)."},
 					"labels": schema.MapAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Destination labels."},
 					"state_store": schema.SingleNestedAttribute{Optional: true, MarkdownDescription: "The destination's store (only its name and path are used).",
 						Attributes: map[string]schema.Attribute{
@@ -136,16 +141,29 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	entries, _, diags := selectorsFromModel(path.Root("destination_selectors"), m.DestinationSelectors)
+	entries, okSel, diags := selectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
 	resp.Diagnostics.Append(diags...)
-	second, _, diags := selectorsFromModel(path.Root("resource_selectors"), m.ResourceSelectors)
+	second, okSecond, diags := selectorsFromList(ctx, path.Root("resource_selectors"), m.ResourceSelectors)
+	resp.Diagnostics.Append(diags...)
+	dests, okDests, diags := objectsAs[placementInputDestination](ctx, m.Destinations)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if !okSel || !okSecond || !okDests {
+		// Terraform reads a data source whose configuration is not wholly known at apply, once it is.
+		resp.Diagnostics.AddError("Placement Not Known", "The inputs of kratix_placement are still unknown when it is read; this is a bug in the provider.")
+		return
+	}
 	var pool []scheduling.Destination
 	byName := map[string]placementInputDestination{}
-	for i, dest := range m.Destinations {
+	for i, dest := range dests {
+		if dest.Name.IsNull() {
+			at := path.Root("destinations").AtListIndex(i).AtName("name")
+			resp.Diagnostics.AddAttributeError(at, "Incomplete Destination",
+				fmt.Sprintf("%s: a destination needs a name; pass the destination resources, e.g. destinations = values(kratix_destination.workers).", at))
+			continue
+		}
 		name := dest.Name.ValueString()
 		if _, dup := byName[name]; dup {
 			resp.Diagnostics.AddAttributeError(path.Root("destinations").AtListIndex(i).AtName("name"), "Duplicate Destination",
@@ -191,8 +209,9 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 	for _, n := range names {
 		dest := byName[n]
 		storeName, storePath := "", ""
-		if dest.StateStore != nil {
-			storeName, storePath = dest.StateStore.Name.ValueString(), dest.StateStore.Path.ValueString()
+		var store storeNameModel
+		if !dest.StateStore.IsNull() && !dest.StateStore.As(ctx, &store, basetypes.ObjectAsOptions{}).HasError() {
+			storeName, storePath = store.Name.ValueString(), store.Path.ValueString()
 		}
 		full, err := layout.Root(storePath, dest.Path.ValueString())
 		if err != nil {

@@ -61,6 +61,17 @@ type poolMember struct {
 	Store storeRefModel
 }
 
+// poolFromList converts a pool attribute and checks it (see poolFromModel). ok is false while
+// the list, or anything in it, is unknown: `destinations = module.x.destinations` before the
+// module's resources exist is unknown as a whole.
+func poolFromList(ctx context.Context, at path.Path, list types.List) (pool []poolMember, ok bool, diags diag.Diagnostics) {
+	models, known, diags := objectsAs[poolMemberModel](ctx, list)
+	if !known || diags.HasError() {
+		return nil, false, diags
+	}
+	return poolFromModel(ctx, at, models)
+}
+
 // poolFromModel converts a pool and checks it: duplicate names and two destinations whose
 // folders are equal or nested (whatever their stores are called) are errors, attached to the
 // offending element. ok is false while any of it is unknown.
@@ -87,12 +98,12 @@ func poolFromModel(ctx context.Context, at path.Path, models []poolMemberModel) 
 		}
 		labels := map[string]string{}
 		if !m.Labels.IsNull() {
-			diags.Append(m.Labels.ElementsAs(ctx, &labels, false)...)
 			for _, v := range m.Labels.Elements() {
 				if v.IsUnknown() {
 					return nil, false, diags
 				}
 			}
+			diags.Append(m.Labels.ElementsAs(ctx, &labels, false)...)
 		}
 		storePath := placement.CleanStorePath(ref.Path.ValueString())
 		root, err := layout.Root(ref.Path.ValueString(), m.Path.ValueString())
@@ -154,4 +165,17 @@ func overlappingFolders(at path.Path, pool []poolMember, index []int) diag.Diagn
 				el, b.Name, b.Target.Root, b.Location, how, a.Name, index[o.I], a.Member.Store))
 	}
 	return diags
+}
+
+// mapKnown says whether a map and every value in it are known.
+func mapKnown(m types.Map) bool {
+	if m.IsUnknown() {
+		return false
+	}
+	for _, v := range m.Elements() {
+		if v.IsUnknown() {
+			return false
+		}
+	}
+	return true
 }

@@ -20,15 +20,15 @@ const (
 )
 
 type promiseModel struct {
-	ID                       types.String      `tfsdk:"id"`
-	Name                     types.String      `tfsdk:"name"`
-	DestinationSelectors     []selectorModel   `tfsdk:"destination_selectors"`
-	Dependencies             manifestsValue    `tfsdk:"dependencies"`
-	Destinations             []poolMemberModel `tfsdk:"destinations"`
-	OnUnschedule             types.String      `tfsdk:"on_unschedule"`
-	ScheduledDestinations    types.List        `tfsdk:"scheduled_destinations"`
-	MisscheduledDestinations types.List        `tfsdk:"misscheduled_destinations"`
-	Placements               types.Map         `tfsdk:"placements"`
+	ID                       types.String   `tfsdk:"id"`
+	Name                     types.String   `tfsdk:"name"`
+	DestinationSelectors     types.List     `tfsdk:"destination_selectors"` // of selectorModel; may be unknown at plan
+	Dependencies             manifestsValue `tfsdk:"dependencies"`
+	Destinations             types.List     `tfsdk:"destinations"` // of poolMemberModel; may be unknown at plan
+	OnUnschedule             types.String   `tfsdk:"on_unschedule"`
+	ScheduledDestinations    types.List     `tfsdk:"scheduled_destinations"`
+	MisscheduledDestinations types.List     `tfsdk:"misscheduled_destinations"`
+	Placements               types.Map      `tfsdk:"placements"`
 }
 
 type placementModel struct {
@@ -69,8 +69,8 @@ func (m promiseModel) dependencies() (layout.Dependencies, bool) {
 // plan runs the placement engine on the configuration, given what state says the promise held.
 // ok is false while some input is unknown.
 func (m promiseModel) plan(ctx context.Context, state promiseModel) (placement.Plan, []poolMember, bool, diag.Diagnostics) {
-	entries, okSel, diags := selectorsFromModel(path.Root("destination_selectors"), m.DestinationSelectors)
-	pool, okPool, d := poolFromModel(ctx, path.Root("destinations"), m.Destinations)
+	entries, okSel, diags := selectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
+	pool, okPool, d := poolFromList(ctx, path.Root("destinations"), m.Destinations)
 	diags.Append(d...)
 	deps, okDeps := m.dependencies()
 	if !okSel || !okPool || !okDeps || m.Name.IsUnknown() || m.OnUnschedule.IsUnknown() || diags.HasError() {
@@ -120,8 +120,9 @@ func (m promiseModel) prior(ctx context.Context) map[string]priorPlacement {
 
 // lenientPool converts a recorded pool by name, keeping what converts: state was valid when it
 // was written.
-func lenientPool(ctx context.Context, models []poolMemberModel) map[string]poolMember {
+func lenientPool(ctx context.Context, list types.List) map[string]poolMember {
 	out := map[string]poolMember{}
+	models, _, _ := objectsAs[poolMemberModel](ctx, list)
 	for i := range models {
 		pool, _, _ := poolFromModel(ctx, path.Root("destinations"), models[i:i+1])
 		for _, m := range pool {

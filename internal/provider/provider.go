@@ -73,7 +73,7 @@ func (p *kratixProvider) Configure(ctx context.Context, req provider.ConfigureRe
 		lookupEnv: p.lookupEnv,
 		pool:      statestore.NewPool(),
 	}
-	data.secrets, data.secretsUnknown = secretsFromConfig(ctx, cfg.Secrets, &resp.Diagnostics)
+	data.configureSecrets(ctx, cfg.Secrets, &resp.Diagnostics)
 	data.hashKey, data.hashKeyUnknown = cfg.ContentHashKey.ValueString(), cfg.ContentHashKey.IsUnknown()
 	if resp.Diagnostics.HasError() {
 		return

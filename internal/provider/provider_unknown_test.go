@@ -46,3 +46,65 @@ resource "kratix_destination" "d" {
 		}},
 	})
 }
+
+// TestAccProvider_oneSecretValueUnknown: a secret set with one value known only after apply
+// (a terraform_data output standing in for random_password or tls_private_key) plans without
+// "Incomplete Secret" or "Missing SSH Key", and the apply writes with the real value: a bucket
+// store's secret_access_key, and a Git store's ssh_private_key.
+func TestAccProvider_oneSecretValueUnknown(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	for _, tc := range []struct {
+		kind, secrets string
+		value         func() string
+	}{
+		{"bucket", fmt.Sprintf(`access_key_id = %q
+      secret_access_key = terraform_data.secret.output`, minioServer.AccessKey), func() string { return minioServer.SecretKey }},
+		{"git-ssh", fmt.Sprintf(`ssh_private_key = terraform_data.secret.output
+      known_hosts = %q`, gitServer.KnownHosts), func() string { return gitServer.SSHPrivateKey }},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			ts := newTestStore(t, tc.kind)
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{{
+					Config: fmt.Sprintf(`
+resource "terraform_data" "secret" {
+  input = %q
+}
+
+provider "kratix" {
+  secrets = {
+    s = {
+      %s
+    }
+  }
+}
+
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "d" {
+  name        = "worker-1"
+  path        = "worker-1"
+  labels      = { env = "dev" }
+  state_store = kratix_state_store.s
+}
+
+resource "kratix_promise" "p" {
+  name         = "app"
+  destinations = [kratix_destination.d]
+  dependencies = %q
+}
+`, tc.value(), tc.secrets, ts.store, namespaceApp),
+					Check: resource.ComposeAggregateTestCheckFunc(
+						expectContent(ts, t, "worker-1/dependencies/kratix-canary-namespace.yaml", wantNamespace),
+						expectContent(ts, t, "worker-1/dependencies/app/5058f/static/app-dependencies.yaml", namespaceApp),
+					),
+				}},
+			})
+		})
+	}
+}

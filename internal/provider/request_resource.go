@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
@@ -34,29 +35,30 @@ func NewRequestResource() resource.Resource { return &requestResource{} }
 type requestResource struct{ data *providerData }
 
 // promiseRefModel is what a request receives of its promise (`promise = kratix_promise.jenkins`).
+// The lists may be unknown at plan, and the whole object too (see requestModel.promise).
 type promiseRefModel struct {
-	Name                 types.String      `tfsdk:"name"`
-	DestinationSelectors []selectorModel   `tfsdk:"destination_selectors"`
-	Destinations         []poolMemberModel `tfsdk:"destinations"`
+	Name                 types.String `tfsdk:"name"`
+	DestinationSelectors types.List   `tfsdk:"destination_selectors"`
+	Destinations         types.List   `tfsdk:"destinations"`
 }
 
 type requestModel struct {
-	ID                   types.String     `tfsdk:"id"`
-	Promise              *promiseRefModel `tfsdk:"promise"`
-	Name                 types.String     `tfsdk:"name"`
-	Namespace            types.String     `tfsdk:"namespace"`
-	Pipeline             types.String     `tfsdk:"pipeline"`
-	Documents            manifestsValue   `tfsdk:"documents"`
-	Files                types.Map        `tfsdk:"files"`
-	DestinationSelectors []selectorModel  `tfsdk:"destination_selectors"`
-	Destination          types.String     `tfsdk:"destination"`
-	Misscheduled         types.Bool       `tfsdk:"misscheduled"`
-	Location             types.String     `tfsdk:"location"`
-	Root                 types.String     `tfsdk:"root"`
-	WrittenFiles         types.Map        `tfsdk:"written_files"`
-	DocumentsWO          types.String     `tfsdk:"documents_wo"`
-	FilesWO              types.Map        `tfsdk:"files_wo"`
-	ContentWOVersion     types.Int64      `tfsdk:"content_wo_version"`
+	ID                   types.String   `tfsdk:"id"`
+	Promise              types.Object   `tfsdk:"promise"` // promiseRefModel; unknown when chosen by a condition known after apply
+	Name                 types.String   `tfsdk:"name"`
+	Namespace            types.String   `tfsdk:"namespace"`
+	Pipeline             types.String   `tfsdk:"pipeline"`
+	Documents            manifestsValue `tfsdk:"documents"`
+	Files                types.Map      `tfsdk:"files"`
+	DestinationSelectors types.List     `tfsdk:"destination_selectors"`
+	Destination          types.String   `tfsdk:"destination"`
+	Misscheduled         types.Bool     `tfsdk:"misscheduled"`
+	Location             types.String   `tfsdk:"location"`
+	Root                 types.String   `tfsdk:"root"`
+	WrittenFiles         types.Map      `tfsdk:"written_files"`
+	DocumentsWO          types.String   `tfsdk:"documents_wo"`
+	FilesWO              types.Map      `tfsdk:"files_wo"`
+	ContentWOVersion     types.Int64    `tfsdk:"content_wo_version"`
 
 	// secret is the provider's content_hash_key when the content is write-only (see
 	// request_write_only.go); never stored.
@@ -147,23 +149,52 @@ func (r *requestResource) Configure(_ context.Context, req resource.ConfigureReq
 }
 
 func (m requestModel) key() string {
-	return fmt.Sprintf("%s/%s/%s", m.Namespace.ValueString(), m.Promise.Name.ValueString(), m.Name.ValueString())
+	return fmt.Sprintf("%s/%s/%s", m.Namespace.ValueString(), m.promiseName(), m.Name.ValueString())
+}
+
+// promise is the request's promise; nil while it is null or unknown.
+func (m requestModel) promise() *promiseRefModel {
+	if m.Promise.IsNull() || m.Promise.IsUnknown() {
+		return nil
+	}
+	var p promiseRefModel
+	if d := m.Promise.As(context.Background(), &p, basetypes.ObjectAsOptions{}); d.HasError() {
+		return nil
+	}
+	return &p
+}
+
+// promiseName is the promise's name; "" while the promise is not known.
+func (m requestModel) promiseName() string {
+	if p := m.promise(); p != nil {
+		return p.Name.ValueString()
+	}
+	return ""
+}
+
+// destinations is the promise's pool, as the request received it.
+func (m requestModel) destinations() types.List {
+	if p := m.promise(); p != nil {
+		return p.Destinations
+	}
+	return types.ListNull(types.ObjectType{})
 }
 
 // plan runs the placement engine on the configuration, given what state says the request held.
 // ok is false while some input is unknown.
 func (m requestModel) plan(ctx context.Context, state requestModel) (placement.RequestPlan, []poolMember, bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	if m.Promise == nil || m.Promise.Name.IsUnknown() || m.Name.IsUnknown() || m.Namespace.IsUnknown() ||
-		m.Pipeline.IsUnknown() || m.Documents.IsUnknown() || m.Files.IsUnknown() ||
-		m.DocumentsWO.IsUnknown() || m.FilesWO.IsUnknown() || (m.writeOnly() && m.secret == nil) {
+	promise := m.promise()
+	if promise == nil || promise.Name.IsUnknown() || m.Name.IsUnknown() || m.Namespace.IsUnknown() ||
+		m.Pipeline.IsUnknown() || m.Documents.IsUnknown() || !mapKnown(m.Files) ||
+		m.DocumentsWO.IsUnknown() || !mapKnown(m.FilesWO) || (m.writeOnly() && m.secret == nil) {
 		return placement.RequestPlan{}, nil, false, diags
 	}
-	promiseEntries, okP, d := selectorsFromModel(path.Root("promise").AtName("destination_selectors"), m.Promise.DestinationSelectors)
+	promiseEntries, okP, d := selectorsFromList(ctx, path.Root("promise").AtName("destination_selectors"), promise.DestinationSelectors)
 	diags.Append(d...)
-	own, okR, d := selectorsFromModel(path.Root("destination_selectors"), m.DestinationSelectors)
+	own, okR, d := selectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
 	diags.Append(d...)
-	pool, okPool, d := poolFromModel(ctx, path.Root("promise").AtName("destinations"), m.Promise.Destinations)
+	pool, okPool, d := poolFromList(ctx, path.Root("promise").AtName("destinations"), promise.Destinations)
 	diags.Append(d...)
 	if !okP || !okR || !okPool || diags.HasError() {
 		return placement.RequestPlan{}, nil, false, diags
@@ -195,7 +226,7 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (placement.R
 
 // prior is what state says the request held, and its destination as the request saw it then.
 func (m requestModel) prior(ctx context.Context) (placement.Prior, bool) {
-	if m.Promise == nil || m.Destination.IsNull() || m.Destination.IsUnknown() {
+	if m.promise() == nil || m.Destination.IsNull() || m.Destination.IsUnknown() {
 		return placement.Prior{}, false
 	}
 	dest := m.Destination.ValueString()
@@ -203,7 +234,7 @@ func (m requestModel) prior(ctx context.Context) (placement.Prior, bool) {
 		Location: m.Location.ValueString(), Root: m.Root.ValueString(), Misscheduled: m.Misscheduled.ValueBool(),
 		Files: stringMap(ctx, m.WrittenFiles),
 	}}
-	if mem := findMember(ctx, m.Promise.Destinations, dest); mem != nil {
+	if mem := findMember(ctx, m.destinations(), dest); mem != nil {
 		p.Member = &mem.Member
 		p.Record.Store = mem.Member.Store
 	}
@@ -212,10 +243,8 @@ func (m requestModel) prior(ctx context.Context) (placement.Prior, bool) {
 
 func (m requestModel) refs(ctx context.Context) storeRefs {
 	refs := storeRefs{}
-	if m.Promise != nil {
-		if mem := findMember(ctx, m.Promise.Destinations, m.Destination.ValueString()); mem != nil {
-			refs.add(*mem)
-		}
+	if mem := findMember(ctx, m.destinations(), m.Destination.ValueString()); mem != nil {
+		refs.add(*mem)
 	}
 	return refs
 }
@@ -248,7 +277,7 @@ func (m requestModel) checkFileKeys(ctx context.Context) diag.Diagnostics {
 // output is the request's files as a pipeline would leave them.
 func (m requestModel) output(ctx context.Context) (layout.Request, error) {
 	req := layout.Request{
-		Promise: m.Promise.Name.ValueString(), Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(),
+		Promise: m.promiseName(), Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(),
 		Pipeline: m.Pipeline.ValueString(), Files: map[string][]byte{},
 	}
 	for attr, files := range map[string]types.Map{"files": m.Files, "files_wo": m.FilesWO} {
@@ -319,7 +348,7 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	if p.Chosen != nil && r.data != nil {
-		if mem := findMember(ctx, plan.Promise.Destinations, p.Chosen.Name); mem != nil {
+		if mem := findMember(ctx, plan.destinations(), p.Chosen.Name); mem != nil {
 			resp.Diagnostics.Append(r.data.checkCredentials(mem.Store, path.Root("promise").AtName("destinations"))...)
 		}
 	}
@@ -338,7 +367,7 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 // record sets the computed attributes from an outcome: the destination the request holds
 // files in, or none.
 func (m *requestModel) record(p placement.RequestPlan, o placement.Outcome) {
-	m.ID = types.StringValue(fmt.Sprintf("%s/%s/%s", m.Promise.Name.ValueString(), m.Namespace.ValueString(), m.Name.ValueString()))
+	m.ID = types.StringValue(fmt.Sprintf("%s/%s/%s", m.promiseName(), m.Namespace.ValueString(), m.Name.ValueString()))
 	m.Misscheduled = types.BoolValue(false)
 	m.Destination, m.Location, m.Root = types.StringNull(), types.StringNull(), types.StringNull()
 	m.WrittenFiles = stringMapValue(map[string]string{})
@@ -389,7 +418,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	dest := state.Destination.ValueString()
-	mem := findMember(ctx, state.Promise.Destinations, dest)
+	mem := findMember(ctx, state.destinations(), dest)
 	found := r.data.refresh(ctx, "Request", "Request "+state.key(), map[string]observed{dest: {member: *mem, files: f, record: prior.Record, hashKey: state.hashKey()}}, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -469,8 +498,8 @@ func (r *requestResource) apply(ctx context.Context, plan, state requestModel, o
 	diags.Append(out.Set(ctx, &plan)...)
 }
 
-func findMember(ctx context.Context, models []poolMemberModel, name string) *poolMember {
-	if m, ok := lenientPool(ctx, models)[name]; ok {
+func findMember(ctx context.Context, pool types.List, name string) *poolMember {
+	if m, ok := lenientPool(ctx, pool)[name]; ok {
 		return &m
 	}
 	return nil

@@ -57,7 +57,8 @@ type secretSet map[string]string
 // providerData is what Configure hands to every resource and data source.
 type providerData struct {
 	secrets        map[string]secretSet
-	secretsUnknown bool // the secrets attribute was not known at Configure (planned from other resources)
+	secretsUnknown bool            // the secrets attribute as a whole was not known at Configure
+	unknownSets    map[string]bool // sets with a value not known at Configure (planned from other resources)
 	lookupEnv      func(string) (string, bool)
 	pool           *statestore.Pool
 	// hashKey is content_hash_key from the provider block ("" when unset; see contentSecret).
@@ -65,20 +66,28 @@ type providerData struct {
 	hashKeyUnknown bool
 }
 
-func secretsFromConfig(ctx context.Context, v types.Map, diags *diag.Diagnostics) (map[string]secretSet, bool) {
+// configureSecrets records the provider's secrets. During plan some may be unknown (a
+// random_password's result, a tls_private_key's key): the whole attribute, a whole set or one
+// value. A set with anything unknown cannot be judged until apply, when Terraform configures the
+// provider again with every value known.
+func (d *providerData) configureSecrets(ctx context.Context, v types.Map, diags *diag.Diagnostics) {
+	d.secrets, d.unknownSets, d.secretsUnknown = secretsFromConfig(ctx, v, diags)
+}
+
+func secretsFromConfig(ctx context.Context, v types.Map, diags *diag.Diagnostics) (sets map[string]secretSet, unknownSets map[string]bool, allUnknown bool) {
+	unknownSets = map[string]bool{}
 	if v.IsUnknown() {
-		return nil, true
+		return nil, unknownSets, true
 	}
 	out := map[string]secretSet{}
 	if v.IsNull() {
-		return out, false
+		return out, unknownSets, false
 	}
-	var sets map[string]types.Object
-	diags.Append(v.ElementsAs(ctx, &sets, false)...)
-	unknown := false
-	for name, obj := range sets {
+	var objects map[string]types.Object
+	diags.Append(v.ElementsAs(ctx, &objects, false)...)
+	for name, obj := range objects {
 		if obj.IsUnknown() {
-			unknown = true
+			unknownSets[name] = true
 			continue
 		}
 		set := secretSet{}
@@ -88,7 +97,7 @@ func secretsFromConfig(ctx context.Context, v types.Map, diags *diag.Diagnostics
 				continue
 			}
 			if s.IsUnknown() {
-				unknown = true
+				unknownSets[name] = true
 				continue
 			}
 			if !s.IsNull() && s.ValueString() != "" {
@@ -97,7 +106,7 @@ func secretsFromConfig(ctx context.Context, v types.Map, diags *diag.Diagnostics
 		}
 		out[name] = set
 	}
-	return out, unknown
+	return out, unknownSets, false
 }
 
 // envPrefix is the start of the environment variables of the secret set name.
@@ -116,13 +125,16 @@ func envName(name, key string) string {
 	return envPrefix(name) + strings.ToUpper(key)
 }
 
-// errSecretsUnknown says the secrets cannot be resolved yet: they depend on values known only
+// errSecretsUnknown says a secret set cannot be resolved yet: it depends on values known only
 // after apply.
 var errSecretsUnknown = fmt.Errorf("the provider's secrets are not known yet (they depend on values known only after apply)")
 
 // secret resolves a named credential set: configuration first, then the environment, key by key.
 // found is false when neither has anything for that name.
 func (d *providerData) secret(name string) (set secretSet, found bool, err error) {
+	if d.unknownSets[name] {
+		return nil, false, errSecretsUnknown
+	}
 	set = secretSet{}
 	cfg, inConfig := d.secrets[name]
 	for _, k := range secretKeys {

@@ -6,12 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/minio/minio-go/v7/pkg/credentials"
 )
 
 // TestAccSecretsNeverLeak applies stores of every kind with TF_LOG=TRACE, then searches the state
 // file, `terraform show -json`, the CLI output and the trace log for every secret value used:
-// a MinIO secret key from the environment, a git password and an SSH private key from
-// variables, and a wrong password in a failing plan.
+// temporary MinIO credentials (a secret key from the environment, a session token from a
+// variable), a git password and a CA certificate over HTTPS, an SSH private key from variables,
+// a wrong password in a failing plan, and tokens written into Git URLs, which the plan refuses.
 func TestAccSecretsNeverLeak(t *testing.T) {
 	if minioServer == nil {
 		t.Skip("acceptance test: set TF_ACC=1")
@@ -19,6 +22,23 @@ func TestAccSecretsNeverLeak(t *testing.T) {
 	bucket := newTestStore(t, "bucket")
 	https := newTestStore(t, "git-http")
 	ssh := newTestStore(t, "git-ssh")
+	// Temporary credentials, with a real session token, from MinIO's STS.
+	sts, err := credentials.NewSTSAssumeRole("http://"+minioServer.Endpoint, credentials.STSAssumeRoleOptions{
+		AccessKey: minioServer.AccessKey, SecretKey: minioServer.SecretKey,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	temp, err := sts.GetWithContext(nil)
+	if err != nil || temp.SessionToken == "" {
+		t.Fatalf("getting temporary credentials from MinIO: %v (session token %d bytes)", err, len(temp.SessionToken))
+	}
+	// The HTTPS store goes over TLS, trusting the git server's CA through ca_certificate.
+	httpsStore := strings.Replace(strings.Replace(https.store, `secret_ref = "s"`, `secret_ref = "git"`, 1),
+		gitServer.HTTPBase, gitServer.HTTPSBase, 1)
+	if !strings.Contains(httpsStore, gitServer.HTTPSBase) {
+		t.Fatalf("the HTTPS store does not use %s:\n%s", gitServer.HTTPSBase, httpsStore)
+	}
 	config := func(password string) string {
 		return fmt.Sprintf(`
 terraform {
@@ -37,11 +57,20 @@ variable "ssh_key" {
   sensitive = true
 }
 
+variable "session_token" {
+  type      = string
+  sensitive = true
+}
+
+variable "ca" {
+  type = string
+}
+
 provider "kratix" {
   secrets = {
     # minio's secret_access_key comes from KRATIX_SECRET_MINIO_SECRET_ACCESS_KEY
-    minio = { access_key_id = %q }
-    git   = { username = %q, password = %s }
+    minio = { access_key_id = %q, session_token = var.session_token }
+    git   = { username = %q, password = %s, ca_certificate = var.ca }
     ssh   = { ssh_private_key = var.ssh_key, known_hosts = %q }
   }
 }
@@ -72,16 +101,18 @@ resource "kratix_promise" "p" {
   dependencies          = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
   destinations          = kratix_destination.d
 }
-`, minioServer.AccessKey, gitServer.Username, password, gitServer.KnownHosts,
+`, temp.AccessKeyID, gitServer.Username, password, gitServer.KnownHosts,
 			strings.Replace(bucket.store, `secret_ref = "s"`, `secret_ref = "minio"`, 1),
-			strings.Replace(https.store, `secret_ref = "s"`, `secret_ref = "git"`, 1),
+			httpsStore,
 			strings.Replace(ssh.store, `secret_ref = "s"`, `secret_ref = "ssh"`, 1))
 	}
 	logFile := filepath.Join(t.TempDir(), "trace.log")
 	c := newCLI(t, map[string]string{"main.tf": config("var.git_password")},
-		"KRATIX_SECRET_MINIO_SECRET_ACCESS_KEY="+minioServer.SecretKey,
+		"KRATIX_SECRET_MINIO_SECRET_ACCESS_KEY="+temp.SecretAccessKey,
 		"TF_VAR_git_password="+gitServer.Password,
 		"TF_VAR_ssh_key="+gitServer.SSHPrivateKey,
+		"TF_VAR_session_token="+temp.SessionToken,
+		"TF_VAR_ca="+gitServer.CACertificate,
 		"TF_LOG=TRACE", "TF_LOG_PATH="+logFile)
 	var printed strings.Builder
 	out, err := c.run("apply", "-auto-approve")
@@ -103,6 +134,32 @@ resource "kratix_promise" "p" {
 	if err == nil || !strings.Contains(out, "authentication failed") {
 		t.Errorf("the plan with a wrong password should fail with an authentication error:\n%s", out)
 	}
+	// Tokens written into Git URLs, of a store and of a store object given by hand, are refused
+	// at plan, with the attribute path and a pointer to the secrets, and shown nowhere.
+	urlPassword, urlToken := "urlpw-"+randomName("x"), "urltoken-"+randomName("x")
+	leaky := config("var.git_password") + fmt.Sprintf(`
+resource "kratix_state_store" "leaky" {
+  name = "leaky"
+  git  = { url = "https://alice:%s@127.0.0.1:1/acme/gitops.git" }
+}
+
+resource "kratix_destination" "by_hand" {
+  name        = "by-hand"
+  path        = "by-hand"
+  state_store = { name = "hand", git = { url = "https://%s@127.0.0.1:1/acme/other.git" } }
+}
+`, urlPassword, urlToken)
+	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(leaky), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err = c.run("plan")
+	printed.WriteString(out)
+	for _, want := range []string{"git.url: \"https://***@127.0.0.1:1/acme/gitops.git\" carries a user name and password",
+		"state_store.git.url: \"https://***@127.0.0.1:1/acme/other.git\" carries a user name or token", "provider's `secrets`"} {
+		if err == nil || !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+			t.Errorf("the plan with credentials in Git URLs should fail saying %q:\n%s", want, out)
+		}
+	}
 	state, err := os.ReadFile(filepath.Join(c.dir, "terraform.tfstate"))
 	if err != nil {
 		t.Fatal(err)
@@ -115,11 +172,16 @@ resource "kratix_promise" "p" {
 		t.Fatalf("the trace log is suspiciously short (%d bytes): is TF_LOG honoured?", len(log))
 	}
 	keyLine := strings.Split(strings.TrimSpace(gitServer.SSHPrivateKey), "\n")[1]
+	caLine := strings.Split(strings.TrimSpace(gitServer.CACertificate), "\n")[1]
 	secrets := map[string]string{
-		"MinIO secret key": minioServer.SecretKey,
-		"git password":     gitServer.Password,
-		"wrong password":   wrong,
-		"SSH private key":  keyLine,
+		"MinIO secret key":      temp.SecretAccessKey,
+		"MinIO session token":   temp.SessionToken,
+		"git password":          gitServer.Password,
+		"wrong password":        wrong,
+		"SSH private key":       keyLine,
+		"CA certificate":        caLine,
+		"password in a Git URL": urlPassword,
+		"token in a Git URL":    urlToken,
 	}
 	for where, text := range map[string]string{"state": string(state), "terraform show -json": show, "CLI output": printed.String(), "TRACE log": string(log)} {
 		for what, secret := range secrets {

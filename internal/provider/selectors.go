@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -9,15 +10,18 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
+// selectorModel is one selector entry. match_expressions is a types.List, as the whole list of
+// entries is (see selectorsFromList): either may be unknown at plan.
 type selectorModel struct {
-	MatchLabels      types.Map          `tfsdk:"match_labels"`
-	MatchExpressions []requirementModel `tfsdk:"match_expressions"`
+	MatchLabels      types.Map  `tfsdk:"match_labels"`
+	MatchExpressions types.List `tfsdk:"match_expressions"`
 }
 
 type requirementModel struct {
@@ -63,9 +67,46 @@ func selectorsResourceSchema(description string) rschema.ListNestedAttribute {
 	}
 }
 
+// selectorsFromList converts a list of selector entries and validates them with Kubernetes'
+// rules. ok is false while the list, or anything in it, is unknown: a conditional such as
+// `cond ? [{...}] : []` on a value known after apply is unknown as a whole at plan.
+func selectorsFromList(ctx context.Context, at path.Path, list types.List) (entries []scheduling.Selector, ok bool, diags diag.Diagnostics) {
+	models, known, diags := objectsAs[selectorModel](ctx, list)
+	if !known || diags.HasError() {
+		return nil, false, diags
+	}
+	return selectorsFromModel(ctx, at, models)
+}
+
+// objectsAs converts a list of objects. known is false when the list or one of its elements is
+// unknown. A null element is T's zero value (every attribute null), so indexes stay those of the
+// configuration.
+func objectsAs[T any](ctx context.Context, list types.List) (out []T, known bool, diags diag.Diagnostics) {
+	if list.IsUnknown() {
+		return nil, false, nil
+	}
+	for _, e := range list.Elements() {
+		if e.IsUnknown() {
+			return nil, false, nil
+		}
+		var m T
+		obj, isObject := e.(types.Object)
+		if !isObject || obj.IsNull() {
+			out = append(out, m)
+			continue
+		}
+		diags.Append(obj.As(ctx, &m, basetypes.ObjectAsOptions{})...)
+		if diags.HasError() {
+			return nil, false, diags
+		}
+		out = append(out, m)
+	}
+	return out, true, diags
+}
+
 // selectorsFromModel converts selector entries and validates them with Kubernetes' rules. ok is
 // false while any of it is unknown.
-func selectorsFromModel(at path.Path, models []selectorModel) (entries []scheduling.Selector, ok bool, diags diag.Diagnostics) {
+func selectorsFromModel(ctx context.Context, at path.Path, models []selectorModel) (entries []scheduling.Selector, ok bool, diags diag.Diagnostics) {
 	for _, m := range models {
 		if m.MatchLabels.IsUnknown() {
 			return nil, false, nil
@@ -78,7 +119,11 @@ func selectorsFromModel(at path.Path, models []selectorModel) (entries []schedul
 			}
 			sel.MatchLabels[k] = s.ValueString()
 		}
-		for _, r := range m.MatchExpressions {
+		requirements, known, d := objectsAs[requirementModel](ctx, m.MatchExpressions)
+		if !known || d.HasError() {
+			return nil, false, d
+		}
+		for _, r := range requirements {
 			if r.Key.IsUnknown() || r.Operator.IsUnknown() || r.Values.IsUnknown() {
 				return nil, false, nil
 			}

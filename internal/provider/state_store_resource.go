@@ -150,7 +150,10 @@ func (r *stateStoreResource) Schema(_ context.Context, _ resource.SchemaRequest,
 					"url": schema.StringAttribute{
 						Required: true,
 						MarkdownDescription: "Repository URL: `https://`, `ssh://`, scp-like `git@host:org/repo.git`, " +
-							"`http://` (for servers on a private network) or `file://` (local use).",
+							"`http://` (for servers on a private network) or `file://` (local use). Without credentials: " +
+							"`https://user:token@host/...` is refused, as the URL is copied into the state of every resource " +
+							"that uses the store; give them in the provider's `secrets` (`username`, `password`), named by " +
+							"`secret_ref`. The user name of an SSH URL (`git@host:org/repo.git`) is not a credential.",
 						Validators: []validator.String{gitURL()},
 					},
 					"branch": schema.StringAttribute{

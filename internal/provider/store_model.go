@@ -2,9 +2,11 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -144,26 +146,81 @@ func branchOf(g *gitModel) string {
 	return g.Branch.ValueString()
 }
 
-// gitTransport names how a Git URL is reached: "https", "http", "ssh" or "file".
+// gitTransport names how a Git URL is reached: "https", "http", "ssh" or "file". Its errors
+// show the URL without credentials (see redactGitURL).
 func gitTransport(raw string) (string, error) {
 	if scpLike.MatchString(raw) {
 		return "ssh", nil
 	}
+	shown := strconv.Quote(redactGitURL(raw))
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", fmt.Errorf("%q is not a URL: %w", raw, err)
+		var ue *url.Error
+		if errors.As(err, &ue) && !strings.Contains(raw, "@") {
+			return "", fmt.Errorf("%s is not a URL: %v", shown, ue.Err)
+		}
+		// The parser's reason may quote a piece of a password (`invalid port ":pa"`).
+		return "", fmt.Errorf("%s is not a URL; if it carries credentials, remove them and give them in the provider's `secrets`", shown)
 	}
 	switch u.Scheme {
 	case "https", "http", "ssh", "file":
 		if u.Scheme != "file" && u.Host == "" {
-			return "", fmt.Errorf("%q has no host", raw)
+			return "", fmt.Errorf("%s has no host", shown)
 		}
 		return u.Scheme, nil
 	case "":
-		return "", fmt.Errorf("%q has no scheme; use https://, ssh://, git@host:org/repo.git, http:// or file://", raw)
+		return "", fmt.Errorf("%s has no scheme; use https://, ssh://, git@host:org/repo.git, http:// or file://", shown)
 	default:
-		return "", fmt.Errorf("scheme %q of %q is not supported; use https://, ssh://, git@host:org/repo.git, http:// or file://", u.Scheme, raw)
+		return "", fmt.Errorf("scheme %q of %s is not supported; use https://, ssh://, git@host:org/repo.git, http:// or file://", u.Scheme, shown)
 	}
+}
+
+// urlCredentials says which credentials a Git URL carries, or "" when it carries none. What
+// counts as a credential: any userinfo of an http(s) or file URL (a user name alone is often a
+// token there, as in https://<token>@github.com/...), and a password in any URL. The user name of
+// an SSH URL (ssh://git@host/..., git@host:org/repo.git) is not a secret: it picks the account,
+// and the key is in the provider's secrets.
+func urlCredentials(raw string) string {
+	if scpLike.MatchString(raw) {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return ""
+	}
+	if _, hasPassword := u.User.Password(); hasPassword {
+		return "a user name and password"
+	}
+	if u.Scheme == "ssh" {
+		return ""
+	}
+	return "a user name or token"
+}
+
+// redactGitURL is a Git URL as messages may show it: without the credentials of urlCredentials
+// (an SSH user name stays). A string that does not parse loses everything before its last "@".
+func redactGitURL(raw string) string {
+	if scpLike.MatchString(raw) || !strings.Contains(raw, "@") {
+		return raw
+	}
+	u, err := url.Parse(raw)
+	if err == nil && u.Opaque == "" {
+		if u.User == nil || urlCredentials(raw) == "" {
+			return raw
+		}
+		hidden := "***@"
+		if u.Scheme == "ssh" {
+			hidden = u.User.Username() + ":***@"
+		}
+		u.User = nil
+		return strings.Replace(u.String(), "://", "://"+hidden, 1)
+	}
+	at := strings.LastIndex(raw, "@")
+	start := 0
+	if i := strings.Index(raw, "://"); i >= 0 && i < at {
+		start = i + len("://")
+	}
+	return raw[:start] + "***" + raw[at:]
 }
 
 // scpLike matches git's short SSH syntax, user@host:path.
@@ -216,16 +273,16 @@ func (d *providerData) checkCredentials(m storeRefModel, at path.Path) diag.Diag
 		case transport == "ssh" && set["ssh_private_key"] == "":
 			diags.AddAttributeError(at.AtName("secret_ref"), "Missing SSH Key",
 				fmt.Sprintf("State store %q reaches %s over SSH, which needs a key: set secret_ref to a provider secret "+
-					"holding ssh_private_key (and known_hosts).", m.Name.ValueString(), m.Git.URL.ValueString()))
+					"holding ssh_private_key (and known_hosts).", m.Name.ValueString(), redactGitURL(m.Git.URL.ValueString())))
 		case transport == "ssh" && set["known_hosts"] == "" && !m.Git.InsecureIgnoreHostKey.ValueBool():
 			diags.AddAttributeError(at.AtName("secret_ref"), "Missing known_hosts",
 				fmt.Sprintf("State store %q reaches %s over SSH and host keys are checked: add known_hosts to secret %q "+
-					"(for example the output of ssh-keyscan), or set git.insecure_ignore_host_key = true.", m.Name.ValueString(), m.Git.URL.ValueString(), ref))
+					"(for example the output of ssh-keyscan), or set git.insecure_ignore_host_key = true.", m.Name.ValueString(), redactGitURL(m.Git.URL.ValueString()), ref))
 		case (transport == "https" || transport == "http") && set["ssh_private_key"] != "":
 			diags.AddAttributeError(at.AtName("git").AtName("url"), "SSH Key With an HTTP URL",
 				fmt.Sprintf(at.AtName("git").AtName("url").String()+": secret %q holds an ssh_private_key, but state store %q uses %s, which does not use SSH. "+
 					"Use the repository's SSH URL (ssh:// or git@host:org/repo.git), or give username and password instead.",
-					ref, m.Name.ValueString(), m.Git.URL.ValueString()))
+					ref, m.Name.ValueString(), redactGitURL(m.Git.URL.ValueString())))
 		}
 	}
 	return diags

@@ -3,6 +3,7 @@ package provider
 import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 )
 
 // storeRefSchema is the state_store attribute of the resources that write to a store. Its
@@ -37,7 +38,10 @@ func storeRefAttributes() map[string]schema.Attribute {
 			Optional:            true,
 			MarkdownDescription: "The store's Git settings.",
 			Attributes: map[string]schema.Attribute{
-				"url":    schema.StringAttribute{Optional: true, MarkdownDescription: "Repository URL."},
+				"url": schema.StringAttribute{
+					Optional: true, MarkdownDescription: "Repository URL, without credentials.",
+					Validators: []validator.String{gitURLWithoutCredentials()},
+				},
 				"branch": schema.StringAttribute{Optional: true, MarkdownDescription: "Branch; `main` when unset."},
 				"author": schema.SingleNestedAttribute{
 					Optional:            true,

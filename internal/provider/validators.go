@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -98,18 +99,41 @@ func endpoint() validator.String {
 	}
 }
 
-// gitURL accepts the URL forms the git backend can reach.
+// gitURL accepts the URL forms the git backend can reach, without credentials.
 func gitURL() validator.String {
 	return stringCheck{
 		summary:     "Invalid Git URL",
-		description: "https://, ssh://, scp-like git@host:org/repo.git, http:// or file://",
+		description: "https://, ssh://, scp-like git@host:org/repo.git, http:// or file://, without credentials",
 		check: func(s string) string {
 			if _, err := gitTransport(s); err != nil {
 				return err.Error() + "."
 			}
-			return ""
+			return urlCredentialsProblem(s)
 		},
 	}
+}
+
+// gitURLWithoutCredentials refuses credentials in a Git URL given to a resource by hand (a
+// store object written out rather than a kratix_state_store); the rest is the store's to check.
+func gitURLWithoutCredentials() validator.String {
+	return stringCheck{
+		summary:     "Credentials in Git URL",
+		description: "must not carry credentials: give them in the provider's secrets",
+		check:       urlCredentialsProblem,
+	}
+}
+
+func urlCredentialsProblem(s string) string {
+	what := urlCredentials(s)
+	if what == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s carries %s, which would be copied into the state and plan of the store and of "+
+		"every destination, promise and request that uses it. Remove them from the URL and give them in the "+
+		"provider's `secrets`: a set with `username` and `password` (an access token goes in `password`), or "+
+		"the environment variables KRATIX_SECRET_<NAME>_USERNAME and KRATIX_SECRET_<NAME>_PASSWORD, named by "+
+		"the store's `secret_ref`. Over SSH, a user name (git@host) is fine and the key goes in `ssh_private_key`.",
+		strconv.Quote(redactGitURL(s)), what)
 }
 
 // labelsValidator checks a map of Kubernetes labels: qualified-name keys and label values.

@@ -20,7 +20,7 @@ import (
 func gitAuth(cfg GitConfig) (transport.AuthMethod, error) {
 	ep, err := transport.NewEndpoint(cfg.URL)
 	if err != nil {
-		return nil, &Error{Kind: KindConfig, Err: fmt.Errorf("invalid URL: %w", err)}
+		return nil, invalidURL(cfg.URL, err)
 	}
 	switch ep.Protocol {
 	case "http", "https":

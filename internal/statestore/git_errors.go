@@ -116,6 +116,15 @@ func (s *gitStore) secrets() []string {
 	return out
 }
 
+// invalidURL reports a URL go-git cannot read. The parser's error quotes the whole URL, password
+// included: it is kept only when the URL has no userinfo.
+func invalidURL(raw string, err error) error {
+	if strings.Contains(raw, "@") {
+		return &Error{Kind: KindConfig, Err: fmt.Errorf("invalid URL %s", redactURL(raw))}
+	}
+	return &Error{Kind: KindConfig, Err: fmt.Errorf("invalid URL: %w", err)}
+}
+
 // redactURL drops the credentials a URL may carry, for messages and logs. Over SSH the user
 // name is kept: it is not a secret and says which account is used.
 func redactURL(raw string) string {

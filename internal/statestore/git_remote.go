@@ -285,7 +285,7 @@ func (s *gitStore) check(ctx context.Context) (err error) {
 	}
 	ep, err := transport.NewEndpoint(s.cfg.URL)
 	if err != nil {
-		return &Error{Kind: KindConfig, Err: fmt.Errorf("invalid URL: %w", err)}
+		return invalidURL(s.cfg.URL, err)
 	}
 	ep.CaBundle = s.caBundle()
 	cli, err := client.NewClient(ep)

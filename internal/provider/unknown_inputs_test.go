@@ -1,0 +1,306 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+// devAndProd is a store and two destinations, dev and prod, labelled env, all created in the
+// same run as whatever receives them.
+func devAndProd(ts *testStore) string {
+	return ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "dev" {
+  name        = "dev"
+  path        = "dev"
+  labels      = { env = "dev" }
+  state_store = kratix_state_store.s
+}
+
+resource "kratix_destination" "prod" {
+  name        = "prod"
+  path        = "prod"
+  labels      = { env = "prod" }
+  state_store = kratix_state_store.s
+}
+`, ts.store)
+}
+
+const namespaceApp = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+
+func names(n ...string) knownvalue.Check {
+	checks := make([]knownvalue.Check, len(n))
+	for i, s := range n {
+		checks[i] = knownvalue.StringExact(s)
+	}
+	return knownvalue.ListExact(checks)
+}
+
+// TestAccUnknown_literalTuple: a literal list of destination resources created in the same run,
+// `[kratix_destination.prod, kratix_destination.dev]`, is accepted by the placement data source
+// and by a promise; the promise's placement is known at plan (only the destinations' own
+// computed attributes are not) and the apply writes the dev file only. A request for that
+// promise with a file whose content is known after apply plans its files as unknown.
+func TestAccUnknown_literalTuple(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ts := newTestStore(t, "bucket")
+	devFile := "dev/dependencies/app/5058f/static/app-dependencies.yaml"
+	prodFile := "prod/dependencies/app/5058f/static/app-dependencies.yaml"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{{
+			Config: devAndProd(ts) + fmt.Sprintf(`
+data "kratix_placement" "dev" {
+  destinations          = [kratix_destination.prod, kratix_destination.dev]
+  destination_selectors = [{ match_labels = { env = "dev" } }]
+}
+
+resource "kratix_promise" "p" {
+  name                  = "app"
+  destinations          = [kratix_destination.prod, kratix_destination.dev]
+  destination_selectors = [{ match_labels = { env = "dev" } }]
+  dependencies          = %q
+}
+
+resource "terraform_data" "note" {
+  input = "a note"
+}
+
+# Promise known at plan, one file's content known after apply.
+resource "kratix_resource_request" "r" {
+  promise = kratix_promise.p
+  name    = "r"
+  files   = { "notes.txt" = terraform_data.note.output }
+}
+`, namespaceApp),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("scheduled_destinations"), names("dev")),
+				plancheck.ExpectUnknownValue("kratix_resource_request.r", tfjsonpath.New("written_files")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.kratix_placement.dev", tfjsonpath.New("names"), names("dev")),
+				statecheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("scheduled_destinations"), names("dev")),
+			},
+			Check: resource.ComposeAggregateTestCheckFunc(expectContent(ts, t, devFile, namespaceApp), expectMissing(ts, t, prodFile),
+				expectContent(ts, t, "dev/resources/default/app/r/instance-configure/5058f/notes.txt", "a note")),
+		}},
+	})
+}
+
+// TestAccUnknown_wholeListsAtPlan: pools and selectors that are wholly unknown at plan (a
+// terraform_data output, a conditional on one) plan with the placement known after apply; the
+// data source is read at apply; a request whose promise is created in the same run, with
+// selectors of its own unknown at plan, lands where the selectors say. The apply writes the
+// right files.
+func TestAccUnknown_wholeListsAtPlan(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ts := newTestStore(t, "git-http")
+	depFile := func(dest, promise string) string {
+		return fmt.Sprintf("%s/dependencies/%s/5058f/static/%s-dependencies.yaml", dest, promise, promise)
+	}
+	reqFile := func(dest string) string {
+		return dest + "/resources/default/sel/r1/instance-configure/5058f/r1.yaml"
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{{
+			Config: devAndProd(ts) + fmt.Sprintf(`
+resource "terraform_data" "env" {
+  input = "dev"
+}
+
+# The whole pool is unknown at plan: it passes through a resource created in this run.
+resource "terraform_data" "pool" {
+  input = [kratix_destination.dev, kratix_destination.prod]
+}
+
+data "kratix_placement" "unknown" {
+  destinations          = terraform_data.pool.output
+  destination_selectors = terraform_data.env.output == "dev" ? [{ match_labels = { env = "dev" } }] : []
+}
+
+# Pool unknown, selectors known.
+resource "kratix_promise" "app" {
+  name                  = "app"
+  destinations          = terraform_data.pool.output
+  destination_selectors = [{ match_labels = { env = "prod" } }]
+  dependencies          = %q
+}
+
+# Pool known, selectors unknown (a conditional on a value known after apply).
+resource "kratix_promise" "sel" {
+  name                  = "sel"
+  destinations          = [kratix_destination.dev, kratix_destination.prod]
+  destination_selectors = terraform_data.env.output == "dev" ? [{ match_labels = { env = "dev" } }] : []
+  dependencies          = %q
+}
+
+# A request for a promise created in this run, with selectors unknown at plan.
+resource "kratix_resource_request" "r1" {
+  promise               = kratix_promise.sel
+  name                  = "r1"
+  destination_selectors = terraform_data.env.output == "dev" ? [{ match_labels = { env = "dev" } }] : []
+  documents             = %q
+}
+`, namespaceApp, namespaceApp, namespaceFoo),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue("kratix_promise.app", tfjsonpath.New("scheduled_destinations")),
+				plancheck.ExpectUnknownValue("kratix_promise.app", tfjsonpath.New("placements")),
+				plancheck.ExpectUnknownValue("kratix_promise.sel", tfjsonpath.New("scheduled_destinations")),
+				plancheck.ExpectUnknownValue("kratix_resource_request.r1", tfjsonpath.New("destination")),
+				plancheck.ExpectUnknownValue("kratix_resource_request.r1", tfjsonpath.New("written_files")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.kratix_placement.unknown", tfjsonpath.New("names"), names("dev")),
+				statecheck.ExpectKnownValue("kratix_promise.app", tfjsonpath.New("scheduled_destinations"), names("prod")),
+				statecheck.ExpectKnownValue("kratix_promise.sel", tfjsonpath.New("scheduled_destinations"), names("dev")),
+				statecheck.ExpectKnownValue("kratix_resource_request.r1", tfjsonpath.New("destination"), knownvalue.StringExact("dev")),
+			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				expectContent(ts, t, depFile("prod", "app"), namespaceApp), expectMissing(ts, t, depFile("dev", "app")),
+				expectContent(ts, t, depFile("dev", "sel"), namespaceApp), expectMissing(ts, t, depFile("prod", "sel")),
+				expectContent(ts, t, reqFile("dev"), namespaceFoo), expectMissing(ts, t, reqFile("prod")),
+			),
+		}},
+	})
+}
+
+// TestAccUnknown_wholePromiseObject: a request's promise that is a wholly unknown object at plan
+// (a conditional between two promises on a value known after apply), and files with a value
+// known after apply, plan; the apply writes the request where that promise's pool and selectors
+// say.
+func TestAccUnknown_wholePromiseObject(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ts := newTestStore(t, "bucket")
+	reqFile := func(dest string) string {
+		return dest + "/resources/default/b/r2/instance-configure/5058f/r2.yaml"
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{{
+			Config: devAndProd(ts) + fmt.Sprintf(`
+resource "terraform_data" "pick" {
+  input = "b"
+}
+
+resource "kratix_promise" "a" {
+  name                  = "a"
+  destinations          = [kratix_destination.dev, kratix_destination.prod]
+  destination_selectors = [{ match_labels = { env = "dev" } }]
+  dependencies          = %[1]q
+}
+
+resource "kratix_promise" "b" {
+  name                  = "b"
+  destinations          = [kratix_destination.dev, kratix_destination.prod]
+  destination_selectors = [{ match_labels = { env = "prod" } }]
+  dependencies          = %[1]q
+}
+
+resource "kratix_resource_request" "r2" {
+  promise   = terraform_data.pick.output == "a" ? kratix_promise.a : kratix_promise.b
+  name      = "r2"
+  documents = %[2]q
+  # A map with one value known after apply.
+  files = { "notes.txt" = "picked ${terraform_data.pick.output}" }
+}
+`, namespaceApp, namespaceFoo),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue("kratix_resource_request.r2", tfjsonpath.New("destination")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("kratix_resource_request.r2", tfjsonpath.New("destination"), knownvalue.StringExact("prod")),
+				statecheck.ExpectKnownValue("kratix_resource_request.r2", tfjsonpath.New("id"), knownvalue.StringExact("b/default/r2")),
+			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				expectContent(ts, t, reqFile("prod"), namespaceFoo), expectMissing(ts, t, reqFile("dev")),
+				expectContent(ts, t, "prod/resources/default/b/r2/instance-configure/5058f/notes.txt", "picked b"),
+			),
+		}},
+	})
+}
+
+// TestAccUnknown_storeObject: a destination's state_store that is a wholly unknown object at
+// plan (a conditional between two stores on a value known after apply) plans; the promise over
+// that destination plans with its placement known after apply, and the apply writes the
+// canaries and the promise's file to the chosen store only. A pool element partly unknown (a
+// destination's labels known after apply) is scheduled at apply too.
+func TestAccUnknown_storeObject(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	a, b := newTestStore(t, "bucket"), newTestStore(t, "bucket")
+	file := "w/dependencies/app/5058f/static/app-dependencies.yaml"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{{
+			Config: a.provider + fmt.Sprintf(`
+resource "kratix_state_store" "a" {
+%s
+}
+
+resource "kratix_state_store" "b" {
+%s
+}
+
+resource "terraform_data" "pick" {
+  input = "b"
+}
+
+resource "kratix_destination" "d" {
+  name        = "w"
+  path        = "w"
+  state_store = terraform_data.pick.output == "a" ? kratix_state_store.a : kratix_state_store.b
+}
+
+resource "kratix_promise" "p" {
+  name         = "app"
+  destinations = [kratix_destination.d]
+  dependencies = %[3]q
+}
+
+resource "kratix_destination" "labelled" {
+  name        = "labelled"
+  path        = "labelled"
+  labels      = { env = terraform_data.pick.output }
+  state_store = kratix_state_store.a
+}
+
+resource "kratix_promise" "labels" {
+  name                  = "labels"
+  destinations          = [kratix_destination.labelled]
+  destination_selectors = [{ match_labels = { env = "b" } }]
+  dependencies          = %[3]q
+}
+`, a.store, b.store, namespaceApp),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue("kratix_promise.p", tfjsonpath.New("placements")),
+				plancheck.ExpectUnknownValue("kratix_promise.labels", tfjsonpath.New("scheduled_destinations")),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("placements").AtMapKey("w").AtMapKey("location"), knownvalue.StringExact(b.location)),
+			},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				expectContent(b, t, "w/dependencies/kratix-canary-namespace.yaml", wantNamespace),
+				expectContent(b, t, file, namespaceApp),
+				expectMissing(a, t, "w/dependencies/kratix-canary-namespace.yaml"), expectMissing(a, t, file),
+				expectContent(a, t, "labelled/dependencies/labels/5058f/static/labels-dependencies.yaml", namespaceApp),
+			),
+		}},
+	})
+}
