@@ -51,6 +51,8 @@ resource "kratix_destination" "d" {
 // (a terraform_data output standing in for random_password or tls_private_key) plans without
 // "Incomplete Secret" or "Missing SSH Key", and the apply writes with the real value: a bucket
 // store's secret_access_key, and a Git store's ssh_private_key.
+const namespaceOther = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: other\n"
+
 func TestAccProvider_oneSecretValueUnknown(t *testing.T) {
 	if minioServer == nil {
 		t.Skip("acceptance test: set TF_ACC=1")
@@ -66,12 +68,11 @@ func TestAccProvider_oneSecretValueUnknown(t *testing.T) {
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
 			ts := newTestStore(t, tc.kind)
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProviders,
-				Steps: []resource.TestStep{{
-					Config: fmt.Sprintf(`
+			config := func(rotation, deps string) string {
+				return fmt.Sprintf(`
 resource "terraform_data" "secret" {
-  input = %q
+  input            = %q
+  triggers_replace = %q
 }
 
 provider "kratix" {
@@ -98,11 +99,22 @@ resource "kratix_promise" "p" {
   destinations = [kratix_destination.d]
   dependencies = %q
 }
-`, tc.value(), tc.secrets, ts.store, namespaceApp),
+`, tc.value(), rotation, tc.secrets, ts.store, deps)
+			}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{{
+					Config: config("1", namespaceApp),
 					Check: resource.ComposeAggregateTestCheckFunc(
 						expectContent(ts, t, "worker-1/dependencies/kratix-canary-namespace.yaml", wantNamespace),
 						expectContent(ts, t, "worker-1/dependencies/app/5058f/static/app-dependencies.yaml", namespaceApp),
 					),
+				}, {
+					// The secret is rotated: unknown again while resources already in state are
+					// refreshed. Their state stands for this plan, and the apply writes with the
+					// new value.
+					Config: config("2", namespaceOther),
+					Check: expectContent(ts, t, "worker-1/dependencies/app/5058f/static/app-dependencies.yaml", namespaceOther),
 				}},
 			})
 		})

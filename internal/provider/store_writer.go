@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -108,6 +109,14 @@ func (d *providerData) refresh(ctx context.Context, kind, who string, placements
 	for _, key := range sortedKeys(byLocation) {
 		dests := byLocation[key]
 		store, err := d.openRef(refs, key, placements[dests[0]].member.Member.Store)
+		if errors.Is(err, errSecretsUnknown) {
+			// The credentials are known only after apply (a rotated password, say): the store
+			// cannot be read in this plan, so state stands, and the apply writes what is planned.
+			for _, dest := range dests {
+				out[dest] = placements[dest].record
+			}
+			continue
+		}
 		if err != nil {
 			diags.AddError("State Store Not Usable", fmt.Sprintf("%s cannot use state store %q: %v", who, placements[dests[0]].member.Member.Store, err))
 			return nil
