@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -60,18 +61,21 @@ type destinationModel struct {
 	Root               types.String `tfsdk:"root"`
 	Files              types.Map    `tfsdk:"files"`
 	InstanceID         types.String `tfsdk:"instance_id"`
+
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
 
 func (r *destinationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_destination"
 }
 
-func (r *destinationResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *destinationResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	modes := make([]string, len(layout.Modes))
 	for i, m := range layout.Modes {
 		modes[i] = string(m)
 	}
 	resp.Schema = schema.Schema{
+		Version: destinationSchemaVersion,
 		MarkdownDescription: "A place that receives files: one folder in one state store, read by one cluster's " +
 			"GitOps agent, the counterpart of a Kratix Destination. Its `labels` decide which promises and resource " +
 			"requests are scheduled to it.\n\n" +
@@ -159,6 +163,7 @@ func (r *destinationResource) Schema(_ context.Context, _ resource.SchemaRequest
 					"content. Known during plan; a file missing or changed in the store shows here as a difference.",
 			},
 		},
+		Blocks: map[string]schema.Block{"timeouts": timeoutsBlock(ctx, opCreate, opRead, opUpdate, opDelete)},
 	}
 }
 
@@ -231,6 +236,8 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 }
 
 func (r *destinationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	ctx, done := startOp(ctx, req.Plan, "kratix_destination", opCreate, &resp.Diagnostics)
+	defer done()
 	var plan destinationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -244,6 +251,8 @@ func (r *destinationResource) Create(ctx context.Context, req resource.CreateReq
 // next plan shows the difference and the apply repairs it. Failures other than "not found" are
 // errors, never "gone".
 func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx, done := startOp(ctx, req.State, "kratix_destination", opRead, &resp.Diagnostics)
+	defer done()
 	var state destinationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
@@ -271,6 +280,8 @@ func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest
 }
 
 func (r *destinationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	ctx, done := startOp(ctx, req.Plan, "kratix_destination", opUpdate, &resp.Diagnostics)
+	defer done()
 	var plan destinationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -310,6 +321,8 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 // Delete follows `cleanup`: with "none" every file stays (Kratix's default); with "all" what the
 // destination's placements and canaries own goes, confined to its folder, in one operation.
 func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx, done := startOp(ctx, req.State, "kratix_destination", opDelete, &resp.Diagnostics)
+	defer done()
 	var state destinationModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() || state.Cleanup.ValueString() != cleanupAll {
@@ -325,8 +338,6 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 	if store == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	defer cancel()
 	listing, err := store.List(ctx, layout.Prefix(m.Target.Root))
 	if err != nil {
 		addStoreError(&resp.Diagnostics, "Cannot Clean Up Destination", fmt.Sprintf("Listing the files of destination %q failed", name), err)

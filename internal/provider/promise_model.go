@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -29,6 +30,8 @@ type promiseModel struct {
 	ScheduledDestinations    types.List     `tfsdk:"scheduled_destinations"`
 	MisscheduledDestinations types.List     `tfsdk:"misscheduled_destinations"`
 	Placements               types.Map      `tfsdk:"placements"`
+
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
 
 type placementModel struct {

@@ -36,8 +36,9 @@ func (r *promiseResource) Metadata(_ context.Context, req resource.MetadataReque
 	resp.TypeName = req.ProviderTypeName + "_promise"
 }
 
-func (r *promiseResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *promiseResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		Version: promiseSchemaVersion,
 		MarkdownDescription: "A Kratix Promise's dependencies (what Kratix calls static dependencies), scheduled to " +
 			"every destination of `destinations` whose labels match `destination_selectors`. The scheduling is " +
 			"decided during `terraform plan`: the plan shows which destinations are scheduled and misscheduled, and " +
@@ -96,6 +97,7 @@ func (r *promiseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				}},
 			},
 		},
+		Blocks: map[string]schema.Block{"timeouts": timeoutsBlock(ctx, opCreate, opRead, opUpdate, opDelete)},
 	}
 }
 
@@ -137,6 +139,8 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 }
 
 func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	ctx, done := startOp(ctx, req.Plan, "kratix_promise", opCreate, &resp.Diagnostics)
+	defer done()
 	var plan promiseModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -149,6 +153,8 @@ func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest
 // it: a missing file disappears from `files`, an edited one gets its new hash, a stray file in an
 // owned folder appears.
 func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx, done := startOp(ctx, req.State, "kratix_promise", opRead, &resp.Diagnostics)
+	defer done()
 	var state promiseModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
@@ -186,6 +192,8 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 }
 
 func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	ctx, done := startOp(ctx, req.Plan, "kratix_promise", opUpdate, &resp.Diagnostics)
+	defer done()
 	var plan, state promiseModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -201,6 +209,8 @@ func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest
 // Delete removes the promise's owned folders from every destination it wrote to, misscheduled
 // ones included, as Kratix cascades a promise's deletion.
 func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx, done := startOp(ctx, req.State, "kratix_promise", opDelete, &resp.Diagnostics)
+	defer done()
 	var state promiseModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

@@ -114,7 +114,7 @@ resource "kratix_promise" "p" {
 					// refreshed. Their state stands for this plan, and the apply writes with the
 					// new value.
 					Config: config("2", namespaceOther),
-					Check: expectContent(ts, t, "worker-1/dependencies/app/5058f/static/app-dependencies.yaml", namespaceOther),
+					Check:  expectContent(ts, t, "worker-1/dependencies/app/5058f/static/app-dependencies.yaml", namespaceOther),
 				}},
 			})
 		})

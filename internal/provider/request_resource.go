@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -63,16 +64,19 @@ type requestModel struct {
 	// secret is the provider's content_hash_key when the content is write-only (see
 	// request_write_only.go); never stored.
 	secret []byte
+
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
 
 func (r *requestResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_resource_request"
 }
 
-func (r *requestResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	pool := poolSchema("The promise's candidate pool.")
 	pool.Required, pool.Optional = false, true
 	resp.Schema = schema.Schema{
+		Version: requestSchemaVersion,
 		MarkdownDescription: "One request for a promise's service, the counterpart of a Kratix resource request. " +
 			"There is no pipeline container: the documents it produces come from Terraform (`templatefile`, " +
 			"modules). It lands on exactly one destination, chosen during plan among the promise's pool matched " +
@@ -140,6 +144,7 @@ func (r *requestResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 					"content, every hash is a keyed hash `hmac:<hex>` instead, which reveals nothing about the content.",
 			},
 		},
+		Blocks: map[string]schema.Block{"timeouts": timeoutsBlock(ctx, opCreate, opRead, opUpdate, opDelete)},
 	}
 	addRequestWriteOnly(resp.Schema.Attributes)
 }
@@ -385,6 +390,8 @@ func (m *requestModel) record(p placement.RequestPlan, o placement.Outcome) {
 }
 
 func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	ctx, done := startOp(ctx, req.Plan, "kratix_resource_request", opCreate, &resp.Diagnostics)
+	defer done()
 	var plan requestModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(plan.takeWriteOnly(ctx, req.Config, r.data)...)
@@ -396,6 +403,8 @@ func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest
 
 // Read looks at what the request's destination holds now; see kratix_promise.
 func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx, done := startOp(ctx, req.State, "kratix_resource_request", opRead, &resp.Diagnostics)
+	defer done()
 	var state requestModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
@@ -430,6 +439,8 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 }
 
 func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	ctx, done := startOp(ctx, req.Plan, "kratix_resource_request", opUpdate, &resp.Diagnostics)
+	defer done()
 	var plan, state requestModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -446,6 +457,8 @@ func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest
 // Delete removes the request's owned folder (or its files and index, or its part of an
 // aggregate) from its destination.
 func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx, done := startOp(ctx, req.State, "kratix_resource_request", opDelete, &resp.Diagnostics)
+	defer done()
 	var state requestModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

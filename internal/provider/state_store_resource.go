@@ -3,8 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
-	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -35,9 +35,6 @@ var (
 	_ resource.ResourceWithImportState      = (*stateStoreResource)(nil)
 )
 
-// opTimeout bounds one store operation, on top of Terraform's own cancellation.
-const opTimeout = 10 * time.Minute
-
 // NewStateStoreResource is the kratix_state_store resource.
 func NewStateStoreResource() resource.Resource { return &stateStoreResource{} }
 
@@ -51,6 +48,8 @@ type stateStoreModel struct {
 	SecretRef types.String      `tfsdk:"secret_ref"`
 	Bucket    *bucketStoreModel `tfsdk:"bucket"`
 	Git       *gitModel         `tfsdk:"git"`
+
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
 
 type bucketStoreModel struct {
@@ -71,8 +70,9 @@ func (r *stateStoreResource) Metadata(_ context.Context, req resource.MetadataRe
 	resp.TypeName = req.ProviderTypeName + "_state_store"
 }
 
-func (r *stateStoreResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
+		Version: stateStoreSchemaVersion,
 		MarkdownDescription: "Where files go: an S3-compatible bucket or a branch of a Git repository, the " +
 			"counterpart of Kratix's BucketStateStore and GitStateStore. Exactly one of `bucket` and `git` is set.\n\n" +
 			"Creating the resource proves that the store can be written, without leaving anything behind: for a " +
@@ -185,6 +185,7 @@ func (r *stateStoreResource) Schema(_ context.Context, _ resource.SchemaRequest,
 				},
 			},
 		},
+		Blocks: map[string]schema.Block{"timeouts": timeoutsBlock(ctx, opCreate, opRead, opUpdate)},
 	}
 }
 
@@ -214,6 +215,8 @@ func (r *stateStoreResource) ModifyPlan(ctx context.Context, req resource.Modify
 }
 
 func (r *stateStoreResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	ctx, done := startOp(ctx, req.Plan, "kratix_state_store", opCreate, &resp.Diagnostics)
+	defer done()
 	r.save(ctx, req.Plan.Get, &resp.State, &resp.Diagnostics)
 }
 
@@ -242,8 +245,8 @@ func (r *stateStoreResource) Read(ctx context.Context, req resource.ReadRequest,
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	defer cancel()
+	ctx, done := startOp(ctx, req.State, "kratix_state_store", opRead, &resp.Diagnostics)
+	defer done()
 	exists, err := probe.BucketExists(ctx, storePrefix(state.Path))
 	if err != nil {
 		tflog.Debug(ctx, "could not tell whether the bucket exists", map[string]any{"store": store.Describe(), "error": err.Error()})
@@ -274,6 +277,8 @@ func storePrefix(p types.String) string {
 
 // Update checks the store again: its location or credentials may have changed.
 func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	ctx, done := startOp(ctx, req.Plan, "kratix_state_store", opUpdate, &resp.Diagnostics)
+	defer done()
 	r.save(ctx, req.Plan.Get, &resp.State, &resp.Diagnostics)
 }
 
@@ -306,8 +311,6 @@ func (r *stateStoreResource) check(ctx context.Context, m stateStoreModel, diags
 		diags.AddAttributeError(path.Root("secret_ref"), "State Store Not Usable", what+": "+err.Error())
 		return false
 	}
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	defer cancel()
 	tflog.Debug(ctx, "checking state store", map[string]any{"store": store.Describe()})
 	check := store.Check
 	if probe, ok := store.(statestore.BucketProbe); ok {

@@ -33,8 +33,6 @@ func (r storeRefs) add(pool ...poolMember) storeRefs {
 // who names the resource in details.
 func (d *providerData) writeOps(ctx context.Context, kind, who, message string, ops []placement.Op, refs storeRefs, diags *diag.Diagnostics) map[string]bool {
 	failed := map[string]bool{}
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	defer cancel()
 	for _, op := range ops {
 		key := op.Location.String()
 		if op.Change.Empty() {
@@ -104,8 +102,6 @@ func (d *providerData) refresh(ctx context.Context, kind, who string, placements
 		byLocation[key] = append(byLocation[key], dest)
 		refs.add(o.member)
 	}
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	defer cancel()
 	for _, key := range sortedKeys(byLocation) {
 		dests := byLocation[key]
 		store, err := d.openRef(refs, key, placements[dests[0]].member.Member.Store)

@@ -40,8 +40,9 @@ func gitAuth(cfg GitConfig) (transport.AuthMethod, error) {
 	return nil, &Error{Kind: KindConfig, Err: fmt.Errorf("unsupported protocol %q", ep.Protocol)}
 }
 
-// sshDialTimeout bounds the TCP connection and SSH handshake: go-git dials before it looks at
-// the context, so without it an unreachable host holds an operation for minutes.
+// sshDialTimeout bounds the TCP connection: go-git dials without the operation's context, so
+// without it an unreachable host holds an operation for minutes. It does not bound the SSH
+// handshake after the dial, which go-git starts without a context or deadline either.
 const sshDialTimeout = 30 * time.Second
 
 // sshPublicKeys completes go-git's key auth with what it only does for its own known_hosts files:

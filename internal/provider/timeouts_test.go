@@ -1,0 +1,239 @@
+package provider
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+// timeoutsConfig is a store, a destination, a promise and a request on one bucket; blocks holds
+// what goes inside each resource (a `timeouts` block, or nothing), by resource name.
+func timeoutsConfig(ts *testStore, blocks map[string]string) string {
+	return ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+%s
+}
+
+resource "kratix_destination" "d" {
+  name        = "worker"
+  path        = "worker"
+  state_store = kratix_state_store.s
+%s
+}
+
+resource "kratix_promise" "p" {
+  name         = "app"
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+  destinations = [kratix_destination.d]
+%s
+}
+
+resource "kratix_resource_request" "r" {
+  promise   = kratix_promise.p
+  name      = "one"
+  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n"
+%s
+}
+`, ts.store, blocks["s"], blocks["d"], blocks["p"], blocks["r"])
+}
+
+var timeoutsResources = map[string]string{
+	"s": "kratix_state_store.s", "d": "kratix_destination.d", "p": "kratix_promise.p", "r": "kratix_resource_request.r",
+}
+
+// TestAccTimeouts_blockAddedLater: resources applied without a `timeouts` block plan nothing
+// afterwards; adding the block updates them in place (never a replacement) and writes nothing to
+// the store; removing it again is the same.
+func TestAccTimeouts_blockAddedLater(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ts := newTestStore(t, "bucket")
+	none := map[string]string{}
+	all := "  timeouts {\n    create = \"20m\"\n    read   = \"3m\"\n    update = \"21m\"\n    delete = \"22m\"\n  }"
+	set := map[string]string{
+		"s": "  timeouts {\n    create = \"20m\"\n    update = \"21m\"\n  }",
+		"d": all, "p": all, "r": all,
+	}
+	updatesOnly := func() []plancheck.PlanCheck {
+		var checks []plancheck.PlanCheck
+		for _, addr := range timeoutsResources {
+			checks = append(checks, plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate))
+		}
+		return checks
+	}
+	var before storeMark
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{
+			{
+				// Applied as before the block existed; the framework's post-apply plan must be empty.
+				Config: timeoutsConfig(ts, none),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("timeouts"), knownvalue.Null()),
+				},
+			},
+			{
+				Config:   timeoutsConfig(ts, none),
+				PlanOnly: true,
+			},
+			{
+				PreConfig: func() { before = ts.mark(t) },
+				Config:    timeoutsConfig(ts, set),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             updatesOnly(),
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("kratix_state_store.s", tfjsonpath.New("timeouts"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"create": knownvalue.StringExact("20m"), "update": knownvalue.StringExact("21m"),
+					})),
+					statecheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("timeouts").AtMapKey("delete"), knownvalue.StringExact("22m")),
+				},
+				Check: ts.expectNoWritesSince(t, &before),
+			},
+			{
+				PreConfig: func() { before = ts.mark(t) },
+				Config:    timeoutsConfig(ts, none),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             updatesOnly(),
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: ts.expectNoWritesSince(t, &before),
+			},
+		},
+	})
+}
+
+// TestAccTimeouts_tinyLimit: a create limited to 1ns fails at once, with an error that names the
+// operation, the limit and the attribute to raise, and writes nothing.
+func TestAccTimeouts_tinyLimit(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ts := newTestStore(t, "bucket")
+	config := ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "d" {
+  name        = "worker"
+  path        = "worker"
+  state_store = kratix_state_store.s
+  timeouts {
+    create = "1ns"
+  }
+}
+`, ts.store)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{{
+			Config:      config,
+			ExpectError: wordsRegexp(`Operation Timed Out`, `kratix_destination "worker": the create did not finish within its create timeout of 1ns (timeouts.create; default 10m)`),
+		}},
+	})
+	if files := ts.list(t); len(files) != 0 {
+		t.Errorf("a create that ran out of time wrote %v", files)
+	}
+}
+
+// TestAccTimeouts_unansweringStore: a store that accepts connections and never answers holds a
+// create only as long as its limit, not the default 10 minutes, for buckets and Git over HTTP.
+func TestAccTimeouts_unansweringStore(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	addr := blackhole(t)
+	for kind, store := range map[string]string{
+		"bucket":   fmt.Sprintf(`bucket = { endpoint = %q, bucket_name = "silent", insecure = true }`, addr),
+		"git-http": fmt.Sprintf(`git = { url = "http://%s/silent.git" }`, addr),
+	} {
+		t.Run(kind, func(t *testing.T) {
+			config := fmt.Sprintf(`
+provider "kratix" {
+  secrets = {
+    s = { access_key_id = "silent", secret_access_key = "silent-secret", username = "u", password = "p" }
+  }
+}
+
+resource "kratix_state_store" "s" {
+  name       = "silent"
+  secret_ref = "s"
+  %s
+  timeouts {
+    create = "3s"
+  }
+}
+`, store)
+			start := time.Now()
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{{
+					Config:      config,
+					ExpectError: wordsRegexp(`Operation Timed Out`, `kratix_state_store "silent": the create did not finish within its create timeout of 3s`),
+				}},
+			})
+			if took := time.Since(start); took > 90*time.Second {
+				t.Errorf("the create took %s; its limit was 3s", took)
+			}
+		})
+	}
+}
+
+// blackhole listens on the loopback, accepts every connection and never answers.
+func blackhole(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			go func() { _, _ = io.Copy(io.Discard, c) }()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return l.Addr().String()
+}
+
+// wordsRegexp matches each phrase with any line breaks Terraform puts between its words.
+func wordsRegexp(phrases ...string) *regexp.Regexp {
+	parts := make([]string, len(phrases))
+	for i, p := range phrases {
+		words := strings.Fields(p)
+		for j, w := range words {
+			words[j] = regexp.QuoteMeta(w)
+		}
+		parts[i] = strings.Join(words, `\s+`)
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(parts, `.*`))
+}
