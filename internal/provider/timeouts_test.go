@@ -98,7 +98,7 @@ func TestAccTimeouts_blockAddedLater(t *testing.T) {
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("kratix_state_store.s", tfjsonpath.New("timeouts"), knownvalue.ObjectExact(map[string]knownvalue.Check{
-						"create": knownvalue.StringExact("20m"), "update": knownvalue.StringExact("21m"),
+						"create": knownvalue.StringExact("20m"), "read": knownvalue.Null(), "update": knownvalue.StringExact("21m"),
 					})),
 					statecheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("timeouts").AtMapKey("delete"), knownvalue.StringExact("22m")),
 				},
