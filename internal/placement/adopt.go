@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
 )
 
 // Holds reports whether a folder holds a placement laid out there as f, given what was found
@@ -45,4 +46,93 @@ func Holders(files map[string]layout.Files, found map[string]Record) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// KratixIndexes picks, among the index files Kratix wrote for a placement in one folder (each
+// index file's path and the store paths it lists, see layout.IndexedFiles), those that prove the
+// placement is there: every file listed exists (found holds the MD5 of each file there). Kratix's
+// names can be shared (request "a-b" of promise "db" and request "b" of promise "db-a" name their
+// index files alike), so when several prove it, only those listing exactly the files the
+// placement writes (own) are kept; more than one left is for the caller to refuse.
+func KratixIndexes(indexes map[string][]string, found map[string]string, own []string) []string {
+	var holding []string
+	for _, idx := range sortedKeys(indexes) {
+		listed := indexes[idx]
+		ok := len(listed) > 0
+		for _, p := range listed {
+			if _, exists := found[p]; !exists {
+				ok = false
+			}
+		}
+		if ok {
+			holding = append(holding, idx)
+		}
+	}
+	if len(holding) < 2 {
+		return holding
+	}
+	want := strings.Join(sortedSet(own), "\n")
+	var exact []string
+	for _, idx := range holding {
+		if strings.Join(sortedSet(indexes[idx]), "\n") == want {
+			exact = append(exact, idx)
+		}
+	}
+	if len(exact) == 0 {
+		return holding
+	}
+	return exact
+}
+
+func sortedSet(paths []string) []string {
+	set := map[string]bool{}
+	for _, p := range paths {
+		set[p] = true
+	}
+	return sortedKeys(set)
+}
+
+// AggregateHolds reports whether an aggregatedYAML file Kratix wrote (with no parts of this
+// provider) holds a placement: every document of every one of its contents is in the file,
+// compared by meaning (manifest.Canonical), so that Kratix's own serialisation of the same
+// objects counts. Content that is not Kubernetes YAML is compared as text. A placement with no
+// document is held nowhere.
+func AggregateHolds(aggregate []byte, contents [][]byte) bool {
+	in := map[string]bool{}
+	for _, k := range documentKeys(aggregate) {
+		in[k] = true
+	}
+	// Kratix joins its WorkPlacements with "\n---\n": one that does not parse must not hide the
+	// others.
+	for _, chunk := range strings.Split(string(aggregate), "\n---\n") {
+		for _, k := range documentKeys([]byte(chunk)) {
+			in[k] = true
+		}
+	}
+	n := 0
+	for _, c := range contents {
+		for _, k := range documentKeys(c) {
+			if !in[k] {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// documentKeys are the canonical forms of the documents of a stream, or its trimmed text when it
+// is not a stream of Kubernetes objects.
+func documentKeys(content []byte) []string {
+	if docs, err := manifest.Parse(content); err == nil && len(docs) > 0 {
+		keys := make([]string, len(docs))
+		for i, d := range docs {
+			keys[i] = "yaml:" + string(manifest.Canonical([]manifest.Document{d}))
+		}
+		return keys
+	}
+	if s := strings.TrimSpace(string(content)); s != "" {
+		return []string{"text:" + s}
+	}
+	return nil
 }

@@ -81,3 +81,79 @@ func TestHolders(t *testing.T) {
 	equal(t, "holders", placement.Holders(map[string]layout.Files{"a": f, "b": g, "c": f}, found), []string{"a", "b"})
 	equal(t, "none", placement.Holders(map[string]layout.Files{"c": f}, found), []string(nil))
 }
+
+// An index file Kratix wrote proves its placement when every file it lists is there; when
+// several do (Kratix's names can be shared), those listing exactly the placement's own files win,
+// and several left are all returned for the caller to refuse.
+func TestKratixIndexes(t *testing.T) {
+	const (
+		x7 = "k2/.kratix/default-db-a-b-default-instance-configure-x7k2p.k2-5058f.yaml"
+		q3 = "k2/.kratix/default-db-a-b-default-instance-configure-q3v9z.k2-5058f.yaml"
+	)
+	found := map[string]string{"k2/ab.yaml": "1", "k2/b.yaml": "2", "k2/c.yaml": "3", x7: "4", q3: "5"}
+	tests := []struct {
+		name    string
+		indexes map[string][]string
+		own     []string
+		want    []string
+	}{
+		{"none", map[string][]string{}, []string{"k2/ab.yaml"}, nil},
+		{"one, its files there", map[string][]string{x7: {"k2/ab.yaml"}}, []string{"k2/ab.yaml"}, []string{x7}},
+		{"one, listing other files that are there", map[string][]string{x7: {"k2/c.yaml"}}, []string{"k2/ab.yaml"}, []string{x7}},
+		{"one, a file missing", map[string][]string{x7: {"k2/ab.yaml", "k2/gone.yaml"}}, []string{"k2/ab.yaml"}, nil},
+		{"one, listing nothing", map[string][]string{x7: {}}, []string{"k2/ab.yaml"}, nil},
+		{"two, one listing the placement's files", map[string][]string{x7: {"k2/b.yaml"}, q3: {"k2/ab.yaml"}}, []string{"k2/ab.yaml"}, []string{q3}},
+		{"two, the same files in another order", map[string][]string{x7: {"k2/b.yaml"}, q3: {"k2/c.yaml", "k2/ab.yaml"}},
+			[]string{"k2/ab.yaml", "k2/c.yaml"}, []string{q3}},
+		{"two, neither exactly", map[string][]string{x7: {"k2/b.yaml"}, q3: {"k2/c.yaml"}}, []string{"k2/ab.yaml"}, []string{q3, x7}},
+		{"two, both exactly", map[string][]string{x7: {"k2/ab.yaml"}, q3: {"k2/ab.yaml"}}, []string{"k2/ab.yaml"}, []string{q3, x7}},
+		{"two, one with a file missing", map[string][]string{x7: {"k2/gone.yaml"}, q3: {"k2/c.yaml"}}, []string{"k2/ab.yaml"}, []string{q3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			equal(t, "indexes", placement.KratixIndexes(tt.indexes, found, tt.own), tt.want)
+		})
+	}
+}
+
+// An aggregate Kratix wrote holds a placement when it holds each of its documents, however
+// Kratix serialised them.
+func TestAggregateHolds(t *testing.T) {
+	const (
+		ns   = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
+		beta = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: beta\n"
+		// The same objects, keys in another order, other indentation, quotes.
+		nsKratix   = "kind: Namespace\napiVersion: v1\nmetadata:\n    name: \"p\"\n"
+		betaKratix = "metadata:\n  name: 'beta'\nkind: ConfigMap\napiVersion: v1\n"
+		gamma      = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gamma\n"
+	)
+	tests := []struct {
+		name      string
+		aggregate string
+		contents  []string
+		want      bool
+	}{
+		{"both documents", beta + "\n---\n" + ns, []string{ns}, true},
+		{"reserialised", betaKratix + "\n---\n" + nsKratix, []string{ns}, true},
+		{"a multi-document placement", betaKratix + "\n---\n" + nsKratix, []string{ns + "---\n" + beta}, true},
+		{"two files", nsKratix + "\n---\n" + betaKratix, []string{beta, ns}, true},
+		{"one document of two missing", ns, []string{ns + "---\n" + beta}, false},
+		{"not there", beta + "\n---\n" + gamma, []string{ns}, false},
+		{"another object of the same name", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n  labels:\n    a: b\n", []string{ns}, false},
+		{"beside a chunk that is not YAML", "{{ not yaml\n---\n" + ns, []string{ns}, true},
+		{"text", "hello\n---\n" + ns, []string{"hello\n"}, true},
+		{"no document", ns, []string{""}, false},
+		{"empty aggregate", "", []string{ns}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			contents := make([][]byte, len(tt.contents))
+			for i, c := range tt.contents {
+				contents[i] = []byte(c)
+			}
+			if got := placement.AggregateHolds([]byte(tt.aggregate), contents); got != tt.want {
+				t.Errorf("AggregateHolds = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
