@@ -20,9 +20,7 @@ func KratixWorkPrefix(identifier string) string {
 	if len(identifier) > kratixWorkMax {
 		identifier = identifier[:kratixWorkMax]
 	}
-	return strings.TrimRightFunc(identifier, func(r rune) bool {
-		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
-	})
+	return strings.TrimRightFunc(identifier, func(r rune) bool { return !isAlphanumeric(r) })
 }
 
 // KratixRequestIdentifier is the identifier Kratix names a request's Work after:
@@ -70,4 +68,8 @@ func KratixDependencyIndex(t Target, promise string) KratixIndex {
 func (k KratixIndex) Match(p string) bool {
 	rest, ok := strings.CutPrefix(p, k.Dir)
 	return ok && k.re != nil && !strings.Contains(rest, "/") && k.re.MatchString(rest)
+}
+
+func isAlphanumeric(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
 }

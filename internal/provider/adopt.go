@@ -9,7 +9,10 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -19,6 +22,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
 // adoptKey is the private state key an import sets and the first apply after it removes.
@@ -92,9 +96,25 @@ func parseRequestImportID(id string) (base string, parts []string, destination s
 	return base, parts, destination, nil
 }
 
-// probe looks in the folder of each member for a placement laid out there by filesAt, and returns
-// the files each would hold and what each folder holds of them.
-func (d *providerData) probe(ctx context.Context, kind, who string, pool []poolMember, filesAt func(layout.Target) (layout.Files, error), diags *diag.Diagnostics) (map[string]layout.Files, map[string]placement.Record) {
+// kratixForms recognises a placement as Kratix itself lays it out in modes none and
+// aggregatedYAML, where this provider's names differ from Kratix's: the index files Kratix names
+// after its WorkPlacements, and an aggregate Kratix wrote with no part of this provider.
+type kratixForms struct {
+	index    func(layout.Target) layout.KratixIndex
+	contents [][]byte // the placement's content, compared with an aggregate's documents
+}
+
+// probed is what probe found: what each folder holds of the placement, the destinations whose
+// folders hold it, in this provider's layout or in Kratix's own (see kratixForms), and among them
+// those that hold it only in an aggregate Kratix wrote.
+type probed struct {
+	found     map[string]placement.Record
+	holders   []string
+	aggregate map[string]bool
+}
+
+// probe looks in the folder of each member for a placement laid out there by filesAt.
+func (d *providerData) probe(ctx context.Context, kind, who string, at path.Path, pool []poolMember, filesAt func(layout.Target) (layout.Files, error), kratix kratixForms, diags *diag.Diagnostics) probed {
 	files := map[string]layout.Files{}
 	targets := map[string]observed{}
 	for _, m := range pool {
@@ -105,7 +125,141 @@ func (d *providerData) probe(ctx context.Context, kind, who string, pool []poolM
 		files[m.Name] = f
 		targets[m.Name] = observed{member: m, files: f, record: placement.Probe(m.Member, f)}
 	}
-	return files, d.refresh(ctx, kind, who, targets, diags)
+	p := probed{found: d.refresh(ctx, kind, who, targets, diags), aggregate: map[string]bool{}}
+	if diags.HasError() {
+		return p
+	}
+	p.holders = placement.Holders(files, p.found)
+	held := map[string]bool{}
+	for _, dest := range p.holders {
+		held[dest] = true
+	}
+	for _, dest := range sortedKeys(targets) {
+		if held[dest] {
+			continue
+		}
+		o := targets[dest]
+		rec, ok := d.probeKratix(ctx, kind, who, at, dest, o, p.found[dest], kratix, diags)
+		if diags.HasError() {
+			return p
+		}
+		if ok {
+			p.found[dest] = rec
+			p.holders = append(p.holders, dest)
+			p.aggregate[dest] = o.member.Target.Mode == layout.ModeAggregatedYAML
+		}
+	}
+	sort.Strings(p.holders)
+	return p
+}
+
+// probeKratix looks in one member's folder for the placement as Kratix lays it out: in mode
+// none, an index file named after its WorkPlacement (any random suffix) whose files are all
+// there, recorded with the files it lists, so that the plan shows what changes (the provider
+// then writes its own index file beside Kratix's); in mode aggregatedYAML, an aggregate with no
+// part of this provider that holds every document of the placement, recorded as stale, so that
+// the plan shows the parts written and the file rebuilt from them. ok says whether it is there.
+func (d *providerData) probeKratix(ctx context.Context, kind, who string, at path.Path, dest string, o observed, rec placement.Record, kratix kratixForms, diags *diag.Diagnostics) (placement.Record, bool) {
+	t := o.member.Target
+	if t.Mode != layout.ModeNone && t.Mode != layout.ModeAggregatedYAML {
+		return rec, false
+	}
+	store, err := d.openRef(storeRefs{}.add(o.member), o.member.Location.String(), o.member.Member.Store)
+	if errors.Is(err, errSecretsUnknown) {
+		return rec, false // cannot be read in this plan; a later plan looks
+	}
+	if err != nil {
+		diags.AddError("State Store Not Usable", fmt.Sprintf("%s cannot use state store %q: %v", who, o.member.Member.Store, err))
+		return rec, false
+	}
+	failed := func(err error) (placement.Record, bool) {
+		addStoreError(diags, "Cannot Read "+kind, fmt.Sprintf("%s: reading destination %q failed", who, dest), err)
+		return rec, false
+	}
+	if t.Mode == layout.ModeAggregatedYAML {
+		agg := o.files.Aggregate
+		if agg == nil {
+			return rec, false
+		}
+		parts, err := store.List(ctx, agg.Dir)
+		if err != nil {
+			return failed(err)
+		}
+		if len(parts) > 0 {
+			return rec, false // the file is rebuilt from these: Holds has answered
+		}
+		content, err := store.Read(ctx, agg.File)
+		if statestore.IsNotFound(err) {
+			return rec, false
+		}
+		if err != nil {
+			return failed(err)
+		}
+		return rec, placement.AggregateHolds(content, kratix.contents)
+	}
+	if kratix.index == nil {
+		return rec, false
+	}
+	index := kratix.index(t)
+	listing, err := store.List(ctx, index.Dir)
+	if err != nil {
+		return failed(err)
+	}
+	indexes := map[string][]string{}
+	var listed []string
+	for _, p := range sortedKeys(listing) {
+		if !index.Match(p) {
+			continue
+		}
+		content, err := store.Read(ctx, p)
+		if statestore.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return failed(err)
+		}
+		idx, err := layout.ParseIndex(content)
+		if err != nil {
+			continue // not an index file Kratix wrote: it proves nothing
+		}
+		indexes[p] = layout.IndexedFiles(t.StorePath, idx)
+		listed = append(listed, indexes[p]...)
+	}
+	if len(indexes) == 0 {
+		return rec, false
+	}
+	there, err := store.Hashes(ctx, listed)
+	if err != nil {
+		return failed(err)
+	}
+	var own []string
+	for p := range o.files.Put {
+		if !slices.Contains(o.files.Claims, p) {
+			own = append(own, p)
+		}
+	}
+	chosen := placement.KratixIndexes(indexes, there, own)
+	switch {
+	case len(chosen) == 0:
+		return rec, false
+	case len(chosen) > 1:
+		diags.AddAttributeError(at, "Several Kratix Index Files Match", fmt.Sprintf(
+			"%s was imported, and the folder of destination %q holds several index files that Kratix may have "+
+				"written for it (Kratix names them after the Work and five random characters, and the names of "+
+				"different requests can coincide): %s. Give the %s exactly the files its WorkPlacement wrote (its "+
+				"index file lists them), or remove the index files no WorkPlacement uses any more, and plan again.",
+			who, dest, strings.Join(chosen, ", "), strings.ToLower(kind)))
+		return rec, false
+	}
+	out := rec
+	out.Files = map[string]string{}
+	for p, sum := range rec.Files {
+		out.Files[p] = sum
+	}
+	for _, p := range indexes[chosen[0]] {
+		out.Files[p] = there[p]
+	}
+	return out, true
 }
 
 // adoptRequest finds, during the first plan after an import, the destination of the pool whose
@@ -145,17 +299,21 @@ func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a
 		}
 		pool = named
 	}
-	files, found := r.data.probe(ctx, "Request", "Request "+plan.key(), pool,
-		func(t layout.Target) (layout.Files, error) { return layout.RequestFiles(t, out) }, diags)
+	forms := kratixForms{index: func(t layout.Target) layout.KratixIndex { return layout.KratixRequestIndex(t, out) }}
+	for _, rel := range sortedKeys(out.Files) {
+		forms.contents = append(forms.contents, out.Files[rel])
+	}
+	p := r.data.probe(ctx, "Request", "Request "+id, at, pool,
+		func(t layout.Target) (layout.Files, error) { return layout.RequestFiles(t, out) }, forms, diags)
 	if diags.HasError() {
 		return a, false
 	}
 	a.Observed, a.Found = true, map[string]placement.Record{}
 	if a.Destination != "" {
-		a.Found[a.Destination] = found[a.Destination]
+		a.Found[a.Destination] = p.found[a.Destination]
 		return a, true
 	}
-	holders := placement.Holders(files, found)
+	holders := p.holders
 	if len(holders) > 1 {
 		diags.AddAttributeError(at, "Request Found On Several Destinations", fmt.Sprintf(
 			"Request %s was imported, and the folders of several destinations of the promise's pool hold it: %s. "+
@@ -165,7 +323,19 @@ func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a
 		return a, false
 	}
 	for _, dest := range holders {
-		a.Found[dest] = found[dest]
+		if p.aggregate[dest] {
+			// The apply rebuilds that file from this provider's parts, the promise's first, and
+			// every plan looks again before its apply: once an earlier part is written, the file no
+			// longer shows where the request is. The import id keeps it there whatever the file holds.
+			diags.AddAttributeError(at, "Request Found In A Kratix Aggregate", fmt.Sprintf(
+				"Request %s was imported, and the aggregatedYAML file of destination %q, written by Kratix with no part "+
+					"of this provider, holds its documents. Import it naming that destination, as %s@%s (change the "+
+					"import block's id), so that it stays there: the apply rebuilds the file from this provider's parts, "+
+					"the promise's first, so the file alone cannot show where the request is by the time its turn comes.",
+				id, dest, id, dest))
+			return a, false
+		}
+		a.Found[dest] = p.found[dest]
 	}
 	return a, true
 }
@@ -205,14 +375,18 @@ func (r *promiseResource) adoptPromise(ctx context.Context, plan promiseModel, a
 	if !ok || !okDeps {
 		return a, false // unknown, or reported by the plan
 	}
-	files, found := r.data.probe(ctx, "Promise", fmt.Sprintf("Promise %q", plan.Name.ValueString()), pool,
-		func(t layout.Target) (layout.Files, error) { return layout.DependencyFiles(t, deps) }, diags)
+	forms := kratixForms{
+		index:    func(t layout.Target) layout.KratixIndex { return layout.KratixDependencyIndex(t, deps.Promise) },
+		contents: [][]byte{deps.All},
+	}
+	p := r.data.probe(ctx, "Promise", fmt.Sprintf("Promise %q", plan.Name.ValueString()), path.Root("destinations"), pool,
+		func(t layout.Target) (layout.Files, error) { return layout.DependencyFiles(t, deps) }, forms, diags)
 	if diags.HasError() {
 		return a, false
 	}
 	a.Observed, a.Found = true, map[string]placement.Record{}
-	for _, dest := range placement.Holders(files, found) {
-		a.Found[dest] = found[dest]
+	for _, dest := range p.holders {
+		a.Found[dest] = p.found[dest]
 	}
 	return a, true
 }

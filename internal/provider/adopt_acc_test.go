@@ -19,7 +19,6 @@ import (
 // no parts), as a store written by an earlier Terraform state holds them.
 const (
 	adoptDeps = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
-	adoptPool = `["w1", "w2", "w3", "w4", "w5"]`
 )
 
 // adoptCanaries are the canary files of w1..w4, as Kratix writes them when a destination is
@@ -61,10 +60,29 @@ const (
 	adoptDepsPart  = ".kratix-aggregates/w5/aggregated.yaml/p-static-deps.w5-5058f.part"
 )
 
-// adoptConfig is the store, the four destinations, promise p and the given requests (each with
+// adoptModes are the destinations of adoptConfig and their filepath modes.
+var adoptModes = map[string]string{"w1": "nestedByMetadata", "w2": "nestedByMetadata", "w3": "splitByKind", "w4": "none", "w5": "aggregatedYAML"}
+
+// adoptConfig is the store, the five destinations, promise p and the given requests (each with
 // one file <name>.yaml holding a ConfigMap named after it), with import blocks for all of them;
 // ids maps a request to its import id when it is not <promise>/<namespace>/<name>.
 func adoptConfig(ts *testStore, requests []string, ids map[string]string) string {
+	return adoptConfigWith(ts, adoptModes, requests, ids)
+}
+
+// adoptConfigWith is adoptConfig with other destinations (name => filepath mode), all in the
+// promise's pool.
+func adoptConfigWith(ts *testStore, modes map[string]string, requests []string, ids map[string]string) string {
+	names := make([]string, 0, len(modes))
+	var locals []string
+	for n := range modes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		locals = append(locals, fmt.Sprintf("%s = %q", n, modes[n]))
+	}
+	pool, _ := json.Marshal(names)
 	var b strings.Builder
 	b.WriteString(ts.provider)
 	fmt.Fprintf(&b, `
@@ -79,7 +97,7 @@ resource "kratix_state_store" "s" {
 }
 
 locals {
-  modes = { w1 = "nestedByMetadata", w2 = "nestedByMetadata", w3 = "splitByKind", w4 = "none", w5 = "aggregatedYAML" }
+  modes = { %s }
 }
 
 resource "kratix_destination" "w" {
@@ -111,7 +129,7 @@ import {
   to = kratix_promise.p
   id = "p"
 }
-`, ts.store, adoptPool, adoptDeps, storeName(ts))
+`, ts.store, strings.Join(locals, ", "), pool, adoptDeps, storeName(ts))
 	for _, r := range requests {
 		id := "p/default/" + r
 		if ids[r] != "" {
@@ -211,9 +229,11 @@ func hashes(files map[string]string) map[string]any {
 // choice would not pick, is imported with import blocks. The first plan imports and moves
 // nothing: each request stays where it is, with the files it has there, and the promise records
 // the files of every destination; the apply writes nothing (no PUT, no commit), and the next
-// plan is empty.
+// plan is empty. The kratix-named subtests do the same with the index files and aggregates
+// Kratix itself names and writes (testAdoptKratixNamed).
 func TestAccAdoptKratixStore(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
+		t.Run(kind+"/kratix-named", func(t *testing.T) { testAdoptKratixNamed(t, kind) })
 		t.Run(kind, func(t *testing.T) {
 			if minioServer == nil {
 				t.Skip("acceptance test: set TF_ACC=1")
@@ -306,6 +326,204 @@ func TestAccAdoptKratixStore(t *testing.T) {
 	}
 }
 
+// The Kratix-named store: destinations k1, k2 in mode none and k3, k4 in mode aggregatedYAML, as
+// Kratix itself writes them. Kratix names each index file after its WorkPlacement, with the
+// Work's five random characters (x7k2p for the requests, q3v9z for the promise), and keeps no
+// parts: each aggregate is the WorkPlacements' documents joined in the order of their names.
+var kratixNamedModes = map[string]string{"k1": "none", "k2": "none", "k3": "aggregatedYAML", "k4": "aggregatedYAML"}
+
+const (
+	// A request whose Kratix identifier, p-orders-database-for-the-payments-team-in-emea-region1-
+	// default-instance-configure, is cut at 56 characters, just after "region1-", and loses the "-".
+	kratixLongName = "orders-database-for-the-payments-team-in-emea-region1"
+	kratixLongWork = "p-orders-database-for-the-payments-team-in-emea-region1-x7k2p"
+)
+
+// testAdoptKratixNamed: requests and a promise in a store Kratix wrote in modes none and
+// aggregatedYAML, on destinations the rendezvous choice would not pick, are found where they are
+// from Kratix's own index files and aggregates. The first plan keeps them there and shows what
+// the apply writes: the provider's own index files and parts, and the aggregate rebuilt from the
+// parts (the same documents, in the order of this provider's placement names). The apply writes
+// nothing else, moves no workload file and leaves Kratix's index files; the next plan is empty.
+func testAdoptKratixNamed(t *testing.T, kind string) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ts := newTestStore(t, kind)
+	pool := []string{"k1", "k2", "k3", "k4"}
+	store := map[string]string{
+		"k1/static/p-dependencies.yaml":                                       adoptDeps,
+		"k1/.kratix/kratix-platform-system-p-static-deps-q3v9z.k1-5058f.yaml": "files:\n- k1/static/p-dependencies.yaml\n",
+		"k2/static/p-dependencies.yaml":                                       adoptDeps,
+		"k2/.kratix/kratix-platform-system-p-static-deps-q3v9z.k2-5058f.yaml": "files:\n- k2/static/p-dependencies.yaml\n",
+		// alpha on k1, and the long-named request on k2.
+		"k1/alpha.yaml": requestYAML("alpha"),
+		"k1/.kratix/default-p-alpha-default-instance-configure-x7k2p.k1-5058f.yaml": "files:\n- k1/alpha.yaml\n",
+		"k2/" + kratixLongName + ".yaml":                                            requestYAML(kratixLongName),
+		"k2/.kratix/default-" + kratixLongWork + ".k2-5058f.yaml":                   "files:\n- k2/" + kratixLongName + ".yaml\n",
+		// beta on k3: "p-beta-default-instance-configure-x7k2p.k3-5058f" sorts before
+		// "p-static-deps-q3v9z.k3-5058f".
+		"k3/aggregated.yaml": requestYAML("beta") + "\n---\n" + adoptDeps,
+		"k4/aggregated.yaml": adoptDeps,
+	}
+	for _, d := range pool {
+		store[d+"/kratix-canary-namespace.yaml"] = canaryNamespaceYAML
+		store[d+"/kratix-canary-configmap.yaml"] = canaryConfigMapYAML
+	}
+	dests := map[string]string{"alpha": "k1", kratixLongName: "k2", "beta": "k3"}
+	var names []string
+	for name, dest := range dests {
+		names = append(names, name)
+		if c, _ := scheduling.Choose("default/p/"+name, pool); c == dest {
+			t.Fatalf("request %s is on %s, the rendezvous choice: pick another name", name, c)
+		}
+	}
+	sort.Strings(names)
+	for _, p := range sortedKeys(store) {
+		ts.put(t, p, []byte(store[p]))
+	}
+	before := ts.list(t)
+
+	// What the provider writes: its own index files and parts, named without random characters.
+	const (
+		k3Deps = ".kratix-aggregates/k3/aggregated.yaml/p-static-deps.k3-5058f.part"
+		k4Deps = ".kratix-aggregates/k4/aggregated.yaml/p-static-deps.k4-5058f.part"
+		k3Beta = ".kratix-aggregates/k3/aggregated.yaml/p_beta_default_instance-configure.k3-5058f.part"
+	)
+	longIndex := "k2/.kratix/default-p_" + kratixLongName + "_default_instance-configure.k2-5058f.yaml"
+	ours := map[string]string{
+		"k1/.kratix/kratix-platform-system-p-static-deps.k1-5058f.yaml":       "files:\n- k1/static/p-dependencies.yaml\n",
+		"k2/.kratix/kratix-platform-system-p-static-deps.k2-5058f.yaml":       "files:\n- k2/static/p-dependencies.yaml\n",
+		"k1/.kratix/default-p_alpha_default_instance-configure.k1-5058f.yaml": "files:\n- k1/alpha.yaml\n",
+		longIndex: "files:\n- k2/" + kratixLongName + ".yaml\n",
+		k3Deps:    adoptDeps,
+		k4Deps:    adoptDeps,
+		k3Beta:    requestYAML("beta"),
+	}
+	wantRequests := map[string]map[string]any{
+		"alpha": {
+			"k1/alpha.yaml": md5Of(requestYAML("alpha")),
+			"k1/.kratix/default-p_alpha_default_instance-configure.k1-5058f.yaml": md5Of("files:\n- k1/alpha.yaml\n"),
+		},
+		kratixLongName: {
+			"k2/" + kratixLongName + ".yaml": md5Of(requestYAML(kratixLongName)),
+			longIndex:                        md5Of("files:\n- k2/" + kratixLongName + ".yaml\n"),
+		},
+		"beta": {k3Beta: md5Of(requestYAML("beta")), "k3/aggregated.yaml": "part:" + md5Of(requestYAML("beta"))},
+	}
+	wantPromise := map[string]map[string]any{
+		"k1": {
+			"k1/static/p-dependencies.yaml":                                 md5Of(adoptDeps),
+			"k1/.kratix/kratix-platform-system-p-static-deps.k1-5058f.yaml": md5Of("files:\n- k1/static/p-dependencies.yaml\n"),
+		},
+		"k2": {
+			"k2/static/p-dependencies.yaml":                                 md5Of(adoptDeps),
+			"k2/.kratix/kratix-platform-system-p-static-deps.k2-5058f.yaml": md5Of("files:\n- k2/static/p-dependencies.yaml\n"),
+		},
+		"k3": {k3Deps: md5Of(adoptDeps), "k3/aggregated.yaml": "part:" + md5Of(adoptDeps)},
+		"k4": {k4Deps: md5Of(adoptDeps), "k4/aggregated.yaml": "part:" + md5Of(adoptDeps)},
+	}
+
+	// beta is found in k3's aggregate, but the apply rebuilds that file from parts, the promise's
+	// first: the plan asks for the destination in the import id rather than guess.
+	planned := ts.mark(t)
+	c := newCLI(t, map[string]string{"main.tf": adoptConfigWith(ts, kratixNamedModes, names, nil)})
+	out, err := c.run("plan")
+	if err == nil {
+		t.Fatalf("the plan of a request found in a Kratix aggregate succeeded:\n%s", out)
+	}
+	for _, want := range []string{
+		`Request Found In A Kratix Aggregate`,
+		`Request p/default/beta was imported, and the aggregatedYAML file of destination "k3", written by Kratix with no part of this provider, holds its documents. Import it naming that destination, as p/default/beta@k3`,
+	} {
+		if !wrapped(want).MatchString(out) {
+			t.Errorf("the plan does not say %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "Error: "); n != 1 {
+		t.Errorf("the plan reports %d errors, want the one of beta:\n%s", n, out)
+	}
+	if err := ts.expectNoWritesSince(t, &planned)(nil); err != nil {
+		t.Error(err)
+	}
+
+	c = newCLI(t, map[string]string{"main.tf": adoptConfigWith(ts, kratixNamedModes, names, map[string]string{"beta": "p/default/beta@k3"})})
+	out, err = c.run("plan", "-out=tfplan")
+	if err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "Imported Request Not Found") {
+		t.Errorf("a request was not found:\n%s", out)
+	}
+	changes := showPlan(t, c, "tfplan")
+	for addr, rc := range changes {
+		if rc.Change.Importing == nil {
+			t.Errorf("%s: not imported (actions %v)", addr, rc.Change.Actions)
+		}
+		if a := rc.Change.Actions; len(a) != 1 || a[0] != "update" && a[0] != "no-op" {
+			t.Errorf("%s: actions %v, want an import with at most an update in place", addr, a)
+		}
+	}
+	for name, dest := range dests {
+		after := changes["kratix_resource_request."+name].Change.After
+		if after["destination"] != dest {
+			t.Errorf("request %s planned on %v, want %s where Kratix put it", name, after["destination"], dest)
+		}
+		if got := after["written_files"]; !reflect.DeepEqual(got, wantRequests[name]) {
+			t.Errorf("request %s: written_files %v, want %v", name, got, wantRequests[name])
+		}
+	}
+	placements, _ := changes["kratix_promise.p"].Change.After["placements"].(map[string]any)
+	for dest, want := range wantPromise {
+		pl, _ := placements[dest].(map[string]any)
+		if got := pl["files"]; !reflect.DeepEqual(got, want) {
+			t.Errorf("promise on %s: files %v, want %v", dest, got, want)
+		}
+	}
+	for p := range ours {
+		if !strings.Contains(out, p) {
+			t.Errorf("the plan does not show %s:\n%s", p, out)
+		}
+	}
+
+	mark := ts.mark(t)
+	if out, err := c.run("apply", "tfplan"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	if kind == "bucket" {
+		// k3's aggregate is rebuilt by the promise (its part alone: beta's is not written yet) and
+		// then by beta; k4's, rebuilt from the promise's part, is what Kratix wrote.
+		want := append(puts(sortedKeys(ours)...), "PUT k3/aggregated.yaml", "PUT k3/aggregated.yaml")
+		if err := ts.expectWritesSince(t, &mark, want)(nil); err != nil {
+			t.Error(err)
+		}
+	}
+	// Every file Kratix wrote is still there, unchanged but for k3's aggregate, which holds the
+	// same documents in the order of the parts' names; the new files are exactly ours.
+	store["k3/aggregated.yaml"] = adoptDeps + "\n---\n" + requestYAML("beta")
+	for p, c := range ours {
+		store[p] = c
+	}
+	want := map[string]bool{}
+	for _, p := range before {
+		want[p] = true
+	}
+	for p := range ours {
+		want[p] = true
+	}
+	if after := ts.list(t); !reflect.DeepEqual(after, sortedKeys(want)) {
+		t.Errorf("the store's files after the apply:\n%v\nwant\n%v", after, sortedKeys(want))
+	}
+	for p, content := range store {
+		if err := expectContent(ts, t, p, content)(nil); err != nil {
+			t.Error(err)
+		}
+	}
+	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after the apply is not empty: %v\n%s", err, out)
+	}
+}
+
 // gitCommits counts the commits on main of a git test store, with the git CLI.
 func gitCommits(t *testing.T, ts *testStore) int {
 	t.Helper()
@@ -317,7 +535,8 @@ func gitCommits(t *testing.T, ts *testStore) int {
 }
 
 // TestAccAdoptRequestChoices: a request found on several destinations is an error that lists
-// them and says how to pick one; the explicit form <promise>/<namespace>/<name>@<destination>
+// them and says how to pick one, and so is a destination holding several index files Kratix
+// could have written for it; the explicit form <promise>/<namespace>/<name>@<destination>
 // keeps it on the one named (a destination outside the pool is an error); a request found
 // nowhere is placed by rendezvous, with a warning that says so.
 func TestAccAdoptRequestChoices(t *testing.T) {
@@ -336,13 +555,20 @@ func TestAccAdoptRequestChoices(t *testing.T) {
 	for p, c := range copies("rf") {
 		extra[p] = c
 	}
+	// Two index files on w4 that Kratix could have written for rg, neither listing rg's file.
+	const (
+		rgX7 = "w4/.kratix/default-p-rg-default-instance-configure-x7k2p.w4-5058f.yaml"
+		rgQ3 = "w4/.kratix/default-p-rg-default-instance-configure-q3v9z.w4-5058f.yaml"
+	)
+	extra[rgX7], extra["w4/rg-a.yaml"] = "files:\n- w4/rg-a.yaml\n", requestYAML("rg")
+	extra[rgQ3], extra["w4/rg-b.yaml"] = "files:\n- w4/rg-b.yaml\n", requestYAML("rg")
 	writeKratixStore(t, ts, extra)
 	if c, _ := scheduling.Choose("default/p/re", []string{"w1", "w2", "w3", "w4", "w5"}); c != "w3" {
 		t.Fatalf("the rendezvous choice of re is %s; the test expects w3", c)
 	}
 	names := []string{"rd", "re", "rf"}
 
-	c := newCLI(t, map[string]string{"main.tf": adoptConfig(ts, names, map[string]string{"rf": "p/default/rf@w9"})})
+	c := newCLI(t, map[string]string{"main.tf": adoptConfig(ts, append(names, "rg"), map[string]string{"rf": "p/default/rf@w9"})})
 	out, err := c.run("plan")
 	if err == nil {
 		t.Fatalf("the plan of a request found twice succeeded:\n%s", out)
@@ -353,6 +579,10 @@ func TestAccAdoptRequestChoices(t *testing.T) {
 		`as p/default/rd@<destination>`,
 		`Import Destination Not In Pool`,
 		`destination "w9" is not in the promise's pool \(w1, w2, w3, w4, w5\)`,
+		`Several Kratix Index Files Match`,
+		`Request p/default/rg was imported, and the folder of destination "w4" holds several index files that Kratix may have written for it`,
+		rgQ3 + ", " + rgX7,
+		`Give the request exactly the files its WorkPlacement wrote`,
 	} {
 		if !wrapped(want).MatchString(out) {
 			t.Errorf("the plan does not say %q:\n%s", want, out)
