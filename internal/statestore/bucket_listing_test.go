@@ -22,6 +22,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+	"github.com/minio/minio-go/v7/pkg/encrypt"
 )
 
 // plainListings stands between a store and MinIO and makes MinIO look like a server whose
@@ -375,6 +376,121 @@ func TestBucketListingsWithoutMetadata(t *testing.T) {
 			if d := wire.since(before); d.Puts != 0 {
 				t.Errorf("the Apply after the repair sent %v", d)
 			}
+			// List tells the same MD5s.
+			if l, err := st.List(ctx, ""); err != nil || !reflect.DeepEqual(l, want) {
+				t.Errorf("List = %v, %v; want %v", l, err, want)
+			}
 		})
 	}
+}
+
+// TestBucketListingsWithoutMetadataMixed: behind listings without metadata, objects whose
+// encryption differs from the bucket's default. Objects written before the bucket was encrypted
+// with SSE-KMS keep ETags that are MD5s: an Apply takes them as unchanged without asking them.
+// An object someone wrote with SSE-KMS on an unencrypted bucket looks changed and is written
+// again, once: then it has the bucket's default and looks as it is.
+func TestBucketListingsWithoutMetadataMixed(t *testing.T) {
+	srv := testMinIOKMS(t)
+	ctx := context.Background()
+	client, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wire := startPlainListings(t, srv.Endpoint)
+	files := map[string][]byte{"w/a.yaml": []byte("a: 1\n"), "w/b.yaml": []byte("b: 2\n")}
+	want := map[string]string{}
+	for p, c := range files {
+		sum := md5.Sum(c)
+		want[p] = hex.EncodeToString(sum[:])
+	}
+	open := func(bucket string) *bucketStore {
+		s, err := NewPool().Bucket(rootConfig(wire.endpoint, bucket, srv.AccessKey, srv.SecretKey))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.(*bucketStore)
+	}
+
+	t.Run("written before SSE-KMS", func(t *testing.T) {
+		bucket := "m-" + randomSuffix()
+		if err := srv.MakeBucket(ctx, bucket); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := open(bucket).Apply(ctx, Change{Put: files}); err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.EncryptBucket(ctx, bucket, "SSE-KMS"); err != nil {
+			t.Fatal(err)
+		}
+		info, err := client.StatObject(ctx, bucket, "w/a.yaml", minio.StatObjectOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sse := info.Metadata.Get("X-Amz-Server-Side-Encryption"); sse != "" {
+			t.Fatalf("w/a.yaml, written before the bucket was encrypted, is encrypted with %s", sse)
+		}
+		st := open(bucket)
+		before := wire.snapshot()
+		if res, err := st.Apply(ctx, Change{Put: files}); err != nil || res.Changed() {
+			t.Errorf("an unchanged Apply = %+v, %v; want nothing written", res, err)
+		}
+		d := wire.since(before)
+		d.Other = 0 // the new client's look-up of the bucket's region
+		if d != (wireCounts{Lists: 1}) {
+			t.Errorf("an unchanged Apply sent %v; want one listing only", d)
+		}
+		before = wire.snapshot()
+		if got, err := st.Hashes(ctx, []string{"w/a.yaml", "w/b.yaml"}); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("Hashes = %v, %v; want %v", got, err, want)
+		}
+		// The bucket now says SSE-KMS: each object is asked, and answers that it is not.
+		if d := wire.since(before); d != (wireCounts{Lists: 1, EncryptionReads: 1, Heads: 2}) {
+			t.Errorf("Hashes sent %v; want 1 LIST, 1 GET ?encryption, 2 HEAD", d)
+		}
+	})
+
+	t.Run("SSE-KMS by hand on an unencrypted bucket", func(t *testing.T) {
+		bucket := "m-" + randomSuffix()
+		if err := srv.MakeBucket(ctx, bucket); err != nil {
+			t.Fatal(err)
+		}
+		st := open(bucket)
+		if _, err := st.Apply(ctx, Change{Put: files}); err != nil {
+			t.Fatal(err)
+		}
+		kms, err := encrypt.NewSSEKMS(srv.KMSKeyName, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same := files["w/a.yaml"]
+		if _, err := client.PutObject(ctx, bucket, "w/a.yaml", bytes.NewReader(same), int64(len(same)),
+			minio.PutObjectOptions{ServerSideEncryption: kms}); err != nil {
+			t.Fatal(err)
+		}
+		info, err := client.StatObject(ctx, bucket, "w/a.yaml", minio.StatObjectOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Metadata.Get("X-Amz-Server-Side-Encryption") != "aws:kms" || strings.Trim(info.ETag, `"`) == want["w/a.yaml"] {
+			t.Fatalf("the hand-written object is not SSE-KMS with an ETag other than its MD5: %v, %s", info.Metadata, info.ETag)
+		}
+		// Its ETag is taken for its MD5: it looks changed (never the other way).
+		got, err := st.Hashes(ctx, []string{"w/a.yaml", "w/b.yaml"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got["w/a.yaml"] == want["w/a.yaml"] || got["w/b.yaml"] != want["w/b.yaml"] {
+			t.Errorf("Hashes = %v; want w/a.yaml to look changed and w/b.yaml as %s", got, want["w/b.yaml"])
+		}
+		res, err := st.Apply(ctx, Change{Put: files})
+		if err != nil || !reflect.DeepEqual(res.Written, []string{"w/a.yaml"}) {
+			t.Errorf("the Apply = %+v, %v; want w/a.yaml written again", res, err)
+		}
+		if got, err := st.Hashes(ctx, []string{"w/a.yaml", "w/b.yaml"}); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("Hashes after it was written again = %v, %v; want %v", got, err, want)
+		}
+		if res, err := st.Apply(ctx, Change{Put: files}); err != nil || res.Changed() {
+			t.Errorf("the next Apply = %+v, %v; want nothing written", res, err)
+		}
+	})
 }
