@@ -751,7 +751,8 @@ func (b *bucketStore) list(ctx context.Context, prefix string, recursive bool) (
 //     them and writes nothing), never the other way.
 //
 // Credentials that may list but not read objects are refused every HEAD: their ETags are then
-// taken for MD5s (see headMD5), which keeps drift detection working with list rights alone.
+// taken for MD5s (see headMD5), which keeps drift detection working with list rights alone; so
+// is an SSE-C object written by hand, which answers only a HEAD that brings its key.
 // An ETag that is no MD5 at all (an upload in parts, "…-N") is downloaded, as before.
 func (b *bucketStore) md5s(ctx context.Context, op string, entries []minio.ObjectInfo, expected map[string]string) (map[string]string, error) {
 	out := make(map[string]string, len(entries))
@@ -853,6 +854,11 @@ func (b *bucketStore) sampleEncryption(ctx context.Context, entries []minio.Obje
 			out[e.Key] = strings.ToLower(strings.Trim(e.ETag, `"`))
 		}
 		return nil, nil
+	case headRefused(err):
+		// An SSE-C object, written by hand with a key the store has not: it looks changed, and
+		// tells nothing of the others, which are asked.
+		out[entries[newest].Key] = strings.ToLower(strings.Trim(entries[newest].ETag, `"`))
+		return rest, nil
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", entries[newest].Key, err)
 	}
@@ -874,12 +880,11 @@ func (b *bucketStore) sampleEncryption(ctx context.Context, entries []minio.Obje
 }
 
 // headMD5 asks a listed object for its MD5 (HEAD, see knownMD5), and downloads it only when the
-// answer does not tell. Credentials that may list but not read objects (enough to detect drift
-// on unencrypted buckets) are refused the HEAD: the listed ETag is then taken for the MD5, which
-// at worst shows an unchanged object as changed, never the other way (see md5s).
+// answer does not tell. When the HEAD is refused (see headRefused) the listed ETag is taken for
+// the MD5, which at worst shows an unchanged object as changed, never the other way (see md5s).
 func (b *bucketStore) headMD5(ctx context.Context, listed minio.ObjectInfo) (string, error) {
 	info, err := b.head(ctx, listed.Key)
-	if classifyBucketError(err) == KindAccessDenied {
+	if headRefused(err) {
 		return strings.ToLower(strings.Trim(listed.ETag, `"`)), nil
 	}
 	if err != nil {
@@ -889,6 +894,15 @@ func (b *bucketStore) headMD5(ctx context.Context, listed minio.ObjectInfo) (str
 		return sum, nil
 	}
 	return b.contentMD5(ctx, listed.Key)
+}
+
+// headRefused reports whether a HEAD failed in a way that asking again will not mend and that
+// says nothing of the object's existence: credentials that may list but not read objects
+// (enough to detect drift on unencrypted buckets), or an object encrypted with SSE-C, which
+// answers only requests that bring its key (400).
+func headRefused(err error) bool {
+	var resp minio.ErrorResponse
+	return classifyBucketError(err) == KindAccessDenied || errors.As(err, &resp) && resp.StatusCode == http.StatusBadRequest
 }
 
 func (b *bucketStore) head(ctx context.Context, key string) (minio.ObjectInfo, error) {

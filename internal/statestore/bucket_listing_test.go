@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -23,6 +25,8 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/minio/minio-go/v7/pkg/encrypt"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
 // plainListings stands between a store and MinIO and makes MinIO look like a server whose
@@ -53,9 +57,21 @@ func (c wireCounts) String() string {
 // listingMetadata matches the elements MinIO adds to a listed object when asked for metadata.
 var listingMetadata = regexp.MustCompile(`(?s)<UserMetadata>.*?</UserMetadata>|<UserMetadata/>|<UserTags>.*?</UserTags>|<UserTags/>|<Internal>.*?</Internal>`)
 
-func startPlainListings(t *testing.T, target string) *plainListings {
+// startPlainListings serves plain HTTP on a free loopback port until the test ends, and talks
+// to srv as srv serves (HTTPS when srv has a CA certificate).
+func startPlainListings(t *testing.T, srv *testinfra.MinIO) *plainListings {
 	t.Helper()
-	upstream, err := url.Parse("http://" + target)
+	scheme := "http"
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if srv.CACertificate != "" {
+		scheme = "https"
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM([]byte(srv.CACertificate)) {
+			t.Fatal("MinIO's CA certificate holds no PEM certificate")
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	upstream, err := url.Parse(scheme + "://" + srv.Endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,6 +81,7 @@ func startPlainListings(t *testing.T, target string) *plainListings {
 	}
 	p := &plainListings{endpoint: l.Addr().String()}
 	proxy := &httputil.ReverseProxy{
+		Transport: tr,
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(upstream)
 			// Requests are signed (SigV4) for the host the client dialled: MinIO must see that one.
@@ -93,7 +110,7 @@ func startPlainListings(t *testing.T, target string) *plainListings {
 			return nil
 		},
 	}
-	srv := &http.Server{
+	front := &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			p.count(req)
 			proxy.ServeHTTP(w, req)
@@ -101,14 +118,14 @@ func startPlainListings(t *testing.T, target string) *plainListings {
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	go func() {
-		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := front.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			t.Errorf("listing proxy: %v", err)
 		}
 	}()
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = srv.Shutdown(ctx)
+		_ = front.Shutdown(ctx)
 	})
 	return p
 }
@@ -264,7 +281,7 @@ func TestBucketListingsWithoutMetadata(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wire := startPlainListings(t, srv.Endpoint)
+			wire := startPlainListings(t, srv)
 			s, err := NewPool().Bucket(rootConfig(wire.endpoint, bucket, key, secret))
 			if err != nil {
 				t.Fatal(err)
@@ -396,7 +413,7 @@ func TestBucketListingsWithoutMetadataMixed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wire := startPlainListings(t, srv.Endpoint)
+	wire := startPlainListings(t, srv)
 	files := map[string][]byte{"w/a.yaml": []byte("a: 1\n"), "w/b.yaml": []byte("b: 2\n")}
 	want := map[string]string{}
 	for p, c := range files {
@@ -493,4 +510,80 @@ func TestBucketListingsWithoutMetadataMixed(t *testing.T) {
 			t.Errorf("the next Apply = %+v, %v; want nothing written", res, err)
 		}
 	})
+}
+
+// TestBucketListingsWithoutMetadataSSEC: behind listings without metadata, on an SSE-KMS bucket,
+// an object someone wrote with SSE-C (a key the store has not) answers the store's HEAD with 400.
+// It looks changed, is written again with the bucket's default, and then looks as it is; the
+// other objects are told right meanwhile.
+func TestBucketListingsWithoutMetadataSSEC(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a MinIO server; skipped with -short")
+	}
+	srv, err := testinfra.StartMinIOWith(testinfra.MinIOOptions{KMS: true, TLS: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	ctx := context.Background()
+	bucket := "c-" + randomSuffix()
+	if err := srv.MakeBucket(ctx, bucket); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.EncryptBucket(ctx, bucket, "SSE-KMS"); err != nil {
+		t.Fatal(err)
+	}
+	client, err := srv.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wire := startPlainListings(t, srv)
+	s, err := NewPool().Bucket(rootConfig(wire.endpoint, bucket, srv.AccessKey, srv.SecretKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := s.(*bucketStore)
+	files := map[string][]byte{"w/a.yaml": []byte("a: 1\n"), "w/b.yaml": []byte("b: 2\n")}
+	want := map[string]string{}
+	for p, c := range files {
+		sum := md5.Sum(c)
+		want[p] = hex.EncodeToString(sum[:])
+	}
+	if _, err := st.Apply(ctx, Change{Put: files}); err != nil {
+		t.Fatal(err)
+	}
+	ssec, err := encrypt.NewSSEC(bytes.Repeat([]byte{7}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := files["w/a.yaml"]
+	if _, err := client.PutObject(ctx, bucket, "w/a.yaml", bytes.NewReader(same), int64(len(same)),
+		minio.PutObjectOptions{ServerSideEncryption: ssec}); err != nil {
+		t.Fatal(err)
+	}
+	// The premise, with plain minio-go: a HEAD without the key is refused with 400.
+	_, err = client.StatObject(ctx, bucket, "w/a.yaml", minio.StatObjectOptions{})
+	if resp := minio.ToErrorResponse(err); resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("a HEAD of the SSE-C object without its key gave %v (status %d), want 400", err, resp.StatusCode)
+	}
+
+	before := wire.snapshot()
+	got, err := st.Hashes(ctx, []string{"w/a.yaml", "w/b.yaml"})
+	if err != nil {
+		t.Fatalf("Hashes with an SSE-C object: %v", err)
+	}
+	if got["w/a.yaml"] == want["w/a.yaml"] || got["w/b.yaml"] != want["w/b.yaml"] {
+		t.Errorf("Hashes = %v; want w/a.yaml to look changed and w/b.yaml as %s", got, want["w/b.yaml"])
+	}
+	t.Logf("Hashes with an SSE-C object: %v", wire.since(before))
+	res, err := st.Apply(ctx, Change{Put: files})
+	if err != nil || !reflect.DeepEqual(res.Written, []string{"w/a.yaml"}) {
+		t.Errorf("the Apply = %+v, %v; want w/a.yaml written again", res, err)
+	}
+	if got, err := st.Hashes(ctx, []string{"w/a.yaml", "w/b.yaml"}); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Hashes after it was written again = %v, %v; want %v", got, err, want)
+	}
+	if res, err := st.Apply(ctx, Change{Put: files}); err != nil || res.Changed() {
+		t.Errorf("the next Apply = %+v, %v; want nothing written", res, err)
+	}
 }
