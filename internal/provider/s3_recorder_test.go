@@ -1,14 +1,20 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -24,15 +30,44 @@ import (
 // probe object (".kratix-write-check-<random>") and deletes it at once, is recorded apart, in
 // probes, so that tests can tell where it ran. A write is recorded when it is sent, whether or
 // not MinIO accepts it: a test that expects no writes wants no attempt either.
+//
+// With plainListings set, it also makes MinIO look like a server whose listings carry no object
+// metadata (AWS S3, which ignores MinIO's metadata=true): it removes from listing responses the
+// elements MinIO adds to each object (<UserMetadata>, <UserTags>, <Internal>).
 type s3Recorder struct {
 	endpoint string // host:port to give the provider instead of MinIO's
+
+	// plainListings strips object metadata from listings (see above).
+	plainListings atomic.Bool
 
 	srv      *http.Server
 	mu       sync.Mutex
 	writes   []string
 	probes   []string // the write check's "PUT <key>" and "DELETE <key>"
 	requests int      // every request, writes or not
+	kinds    s3Kinds  // every request, by kind
+	stripped int      // listing responses that had metadata removed
 }
+
+// s3Kinds counts requests by kind.
+type s3Kinds struct {
+	Lists, Heads, Gets, Puts, Deletes int
+	EncryptionReads                   int // GET ?encryption: the bucket's default encryption
+	Other                             int
+}
+
+func (k s3Kinds) String() string {
+	return fmt.Sprintf("%d LIST, %d HEAD, %d GET, %d PUT, %d DELETE, %d GET ?encryption, %d other",
+		k.Lists, k.Heads, k.Gets, k.Puts, k.Deletes, k.EncryptionReads, k.Other)
+}
+
+func (k s3Kinds) minus(o s3Kinds) s3Kinds {
+	return s3Kinds{Lists: k.Lists - o.Lists, Heads: k.Heads - o.Heads, Gets: k.Gets - o.Gets, Puts: k.Puts - o.Puts,
+		Deletes: k.Deletes - o.Deletes, EncryptionReads: k.EncryptionReads - o.EncryptionReads, Other: k.Other - o.Other}
+}
+
+// listingMetadata matches the elements MinIO adds to a listed object when asked for metadata.
+var listingMetadata = regexp.MustCompile(`(?s)<UserMetadata>.*?</UserMetadata>|<UserMetadata/>|<UserTags>.*?</UserTags>|<UserTags/>|<Internal>.*?</Internal>`)
 
 // startS3Recorder serves on a free loopback port until the test ends.
 func startS3Recorder(t *testing.T, target string) *s3Recorder {
@@ -46,11 +81,37 @@ func startS3Recorder(t *testing.T, target string) *s3Recorder {
 		t.Fatal(err)
 	}
 	r := &s3Recorder{endpoint: l.Addr().String()}
-	proxy := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
-		pr.SetURL(upstream)
-		// Requests are signed (SigV4) for the host the client dialled: MinIO must see that one.
-		pr.Out.Host = pr.In.Host
-	}}
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(upstream)
+			// Requests are signed (SigV4) for the host the client dialled: MinIO must see that one.
+			pr.Out.Host = pr.In.Host
+			if r.plainListings.Load() {
+				// A compressed body could not be edited; Accept-Encoding is not signed.
+				pr.Out.Header.Del("Accept-Encoding")
+			}
+		},
+		ModifyResponse: func(resp *http.Response) error {
+			if !r.plainListings.Load() || !s3Listing(resp.Request) {
+				return nil
+			}
+			body, err := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			if err != nil {
+				return err
+			}
+			plain := listingMetadata.ReplaceAll(body, nil)
+			if !bytes.Equal(plain, body) {
+				r.mu.Lock()
+				r.stripped++
+				r.mu.Unlock()
+			}
+			resp.Body = io.NopCloser(bytes.NewReader(plain))
+			resp.ContentLength = int64(len(plain))
+			resp.Header.Set("Content-Length", strconv.Itoa(len(plain)))
+			return nil
+		},
+	}
 	r.srv = &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			r.record(req)
@@ -76,6 +137,7 @@ func (r *s3Recorder) record(req *http.Request) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.requests++
+	r.kinds.add(req)
 	switch {
 	case write == "":
 	case strings.Contains(write, "/"+probeName) || strings.HasPrefix(write, "PUT "+probeName) || strings.HasPrefix(write, "DELETE "+probeName):
@@ -119,6 +181,44 @@ func s3Write(req *http.Request) string {
 		return "DELETE " + key
 	}
 	return ""
+}
+
+// s3Listing tells a ListObjects request (GET on the bucket, path style, listing parameters) from
+// the other GETs on a bucket (?location, ?encryption...).
+func s3Listing(req *http.Request) bool {
+	bucket, key, _ := strings.Cut(strings.TrimPrefix(req.URL.Path, "/"), "/")
+	if req.Method != http.MethodGet || bucket == "" || key != "" {
+		return false
+	}
+	q := req.URL.Query()
+	return q.Has("list-type") || q.Has("prefix") || q.Has("delimiter") || len(q) == 0
+}
+
+func (k *s3Kinds) add(req *http.Request) {
+	_, key, _ := strings.Cut(strings.TrimPrefix(req.URL.Path, "/"), "/")
+	switch {
+	case s3Listing(req):
+		k.Lists++
+	case req.Method == http.MethodGet && key == "" && req.URL.Query().Has("encryption"):
+		k.EncryptionReads++
+	case req.Method == http.MethodHead && key != "":
+		k.Heads++
+	case req.Method == http.MethodGet && key != "":
+		k.Gets++
+	case req.Method == http.MethodPut && key != "":
+		k.Puts++
+	case req.Method == http.MethodDelete && key != "":
+		k.Deletes++
+	default:
+		k.Other++
+	}
+}
+
+// counts returns the requests seen so far by kind, and how many listings had metadata removed.
+func (r *s3Recorder) counts() (kinds s3Kinds, stripped int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.kinds, r.stripped
 }
 
 // probeName starts the key of the write check's probe object.

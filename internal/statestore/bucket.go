@@ -33,10 +33,12 @@ const DefaultBucketConcurrency = 8
 
 // BucketStats counts the requests a bucket store made, so that benchmarks and tests can show
 // what an operation cost (a plan with nothing to do makes no PUT and no GET). Lists counts
-// listings asked for, not pages. The store finds objects by listing, so Heads stays 0; it is
-// kept so that reports compare like with like.
+// listings asked for, not pages. The store finds objects by listing; HEADs are made where a
+// listing does not tell an object's MD5 (see md5s) and for aggregate files. EncryptionReads
+// counts reads of the bucket's default encryption (at most one per store when it succeeds).
 type BucketStats struct {
 	Puts, Gets, Heads, Lists, Deletes int64
+	EncryptionReads                   int64
 }
 
 // StatsReporter is implemented by stores that count their requests.
@@ -51,13 +53,18 @@ type bucketStore struct {
 	// trip a server's rate limits.
 	inFlight int
 
-	puts, gets, heads, lists, deletes atomic.Int64
+	puts, gets, heads, lists, deletes, encryptionReads atomic.Int64
 	// afterAggregateListing, when set (tests only), runs between an aggregate rebuild's listing
 	// of the parts and its write, where another writer may slip in.
 	afterAggregateListing func()
 
 	aggMu    sync.Mutex
 	aggLocks map[string]*sync.Mutex
+
+	// The bucket's default encryption, once read (see defaultEncryption).
+	encMu   sync.Mutex
+	encRead bool
+	enc     bucketDefault
 }
 
 var (
@@ -174,7 +181,8 @@ func (b *bucketStore) Describe() string {
 
 // Stats returns the requests made so far.
 func (b *bucketStore) Stats() BucketStats {
-	return BucketStats{Puts: b.puts.Load(), Gets: b.gets.Load(), Heads: b.heads.Load(), Lists: b.lists.Load(), Deletes: b.deletes.Load()}
+	return BucketStats{Puts: b.puts.Load(), Gets: b.gets.Load(), Heads: b.heads.Load(), Lists: b.lists.Load(),
+		Deletes: b.deletes.Load(), EncryptionReads: b.encryptionReads.Load()}
 }
 
 // BucketProbe is what a bucket store offers beyond Store: a write check confined to the
@@ -288,9 +296,9 @@ func (b *bucketStore) BucketExists(ctx context.Context, prefix string) (bool, er
 }
 
 // Apply writes what changed and removes what is no longer wanted. Existing objects are found
-// first, in one parallel pass of listings (and HEADs for files alone in their folder); a file
-// whose stored ETag is already the MD5 of its new content is not written again. PUTs go out in
-// parallel, then DELETEs, so that a reader never sees a folder emptied before it is refilled.
+// first, in one parallel pass of listings; a file whose stored content already has the MD5 of
+// its new content (see md5s) is not written again. PUTs go out in parallel, then DELETEs, so
+// that a reader never sees a folder emptied before it is refilled.
 func (b *bucketStore) Apply(ctx context.Context, change Change) (Result, error) {
 	if err := checkChangePaths(change); err != nil {
 		return Result{}, b.fail("write", KindConfig, err)
@@ -304,18 +312,18 @@ func (b *bucketStore) Apply(ctx context.Context, change Change) (Result, error) 
 			files[p] = false
 		}
 	}
-	for p := range change.Put {
+	sums := make(map[string]string, len(change.Put))
+	for p, content := range change.Put {
 		files[p] = true
+		sums[p] = md5Hex(content)
 	}
-	existing, err := b.survey(ctx, "write", prefixes, files)
+	existing, err := b.survey(ctx, "write", prefixes, files, sums)
 	if err != nil {
 		return Result{}, err
 	}
 
 	var toPut []string
-	sums := make(map[string]string, len(change.Put))
-	for p, content := range change.Put {
-		sums[p] = md5Hex(content)
+	for p := range change.Put {
 		if sum, ok := existing[p]; !ok || sum != sums[p] {
 			toPut = append(toPut, p)
 		}
@@ -408,7 +416,7 @@ func (b *bucketStore) tryRebuildAggregate(ctx context.Context, a Aggregate, res 
 	if err != nil {
 		return false, err
 	}
-	found, err := b.survey(ctx, "write", []string{a.Dir}, nil)
+	found, err := b.survey(ctx, "write", []string{a.Dir}, nil, nil)
 	if err != nil {
 		return false, err
 	}
@@ -479,8 +487,7 @@ func (b *bucketStore) tryRebuildAggregate(ctx context.Context, a Aggregate, res 
 // etag reads an object's ETag as stored (quotes removed) and the MD5 of its content where that
 // is known without downloading it ("" otherwise); exists is false when there is none.
 func (b *bucketStore) etag(ctx context.Context, key string) (etag, sum string, exists bool, err error) {
-	b.heads.Add(1)
-	info, err := b.client.StatObject(ctx, b.cfg.BucketName, key, minio.StatObjectOptions{})
+	info, err := b.head(ctx, key)
 	if err != nil {
 		if classifyBucketError(err) == KindNotFound {
 			return "", "", false, nil
@@ -518,7 +525,7 @@ func (b *bucketStore) Hashes(ctx context.Context, paths []string) (map[string]st
 	for _, p := range paths {
 		files[p] = true
 	}
-	found, err := b.survey(ctx, "read", nil, files)
+	found, err := b.survey(ctx, "read", nil, files, nil)
 	if classifyBucketError(err) == KindMissingBucket {
 		return map[string]string{}, nil // the bucket is gone, and every file with it
 	}
@@ -538,14 +545,18 @@ func (b *bucketStore) List(ctx context.Context, prefix string) (map[string]strin
 	if err := checkListPrefix(prefix); err != nil {
 		return nil, b.fail("list", KindConfig, err)
 	}
-	out, err := b.list(ctx, prefix, true, func(string) bool { return true })
+	found, err := b.list(ctx, prefix, true)
 	if classifyBucketError(err) == KindMissingBucket {
 		return map[string]string{}, nil // the bucket is gone, and every file with it
 	}
 	if err != nil {
 		return nil, b.fail("list", classifyBucketError(err), err)
 	}
-	return out, nil
+	entries := make([]minio.ObjectInfo, 0, len(found))
+	for _, e := range found {
+		entries = append(entries, e)
+	}
+	return b.md5s(ctx, "list", entries, nil)
 }
 
 func (b *bucketStore) Read(ctx context.Context, p string) ([]byte, error) {
@@ -563,16 +574,17 @@ func (b *bucketStore) Read(ctx context.Context, p string) ([]byte, error) {
 	return content, nil
 }
 
-// survey finds existing objects with listings only: every object under each prefix (one
-// recursive listing each), and each of files that exists. Files that share a folder are found
-// with one listing of that folder; a file alone in its folder with a listing of its own key,
-// which costs what a HEAD does but needs only list permission, as drift detection should. All
-// requests go out in one bounded parallel pass.
+// survey finds existing objects with listings: every object under each prefix (one recursive
+// listing each), and each of files that exists. Files that share a folder are found with one
+// listing of that folder; a file alone in its folder with a listing of its own key, which costs
+// what a HEAD does but needs only list permission, as drift detection should. All listings go
+// out in one bounded parallel pass; then md5s tells the MD5s the listings do not.
 //
-// files maps each file to whether its MD5 is needed. The result maps each key found to its MD5,
-// or to "" where it is not needed (the key exists, its content does not matter: it is about to
-// be deleted), so that an object written in parts costs a GET only when its hash is needed.
-func (b *bucketStore) survey(ctx context.Context, op string, prefixes []string, files map[string]bool) (map[string]string, error) {
+// files maps each file to whether its MD5 is needed; expected maps files to the MD5 the caller
+// would call unchanged (nil when it has none). The result maps each key found to its MD5, or to
+// "" where it is not needed (the key exists, its content does not matter: it is about to be
+// deleted), so that an object costs a HEAD or a GET only when its hash is needed.
+func (b *bucketStore) survey(ctx context.Context, op string, prefixes []string, files map[string]bool, expected map[string]string) (map[string]string, error) {
 	type query struct {
 		prefix    string
 		recursive bool
@@ -599,7 +611,7 @@ func (b *bucketStore) survey(ctx context.Context, op string, prefixes []string, 
 	}
 	sort.Slice(queries, func(i, j int) bool { return queries[i].prefix < queries[j].prefix })
 
-	out := map[string]string{}
+	found := map[string]minio.ObjectInfo{}
 	var mu sync.Mutex
 	names := make([]string, len(queries))
 	for i, q := range queries {
@@ -607,21 +619,38 @@ func (b *bucketStore) survey(ctx context.Context, op string, prefixes []string, 
 	}
 	errs := b.parallel(ctx, len(queries), func(ctx context.Context, i int) error {
 		q := queries[i]
-		found, err := b.list(ctx, q.prefix, q.recursive, func(key string) bool { return files[key] })
+		listed, err := b.list(ctx, q.prefix, q.recursive)
 		if err != nil {
 			return err
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		for k, v := range found {
+		for k, v := range listed {
 			if _, asked := files[k]; q.recursive || asked {
-				out[k] = v
+				found[k] = v
 			}
 		}
 		return nil
 	})
 	if _, err := b.outcome(op, "lookups", names, errs); err != nil {
 		return nil, err
+	}
+
+	out := make(map[string]string, len(found))
+	var hashed []minio.ObjectInfo
+	for k, info := range found {
+		if files[k] {
+			hashed = append(hashed, info)
+		} else {
+			out[k] = ""
+		}
+	}
+	sums, err := b.md5s(ctx, op, hashed, expected)
+	if err != nil {
+		return nil, err
+	}
+	for k, sum := range sums {
+		out[k] = sum
 	}
 	return out, nil
 }
@@ -653,12 +682,12 @@ func (b *bucketStore) parallel(ctx context.Context, n int, fn func(ctx context.C
 	return errs
 }
 
-// list returns the objects under prefix (without recursive, only those directly in it), each
-// with its MD5 when hashed(key) is true and "" otherwise.
-func (b *bucketStore) list(ctx context.Context, prefix string, recursive bool, hashed func(string) bool) (map[string]string, error) {
+// list returns the objects under prefix (without recursive, only those directly in it) as the
+// listing describes them.
+func (b *bucketStore) list(ctx context.Context, prefix string, recursive bool) (map[string]minio.ObjectInfo, error) {
 	b.lists.Add(1)
 	noOwner := false
-	out := map[string]string{}
+	out := map[string]minio.ObjectInfo{}
 	for obj := range b.client.ListObjectsIter(ctx, b.cfg.BucketName, minio.ListObjectsOptions{
 		Prefix: prefix, Recursive: recursive, FetchOwner: &noOwner,
 		// MinIO's extension: each object's metadata (its encryption, the MD5 put stores) comes
@@ -671,18 +700,7 @@ func (b *bucketStore) list(ctx context.Context, prefix string, recursive bool, h
 		if strings.HasSuffix(obj.Key, "/") {
 			continue // a sub-folder of a delimited listing, or a folder marker: not a file
 		}
-		if !hashed(obj.Key) {
-			out[obj.Key] = ""
-			continue
-		}
-		sum, err := b.objectMD5(ctx, obj)
-		if err != nil {
-			if classifyBucketError(err) == KindNotFound {
-				continue // deleted since the listing
-			}
-			return nil, fmt.Errorf("%s: %w", obj.Key, err)
-		}
-		out[obj.Key] = sum
+		out[obj.Key] = obj
 	}
 	// minio-go ends a listing silently when ctx ends; a partial listing must not pass for a
 	// whole one (files would look gone).
@@ -692,17 +710,254 @@ func (b *bucketStore) list(ctx context.Context, prefix string, recursive bool, h
 	return out, nil
 }
 
-// objectMD5 is the MD5 of an object's content: known from its listing or HEAD where possible
-// (see knownMD5), else its content is downloaded and hashed.
-func (b *bucketStore) objectMD5(ctx context.Context, info minio.ObjectInfo) (string, error) {
+// md5s tells the MD5 of each listed object's content, asking the server as little as it can
+// without ever taking a changed object for an unchanged one. expected maps keys to the MD5 the
+// caller would call unchanged (Apply's new content; nil for Hashes and List). Objects deleted
+// since their listing are left out.
+//
+// Why it asks what it asks. The ETag of an object written in one PUT is the MD5 of its content
+// unless the object is encrypted with SSE-KMS or SSE-C; then it is something else, of the same
+// shape (32 hex digits). So the ETag alone is enough only where the object's encryption is known:
+//
+//   - A MinIO listing carries each object's metadata (asked for with WithMetadata): its
+//     encryption, and the MD5 put stored in x-amz-meta-kratix-content-md5. knownMD5 decides
+//     from the entry alone, with no further request.
+//   - Other servers' listings (AWS S3 ignores MinIO's extension) carry only the ETag. Taking it
+//     for the MD5 is right on unencrypted and SSE-S3 buckets and wrong on SSE-KMS ones, where
+//     every object would then look changed: a plan showing drift forever, and every apply
+//     rewriting everything. Taking it for the MD5 is never wrong the other way, though: an
+//     encrypted object's ETag is not an MD5 of its content, and matches the MD5 of a content
+//     only by a 2^-128 accident. So an ETag that is the MD5 the caller expects always means
+//     "unchanged", whatever the encryption, and costs nothing more.
+//   - For the rest, the bucket's default encryption says how the objects were written: the
+//     store's PUTs send no encryption header, so they get the default. It is read once per
+//     store (GetBucketEncryption). No default (ServerSideEncryptionConfigurationNotFoundError)
+//     or SSE-S3: ETags are MD5s, and the steady state costs one listing per folder, as before.
+//     An object someone wrote with SSE-KMS by hand then looks changed and is written again, now
+//     with the default encryption, after which it no longer does. SSE-KMS (or DSSE-KMS): each
+//     object is asked (HEAD: its x-amz-server-side-encryption header and its user metadata,
+//     where the stored MD5 is), and downloaded only when neither tells its MD5 (a hand edit by
+//     a client that knows nothing of that metadata). An object written before the bucket was
+//     encrypted answers the HEAD without encryption, and its ETag is then its MD5.
+//   - When the default encryption cannot be read (credentials with only the rights the store
+//     needs, or a server without the call), an Apply asks each object whose ETag is not the
+//     MD5 it expects, since that object is either changed or encrypted. Hashes and List have no
+//     expectation; asking every object would make a plan on an unencrypted bucket cost a HEAD
+//     per file, so they ask the most recently written object first: the store writes every
+//     object with the bucket's default, and the newest one shows that default as it last was.
+//     If it hides its MD5, every object is asked; if not, the ETags are taken for MD5s. That
+//     costs one HEAD per call; where the guess misleads (the newest object was written with
+//     other settings than the default), objects look changed that are not (an Apply then asks
+//     them and writes nothing), never the other way.
+//
+// Credentials that may list but not read objects are refused every HEAD: their ETags are then
+// taken for MD5s (see headMD5), which keeps drift detection working with list rights alone; so
+// is an SSE-C object written by hand, which answers only a HEAD that brings its key.
+// An ETag that is no MD5 at all (an upload in parts, "…-N") is downloaded, as before.
+func (b *bucketStore) md5s(ctx context.Context, op string, entries []minio.ObjectInfo, expected map[string]string) (map[string]string, error) {
+	out := make(map[string]string, len(entries))
+	var fetch, ask, bare []minio.ObjectInfo // download; HEAD; not told by their listing
+	for _, e := range entries {
+		etag := strings.ToLower(strings.Trim(e.ETag, `"`))
+		switch {
+		case len(e.UserMetadata) > 0: // a MinIO listing: the entry tells its encryption
+			if sum := knownMD5(e); sum != "" {
+				out[e.Key] = sum
+			} else {
+				fetch = append(fetch, e)
+			}
+		case !isMD5Hex(etag):
+			fetch = append(fetch, e)
+		case expected[e.Key] == etag:
+			out[e.Key] = etag
+		default:
+			bare = append(bare, e)
+		}
+	}
+	if len(bare) > 0 {
+		switch b.defaultEncryption(ctx) {
+		case defaultKeepsMD5:
+			for _, e := range bare {
+				out[e.Key] = strings.ToLower(strings.Trim(e.ETag, `"`))
+			}
+		case defaultHidesMD5:
+			ask = bare
+		default:
+			var unexpected []minio.ObjectInfo
+			for _, e := range bare {
+				if _, ok := expected[e.Key]; ok {
+					ask = append(ask, e)
+				} else {
+					unexpected = append(unexpected, e)
+				}
+			}
+			more, err := b.sampleEncryption(ctx, unexpected, out)
+			if err != nil {
+				return nil, b.fail(op, classifyBucketError(err), err)
+			}
+			ask = append(ask, more...)
+		}
+	}
+
+	todo := append(fetch, ask...)
+	names := make([]string, len(todo))
+	sums := make([]string, len(todo))
+	for i, e := range todo {
+		names[i] = e.Key
+	}
+	errs := b.parallel(ctx, len(todo), func(ctx context.Context, i int) error {
+		var err error
+		if i < len(fetch) {
+			sums[i], err = b.contentMD5(ctx, todo[i].Key)
+		} else {
+			sums[i], err = b.headMD5(ctx, todo[i])
+		}
+		if classifyBucketError(err) == KindNotFound {
+			return nil // deleted since the listing: sums[i] stays ""
+		}
+		return err
+	})
+	if _, err := b.outcome(op, "reads", names, errs); err != nil {
+		return nil, err
+	}
+	for i, e := range todo {
+		if sums[i] != "" {
+			out[e.Key] = sums[i]
+		}
+	}
+	return out, nil
+}
+
+// sampleEncryption decides, for listed objects whose ETags may or may not be MD5s on a bucket
+// whose default encryption is unknown, which ones must be asked (see md5s): it asks the newest
+// and records its MD5 in out; if that one hides its MD5 the others are returned to be asked,
+// else their ETags go in out.
+func (b *bucketStore) sampleEncryption(ctx context.Context, entries []minio.ObjectInfo, out map[string]string) ([]minio.ObjectInfo, error) {
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	newest := 0
+	for i, e := range entries {
+		n := entries[newest]
+		if e.LastModified.After(n.LastModified) || (e.LastModified.Equal(n.LastModified) && e.Key < n.Key) {
+			newest = i
+		}
+	}
+	rest := append(append([]minio.ObjectInfo(nil), entries[:newest]...), entries[newest+1:]...)
+	info, err := b.head(ctx, entries[newest].Key)
+	switch {
+	case classifyBucketError(err) == KindNotFound:
+		return rest, nil // gone since the listing, and nothing learnt: ask the others
+	case classifyBucketError(err) == KindAccessDenied:
+		// Credentials that may only list: no object can be asked, ETags are all there is.
+		for _, e := range entries {
+			out[e.Key] = strings.ToLower(strings.Trim(e.ETag, `"`))
+		}
+		return nil, nil
+	case headRefused(err):
+		// An SSE-C object, written by hand with a key the store has not: it looks changed, and
+		// tells nothing of the others, which are asked.
+		out[entries[newest].Key] = strings.ToLower(strings.Trim(entries[newest].ETag, `"`))
+		return rest, nil
+	case err != nil:
+		return nil, fmt.Errorf("%s: %w", entries[newest].Key, err)
+	}
+	hides := sseHidesMD5(info)
+	if sum := knownMD5(info); sum != "" {
+		out[info.Key] = sum
+	} else if sum, err := b.contentMD5(ctx, info.Key); err == nil {
+		out[info.Key] = sum
+	} else if classifyBucketError(err) != KindNotFound {
+		return nil, fmt.Errorf("%s: %w", info.Key, err)
+	}
+	if hides {
+		return rest, nil
+	}
+	for _, e := range rest {
+		out[e.Key] = strings.ToLower(strings.Trim(e.ETag, `"`))
+	}
+	return nil, nil
+}
+
+// headMD5 asks a listed object for its MD5 (HEAD, see knownMD5), and downloads it only when the
+// answer does not tell. When the HEAD is refused (see headRefused) the listed ETag is taken for
+// the MD5, which at worst shows an unchanged object as changed, never the other way (see md5s).
+func (b *bucketStore) headMD5(ctx context.Context, listed minio.ObjectInfo) (string, error) {
+	info, err := b.head(ctx, listed.Key)
+	if headRefused(err) {
+		return strings.ToLower(strings.Trim(listed.ETag, `"`)), nil
+	}
+	if err != nil {
+		return "", err
+	}
 	if sum := knownMD5(info); sum != "" {
 		return sum, nil
 	}
-	content, err := b.get(ctx, info.Key)
+	return b.contentMD5(ctx, listed.Key)
+}
+
+// headRefused reports whether a HEAD failed in a way that asking again will not mend and that
+// says nothing of the object's existence: credentials that may list but not read objects
+// (enough to detect drift on unencrypted buckets), or an object encrypted with SSE-C, which
+// answers only requests that bring its key (400).
+func headRefused(err error) bool {
+	var resp minio.ErrorResponse
+	return classifyBucketError(err) == KindAccessDenied || errors.As(err, &resp) && resp.StatusCode == http.StatusBadRequest
+}
+
+func (b *bucketStore) head(ctx context.Context, key string) (minio.ObjectInfo, error) {
+	b.heads.Add(1)
+	return b.client.StatObject(ctx, b.cfg.BucketName, key, minio.StatObjectOptions{})
+}
+
+// contentMD5 downloads an object and hashes its content.
+func (b *bucketStore) contentMD5(ctx context.Context, key string) (string, error) {
+	content, err := b.get(ctx, key)
 	if err != nil {
 		return "", err
 	}
 	return md5Hex(content), nil
+}
+
+// bucketDefault is what a bucket's default encryption says of the ETags of the objects the
+// store writes (without encryption headers, so with the default).
+type bucketDefault int
+
+const (
+	defaultUnknown  bucketDefault = iota // could not be read
+	defaultKeepsMD5                      // none or SSE-S3: ETags are MD5s
+	defaultHidesMD5                      // SSE-KMS or DSSE-KMS: ETags are not MD5s
+)
+
+// defaultEncryption reads the bucket's default encryption once per store. An answer that will
+// not change (the configuration, its absence, a refusal) is kept; a network failure is not, so
+// that the next operation asks again.
+func (b *bucketStore) defaultEncryption(ctx context.Context) bucketDefault {
+	b.encMu.Lock()
+	defer b.encMu.Unlock()
+	if b.encRead {
+		return b.enc
+	}
+	b.encryptionReads.Add(1)
+	cfg, err := b.client.GetBucketEncryption(ctx, b.cfg.BucketName)
+	switch {
+	case err == nil:
+		b.enc = defaultKeepsMD5
+		for _, r := range cfg.Rules {
+			if alg := r.Apply.SSEAlgorithm; alg != "" && !strings.EqualFold(alg, "AES256") {
+				b.enc = defaultHidesMD5
+			}
+		}
+	case minio.ToErrorResponse(err).Code == "ServerSideEncryptionConfigurationNotFoundError":
+		b.enc = defaultKeepsMD5
+	case ctx.Err() != nil || classifyBucketError(err) == KindNetwork || minio.ToErrorResponse(err).StatusCode >= 500 &&
+		minio.ToErrorResponse(err).StatusCode != http.StatusNotImplemented:
+		return defaultUnknown // maybe passing: ask again next time
+	default:
+		b.enc = defaultUnknown // access denied, or a server without the call
+	}
+	b.encRead = true
+	return b.enc
 }
 
 // md5MetaKey is the user metadata (x-amz-meta-kratix-content-md5) in which put stores the MD5 of
@@ -717,9 +972,8 @@ const md5MetaKey = "Kratix-Content-Md5"
 //     and is trusted over the metadata, which someone else's write may have copied;
 //   - a multipart ETag ("…-N") is no MD5.
 //
-// A listing tells the encryption only on MinIO (WithMetadata). Elsewhere (AWS) an ETag of 32 hex
-// digits is taken for the MD5: right for unencrypted and SSE-S3 objects; an SSE-KMS object then
-// looks changed and is rewritten at each apply, never wrongly taken as unchanged.
+// A listing tells the encryption only on MinIO (WithMetadata); for entries of other servers'
+// listings, md5s decides when the ETag may be taken for the MD5.
 func knownMD5(info minio.ObjectInfo) string {
 	etag := strings.ToLower(strings.Trim(info.ETag, `"`))
 	if sseHidesMD5(info) {
