@@ -274,7 +274,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // repository passes: the first write creates the branch.
 func (s *gitStore) Check(ctx context.Context) error {
 	if err := s.check(ctx); err != nil {
-		return s.fail(opCheck, err)
+		return outOfTime(ctx, s.fail(opCheck, err))
 	}
 	return nil
 }

@@ -92,6 +92,7 @@ const (
 	KindMissingBranch Kind = "branch does not exist"
 	KindMissingRepo   Kind = "repository not found"
 	KindNetwork       Kind = "endpoint unreachable"
+	KindTimeout       Kind = "timed out"
 	KindRejected      Kind = "push rejected"
 	KindConflict      Kind = "concurrent updates"
 	KindNotFound      Kind = "not found"
@@ -130,12 +131,30 @@ func (e *Error) Advice() string {
 		return "Check the repository URL and that the credentials can see it."
 	case KindNetwork:
 		return "Check the endpoint or URL, and that this machine can reach it."
+	case KindTimeout:
+		return "The operation ran out of its time limit: raise it in the resource's timeouts block, or check that the server answers."
 	case KindRejected:
 		return "The server refused the push; its message is above. Check branch protection and server hooks."
 	case KindConflict:
 		return "Other writers kept updating the branch. Retry the operation."
 	}
 	return "Retry the operation. If the error persists, check the store's configuration."
+}
+
+// outOfTime gives err KindTimeout when the operation's context ran out of its deadline and err
+// is a transport failure: whatever broke underneath (a read cut short by the deadline reads as an
+// i/o timeout, a dial as a network error), the limit is what ended it. Answers of the server
+// (refused credentials, a missing branch) keep their kind, and so do failures of an operation
+// whose context is still live: a dial that gives up on its own is a network failure.
+func outOfTime(ctx context.Context, err error) error {
+	var se *Error
+	if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) || !errors.As(err, &se) ||
+		(se.Kind != KindNetwork && se.Kind != KindOther) {
+		return err
+	}
+	out := *se
+	out.Kind = KindTimeout
+	return &out
 }
 
 // IsNotFound reports whether err means that a file does not exist.
