@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 )
@@ -148,13 +149,23 @@ func (e *Error) Advice() string {
 // whose context is still live: a dial that gives up on its own is a network failure.
 func outOfTime(ctx context.Context, err error) error {
 	var se *Error
-	if err == nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) || !errors.As(err, &se) ||
-		(se.Kind != KindNetwork && se.Kind != KindOther) {
+	if err == nil || !pastDeadline(ctx) || !errors.As(err, &se) || (se.Kind != KindNetwork && se.Kind != KindOther) {
 		return err
 	}
 	out := *se
 	out.Kind = KindTimeout
 	return &out
+}
+
+// pastDeadline reports whether ctx's deadline has passed. ctx.Err() alone may lag behind: an SSH
+// connection carries the same deadline (see sshOperation), and its read may fail a moment before
+// the context's own timer fires.
+func pastDeadline(ctx context.Context) bool {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return true
+	}
+	deadline, ok := ctx.Deadline()
+	return ok && !time.Now().Before(deadline)
 }
 
 // IsNotFound reports whether err means that a file does not exist.
