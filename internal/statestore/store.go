@@ -159,13 +159,23 @@ func outOfTime(ctx context.Context, err error) error {
 
 // pastDeadline reports whether ctx's deadline has passed. ctx.Err() alone may lag behind: an SSH
 // connection carries the same deadline (see sshOperation), and its read may fail a moment before
-// the context's own timer fires.
+// the context's own timer fires. It then waits (briefly) for that timer, so that a caller that
+// looks at ctx.Err() after the store call agrees that the operation ran out of time.
 func pastDeadline(ctx context.Context) bool {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return true
 	}
 	deadline, ok := ctx.Deadline()
-	return ok && !time.Now().Before(deadline)
+	if !ok || time.Now().Before(deadline) {
+		return false
+	}
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return true
 }
 
 // IsNotFound reports whether err means that a file does not exist.
