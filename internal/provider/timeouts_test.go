@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"golang.org/x/crypto/ssh/knownhosts"
 )
 
 // timeoutsConfig is a store, a destination, a promise and a request on one bucket; blocks holds
@@ -151,21 +152,45 @@ resource "kratix_destination" "d" {
 }
 
 // TestAccTimeouts_unansweringStore: a store that accepts connections and never answers holds a
-// create only as long as its limit, not the default 10 minutes, for buckets and Git over HTTP.
+// create only as long as its limit, not the default 10 minutes, for buckets and Git over HTTP and
+// SSH (where go-git runs the SSH handshake without the operation's context), and the store's
+// error says that it timed out rather than that the endpoint is unreachable.
 func TestAccTimeouts_unansweringStore(t *testing.T) {
 	if minioServer == nil {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
 	addr := blackhole(t)
-	for kind, store := range map[string]string{
-		"bucket":   fmt.Sprintf(`bucket = { endpoint = %q, bucket_name = "silent", insecure = true }`, addr),
-		"git-http": fmt.Sprintf(`git = { url = "http://%s/silent.git" }`, addr),
-	} {
+	// The silent server shows no host key; a known_hosts line for its address is what an SSH
+	// store needs to try at all.
+	_, hostKey, _ := strings.Cut(gitServer.KnownHosts, " ")
+	knownHosts := knownhosts.Normalize(addr) + " " + hostKey
+	tests := map[string]struct{ secret, store string }{
+		"bucket": {
+			`{ access_key_id = "silent", secret_access_key = "silent-secret" }`,
+			fmt.Sprintf(`bucket = { endpoint = %q, bucket_name = "silent", insecure = true }`, addr),
+		},
+		"git-http": {
+			`{ username = "u", password = "silent-password" }`,
+			fmt.Sprintf(`git = { url = "http://%s/silent.git" }`, addr),
+		},
+		"git-ssh": {
+			fmt.Sprintf(`{ ssh_private_key = %q, known_hosts = %q }`, gitServer.SSHPrivateKey, knownHosts),
+			fmt.Sprintf(`git = { url = "ssh://git@%s/silent.git" }`, addr),
+		},
+	}
+	// A create that ignored its limit would hang the test for good: past this, the test binary
+	// stops with a message that says so.
+	const bound = 2 * time.Minute
+	for kind, tt := range tests {
 		t.Run(kind, func(t *testing.T) {
+			watchdog := time.AfterFunc(bound, func() {
+				panic(fmt.Sprintf("TestAccTimeouts_unansweringStore/%s: the create has run for %s; its limit was 3s", kind, bound))
+			})
+			defer watchdog.Stop()
 			config := fmt.Sprintf(`
 provider "kratix" {
   secrets = {
-    s = { access_key_id = "silent", secret_access_key = "silent-secret", username = "u", password = "p" }
+    s = %s
   }
 }
 
@@ -177,13 +202,15 @@ resource "kratix_state_store" "s" {
     create = "3s"
   }
 }
-`, store)
+`, tt.secret, tt.store)
 			start := time.Now()
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				Steps: []resource.TestStep{{
-					Config:      config,
-					ExpectError: wordsRegexp(`Operation Timed Out`, `kratix_state_store "silent": the create did not finish within its create timeout of 3s`),
+					Config: config,
+					ExpectError: wordsRegexp(`timed out.`, `Cause:`,
+						`The operation ran out of its time limit: raise it in the resource's timeouts block`,
+						`Operation Timed Out`, `kratix_state_store "silent": the create did not finish within its create timeout of 3s`),
 				}},
 			})
 			if took := time.Since(start); took > 90*time.Second {

@@ -211,14 +211,15 @@ func (b *bucketStore) Check(ctx context.Context) error { return b.CheckUnder(ctx
 // are used (PUT and DELETE of objects under the prefix): neither HEAD on the bucket nor
 // multipart uploads, whose abort is a right of its own. When the bucket is missing it is created
 // if asked, then the probe runs again.
-func (b *bucketStore) CheckUnder(ctx context.Context, prefix string) error {
+func (b *bucketStore) CheckUnder(ctx context.Context, prefix string) (err error) {
+	defer func() { err = outOfTime(ctx, err) }()
 	if prefix != "" {
 		if err := checkListPrefix(prefix); err != nil || !strings.HasSuffix(prefix, "/") {
 			return b.fail("check", KindConfig, fmt.Errorf("check prefix %q must be a folder ending in \"/\"", prefix))
 		}
 	}
 	key := prefix + probePrefix + randomSuffix()
-	err := b.probe(ctx, key)
+	err = b.probe(ctx, key)
 	if classifyBucketError(err) == KindMissingBucket {
 		if !b.cfg.CreateBucket {
 			return b.fail("check", KindMissingBucket, errors.New("the bucket does not exist"))
@@ -269,13 +270,13 @@ func (b *bucketStore) probe(ctx context.Context, key string) error {
 }
 
 // BucketExists implements BucketProbe.
-func (b *bucketStore) BucketExists(ctx context.Context, prefix string) (bool, error) {
+func (b *bucketStore) BucketExists(ctx context.Context, prefix string) (_ bool, err error) {
+	defer func() { err = outOfTime(ctx, err) }()
 	if err := checkListPrefix(prefix); err != nil {
 		return false, b.fail("list", KindConfig, err)
 	}
 	b.lists.Add(1)
 	noOwner := false
-	var err error
 	for obj := range b.client.ListObjectsIter(ctx, b.cfg.BucketName, minio.ListObjectsOptions{
 		Prefix: prefix, MaxKeys: 1, FetchOwner: &noOwner,
 	}) {
@@ -299,7 +300,8 @@ func (b *bucketStore) BucketExists(ctx context.Context, prefix string) (bool, er
 // first, in one parallel pass of listings; a file whose stored content already has the MD5 of
 // its new content (see md5s) is not written again. PUTs go out in parallel, then DELETEs, so
 // that a reader never sees a folder emptied before it is refilled.
-func (b *bucketStore) Apply(ctx context.Context, change Change) (Result, error) {
+func (b *bucketStore) Apply(ctx context.Context, change Change) (_ Result, err error) {
+	defer func() { err = outOfTime(ctx, err) }()
 	if err := checkChangePaths(change); err != nil {
 		return Result{}, b.fail("write", KindConfig, err)
 	}
@@ -515,7 +517,8 @@ func (b *bucketStore) lockAggregate(file string) func() {
 // Hashes finds the files from listings of the folders they are in (one request for many files)
 // and ETags, never from their content unless an ETag is not an MD5; drift detection therefore
 // costs listings, not downloads.
-func (b *bucketStore) Hashes(ctx context.Context, paths []string) (map[string]string, error) {
+func (b *bucketStore) Hashes(ctx context.Context, paths []string) (_ map[string]string, err error) {
+	defer func() { err = outOfTime(ctx, err) }()
 	for _, p := range paths {
 		if err := checkPath(p); err != nil {
 			return nil, b.fail("read", KindConfig, err)
@@ -541,7 +544,8 @@ func (b *bucketStore) Hashes(ctx context.Context, paths []string) (map[string]st
 	return out, nil
 }
 
-func (b *bucketStore) List(ctx context.Context, prefix string) (map[string]string, error) {
+func (b *bucketStore) List(ctx context.Context, prefix string) (_ map[string]string, err error) {
+	defer func() { err = outOfTime(ctx, err) }()
 	if err := checkListPrefix(prefix); err != nil {
 		return nil, b.fail("list", KindConfig, err)
 	}
@@ -559,7 +563,8 @@ func (b *bucketStore) List(ctx context.Context, prefix string) (map[string]strin
 	return b.md5s(ctx, "list", entries, nil)
 }
 
-func (b *bucketStore) Read(ctx context.Context, p string) ([]byte, error) {
+func (b *bucketStore) Read(ctx context.Context, p string) (_ []byte, err error) {
+	defer func() { err = outOfTime(ctx, err) }()
 	if err := checkPath(p); err != nil {
 		return nil, b.fail("read", KindConfig, err)
 	}

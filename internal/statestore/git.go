@@ -114,7 +114,8 @@ func (p *Pool) Git(cfg GitConfig) (Store, error) {
 func (s *gitStore) Describe() string { return s.desc }
 
 // Apply makes the change one commit on the branch, or nothing when it changes nothing.
-func (s *gitStore) Apply(ctx context.Context, change Change) (Result, error) {
+func (s *gitStore) Apply(ctx context.Context, change Change) (_ Result, err error) {
+	defer func() { err = outOfTime(ctx, err) }()
 	if err := checkChangePaths(change); err != nil {
 		return Result{}, s.fail(opWrite, &Error{Kind: KindConfig, Err: err})
 	}
@@ -293,7 +294,8 @@ func (s *gitStore) Read(ctx context.Context, p string) ([]byte, error) {
 }
 
 // withTip runs fn on the files of the freshly fetched remote tip.
-func (s *gitStore) withTip(ctx context.Context, op string, fn func(map[string]treeFile) error) error {
+func (s *gitStore) withTip(ctx context.Context, op string, fn func(map[string]treeFile) error) (err error) {
+	defer func() { err = outOfTime(ctx, err) }()
 	if err := s.r.lock(ctx); err != nil {
 		return s.fail(op, err)
 	}

@@ -40,9 +40,10 @@ func gitAuth(cfg GitConfig) (transport.AuthMethod, error) {
 	return nil, &Error{Kind: KindConfig, Err: fmt.Errorf("unsupported protocol %q", ep.Protocol)}
 }
 
-// sshDialTimeout bounds the TCP connection: go-git dials without the operation's context, so
-// without it an unreachable host holds an operation for minutes. It does not bound the SSH
-// handshake after the dial, which go-git starts without a context or deadline either.
+// sshDialTimeout bounds the TCP connection on its own, however long the operation's limit: an
+// unreachable host is reported as such after it rather than when the operation runs out of time.
+// The operation's context bounds the dial, the handshake and the session besides (see
+// sshOperation).
 const sshDialTimeout = 30 * time.Second
 
 // sshPublicKeys completes go-git's key auth with what it only does for its own known_hosts files:

@@ -86,6 +86,7 @@ func (s *gitStore) sync(ctx context.Context) error {
 	if err := s.open(); err != nil {
 		return err
 	}
+	sshOp, done := sshOperation(ctx, s.cfg.URL)
 	err := s.r.repo.FetchContext(ctx, &git.FetchOptions{
 		RemoteName: "origin",
 		// Each store fetches with its own spelling of the URL, which may carry its user name.
@@ -96,7 +97,10 @@ func (s *gitStore) sync(ctx context.Context) error {
 		CABundle:  s.caBundle(),
 		Tags:      git.NoTags,
 		Force:     true,
+		// Over SSH, this is what bounds the connection by ctx (see sshOperation).
+		ProxyOptions: sshOp,
 	})
+	done()
 	switch {
 	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
 	case errors.Is(err, transport.ErrEmptyRemoteRepository):
@@ -136,7 +140,9 @@ func (s *gitStore) resetTo(tip plumbing.Hash) error {
 // that has branches but not ours (an error: creating it could hide a typo in the config).
 func (s *gitStore) emptyOrMissingBranch(ctx context.Context) error {
 	rem := git.NewRemote(memory.NewStorage(), &gitconfig.RemoteConfig{Name: "origin", URLs: []string{s.cfg.URL}})
-	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: s.auth, CABundle: s.caBundle()})
+	sshOp, done := sshOperation(ctx, s.cfg.URL)
+	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: s.auth, CABundle: s.caBundle(), ProxyOptions: sshOp})
+	done()
 	if err != nil && !errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return fmt.Errorf("listing branches: %w", err)
 	}
@@ -165,6 +171,7 @@ func (s *gitStore) push(ctx context.Context, commit plumbing.Hash) error {
 		return fmt.Errorf("moving %s to the new commit: %w", s.branchRef(), err)
 	}
 	var progress bytes.Buffer
+	sshOp, done := sshOperation(ctx, s.cfg.URL)
 	err := s.r.repo.PushContext(ctx, &git.PushOptions{
 		RemoteName: "origin",
 		RemoteURL:  s.cfg.URL,
@@ -172,8 +179,10 @@ func (s *gitStore) push(ctx context.Context, commit plumbing.Hash) error {
 		Auth:       s.auth,
 		CABundle:   s.caBundle(),
 		// Asking for progress makes the server send its hooks' output on the side band.
-		Progress: &progress,
+		Progress:     &progress,
+		ProxyOptions: sshOp,
 	})
+	done()
 	switch {
 	case err == nil:
 		s.r.tip = commit
@@ -274,7 +283,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 // repository passes: the first write creates the branch.
 func (s *gitStore) Check(ctx context.Context) error {
 	if err := s.check(ctx); err != nil {
-		return s.fail(opCheck, err)
+		return outOfTime(ctx, s.fail(opCheck, err))
 	}
 	return nil
 }
@@ -288,6 +297,9 @@ func (s *gitStore) check(ctx context.Context) (err error) {
 		return invalidURL(s.cfg.URL, err)
 	}
 	ep.CaBundle = s.caBundle()
+	var done func()
+	ep.Proxy, done = sshOperation(ctx, s.cfg.URL)
+	defer done()
 	cli, err := client.NewClient(ep)
 	if err != nil {
 		return &Error{Kind: KindConfig, Err: err}

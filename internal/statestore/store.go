@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 )
@@ -92,6 +93,7 @@ const (
 	KindMissingBranch Kind = "branch does not exist"
 	KindMissingRepo   Kind = "repository not found"
 	KindNetwork       Kind = "endpoint unreachable"
+	KindTimeout       Kind = "timed out"
 	KindRejected      Kind = "push rejected"
 	KindConflict      Kind = "concurrent updates"
 	KindNotFound      Kind = "not found"
@@ -130,12 +132,50 @@ func (e *Error) Advice() string {
 		return "Check the repository URL and that the credentials can see it."
 	case KindNetwork:
 		return "Check the endpoint or URL, and that this machine can reach it."
+	case KindTimeout:
+		return "The operation ran out of its time limit: raise it in the resource's timeouts block, or check that the server answers."
 	case KindRejected:
 		return "The server refused the push; its message is above. Check branch protection and server hooks."
 	case KindConflict:
 		return "Other writers kept updating the branch. Retry the operation."
 	}
 	return "Retry the operation. If the error persists, check the store's configuration."
+}
+
+// outOfTime gives err KindTimeout when the operation's context ran out of its deadline and err
+// is a transport failure: whatever broke underneath (a read cut short by the deadline reads as an
+// i/o timeout, a dial as a network error), the limit is what ended it. Answers of the server
+// (refused credentials, a missing branch) keep their kind, and so do failures of an operation
+// whose context is still live: a dial that gives up on its own is a network failure.
+func outOfTime(ctx context.Context, err error) error {
+	var se *Error
+	if err == nil || !pastDeadline(ctx) || !errors.As(err, &se) || (se.Kind != KindNetwork && se.Kind != KindOther) {
+		return err
+	}
+	out := *se
+	out.Kind = KindTimeout
+	return &out
+}
+
+// pastDeadline reports whether ctx's deadline has passed. ctx.Err() alone may lag behind: an SSH
+// connection carries the same deadline (see sshOperation), and its read may fail a moment before
+// the context's own timer fires. It then waits (briefly) for that timer, so that a caller that
+// looks at ctx.Err() after the store call agrees that the operation ran out of time.
+func pastDeadline(ctx context.Context) bool {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return true
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok || time.Now().Before(deadline) {
+		return false
+	}
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return true
 }
 
 // IsNotFound reports whether err means that a file does not exist.
