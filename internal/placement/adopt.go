@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
-	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
 )
 
 // Holds reports whether a folder holds a placement laid out there as f, given what was found
@@ -93,25 +92,18 @@ func sortedSet(paths []string) []string {
 }
 
 // AggregateHolds reports whether an aggregatedYAML file Kratix wrote (with no parts of this
-// provider) holds a placement: every document of every one of its contents is in the file,
-// compared by meaning (manifest.Canonical), so that Kratix's own serialisation of the same
-// objects counts. Content that is not Kubernetes YAML is compared as text. A placement with no
-// document is held nowhere.
+// provider), or the remainder part that keeps its documents (layout.RemainderPart), holds a
+// placement: every document of every one of its contents is in the file, compared by meaning
+// (layout.DocumentKeys), so that Kratix's own serialisation of the same objects counts. Content
+// that is not Kubernetes YAML is compared as text. A placement with no document is held nowhere.
 func AggregateHolds(aggregate []byte, contents [][]byte) bool {
 	in := map[string]bool{}
-	for _, k := range documentKeys(aggregate) {
+	for _, k := range layout.AggregateKeys(aggregate) {
 		in[k] = true
-	}
-	// Kratix joins its WorkPlacements with "\n---\n": one that does not parse must not hide the
-	// others.
-	for _, chunk := range strings.Split(string(aggregate), "\n---\n") {
-		for _, k := range documentKeys([]byte(chunk)) {
-			in[k] = true
-		}
 	}
 	n := 0
 	for _, c := range contents {
-		for _, k := range documentKeys(c) {
+		for _, k := range layout.DocumentKeys(c) {
 			if !in[k] {
 				return false
 			}
@@ -119,20 +111,4 @@ func AggregateHolds(aggregate []byte, contents [][]byte) bool {
 		}
 	}
 	return n > 0
-}
-
-// documentKeys are the canonical forms of the documents of a stream, or its trimmed text when it
-// is not a stream of Kubernetes objects.
-func documentKeys(content []byte) []string {
-	if docs, err := manifest.Parse(content); err == nil && len(docs) > 0 {
-		keys := make([]string, len(docs))
-		for i, d := range docs {
-			keys[i] = "yaml:" + string(manifest.Canonical([]manifest.Document{d}))
-		}
-		return keys
-	}
-	if s := strings.TrimSpace(string(content)); s != "" {
-		return []string{"text:" + s}
-	}
-	return nil
 }

@@ -104,13 +104,11 @@ type kratixForms struct {
 	contents [][]byte // the placement's content, compared with an aggregate's documents
 }
 
-// probed is what probe found: what each folder holds of the placement, the destinations whose
-// folders hold it, in this provider's layout or in Kratix's own (see kratixForms), and among them
-// those that hold it only in an aggregate Kratix wrote.
+// probed is what probe found: what each folder holds of the placement, and the destinations whose
+// folders hold it, in this provider's layout or in Kratix's own (see kratixForms).
 type probed struct {
-	found     map[string]placement.Record
-	holders   []string
-	aggregate map[string]bool
+	found   map[string]placement.Record
+	holders []string
 }
 
 // probe looks in the folder of each member for a placement laid out there by filesAt.
@@ -125,7 +123,7 @@ func (d *providerData) probe(ctx context.Context, kind, who string, at path.Path
 		files[m.Name] = f
 		targets[m.Name] = observed{member: m, files: f, record: placement.Probe(m.Member, f)}
 	}
-	p := probed{found: d.refresh(ctx, kind, who, targets, diags), aggregate: map[string]bool{}}
+	p := probed{found: d.refresh(ctx, kind, who, targets, diags)}
 	if diags.HasError() {
 		return p
 	}
@@ -146,7 +144,6 @@ func (d *providerData) probe(ctx context.Context, kind, who string, at path.Path
 		if ok {
 			p.found[dest] = rec
 			p.holders = append(p.holders, dest)
-			p.aggregate[dest] = o.member.Target.Mode == layout.ModeAggregatedYAML
 		}
 	}
 	sort.Strings(p.holders)
@@ -157,8 +154,10 @@ func (d *providerData) probe(ctx context.Context, kind, who string, at path.Path
 // none, an index file named after its WorkPlacement (any random suffix) whose files are all
 // there, recorded with the files it lists, so that the plan shows what changes (the provider
 // then writes its own index file beside Kratix's); in mode aggregatedYAML, an aggregate with no
-// part of this provider that holds every document of the placement, recorded as stale, so that
-// the plan shows the parts written and the file rebuilt from them. ok says whether it is there.
+// part of this provider, or the remainder part that keeps the documents of such a file that no
+// part holds yet (layout.RemainderPart: the first part written adds it), that holds every
+// document of the placement, recorded as stale, so that the plan shows the part written and the
+// file rebuilt. ok says whether it is there.
 func (d *providerData) probeKratix(ctx context.Context, kind, who string, at path.Path, dest string, o observed, rec placement.Record, kratix kratixForms, diags *diag.Diagnostics) (placement.Record, bool) {
 	t := o.member.Target
 	if t.Mode != layout.ModeNone && t.Mode != layout.ModeAggregatedYAML {
@@ -185,10 +184,15 @@ func (d *providerData) probeKratix(ctx context.Context, kind, who string, at pat
 		if err != nil {
 			return failed(err)
 		}
+		source := agg.File
 		if len(parts) > 0 {
-			return rec, false // the file is rebuilt from these: Holds has answered
+			remainder := agg.Dir + layout.RemainderPart
+			if _, ok := parts[remainder]; !ok {
+				return rec, false // the file is rebuilt from these: Holds has answered
+			}
+			source = remainder
 		}
-		content, err := store.Read(ctx, agg.File)
+		content, err := store.Read(ctx, source)
 		if statestore.IsNotFound(err) {
 			return rec, false
 		}
@@ -323,18 +327,6 @@ func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a
 		return a, false
 	}
 	for _, dest := range holders {
-		if p.aggregate[dest] {
-			// The apply rebuilds that file from this provider's parts, the promise's first, and
-			// every plan looks again before its apply: once an earlier part is written, the file no
-			// longer shows where the request is. The import id keeps it there whatever the file holds.
-			diags.AddAttributeError(at, "Request Found In A Kratix Aggregate", fmt.Sprintf(
-				"Request %s was imported, and the aggregatedYAML file of destination %q, written by Kratix with no part "+
-					"of this provider, holds its documents. Import it naming that destination, as %s@%s (change the "+
-					"import block's id), so that it stays there: the apply rebuilds the file from this provider's parts, "+
-					"the promise's first, so the file alone cannot show where the request is by the time its turn comes.",
-				id, dest, id, dest))
-			return a, false
-		}
 		a.Found[dest] = p.found[dest]
 	}
 	return a, true

@@ -47,6 +47,76 @@ type s3Recorder struct {
 	requests int      // every request, writes or not
 	kinds    s3Kinds  // every request, by kind
 	stripped int      // listing responses that had metadata removed
+	// watched keys have the body of each PUT kept in bodies, in the order they arrive.
+	watched map[string]bool
+	bodies  map[string][]string
+}
+
+// watch keeps the body of every PUT of key from now on (see putBodies).
+func (r *s3Recorder) watch(key string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.watched == nil {
+		r.watched, r.bodies = map[string]bool{}, map[string][]string{}
+	}
+	r.watched[key] = true
+}
+
+// putBodies are the bodies of the PUTs of a watched key, oldest first, as the object's content
+// (an aws-chunked body is decoded).
+func (r *s3Recorder) putBodies(key string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.bodies[key]...)
+}
+
+// keepBody reads the body of a PUT of a watched key and puts it back for the proxy.
+func (r *s3Recorder) keepBody(req *http.Request) error {
+	_, key, _ := strings.Cut(strings.TrimPrefix(req.URL.Path, "/"), "/")
+	r.mu.Lock()
+	watched := req.Method == http.MethodPut && r.watched[key]
+	r.mu.Unlock()
+	if !watched || req.Body == nil {
+		return nil
+	}
+	body, err := io.ReadAll(req.Body)
+	_ = req.Body.Close()
+	if err != nil {
+		return err
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	content := body
+	if strings.HasPrefix(req.Header.Get("X-Amz-Content-Sha256"), "STREAMING-") {
+		if content, err = decodeAWSChunked(body); err != nil {
+			return err
+		}
+	}
+	r.mu.Lock()
+	r.bodies[key] = append(r.bodies[key], string(content))
+	r.mu.Unlock()
+	return nil
+}
+
+// decodeAWSChunked returns the data of an aws-chunked body: chunks of "<hex size>[;ext]\r\n<data>\r\n",
+// the last of size 0, then optional trailers.
+func decodeAWSChunked(body []byte) ([]byte, error) {
+	var out []byte
+	for {
+		line, rest, ok := bytes.Cut(body, []byte("\r\n"))
+		if !ok {
+			return nil, fmt.Errorf("aws-chunked body: no chunk header in %q", body)
+		}
+		sizeText, _, _ := bytes.Cut(line, []byte(";"))
+		size, err := strconv.ParseInt(string(sizeText), 16, 64)
+		if err != nil || int64(len(rest)) < size {
+			return nil, fmt.Errorf("aws-chunked body: bad chunk header %q", line)
+		}
+		if size == 0 {
+			return out, nil
+		}
+		out = append(out, rest[:size]...)
+		body = bytes.TrimPrefix(rest[size:], []byte("\r\n"))
+	}
 }
 
 // s3Kinds counts requests by kind.
@@ -115,6 +185,9 @@ func startS3Recorder(t *testing.T, target string) *s3Recorder {
 	r.srv = &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			r.record(req)
+			if err := r.keepBody(req); err != nil {
+				t.Errorf("S3 recorder: %v", err)
+			}
 			proxy.ServeHTTP(w, req)
 		}),
 		ReadHeaderTimeout: 10 * time.Second,

@@ -26,6 +26,8 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/minio/minio-go/v7/pkg/s3utils"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 )
 
 // DefaultBucketConcurrency bounds the requests one bucket operation has in flight.
@@ -354,6 +356,12 @@ func (b *bucketStore) Apply(ctx context.Context, change Change) (_ Result, err e
 	sort.Strings(toDelete)
 
 	var res Result
+	for _, a := range change.Aggregates {
+		if err := b.seedRemainder(ctx, a, &res); err != nil {
+			sortResult(&res)
+			return res, err
+		}
+	}
 	errs := b.parallel(ctx, len(toPut), func(ctx context.Context, i int) error {
 		return b.put(ctx, toPut[i], change.Put[toPut[i]], sums[toPut[i]])
 	})
@@ -452,6 +460,9 @@ func (b *bucketStore) tryRebuildAggregate(ctx context.Context, a Aggregate, res 
 			contributions[p] = contents[i]
 		}
 	}
+	if err := b.pruneRemainder(ctx, a, contributions, res); err != nil {
+		return false, err
+	}
 	if len(contributions) == 0 {
 		if !exists {
 			return true, nil
@@ -484,6 +495,88 @@ func (b *bucketStore) tryRebuildAggregate(ctx context.Context, a Aggregate, res 
 	}
 	res.Written = append(res.Written, a.File)
 	return true, nil
+}
+
+// seedRemainder, before the first parts of an aggregate are written, keeps the documents of a file
+// someone else wrote there (Kratix keeps no parts) in the remainder part, so that no rebuild makes
+// the file from this provider's parts alone: every document stays in the file until a part holds
+// it (pruneRemainder). The remainder holds every document of the file, not only those the new
+// parts lack, so that another writer's rebuild between this write and the parts' loses nothing;
+// this Apply's rebuild then drops what the parts hold. It is written only if it does not exist
+// (If-None-Match), so that two writers seeding at once keep the first seed. Nothing is done when
+// the parts folder holds anything: the file is then rebuilt from the parts, a hand edit repaired.
+func (b *bucketStore) seedRemainder(ctx context.Context, a Aggregate, res *Result) error {
+	b.lists.Add(1)
+	noOwner := false
+	var err error
+	for obj := range b.client.ListObjectsIter(ctx, b.cfg.BucketName, minio.ListObjectsOptions{
+		Prefix: a.Dir, Recursive: true, MaxKeys: 1, FetchOwner: &noOwner,
+	}) {
+		if obj.Err != nil {
+			err = obj.Err
+			break
+		}
+		return nil // a part is there
+	}
+	if err == nil {
+		err = ctx.Err() // minio-go ends a listing silently when ctx ends
+	}
+	if err != nil {
+		return b.fail("write", classifyBucketError(err), fmt.Errorf("listing %s: %w", prefixName(a.Dir), err))
+	}
+	content, err := b.get(ctx, a.File)
+	if classifyBucketError(err) == KindNotFound {
+		return nil
+	}
+	if err != nil {
+		return b.fail("write", classifyBucketError(err), fmt.Errorf("%s: %w", a.File, err))
+	}
+	kept := layout.Remainder(content, nil)
+	if kept == nil {
+		return nil
+	}
+	key := remainderPath(a)
+	sum := md5Hex(kept)
+	opts := minio.PutObjectOptions{ContentType: contentType(key), DisableMultipart: true,
+		UserMetadata: map[string]string{md5MetaKey: sum}}
+	opts.SetMatchETagExcept("*")
+	b.puts.Add(1)
+	_, err = b.client.PutObject(ctx, b.cfg.BucketName, key, bytes.NewReader(kept), int64(len(kept)), opts)
+	if code := minio.ToErrorResponse(err).Code; code == "PreconditionFailed" || code == "ConditionalRequestConflict" {
+		return nil // another writer seeded it first
+	}
+	if err != nil {
+		return b.fail("write", classifyBucketError(err), fmt.Errorf("%s: %w", key, err))
+	}
+	res.Written = append(res.Written, key)
+	return nil
+}
+
+// pruneRemainder drops from the remainder part, among the parts read for a rebuild
+// (contributions), the documents that another part now holds, and deletes it once it holds
+// none; contributions then hold what the remainder holds.
+func (b *bucketStore) pruneRemainder(ctx context.Context, a Aggregate, contributions map[string][]byte, res *Result) error {
+	key := remainderPath(a)
+	old, ok := contributions[key]
+	if !ok {
+		return nil
+	}
+	kept := keptRemainder(a, contributions)
+	switch {
+	case kept == nil:
+		delete(contributions, key)
+		if err := b.remove(ctx, key); err != nil {
+			return b.fail("write", classifyBucketError(err), fmt.Errorf("%s: %w", key, err))
+		}
+		res.Deleted = append(res.Deleted, key)
+	case !bytes.Equal(kept, old):
+		contributions[key] = kept
+		if err := b.put(ctx, key, kept, md5Hex(kept)); err != nil {
+			return b.fail("write", classifyBucketError(err), fmt.Errorf("%s: %w", key, err))
+		}
+		res.Written = append(res.Written, key)
+	}
+	return nil
 }
 
 // etag reads an object's ETag as stored (quotes removed) and the MD5 of its content where that

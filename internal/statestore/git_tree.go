@@ -11,6 +11,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 )
 
 // Trees as the git backend edits them: flattened to a map from path to blob, edited, and written
@@ -51,6 +53,22 @@ func flattenTree(st storer.EncodedObjectStorer, tree plumbing.Hash) (map[string]
 // changed.
 func applyToFiles(st storer.EncodedObjectStorer, files map[string]treeFile, change Change) (Result, error) {
 	var res Result
+	// An aggregate someone else wrote, with no part yet: its documents are kept in the remainder
+	// part, which the rebuild below trims to what the parts do not hold (see Aggregate).
+	seeds := map[string][]byte{}
+	for _, a := range change.Aggregates {
+		f, ok := files[a.File]
+		if !ok || anyUnder(files, a.Dir) {
+			continue
+		}
+		content, err := readBlob(st, f.hash)
+		if err != nil {
+			return Result{}, err
+		}
+		if kept := layout.Remainder(content, nil); kept != nil {
+			seeds[remainderPath(a)] = kept
+		}
+	}
 	for p, content := range change.Put {
 		h := plumbing.ComputeHash(plumbing.BlobObject, content)
 		if old, ok := files[p]; ok && old.hash == h {
@@ -93,7 +111,7 @@ func applyToFiles(st storer.EncodedObjectStorer, files map[string]treeFile, chan
 		}
 	}
 	for _, a := range change.Aggregates {
-		if err := rebuildAggregate(st, files, a, &res); err != nil {
+		if err := rebuildAggregate(st, files, a, seeds[remainderPath(a)], &res); err != nil {
 			return Result{}, err
 		}
 	}
@@ -102,8 +120,11 @@ func applyToFiles(st storer.EncodedObjectStorer, files map[string]treeFile, chan
 	return res, nil
 }
 
-// rebuildAggregate makes a.File the join of every file under a.Dir, or removes it.
-func rebuildAggregate(st storer.EncodedObjectStorer, files map[string]treeFile, a Aggregate, res *Result) error {
+// rebuildAggregate makes a.File the join of every file under a.Dir, or removes it. seed, when
+// set, is the remainder to start from (the documents of a file found with no part): the
+// remainder part keeps what of it, or of the remainder already there, no other part holds, and
+// goes once that is nothing.
+func rebuildAggregate(st storer.EncodedObjectStorer, files map[string]treeFile, a Aggregate, seed []byte, res *Result) error {
 	contributions := map[string][]byte{}
 	for p, f := range files {
 		if strings.HasPrefix(p, a.Dir) {
@@ -114,6 +135,25 @@ func rebuildAggregate(st storer.EncodedObjectStorer, files map[string]treeFile, 
 			contributions[p] = content
 		}
 	}
+	key := remainderPath(a)
+	if seed != nil {
+		contributions[key] = seed
+	}
+	if _, ok := contributions[key]; ok {
+		kept := keptRemainder(a, contributions)
+		if kept == nil {
+			delete(contributions, key)
+			if _, ok := files[key]; ok {
+				delete(files, key)
+				res.Deleted = append(res.Deleted, key)
+			}
+		} else {
+			contributions[key] = kept
+			if err := setFile(st, files, key, kept, res); err != nil {
+				return err
+			}
+		}
+	}
 	if len(contributions) == 0 {
 		if _, ok := files[a.File]; ok {
 			delete(files, a.File)
@@ -121,17 +161,31 @@ func rebuildAggregate(st storer.EncodedObjectStorer, files map[string]treeFile, 
 		}
 		return nil
 	}
-	content := joinContributions(contributions)
+	return setFile(st, files, a.File, joinContributions(contributions), res)
+}
+
+// setFile makes p hold content, unless it already does.
+func setFile(st storer.EncodedObjectStorer, files map[string]treeFile, p string, content []byte, res *Result) error {
 	h := plumbing.ComputeHash(plumbing.BlobObject, content)
-	if old, ok := files[a.File]; ok && old.hash == h {
+	if old, ok := files[p]; ok && old.hash == h {
 		return nil
 	}
 	if err := storeBlob(st, content); err != nil {
 		return err
 	}
-	files[a.File] = treeFile{hash: h, mode: filemode.Regular}
-	res.Written = append(res.Written, a.File)
+	files[p] = treeFile{hash: h, mode: filemode.Regular}
+	res.Written = append(res.Written, p)
 	return nil
+}
+
+// anyUnder reports whether a file is under prefix.
+func anyUnder(files map[string]treeFile, prefix string) bool {
+	for p := range files {
+		if strings.HasPrefix(p, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 func storeBlob(st storer.EncodedObjectStorer, content []byte) error {

@@ -37,7 +37,9 @@ type Change struct {
 
 // Aggregate is a file made of every file under Dir (a prefix ending in "/"), ordered by name,
 // joined with "\n---\n", as Kratix builds an aggregatedYAML destination's file. File is removed
-// when Dir holds nothing.
+// when Dir holds nothing. A file found with no part in Dir (one Kratix wrote) is not rebuilt from
+// the new parts alone: its documents are first kept in a remainder part (layout.RemainderPart),
+// from which each rebuild drops the documents that another part holds.
 type Aggregate struct {
 	File string
 	Dir  string
@@ -47,6 +49,23 @@ type Aggregate struct {
 // (package layout owns the rule).
 func joinContributions(contributions map[string][]byte) []byte {
 	return layout.JoinAggregate(contributions)
+}
+
+// remainderPath is the part that keeps, until parts of this provider hold them, the documents of
+// an aggregate someone else wrote before any part was (see layout.RemainderPart).
+func remainderPath(a Aggregate) string { return a.Dir + layout.RemainderPart }
+
+// keptRemainder is what the remainder part must hold among the parts of a rebuild
+// (contributions, which hold it): its documents that no other part holds; nil when none is left.
+func keptRemainder(a Aggregate, contributions map[string][]byte) []byte {
+	key := remainderPath(a)
+	var others [][]byte
+	for p, c := range contributions {
+		if p != key {
+			others = append(others, c)
+		}
+	}
+	return layout.Remainder(contributions[key], others)
 }
 
 // Result says what an Apply changed.
