@@ -187,11 +187,14 @@ type exprTerm struct {
 	invalid string
 }
 
+// emptySelector is every empty selector compiled; nothing changes a compiled selector.
+var emptySelector = &compiled{empty: true}
+
 func compile(sel Selector) *compiled {
-	c := &compiled{empty: sel.Empty()}
-	if c.empty {
-		return c
+	if sel.Empty() {
+		return emptySelector
 	}
+	c := &compiled{}
 	for _, k := range sortedKeys(sel.MatchLabels) {
 		c.labels = append(c.labels, labelTerm{key: k, want: sel.MatchLabels[k]})
 	}
