@@ -61,21 +61,21 @@ func PlanPromise(in Promise) (Plan, []scheduling.Decision, error) {
 			if err := unplace(&o, before, d.Destination, filesAt); err != nil {
 				return Plan{}, nil, err
 			}
-			p.Warnings = append(p.Warnings, fmt.Sprintf("Destination %q no longer matches promise %q (%s): its files will be removed (on_unschedule = \"delete\").", d.Destination, in.Name, d.Reason))
+			p.Warnings = append(p.Warnings, fmt.Sprintf("Destination %q no longer matches promise %q (%s): its files will be removed (on_unschedule = \"delete\").", d.Destination, in.Name, d.Reason()))
 			continue
 		}
 		kept := before.Record
 		kept.Misscheduled = true
 		p.Records[d.Destination] = kept
 		p.Misscheduled = append(p.Misscheduled, d.Destination)
-		p.Warnings = append(p.Warnings, fmt.Sprintf("Destination %q no longer matches promise %q (%s). Its files stay and are no longer updated (misscheduled); set on_unschedule = \"delete\" to remove them.", d.Destination, in.Name, d.Reason))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("Destination %q no longer matches promise %q (%s). Its files stay and are no longer updated (misscheduled); set on_unschedule = \"delete\" to remove them.", d.Destination, in.Name, d.Reason()))
 	}
 	sort.Strings(p.Scheduled)
 	sort.Strings(p.Misscheduled)
 	if len(p.Scheduled) == 0 {
 		var why []string
 		for _, d := range decisions {
-			why = append(why, fmt.Sprintf("%s: %s", d.Destination, d.Reason))
+			why = append(why, fmt.Sprintf("%s: %s", d.Destination, d.Reason()))
 		}
 		if len(why) == 0 {
 			why = []string{"the pool is empty"}

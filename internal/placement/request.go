@@ -58,7 +58,7 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 		for _, d := range decisions {
 			if d.Destination == chosen && !d.Selected {
 				p.Misscheduled = true
-				p.Warnings = append(p.Warnings, fmt.Sprintf("Request %s stays on destination %q, which no longer matches (%s): it is misscheduled and still updated.", in.Key, chosen, d.Reason))
+				p.Warnings = append(p.Warnings, fmt.Sprintf("Request %s stays on destination %q, which no longer matches (%s): it is misscheduled and still updated.", in.Key, chosen, d.Reason()))
 			}
 		}
 	} else if c, ok := scheduling.Choose(in.Key, scheduling.Selected(decisions)); ok {
@@ -69,7 +69,7 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 	} else {
 		var why []string
 		for _, d := range decisions {
-			why = append(why, d.Destination+": "+d.Reason)
+			why = append(why, d.Destination+": "+d.Reason())
 		}
 		p.Warnings = append(p.Warnings, fmt.Sprintf("Request %s: no destinations can be selected for scheduling (selectors: %s). Nothing is written until a destination matches.\n\n%s",
 			in.Key, selectorText(sel), strings.Join(why, "\n")))

@@ -225,7 +225,7 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 	var decided []attr.Value
 	for _, dcs := range decisions {
 		decided = append(decided, types.ObjectValueMust(decisionAttrTypes, map[string]attr.Value{
-			"destination": types.StringValue(dcs.Destination), "selected": types.BoolValue(dcs.Selected), "reason": types.StringValue(dcs.Reason),
+			"destination": types.StringValue(dcs.Destination), "selected": types.BoolValue(dcs.Selected), "reason": types.StringValue(dcs.Reason()),
 		}))
 	}
 	m.Selected = types.ListValueMust(types.ObjectType{AttrTypes: selectedAttrTypes}, selected)
@@ -245,7 +245,7 @@ func chooseOne(decisions []scheduling.Decision, key string) []scheduling.Decisio
 	for i, d := range decisions {
 		if d.Selected && d.Destination != chosen {
 			d.Selected = false
-			d.Reason = fmt.Sprintf("matches, but mode = \"one\" chose %s for key %q", chosen, key)
+			d = d.WithReason(fmt.Sprintf("matches, but mode = \"one\" chose %s for key %q", chosen, key))
 		}
 		out[i] = d
 	}

@@ -36,13 +36,13 @@ func TestDryRunDestinations(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			pool := []Destination{{Name: "d", Labels: tt.labels, StrictMatchLabels: tt.strict}}
 			d := Schedule(tt.selector, pool)[0]
-			if d.Selected != tt.want || !strings.HasPrefix(d.Reason, tt.reason) {
-				t.Errorf("Schedule: got %v (%q), want %v (%q)", d.Selected, d.Reason, tt.want, tt.reason)
+			if d.Selected != tt.want || !strings.HasPrefix(d.Reason(), tt.reason) {
+				t.Errorf("Schedule: got %v (%q), want %v (%q)", d.Selected, d.Reason(), tt.want, tt.reason)
 			}
 			// match = "any" with the same selector as its only entry decides the same.
 			a := ScheduleAny([]Selector{tt.selector}, pool)[0]
-			if a.Selected != tt.want || tt.reason == dryRunReason && a.Reason != dryRunReason {
-				t.Errorf("ScheduleAny: got %v (%q), want %v (%q)", a.Selected, a.Reason, tt.want, tt.reason)
+			if a.Selected != tt.want || tt.reason == dryRunReason && a.Reason() != dryRunReason {
+				t.Errorf("ScheduleAny: got %v (%q), want %v (%q)", a.Selected, a.Reason(), tt.want, tt.reason)
 			}
 		})
 	}
@@ -79,8 +79,8 @@ func TestDryRunInAPool(t *testing.T) {
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("selected %v, want %v", got, tt.want)
 			}
-			if r := tt.decisions[1]; r.Selected || r.Reason != dryRunReason {
-				t.Errorf("rehearsal: %v (%q), want refused as dry-run", r.Selected, r.Reason)
+			if r := tt.decisions[1]; r.Selected || r.Reason() != dryRunReason {
+				t.Errorf("rehearsal: %v (%q), want refused as dry-run", r.Selected, r.Reason())
 			}
 		})
 	}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"k8s.io/apimachinery/pkg/labels"
 )
 
 // Destination is a candidate: its name, its labels, and whether it refuses work without selectors.
@@ -15,11 +13,61 @@ type Destination struct {
 	StrictMatchLabels bool
 }
 
-// Decision explains what was decided for one candidate.
+// Decision explains what was decided for one candidate. Its reason is written only when Reason
+// is called: scheduling a pool decides every destination, and most reasons are never read.
 type Decision struct {
 	Destination string
 	Selected    bool
-	Reason      string
+
+	why    reasonKind
+	sel    *compiled         // the selector decided on (kindMatches, kindMismatch), or the text (kindText)
+	labels map[string]string // the destination's labels, for kindMismatch
+}
+
+// reasonKind says how a decision's reason is written.
+type reasonKind uint8
+
+const (
+	kindText        reasonKind = iota // sel.text, written when the decision was made
+	kindDryRun                        // dryRunReason
+	kindStrict                        // strictReason
+	kindNoSelectors                   // noSelectorsReason
+	kindMatches                       // sel.matches
+	kindMismatch                      // sel.explain(labels): every requirement the labels fail
+)
+
+const (
+	strictReason      = "strict_match_labels: no selectors given"
+	noSelectorsReason = "no selectors: every destination matches"
+)
+
+// Reason says why the destination is or is not selected, such as "missing label env=dev" or
+// "matches env=dev". A reason that depends on the destination's labels reads them when Reason is
+// called: change no label map of a scheduled pool while its decisions are still read.
+func (d Decision) Reason() string {
+	switch d.why {
+	case kindDryRun:
+		return dryRunReason
+	case kindStrict:
+		return strictReason
+	case kindNoSelectors:
+		return noSelectorsReason
+	case kindMatches:
+		return d.sel.matches
+	case kindMismatch:
+		return d.sel.explain(d.labels)
+	}
+	if d.sel == nil {
+		return ""
+	}
+	return d.sel.text
+}
+
+// WithReason returns the decision with another reason, for a caller that overrides a decision
+// (a match left out because mode = "one" chose another destination).
+func (d Decision) WithReason(reason string) Decision {
+	d.why, d.sel, d.labels = kindText, &compiled{text: reason}, nil
+	return d
 }
 
 // DryRunLabel marks a destination that Kratix reserves for dry-run Works: with the value "true"
@@ -40,10 +88,23 @@ func IsDryRun(lbls map[string]string) bool { return lbls[DryRunLabel] == "true" 
 // selectors). A dry-run destination is never selected (Kratix keeps it for dry-run Works).
 // Decisions come back in pool order.
 func Schedule(sel Selector, pool []Destination) []Decision {
+	c := compile(sel)
 	out := make([]Decision, len(pool))
-	for i, d := range pool {
-		ok, reason := decideCandidate(sel, d)
-		out[i] = Decision{Destination: d.Name, Selected: ok, Reason: reason}
+	for i := range pool {
+		d := &pool[i]
+		out[i] = Decision{Destination: d.Name, Selected: true, why: kindNoSelectors}
+		switch {
+		case IsDryRun(d.Labels):
+			out[i].Selected, out[i].why = false, kindDryRun
+		case c.empty:
+			if d.StrictMatchLabels && len(d.Labels) > 0 {
+				out[i].Selected, out[i].why = false, kindStrict
+			}
+		case c.match(d.Labels):
+			out[i].why, out[i].sel = kindMatches, c
+		default:
+			out[i].Selected, out[i].why, out[i].sel, out[i].labels = false, kindMismatch, c, d.Labels
+		}
 	}
 	return out
 }
@@ -55,26 +116,30 @@ func ScheduleAny(entries []Selector, pool []Destination) []Decision {
 	if len(entries) == 0 {
 		return Schedule(Selector{}, pool)
 	}
+	cs := make([]*compiled, len(entries))
+	for j, e := range entries {
+		cs[j] = compile(e)
+	}
 	out := make([]Decision, len(pool))
 	for i, d := range pool {
-		out[i] = Decision{Destination: d.Name}
 		if IsDryRun(d.Labels) {
-			out[i].Reason = dryRunReason
+			out[i] = Decision{Destination: d.Name, why: kindDryRun}
 			continue
 		}
 		var why []string
-		for j, e := range entries {
-			ok, reason := decide(e, d)
+		reason, selected := "", false
+		for j, c := range cs {
+			ok, r := c.decide(d)
 			if ok {
-				out[i].Selected = true
-				out[i].Reason = fmt.Sprintf("matches entry %d: %s", j+1, reason)
+				selected, reason = true, fmt.Sprintf("matches entry %d: %s", j+1, r)
 				break
 			}
-			why = append(why, fmt.Sprintf("entry %d: %s", j+1, reason))
+			why = append(why, fmt.Sprintf("entry %d: %s", j+1, r))
 		}
-		if !out[i].Selected {
-			out[i].Reason = strings.Join(why, "; ")
+		if !selected {
+			reason = strings.Join(why, "; ")
 		}
+		out[i] = Decision{Destination: d.Name, Selected: selected}.WithReason(reason)
 	}
 	return out
 }
@@ -83,8 +148,8 @@ func ScheduleAny(entries []Selector, pool []Destination) []Decision {
 // dry-run rule: it says whether labels satisfy selectors, not whether a destination is a
 // candidate. Use IsDryRun beside it to tell the two apart.
 func Matches(sel Selector, lbls map[string]string) bool {
-	ok, _ := decide(sel, Destination{Labels: lbls})
-	return ok
+	c := compile(sel)
+	return c.empty || c.match(lbls)
 }
 
 // Selected returns the names of the selected destinations, sorted.
@@ -99,60 +164,142 @@ func Selected(ds []Decision) []string {
 	return out
 }
 
-// decideCandidate is decide for scheduling: a dry-run destination is refused before its labels
-// are matched, because no selector can make it a candidate.
-func decideCandidate(sel Selector, d Destination) (bool, string) {
-	if IsDryRun(d.Labels) {
-		return false, dryRunReason
-	}
-	return decide(sel, d)
+// compiled is a selector made ready to decide many destinations: its labels sorted once, its
+// expressions checked once with Kubernetes' rules, and its texts written once, so that deciding
+// a destination only looks its labels up.
+type compiled struct {
+	empty   bool
+	labels  []labelTerm // in key order, as reasons list them
+	exprs   []exprTerm  // in the selector's order
+	matches string      // the reason of a match: "matches " and the selector
+	text    string      // the whole reason of a kindText decision
 }
 
-func decide(sel Selector, d Destination) (bool, string) {
+type labelTerm struct{ key, want string }
+
+type exprTerm struct {
+	key    string
+	op     string
+	values []string
+	text   string // the requirement as the selector's String writes it
+	// invalid is the whole reason part of a requirement Kubernetes refuses (an unknown operator,
+	// a bad key or value): such a requirement holds for no destination.
+	invalid string
+}
+
+// emptySelector is every empty selector compiled; nothing changes a compiled selector.
+var emptySelector = &compiled{empty: true}
+
+func compile(sel Selector) *compiled {
 	if sel.Empty() {
-		if d.StrictMatchLabels && len(d.Labels) > 0 {
-			return false, "strict_match_labels: no selectors given"
-		}
-		return true, "no selectors: every destination matches"
+		return emptySelector
 	}
-	var fails []string
+	c := &compiled{}
 	for _, k := range sortedKeys(sel.MatchLabels) {
-		want := sel.MatchLabels[k]
-		have, ok := d.Labels[k]
+		c.labels = append(c.labels, labelTerm{key: k, want: sel.MatchLabels[k]})
+	}
+	c.exprs = make([]exprTerm, len(sel.MatchExpressions))
+	for i, r := range sel.MatchExpressions {
+		c.exprs[i] = exprTerm{key: r.Key, op: r.Operator, values: r.Values, text: r.String()}
+		if _, err := r.requirement(); err != nil {
+			c.exprs[i].invalid = fmt.Sprintf("%s: %v", r, err)
+		}
+	}
+	c.matches = "matches " + sel.String()
+	return c
+}
+
+// match reports whether labels satisfy every term of a selector that is not empty. The
+// operators mean what they mean in a Kubernetes label selector: NotIn and DoesNotExist hold for
+// a destination without the label.
+func (c *compiled) match(lbls map[string]string) bool {
+	for _, t := range c.labels {
+		if have, ok := lbls[t.key]; !ok || have != t.want {
+			return false
+		}
+	}
+	for i := range c.exprs {
+		if !c.exprs[i].holds(lbls) {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *exprTerm) holds(lbls map[string]string) bool {
+	if t.invalid != "" {
+		return false
+	}
+	have, ok := lbls[t.key]
+	switch t.op {
+	case OpIn:
+		return ok && contains(t.values, have)
+	case OpNotIn:
+		return !ok || !contains(t.values, have)
+	case OpExists:
+		return ok
+	}
+	return !ok // OpDoesNotExist, the only other operator compile accepts
+}
+
+func contains(values []string, v string) bool {
+	for _, x := range values {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// decide is one destination's decision with its reason written out, without the dry-run rule.
+func (c *compiled) decide(d Destination) (bool, string) {
+	if c.empty {
+		if d.StrictMatchLabels && len(d.Labels) > 0 {
+			return false, strictReason
+		}
+		return true, noSelectorsReason
+	}
+	if c.match(d.Labels) {
+		return true, c.matches
+	}
+	return false, c.explain(d.Labels)
+}
+
+// explain lists every term that labels fail, labels first in key order, then expressions in
+// order.
+func (c *compiled) explain(lbls map[string]string) string {
+	var fails []string
+	for _, t := range c.labels {
+		have, ok := lbls[t.key]
 		switch {
 		case !ok:
-			fails = append(fails, fmt.Sprintf("missing label %s=%s", k, want))
-		case have != want:
-			fails = append(fails, fmt.Sprintf("%s=%s but destination has %s=%s", k, want, k, have))
+			fails = append(fails, "missing label "+t.key+"="+t.want)
+		case have != t.want:
+			fails = append(fails, t.key+"="+t.want+" but destination has "+t.key+"="+have)
 		}
 	}
-	set := labels.Set(d.Labels)
-	for _, r := range sel.MatchExpressions {
-		req, err := r.requirement()
-		if err != nil {
-			fails = append(fails, fmt.Sprintf("%s: %v", r, err))
-			continue
-		}
-		if !req.Matches(set) {
-			fails = append(fails, explain(r, d.Labels))
+	for i := range c.exprs {
+		t := &c.exprs[i]
+		switch {
+		case t.invalid != "":
+			fails = append(fails, t.invalid)
+		case !t.holds(lbls):
+			fails = append(fails, t.explain(lbls))
 		}
 	}
-	if len(fails) > 0 {
-		return false, strings.Join(fails, "; ")
-	}
-	return true, "matches " + sel.String()
+	return strings.Join(fails, "; ")
 }
 
-func explain(r Requirement, lbls map[string]string) string {
-	have, ok := lbls[r.Key]
-	switch r.Operator {
+func (t *exprTerm) explain(lbls map[string]string) string {
+	have, ok := lbls[t.key]
+	switch t.op {
 	case OpExists:
-		return "requires label " + r.Key
+		return "requires label " + t.key
 	case OpDoesNotExist:
-		return fmt.Sprintf("label %s must not be set (destination has %s=%s)", r.Key, r.Key, have)
+		return "label " + t.key + " must not be set (destination has " + t.key + "=" + have + ")"
 	}
 	if !ok {
-		return fmt.Sprintf("%s but destination has no label %s", r, r.Key)
+		return t.text + " but destination has no label " + t.key
 	}
-	return fmt.Sprintf("%s but destination has %s=%s", r, r.Key, have)
+	return t.text + " but destination has " + t.key + "=" + have
 }

@@ -40,8 +40,8 @@ func TestStrictMatchLabels(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := Schedule(tt.selector, []Destination{{Name: "d", Labels: tt.labels, StrictMatchLabels: tt.strict}})[0]
-			if d.Selected != tt.want || !strings.Contains(d.Reason, tt.reason) {
-				t.Errorf("got %v (%q), want %v (%q)", d.Selected, d.Reason, tt.want, tt.reason)
+			if d.Selected != tt.want || !strings.Contains(d.Reason(), tt.reason) {
+				t.Errorf("got %v (%q), want %v (%q)", d.Selected, d.Reason(), tt.want, tt.reason)
 			}
 		})
 	}
@@ -88,16 +88,16 @@ func TestExpressions(t *testing.T) {
 		if got := Selected(ds); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s selects %v, want %v", tt.req, got, tt.want)
 		}
-		if tt.reason != "" && ds[1].Reason != tt.reason {
-			t.Errorf("%s: reason for c = %q, want %q", tt.req, ds[1].Reason, tt.reason)
+		if tt.reason != "" && ds[1].Reason() != tt.reason {
+			t.Errorf("%s: reason for c = %q, want %q", tt.req, ds[1].Reason(), tt.reason)
 		}
 	}
 	ds := Schedule(Selector{MatchExpressions: []Requirement{{"zone", OpIn, []string{"a"}}}}, pool)
-	if ds[2].Reason != "zone in (a) but destination has no label zone" {
-		t.Errorf("reason = %q", ds[2].Reason)
+	if ds[2].Reason() != "zone in (a) but destination has no label zone" {
+		t.Errorf("reason = %q", ds[2].Reason())
 	}
-	if d := Schedule(sel("pvCapacity", "large"), []Destination{{Name: "w", Labels: map[string]string{"pvCapacity": "small"}}})[0]; d.Reason != "pvCapacity=large but destination has pvCapacity=small" {
-		t.Errorf("reason = %q", d.Reason)
+	if d := Schedule(sel("pvCapacity", "large"), []Destination{{Name: "w", Labels: map[string]string{"pvCapacity": "small"}}})[0]; d.Reason() != "pvCapacity=large but destination has pvCapacity=small" {
+		t.Errorf("reason = %q", d.Reason())
 	}
 }
 
@@ -137,8 +137,8 @@ func TestSelectorsOverTwoDestinations(t *testing.T) {
 		t.Errorf("env=dev selects %v", got)
 	}
 	anyOf := ScheduleAny([]Selector{sel("env", "dev"), sel("env", "prod")}, pool)
-	if got := Selected(anyOf); !reflect.DeepEqual(got, []string{"dev", "prod"}) || !strings.HasPrefix(anyOf[0].Reason, "matches entry 2") {
-		t.Errorf("match any selects %v (%q)", got, anyOf[0].Reason)
+	if got := Selected(anyOf); !reflect.DeepEqual(got, []string{"dev", "prod"}) || !strings.HasPrefix(anyOf[0].Reason(), "matches entry 2") {
+		t.Errorf("match any selects %v (%q)", got, anyOf[0].Reason())
 	}
 	if got := Selected(Schedule(Merge([]Selector{sel("env", "dev"), sel("env", "prod")}), pool)); !reflect.DeepEqual(got, []string{"dev"}) {
 		t.Errorf("match all of [env=dev, env=prod] selects %v: the first entry wins the key", got)
