@@ -230,7 +230,7 @@ func depsApply(ctx context.Context, e *env, name string, store storeRef, selecto
 	}
 	defer cleanup()
 	cfg := kratixConfig{store: store, destinations: b2Destinations,
-		promises: []string{promiseBlock("pipelines", 0, `file("${path.module}/dependencies.yaml")`, selector)}}
+		promises: []promiseSpec{{name: "pipelines", dependencies: `file("${path.module}/dependencies.yaml")`, selector: selector}}}
 	ws, err := e.newWorkspace(name, map[string][]byte{"main.tf": []byte(cfg.String()), "dependencies.yaml": e.depsRaw})
 	if err != nil {
 		return tfResult{}, err

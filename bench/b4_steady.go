@@ -35,7 +35,7 @@ func benchSteadyPlan(ctx context.Context, e *env, runs int, size steadySize) ([]
 		return nil, err
 	}
 	defer kratix.remove()
-	floor, err := e.newWorkspace("b4-data", map[string][]byte{"main.tf": []byte(dataConfig(size.destinations, size.promises))})
+	floor, err := e.newWorkspace("b4-data", map[string][]byte{"main.tf": []byte(bareDataConfig(size.destinations, size.promises))})
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func steadyKratixWorkspace(ctx context.Context, e *env, proxy *countingProxy, bu
 		store:         e.bucketRef(proxy.Endpoint, bucket),
 		destinations:  size.destinations,
 		initWorkloads: true, // the usual setting: the plan also checks every destination's canaries
-		promises:      []string{promiseBlock("p", size.promises, smallNamespace, "")},
+		promises:      []promiseSpec{{name: "p", count: size.promises, dependencies: smallNamespace}},
 	}
 	ws, err := e.newWorkspace("b4-kratix", map[string][]byte{"main.tf": []byte(cfg.String())})
 	if err != nil {

@@ -60,7 +60,7 @@ func parallelGitRun(ctx context.Context, e *env, repo string, size parallelSize)
 	cfg := kratixConfig{
 		store:        e.gitRef(repo),
 		destinations: size.destinations,
-		promises:     []string{promiseBlock("p", size.promises, smallNamespace, "")},
+		promises:     []promiseSpec{{name: "p", count: size.promises, dependencies: smallNamespace}},
 	}
 	ws, err := e.newWorkspace(repo, map[string][]byte{"main.tf": []byte(cfg.String())})
 	if err != nil {
@@ -83,7 +83,7 @@ func parallelGitRun(ctx context.Context, e *env, repo string, size parallelSize)
 
 // parallelDataRun applies the terraform_data floor in a fresh workspace.
 func parallelDataRun(ctx context.Context, e *env, size parallelSize) (time.Duration, error) {
-	ws, err := e.newWorkspace("b5-data", map[string][]byte{"main.tf": []byte(dataConfig(size.destinations, size.promises))})
+	ws, err := e.newWorkspace("b5-data", map[string][]byte{"main.tf": []byte(bareDataConfig(size.destinations, size.promises))})
 	if err != nil {
 		return 0, err
 	}

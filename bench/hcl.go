@@ -26,7 +26,7 @@ type kratixConfig struct {
 	store         storeRef
 	destinations  int
 	initWorkloads bool
-	promises      []string // kratix_promise blocks, see promiseBlock
+	promises      []promiseSpec
 }
 
 func (c kratixConfig) String() string {
@@ -50,7 +50,7 @@ resource "kratix_destination" "d" {
 }
 `, c.destinations, c.initWorkloads)
 	for _, p := range c.promises {
-		b.WriteString("\n" + p)
+		b.WriteString("\n" + p.block())
 	}
 	return b.String()
 }
@@ -84,20 +84,42 @@ resource "kratix_state_store" "s" {
 `, c.store.user, c.store.password, c.store.endpoint, c.store.bucket)
 }
 
-// promiseBlock is a kratix_promise over every destination. count > 0 makes count promises named
-// name-0, name-1, ...; selector is the destination_selectors expression, or "" for none;
-// dependencies is an HCL expression.
-func promiseBlock(name string, count int, dependencies, selector string) string {
-	var b strings.Builder
-	b.WriteString("resource \"kratix_promise\" \"" + strings.ReplaceAll(name, "-", "_") + "\" {\n")
-	if count > 0 {
-		fmt.Fprintf(&b, "  count        = %d\n  name         = \"%s-${count.index}\"\n", count, name)
-	} else {
-		fmt.Fprintf(&b, "  name         = %q\n", name)
+// promiseSpec is one kratix_promise block over every destination (kratix_destination.d).
+type promiseSpec struct {
+	// name is the resource's name and the promise's; count > 0 makes count promises named
+	// name-0, name-1, ...
+	name  string
+	count int
+	// dependencies is an HCL expression; it may use count.index.
+	dependencies string
+	// selector is the destination_selectors expression, or "" for none.
+	selector string
+}
+
+// resourceName is the promise's Terraform resource name.
+func (p promiseSpec) resourceName() string { return strings.ReplaceAll(p.name, "-", "_") }
+
+// nameTemplate is the promise's name as the inside of an HCL string ("p-${count.index}").
+func (p promiseSpec) nameTemplate() string {
+	if p.count > 0 {
+		return p.name + "-${count.index}"
 	}
-	fmt.Fprintf(&b, "  dependencies = %s\n  destinations = kratix_destination.d\n", dependencies)
-	if selector != "" {
-		fmt.Fprintf(&b, "  destination_selectors = %s\n", selector)
+	return p.name
+}
+
+// instances is how many promises the block makes.
+func (p promiseSpec) instances() int { return max(p.count, 1) }
+
+func (p promiseSpec) block() string {
+	var b strings.Builder
+	b.WriteString("resource \"kratix_promise\" \"" + p.resourceName() + "\" {\n")
+	if p.count > 0 {
+		fmt.Fprintf(&b, "  count        = %d\n", p.count)
+	}
+	fmt.Fprintf(&b, "  name         = \"%s\"\n", p.nameTemplate())
+	fmt.Fprintf(&b, "  dependencies = %s\n  destinations = kratix_destination.d\n", p.dependencies)
+	if p.selector != "" {
+		fmt.Fprintf(&b, "  destination_selectors = %s\n", p.selector)
 	}
 	b.WriteString("}\n")
 	return b.String()
@@ -111,11 +133,12 @@ const nothingMatches = `[{ match_labels = { nothing = "matches" } }]`
 // (each promise of a count gets its own).
 const smallNamespace = `"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns-${count.index}\n"`
 
-// dataConfig is the floor of a plan: as many terraform_data resources as a kratix configuration
-// with this many destinations and promises has (plus the store), their inputs shaped like the
-// kratix resources' state (a promise's holds one file hash per destination), so that Terraform
-// reads, refreshes and diffs a state of the same size and shape.
-func dataConfig(destinations, promises int) string {
+// bareDataConfig is the bare floor, the second floor column of B4 and B5: as many
+// terraform_data resources as a kratix configuration with this many destinations and promises
+// has (plus the store), carrying a little of its values (a promise's input holds one file hash
+// per destination, no destination objects). It is what Terraform costs for the resource count
+// alone; kratixConfig.fairFloor is the floor the ratio is taken against.
+func bareDataConfig(destinations, promises int) string {
 	return fmt.Sprintf(`resource "terraform_data" "s" {
   input = { name = "bench", endpoint = "127.0.0.1:9000", bucket_name = "bench" }
 }

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The fair floor of an end-to-end scenario is its kratix configuration written as terraform_data
+// resources that carry the same values, resource for resource: Terraform plans, applies,
+// refreshes and diffs a state holding the same objects of the same sizes, and does nothing else.
+// The gap between the two is what the provider adds: its RPCs, its reads of the store, its
+// writes, its checks.
+//
+// Each resource's input mirrors the provider's state (see the kratix_* schemas):
+//
+//   - the store: its attributes, the reference a destination copies under ref;
+//   - a destination: its attributes under destination (name, labels, path, filepath_mode,
+//     aggregated_filename, strict_match_labels, instance_id, the store object) and, beside them,
+//     root, cleanup, init_workloads and a files map of the same size as the computed one (the
+//     two canaries when init_workloads is set, path to 32-hex MD5);
+//   - a promise: its name, the same dependencies expression, the list of destination objects
+//     (from the floor's destination resources, as the promise's destinations =
+//     kratix_destination.d), scheduled_destinations, and placements of the same shape: per
+//     destination its store, location, root, misscheduled and files (the same store paths,
+//     path to 32-hex MD5).
+//
+// The MD5s are of short strings: the floor must not hash megabytes of dependencies in
+// Terraform's functions, work the provider does and Terraform by itself would not. terraform_data
+// keeps its input twice in state (input and output), so the floor's state is about twice the
+// kratix state's size: if anything, the floor is slower than Terraform's own share of a kratix run.
+
+// defaultGroupID is the folder Kratix names a placement's group after in the nestedByMetadata
+// layout (internal/layout's DefaultGroupID, written out: the floor copies the provider's state,
+// it does not compute it).
+const defaultGroupID = "5058f"
+
+// fairFloor is c as terraform_data resources carrying the same values. Only promises over every
+// destination (no selector) have a floor: with a selector, which placements exist depends on the
+// provider's scheduling.
+func (c kratixConfig) fairFloor() (string, error) {
+	var b strings.Builder
+	b.WriteString(c.floorStore())
+	b.WriteString(c.floorDestinations())
+	for _, p := range c.promises {
+		if p.selector != "" {
+			return "", fmt.Errorf("promise %s: the fair floor mirrors promises over every destination, not ones with destination_selectors", p.name)
+		}
+		b.WriteString(c.floorPromise(p))
+	}
+	return b.String(), nil
+}
+
+// floorStore mirrors kratix_state_store.s: ref is the object a destination's state_store holds,
+// with the defaults the provider fills in.
+func (c kratixConfig) floorStore() string {
+	ref := `bucket = null
+      git = {
+        url                      = ` + fmt.Sprintf("%q", c.store.url) + `
+        branch                   = "main"
+        author                   = { name = "kratix", email = "" }
+        insecure_ignore_host_key = false
+      }`
+	if c.store.url == "" {
+		ref = fmt.Sprintf(`bucket = {
+        endpoint    = %q
+        bucket_name = %q
+        insecure    = true
+        region      = null
+        auth_method = "accessKey"
+      }
+      git = null`, c.store.endpoint, c.store.bucket)
+	}
+	return fmt.Sprintf(`resource "terraform_data" "s" {
+  input = {
+    id            = "bench"
+    create_bucket = false
+    timeouts      = null
+    ref = {
+      name       = "bench"
+      path       = null
+      secret_ref = "s"
+      %s
+    }
+  }
+}
+`, ref)
+}
+
+// floorDestinations mirrors kratix_destination.d.
+func (c kratixConfig) floorDestinations() string {
+	files := "{}"
+	if c.initWorkloads {
+		files = `{
+      format("dest-%03d/dependencies/kratix-canary-namespace.yaml", count.index) = md5("namespace-${count.index}")
+      format("dest-%03d/resources/kratix-canary-configmap.yaml", count.index)    = md5("configmap-${count.index}")
+    }`
+	}
+	return fmt.Sprintf(`
+resource "terraform_data" "d" {
+  count = %d
+  input = {
+    id             = format("dest-%%03d", count.index)
+    root           = format("dest-%%03d", count.index)
+    init_workloads = %t
+    cleanup        = "none"
+    timeouts       = null
+    destination = {
+      name                = format("dest-%%03d", count.index)
+      path                = format("dest-%%03d", count.index)
+      labels              = { env = "bench", zone = count.index %% 2 == 0 ? "even" : "odd" }
+      strict_match_labels = false
+      filepath_mode       = "nestedByMetadata"
+      aggregated_filename = "aggregated.yaml"
+      instance_id         = substr(md5("instance-${count.index}"), 0, 16)
+      state_store         = terraform_data.s.output.ref
+    }
+    files = %s
+  }
+}
+`, c.destinations, c.initWorkloads, files)
+}
+
+// floorPromise mirrors one kratix_promise block over every destination.
+func (c kratixConfig) floorPromise(p promiseSpec) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nresource \"terraform_data\" %q {\n", p.resourceName())
+	if p.count > 0 {
+		fmt.Fprintf(&b, "  count = %d\n", p.count)
+	}
+	name := p.nameTemplate()
+	fmt.Fprintf(&b, `  input = {
+    id                        = "%[1]s"
+    name                      = "%[1]s"
+    dependencies              = %[2]s
+    on_unschedule             = "keep"
+    destination_selectors     = null
+    timeouts                  = null
+    destinations              = [for d in terraform_data.d : d.output.destination]
+    scheduled_destinations    = [for d in terraform_data.d : d.output.destination.name]
+    misscheduled_destinations = []
+    placements = {
+      for d in terraform_data.d : d.output.destination.name => {
+        store        = "bench"
+        location     = %[3]q
+        root         = d.output.root
+        misscheduled = false
+        files = {
+          "${d.output.root}/dependencies/%[1]s/%[4]s/static/%[1]s-dependencies.yaml" = md5("%[1]s/${d.output.root}")
+        }
+      }
+    }
+  }
+}
+`, name, p.dependencies, c.storeLocation(), defaultGroupID)
+	return b.String()
+}
+
+// storeLocation is the store's normalised location as the provider writes it in placements:
+// s3://<endpoint>/<bucket>, or git+<url without .git>@<branch>.
+func (c kratixConfig) storeLocation() string {
+	if c.store.url != "" {
+		return "git+" + strings.TrimSuffix(c.store.url, ".git") + "@main"
+	}
+	return "s3://" + c.store.endpoint + "/" + c.store.bucket
+}
+
+// resources is how many resource instances c (and its fair floor) has.
+func (c kratixConfig) resources() int {
+	n := 1 + c.destinations
+	for _, p := range c.promises {
+		n += p.instances()
+	}
+	return n
+}
