@@ -83,13 +83,12 @@ func benchBucketStore(ctx context.Context, e *env, runs int, puts map[string][]b
 	}, nil
 }
 
-// alternate runs the two steps of run i, the first one first on even runs and last on odd ones.
+// alternate runs the steps of run i, rotated by i: with two steps, the first one first on even
+// runs and last on odd ones; with three, each step takes each place in turn.
 func alternate(i int, steps []func() error) error {
-	if i%2 == 1 {
-		steps[0], steps[1] = steps[1], steps[0]
-	}
-	for _, s := range steps {
-		if err := s(); err != nil {
+	n := len(steps)
+	for j := range n {
+		if err := steps[(i+j)%n](); err != nil {
 			return err
 		}
 	}
@@ -187,21 +186,35 @@ func (e *env) expectObjects(ctx context.Context, bucket string, n int) error {
 }
 
 // benchBucketApply is B2 end to end: terraform apply of the promise to 100 destinations,
-// against the same apply with a selector that matches nothing (Terraform's own cost).
+// against its fair floor and the same apply with a selector that matches nothing.
 func benchBucketApply(ctx context.Context, e *env, runs int) (row, error) {
-	var full, empty timings
+	return benchDepsApply(ctx, e, runs, "b2", func(name string) storeRef { return e.bucketRef(e.minio.Endpoint, name) },
+		fmt.Sprintf("B2 e2e: terraform apply, a promise of %s to %d destinations on MinIO (init_workloads = false)", e.depsName, b2Destinations),
+		fmt.Sprintf("%d objects checked after each", b2Destinations))
+}
+
+// benchDepsApply is B2 or B3 end to end, each run in a fresh bucket or repository named after
+// prefix: the full apply, its fair floor, and the same apply with a selector matching nothing.
+func benchDepsApply(ctx context.Context, e *env, runs int, prefix string, store func(name string) storeRef, scenario, checked string) (row, error) {
+	var full, fair, empty timings
 	var peak float64
 	for i := range runs {
 		steps := []func() error{
 			func() error {
-				bucket := fmt.Sprintf("b2-tf-%d", i)
-				res, err := depsApply(ctx, e, bucket, e.bucketRef(e.minio.Endpoint, bucket), "")
+				name := fmt.Sprintf("%s-tf-%d", prefix, i)
+				res, err := depsApply(ctx, e, name, store(name), "")
 				full, peak = append(full, res.took), max(peak, res.peakMiB)
 				return err
 			},
 			func() error {
-				bucket := fmt.Sprintf("b2-tf-none-%d", i)
-				res, err := depsApply(ctx, e, bucket, e.bucketRef(e.minio.Endpoint, bucket), nothingMatches)
+				name := fmt.Sprintf("%s-tf-fair-%d", prefix, i)
+				d, err := e.fairFloorApply(ctx, name, depsConfig(store(name), ""), map[string][]byte{"dependencies.yaml": e.depsRaw})
+				fair = append(fair, d)
+				return err
+			},
+			func() error {
+				name := fmt.Sprintf("%s-tf-none-%d", prefix, i)
+				res, err := depsApply(ctx, e, name, store(name), nothingMatches)
 				empty = append(empty, res.took)
 				return err
 			},
@@ -210,15 +223,27 @@ func benchBucketApply(ctx context.Context, e *env, runs int) (row, error) {
 			return row{}, err
 		}
 	}
-	_, rs := ratio(full.median(), empty.median())
+	_, rs := ratio(full.median(), fair.median())
+	_, rs2 := ratio(full.median(), empty.median())
+	cfg := depsConfig(store(prefix), "")
 	return row{
-		scenario: fmt.Sprintf("B2 e2e: terraform apply, a promise of %s to %d destinations on MinIO (init_workloads = false)", e.depsName, b2Destinations),
+		scenario: scenario,
 		measured: fmtDuration(full.median()),
-		floor:    fmtDuration(empty.median()) + " (same apply, selector matching nothing)",
-		ratio:    rs, goal: "-", met: "-",
-		notes: fmt.Sprintf("%d runs; %d objects checked after each; provider peak RSS %.0f MiB; runs: %s / %s",
-			runs, b2Destinations, peak, full, empty),
+		floor:    fmt.Sprintf("%s (fair: apply of %d terraform_data carrying the same values)", fmtDuration(fair.median()), cfg.resources()),
+		ratio:    rs,
+		floor2:   fmtDuration(empty.median()) + " (same apply, selector matching nothing)",
+		ratio2:   rs2,
+		goal:     "-", met: "-",
+		notes: fmt.Sprintf("%d runs; %s; provider peak RSS %.0f MiB; runs: %s / fair %s / nothing matching %s",
+			runs, checked, peak, full, fair, empty),
 	}, nil
+}
+
+// depsConfig is the configuration of B2 and B3: one promise whose dependencies are the file
+// dependencies.yaml, to b2Destinations destinations of store.
+func depsConfig(store storeRef, selector string) kratixConfig {
+	return kratixConfig{store: store, destinations: b2Destinations,
+		promises: []promiseSpec{{name: "pipelines", dependencies: `file("${path.module}/dependencies.yaml")`, selector: selector}}}
 }
 
 // depsApply applies the promise to 100 destinations of a fresh store in a fresh
@@ -229,8 +254,7 @@ func depsApply(ctx context.Context, e *env, name string, store storeRef, selecto
 		return tfResult{}, err
 	}
 	defer cleanup()
-	cfg := kratixConfig{store: store, destinations: b2Destinations,
-		promises: []promiseSpec{{name: "pipelines", dependencies: `file("${path.module}/dependencies.yaml")`, selector: selector}}}
+	cfg := depsConfig(store, selector)
 	ws, err := e.newWorkspace(name, map[string][]byte{"main.tf": []byte(cfg.String()), "dependencies.yaml": e.depsRaw})
 	if err != nil {
 		return tfResult{}, err

@@ -169,37 +169,10 @@ func gitCLI(ctx context.Context, dir string, args ...string) error {
 	return nil
 }
 
-// benchGitApply is B3 end to end: terraform apply of the promise to 100 destinations in
-// a fresh repository, against the same apply with a selector matching nothing.
+// benchGitApply is B3 end to end: terraform apply of the promise to 100 destinations in a fresh
+// repository, against its fair floor and the same apply with a selector matching nothing.
 func benchGitApply(ctx context.Context, e *env, runs int) (row, error) {
-	var full, empty timings
-	var peak float64
-	for i := range runs {
-		steps := []func() error{
-			func() error {
-				repo := fmt.Sprintf("b3-tf-%d", i)
-				res, err := depsApply(ctx, e, repo, e.gitRef(repo), "")
-				full, peak = append(full, res.took), max(peak, res.peakMiB)
-				return err
-			},
-			func() error {
-				repo := fmt.Sprintf("b3-tf-none-%d", i)
-				res, err := depsApply(ctx, e, repo, e.gitRef(repo), nothingMatches)
-				empty = append(empty, res.took)
-				return err
-			},
-		}
-		if err := alternate(i, steps); err != nil {
-			return row{}, err
-		}
-	}
-	_, rs := ratio(full.median(), empty.median())
-	return row{
-		scenario: fmt.Sprintf("B3 e2e: terraform apply, a promise of %s to %d destinations on git (init_workloads = false)", e.depsName, b2Destinations),
-		measured: fmtDuration(full.median()),
-		floor:    fmtDuration(empty.median()) + " (same apply, selector matching nothing)",
-		ratio:    rs, goal: "-", met: "-",
-		notes: fmt.Sprintf("%d runs; exactly 1 commit per apply (0 when nothing matches), %d files checked; provider peak RSS %.0f MiB; runs: %s / %s",
-			runs, b2Destinations, peak, full, empty),
-	}, nil
+	return benchDepsApply(ctx, e, runs, "b3", e.gitRef,
+		fmt.Sprintf("B3 e2e: terraform apply, a promise of %s to %d destinations on git (init_workloads = false)", e.depsName, b2Destinations),
+		fmt.Sprintf("exactly 1 commit per apply (0 when nothing matches), %d files checked", b2Destinations))
 }

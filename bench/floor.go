@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"maps"
 	"strings"
+	"time"
 )
 
 // The fair floor of an end-to-end scenario is its kratix configuration written as terraform_data
@@ -171,4 +174,31 @@ func (c kratixConfig) resources() int {
 		n += p.instances()
 	}
 	return n
+}
+
+// fairFloorApply applies cfg's fair floor in a fresh workspace that also holds files (such as
+// the dependencies file the configuration reads), with extra apply arguments, and returns how
+// long the apply took.
+func (e *env) fairFloorApply(ctx context.Context, name string, cfg kratixConfig, files map[string][]byte, extra ...string) (time.Duration, error) {
+	ws, err := e.fairFloorWorkspace(name, cfg, files)
+	if err != nil {
+		return 0, err
+	}
+	defer ws.remove()
+	res, err := ws.apply(ctx, false, extra...)
+	if err != nil {
+		return 0, fmt.Errorf("applying the fair floor: %w", err)
+	}
+	return res.took, nil
+}
+
+// fairFloorWorkspace writes cfg's fair floor, and files, in a fresh workspace.
+func (e *env) fairFloorWorkspace(name string, cfg kratixConfig, files map[string][]byte) (*workspace, error) {
+	hcl, err := cfg.fairFloor()
+	if err != nil {
+		return nil, err
+	}
+	all := map[string][]byte{"main.tf": []byte(hcl)}
+	maps.Copy(all, files)
+	return e.newWorkspace(name, all)
 }

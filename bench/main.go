@@ -1,10 +1,12 @@
 // Command bench measures the provider against the physical floor on this machine: each scenario
 // runs against the real MinIO and git servers that internal/testinfra starts on loopback, beside
-// a floor (a plain client doing the same work, or Terraform doing nothing of ours) measured in
-// the same run, and reports medians in a Markdown table.
+// a floor measured in the same run (a plain client doing the same work; for end-to-end runs, the
+// same configuration as terraform_data resources carrying the same values, see floor.go), and
+// reports medians in a Markdown table.
 //
 //	go run ./bench -runs 5 -out bench-results.md
 //	go run ./bench -quick            # one run, smaller B4 and B5: a smoke test
+//	go run ./bench -quick -runs 3 -only B4,B5   # smaller B4 and B5, three runs each
 //	go run ./bench -deps ../shared/testdata/marketplace/tekton.yaml   # B2 and B3 with a real release
 package main
 
@@ -35,13 +37,15 @@ func parseFlags() options {
 	flag.IntVar(&o.runs, "runs", 5, "runs per scenario; each scenario reports the median")
 	flag.IntVar(&o.e2eRuns, "e2e-runs", 0, "runs of the end-to-end terraform apply scenarios (B2/B3 apply, B5); 0: same as -runs")
 	flag.StringVar(&o.out, "out", "", "also write the table to this file")
-	flag.BoolVar(&o.quick, "quick", false, "smoke run: 1 run, smaller B4 and B5")
+	flag.BoolVar(&o.quick, "quick", false, "smoke run: smaller B4 and B5, and 1 run unless -runs is given")
 	flag.StringVar(&o.deps, "deps", "", "a file of Promise dependencies for B2 and B3, such as the Kratix Marketplace's tekton.yaml\n(default: the generated 1.9 MB release of package internal/fixtures, the same size and shape)")
 	flag.StringVar(&o.terraform, "terraform", "", "Terraform CLI (default: $TF_ACC_TERRAFORM_PATH, $TERRAFORM, PATH, /usr/local/bin/terraform)")
 	flag.StringVar(&o.only, "only", "", "run only these scenarios, comma-separated (B1,B2,B3,B4,B5)")
 	flag.DurationVar(&o.timeout, "timeout", 40*time.Minute, "bound on the whole benchmark")
 	flag.Parse()
-	if o.quick {
+	runsGiven := false
+	flag.Visit(func(f *flag.Flag) { runsGiven = runsGiven || f.Name == "runs" })
+	if o.quick && !runsGiven {
 		o.runs = 1
 	}
 	if o.runs < 1 {
