@@ -28,9 +28,9 @@ import (
 //     path to 32-hex MD5).
 //
 // The MD5s are of short strings: the floor must not hash megabytes of dependencies in
-// Terraform's functions, work the provider does and Terraform by itself would not. terraform_data
-// keeps its input twice in state (input and output), so the floor's state is about twice the
-// kratix state's size: if anything, the floor is slower than Terraform's own share of a kratix run.
+// Terraform's functions, work the provider does and Terraform by itself would not. The values are
+// carried in triggers_replace, which terraform_data keeps once in state (an input would be kept
+// twice, as input and output, and make the floor slower than Terraform's own share of a run).
 
 // defaultGroupID is the folder Kratix names a placement's group after in the nestedByMetadata
 // layout (internal/layout's DefaultGroupID, written out: the floor copies the provider's state,
@@ -74,7 +74,7 @@ func (c kratixConfig) floorStore() string {
       git = null`, c.store.endpoint, c.store.bucket)
 	}
 	return fmt.Sprintf(`resource "terraform_data" "s" {
-  input = {
+  triggers_replace = {
     id            = "bench"
     create_bucket = false
     timeouts      = null
@@ -101,7 +101,7 @@ func (c kratixConfig) floorDestinations() string {
 	return fmt.Sprintf(`
 resource "terraform_data" "d" {
   count = %d
-  input = {
+  triggers_replace = {
     id             = format("dest-%%03d", count.index)
     root           = format("dest-%%03d", count.index)
     init_workloads = %t
@@ -115,7 +115,7 @@ resource "terraform_data" "d" {
       filepath_mode       = "nestedByMetadata"
       aggregated_filename = "aggregated.yaml"
       instance_id         = substr(md5("instance-${count.index}"), 0, 16)
-      state_store         = terraform_data.s.output.ref
+      state_store         = terraform_data.s.triggers_replace.ref
     }
     files = %s
   }
@@ -131,24 +131,24 @@ func (c kratixConfig) floorPromise(p promiseSpec) string {
 		fmt.Fprintf(&b, "  count = %d\n", p.count)
 	}
 	name := p.nameTemplate()
-	fmt.Fprintf(&b, `  input = {
+	fmt.Fprintf(&b, `  triggers_replace = {
     id                        = "%[1]s"
     name                      = "%[1]s"
     dependencies              = %[2]s
     on_unschedule             = "keep"
     destination_selectors     = null
     timeouts                  = null
-    destinations              = [for d in terraform_data.d : d.output.destination]
-    scheduled_destinations    = [for d in terraform_data.d : d.output.destination.name]
+    destinations              = [for d in terraform_data.d : d.triggers_replace.destination]
+    scheduled_destinations    = [for d in terraform_data.d : d.triggers_replace.destination.name]
     misscheduled_destinations = []
     placements = {
-      for d in terraform_data.d : d.output.destination.name => {
+      for d in terraform_data.d : d.triggers_replace.destination.name => {
         store        = "bench"
         location     = %[3]q
-        root         = d.output.root
+        root         = d.triggers_replace.root
         misscheduled = false
         files = {
-          "${d.output.root}/dependencies/%[1]s/%[4]s/static/%[1]s-dependencies.yaml" = md5("%[1]s/${d.output.root}")
+          "${d.triggers_replace.root}/dependencies/%[1]s/%[4]s/static/%[1]s-dependencies.yaml" = md5("%[1]s/${d.triggers_replace.root}")
         }
       }
     }

@@ -101,7 +101,7 @@ func values(t *testing.T, rs []stateResource, typ, name string) []map[string]any
 		for _, inst := range r.Instances {
 			a := inst.Attributes
 			if typ == "terraform_data" {
-				in, _ := a["input"].(map[string]any)
+				in, _ := a["triggers_replace"].(map[string]any)
 				a, _ = in["value"].(map[string]any)
 			}
 			if a == nil {

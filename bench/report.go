@@ -108,8 +108,8 @@ func renderReport(m machine, opts options, rows []row, took time.Duration) strin
 		"scenario is the fair floor: the same configuration written as terraform_data resources carrying the same " +
 		"values, resource for resource (the store object, each destination's attributes and files, each promise's " +
 		"dependencies, destination objects and placements with the same store paths), so that its ratio is what the " +
-		"provider adds to Terraform's own work on that state; terraform_data keeps its input twice (input and output), " +
-		"so its state is about twice as large. The second floor is the bare one: terraform_data resources of the " +
+		"provider adds to Terraform's own work on that state (the values sit in triggers_replace, which state keeps " +
+		"once). The second floor is the bare one: terraform_data resources of the " +
 		"same count carrying almost none of the values (B4, B5), or the same kratix apply with a selector matching " +
 		"nothing (B2, B3). Peak memory is the largest VmHWM of the provider processes " +
 		"(terraform-provider-kratix, polled every 20 ms from /proc) during the apply.\n")
