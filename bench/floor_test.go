@@ -19,8 +19,8 @@ import (
 // store paths; per destination as many files; the same store object; and state values of about
 // the same size. So the floor cannot silently become empty or drift from the provider's state.
 func TestFairFloorMirrorsKratixState(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts MinIO and a git server and runs terraform apply")
+	if testing.Short() || os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: starts MinIO and a git server and runs terraform apply; set TF_ACC=1")
 	}
 	ctx := context.Background()
 	e, err := startEnv(ctx, options{})
