@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,18 +21,19 @@ import (
 // destinations and promises, and each contributing one promise to a shared aggregatedYAML
 // destination.
 const (
-	concurrentWorkspaces = 8
-	destinationsPerWS    = 4
-	promisesPerWS        = 4
+	// defaultWorkspaces is how many run in `make test`; KRATIX_TEST_WORKSPACES=16 runs more.
+	defaultWorkspaces = 8
+	destinationsPerWS = 4
+	promisesPerWS     = 4
 	// applyWatchdog ends an apply that would otherwise wait out the default 10m timeouts: the
 	// test fails instead of hanging.
 	applyWatchdog = 4 * time.Minute
 )
 
-// TestAccWorkspacesConcurrent runs eight Terraform processes at once, as eight workspaces of one
-// platform team would: each declares its own destinations (distinct folders) and promises in one
-// store, and contributes one promise to a shared aggregatedYAML destination that workspace 0
-// owns and the others name as a literal pool member. Their writes race: git pushes that find
+// TestAccWorkspacesConcurrent runs eight Terraform processes at once (KRATIX_TEST_WORKSPACES sets
+// another number), as workspaces of one platform team would: each declares its own destinations
+// (distinct folders) and promises in one store, and contributes one promise to a shared
+// aggregatedYAML destination that workspace 0 owns and the others name as a literal pool member. Their writes race: git pushes that find
 // the branch moved, and rebuilds of the shared aggregate that find it rebuilt by someone else.
 // Every apply must succeed; an independent client (the git CLI, plain minio-go) then finds every
 // file with its content, a linear git history holding every workspace's commits, and an
@@ -40,8 +42,15 @@ func TestAccWorkspacesConcurrent(t *testing.T) {
 	if minioServer == nil {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
-	t.Run("git-http", func(t *testing.T) { testWorkspacesConcurrent(t, newGitWorkspaceStore(t)) })
-	t.Run("bucket", func(t *testing.T) { testWorkspacesConcurrent(t, newBucketWorkspaceStore(t)) })
+	n := defaultWorkspaces
+	if v := os.Getenv("KRATIX_TEST_WORKSPACES"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 {
+			t.Fatalf("KRATIX_TEST_WORKSPACES=%q: want a number of workspaces", v)
+		}
+	}
+	t.Run("git-http", func(t *testing.T) { testWorkspacesConcurrent(t, n, newGitWorkspaceStore(t, n)) })
+	t.Run("bucket", func(t *testing.T) { testWorkspacesConcurrent(t, n, newBucketWorkspaceStore(t)) })
 }
 
 // workspaceStore is the one store every workspace writes to, and an independent reader of it.
@@ -58,7 +67,7 @@ type workspaceStore struct {
 	history func(t *testing.T)
 }
 
-func newGitWorkspaceStore(t *testing.T) *workspaceStore {
+func newGitWorkspaceStore(t *testing.T, workspaces int) *workspaceStore {
 	repo := randomName("ws")
 	if err := gitServer.CreateRepo(repo, "main"); err != nil {
 		t.Fatal(err)
@@ -102,7 +111,7 @@ provider "kratix" {
 			}
 			return out
 		},
-		history: func(t *testing.T) { checkWorkspaceHistory(t, repo) },
+		history: func(t *testing.T) { checkWorkspaceHistory(t, repo, workspaces) },
 	}
 }
 
@@ -224,14 +233,14 @@ resource "kratix_promise" "shared" {
 	return b.String()
 }
 
-func testWorkspacesConcurrent(t *testing.T, st *workspaceStore) {
-	clis := make([]*cli, concurrentWorkspaces)
+func testWorkspacesConcurrent(t *testing.T, workspaces int, st *workspaceStore) {
+	clis := make([]*cli, workspaces)
 	for ws := range clis {
 		clis[ws] = newCLI(t, map[string]string{"main.tf": workspaceConfig(st, ws)})
 	}
-	outs := make([]string, concurrentWorkspaces)
-	errs := make([]error, concurrentWorkspaces)
-	took := make([]time.Duration, concurrentWorkspaces)
+	outs := make([]string, workspaces)
+	errs := make([]error, workspaces)
+	took := make([]time.Duration, workspaces)
 	start := time.Now()
 	var wg sync.WaitGroup
 	for ws, c := range clis {
@@ -249,12 +258,12 @@ func testWorkspacesConcurrent(t *testing.T, st *workspaceStore) {
 			t.Errorf("workspace %d: apply failed after %v: %v\n%s", ws, took[ws].Round(time.Millisecond), err, errorLines(outs[ws]))
 		}
 	}
-	t.Logf("%s: %d of %d applies failed; all done in %v (slowest %v)", st.kind, failed, concurrentWorkspaces,
+	t.Logf("%s: %d of %d applies failed; all done in %v (slowest %v)", st.kind, failed, workspaces,
 		time.Since(start).Round(time.Millisecond), slowest(took).Round(time.Millisecond))
 
 	files := st.files(t)
 	want := map[string]string{}
-	for ws := range concurrentWorkspaces {
+	for ws := range workspaces {
 		for j := range destinationsPerWS {
 			dir := fmt.Sprintf("ws%d/d%d/", ws, j)
 			for _, canary := range []string{"kratix-canary-namespace.yaml", "kratix-canary-configmap.yaml"} {
@@ -278,7 +287,7 @@ func testWorkspacesConcurrent(t *testing.T, st *workspaceStore) {
 		}
 	}
 	// Each destination folder holds the files above and one index file per promise, nothing more.
-	for ws := range concurrentWorkspaces {
+	for ws := range workspaces {
 		for j := range destinationsPerWS {
 			dir := fmt.Sprintf("ws%d/d%d/", ws, j)
 			var extra, index []string
@@ -301,7 +310,7 @@ func testWorkspacesConcurrent(t *testing.T, st *workspaceStore) {
 
 	// The shared aggregate holds one document per workspace, whatever the order.
 	var wantDocs, gotDocs []string
-	for ws := range concurrentWorkspaces {
+	for ws := range workspaces {
 		wantDocs = append(wantDocs, strings.TrimSuffix(wsNamespace(fmt.Sprintf("ws%d-shared", ws)), "\n"))
 	}
 	for _, d := range strings.Split(files["shared/aggregated.yaml"], "\n---\n") {
@@ -313,9 +322,9 @@ func testWorkspacesConcurrent(t *testing.T, st *workspaceStore) {
 	sort.Strings(gotDocs)
 	if strings.Join(gotDocs, "\n---\n") != strings.Join(wantDocs, "\n---\n") {
 		t.Errorf("%s: shared/aggregated.yaml holds %d documents, want one per workspace (%d):\n%s",
-			st.kind, len(gotDocs), concurrentWorkspaces, files["shared/aggregated.yaml"])
+			st.kind, len(gotDocs), workspaces, files["shared/aggregated.yaml"])
 	}
-	t.Logf("%s: the shared aggregate holds %d of %d workspaces' documents", st.kind, len(gotDocs), concurrentWorkspaces)
+	t.Logf("%s: the shared aggregate holds %d of %d workspaces' documents", st.kind, len(gotDocs), workspaces)
 	for _, canary := range []string{"shared/kratix-canary-namespace.yaml", "shared/kratix-canary-configmap.yaml"} {
 		if _, ok := files[canary]; !ok {
 			t.Errorf("%s: %s is missing", st.kind, canary)
@@ -329,7 +338,7 @@ func testWorkspacesConcurrent(t *testing.T, st *workspaceStore) {
 // checkWorkspaceHistory reads the branch with the git CLI: a linear history (no merge, nothing
 // forced away) of the seed and exactly the commits each workspace made, by its own author: one
 // canary commit per destination and one commit per promise.
-func checkWorkspaceHistory(t *testing.T, repo string) {
+func checkWorkspaceHistory(t *testing.T, repo string, workspaces int) {
 	log, err := gitServer.Log(repo, "main")
 	if err != nil {
 		t.Fatal(err)
@@ -345,7 +354,7 @@ func checkWorkspaceHistory(t *testing.T, repo string) {
 		t.Errorf("the oldest commit is %q, want the seed", last.Subject)
 	}
 	commits := 1
-	for ws := range concurrentWorkspaces {
+	for ws := range workspaces {
 		var want []string
 		for range destinationsPerWS {
 			want = append(want, "Update from: kratix-canary")
