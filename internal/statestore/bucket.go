@@ -22,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/minio/minio-go/v7/pkg/s3utils"
@@ -409,6 +410,8 @@ func (b *bucketStore) rebuildAggregate(ctx context.Context, a Aggregate, res *Re
 		if done {
 			return nil
 		}
+		tflog.Debug(ctx, "Another writer rebuilt the aggregate first; rebuilding it again from a new listing",
+			map[string]any{"store": b.Describe(), "file": a.File, "lost": rt.lost + 1})
 		again, err := rt.lostRace(ctx)
 		if err != nil {
 			return afterRaces(rt, b.fail("write", KindOther, err))
