@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"path"
@@ -23,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/minio/minio-go/v7/pkg/s3utils"
@@ -395,29 +395,34 @@ func sortResult(res *Result) {
 // of one file take turns within the process; across processes (other workspaces contributing to
 // the same destination) the write is a compare-and-swap: the file's ETag is read before the
 // parts are listed, and the new content is written only if the file still has it (If-Match, or
-// If-None-Match for a new file). A writer that loses starts again from a new listing, so the
-// last rebuild always holds every part written before it.
+// If-None-Match for a new file). A writer that loses starts again from a new listing, until the
+// operation's deadline (see retrier), so the last rebuild always holds every part written before
+// it.
 func (b *bucketStore) rebuildAggregate(ctx context.Context, a Aggregate, res *Result) error {
 	unlock := b.lockAggregate(a.File)
 	defer unlock()
-	for attempt := 1; ; attempt++ {
+	rt := newRetrier(ctx)
+	for {
 		done, err := b.tryRebuildAggregate(ctx, a, res)
-		if err != nil || done {
-			return err
+		if err != nil {
+			return afterRaces(rt, err)
 		}
-		if attempt >= aggregateAttempts {
-			return b.fail("write", KindConflict, fmt.Errorf("%s: other writers changed it %d times while it was rebuilt", a.File, attempt))
+		if done {
+			return nil
 		}
-		select {
-		case <-ctx.Done():
-			return b.fail("write", KindNetwork, ctx.Err())
-		case <-time.After(time.Duration(attempt*10+mrand.IntN(20)) * time.Millisecond):
+		tflog.Debug(ctx, "Another writer rebuilt the aggregate first; rebuilding it again from a new listing",
+			map[string]any{"store": b.Describe(), "file": a.File, "lost": rt.lost + 1})
+		again, err := rt.lostRace(ctx)
+		if err != nil {
+			return afterRaces(rt, b.fail("write", KindOther, err))
+		}
+		if !again {
+			return b.fail("write", KindConflict, fmt.Errorf("%s: %s, and the operation's time is up: each time, another "+
+				"writer rebuilt the file between this rebuild's reading of the parts and its conditional write "+
+				"(compare-and-swap on the ETag)", a.File, rt.summary()))
 		}
 	}
 }
-
-// aggregateAttempts bounds the rebuilds of one aggregate that lose to other writers.
-const aggregateAttempts = 20
 
 // tryRebuildAggregate makes one attempt; done is false when another writer changed the file
 // between the listing and the write.

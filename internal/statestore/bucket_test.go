@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -795,5 +796,44 @@ func TestBucketAggregateRebuildThatLostTheRaceStartsAgain(t *testing.T) {
 	}
 	if got := objects(t, c, bucket)[agg.File]; got != "kind: A\n\n---\nkind: B\n" {
 		t.Fatalf("A's late write replaced B's rebuild: the aggregate holds %q, want both parts", got)
+	}
+}
+
+// TestBucketAggregateRetriesUntilTheDeadline: another writer rewrites the aggregate between
+// every listing and write of ours, so each compare-and-swap fails. The rebuild keeps trying until
+// the operation's deadline, never writes over the other writer's file, and its error tells how
+// many rebuilds lost.
+func TestBucketAggregateRetriesUntilTheDeadline(t *testing.T) {
+	s, c, bucket := testBucket(t)
+	agg := Aggregate{File: "w/aggregated.yaml", Dir: ".kratix-aggregates/w/aggregated.yaml/"}
+	var rewrites atomic.Int64
+	s.afterAggregateListing = func() {
+		n := rewrites.Add(1)
+		putObject(t, c, bucket, agg.File, fmt.Sprintf("kind: Other\nrevision: %d\n", n))
+	}
+	const limit = 2 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	start := time.Now()
+	_, err := s.Apply(ctx, Change{Put: map[string][]byte{agg.Dir + "a.part": []byte("kind: A\n")}, Aggregates: []Aggregate{agg}})
+	took := time.Since(start)
+	t.Logf("gave up after %v: %v", took, err)
+	if k := kindOf(err); k != KindConflict && k != KindTimeout {
+		t.Fatalf("Apply = %v, want kind %q or %q", err, KindConflict, KindTimeout)
+	}
+	if took < limit-100*time.Millisecond || took > limit+2*time.Second {
+		t.Errorf("gave up after %v, want at the %v deadline", took, limit)
+	}
+	n := rewrites.Load()
+	if n < 5 {
+		t.Errorf("%d rebuilds in %v: the store gave up early", n, limit)
+	}
+	// Every rebuild but perhaps the one the deadline cut short lost its compare-and-swap.
+	m := regexp.MustCompile(`w/aggregated.yaml: lost ([0-9]+) races in [0-9.]+m?s`).FindStringSubmatch(err.Error())
+	if m == nil || (m[1] != fmt.Sprint(n) && m[1] != fmt.Sprint(n-1)) {
+		t.Errorf("the error does not count the %d rebuilds that lost: %v", n, err)
+	}
+	if got := objects(t, c, bucket)[agg.File]; got != fmt.Sprintf("kind: Other\nrevision: %d\n", n) {
+		t.Errorf("the aggregate holds %q: a rebuild that lost wrote over the other writer's file", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
@@ -131,22 +132,26 @@ func (s *gitStore) Apply(ctx context.Context, change Change) (_ Result, err erro
 }
 
 // applyWithRetries commits the change on the freshly fetched tip and pushes it. A push that
-// loses a race with another writer is retried: the change is applied again to what the other
-// writer pushed, never forced over it. r.sem must be held.
+// loses a race with another writer is retried until the operation's deadline (see retrier): the
+// change is applied again to what the other writer pushed, never forced over it. r.sem must be
+// held.
 func (s *gitStore) applyWithRetries(ctx context.Context, change Change) (Result, error) {
+	var winners raceWinners
+	rt := newRetrier(ctx)
+	rt.winners = &winners
 	var lost error
-	for attempt := 1; attempt <= pushAttempts; attempt++ {
-		if attempt > 1 {
-			if err := sleep(ctx, retryDelay(attempt-1)); err != nil {
-				return Result{}, err
-			}
-		}
+	var base plumbing.Hash // the tip the refused commit was made on
+	for {
 		if err := s.sync(ctx); err != nil {
-			return Result{}, err
+			return Result{}, afterRaces(rt, s.fail(opWrite, err))
 		}
+		if rt.lost > 0 && s.r.tip != base {
+			winners.add(s.r.repo.Storer, s.r.tip)
+		}
+		base = s.r.tip
 		res, commit, err := s.commit(change)
 		if err != nil {
-			return Result{}, err
+			return Result{}, afterRaces(rt, s.fail(opWrite, err))
 		}
 		if commit.IsZero() {
 			return Result{}, nil // nothing changed: no commit, no push
@@ -157,15 +162,68 @@ func (s *gitStore) applyWithRetries(ctx context.Context, change Change) (Result,
 			return res, nil
 		}
 		if !errors.Is(err, errBranchMoved) {
-			return Result{}, err
+			return Result{}, afterRaces(rt, s.fail(opWrite, err))
 		}
 		lost = err
 		s.r.lostRaces++
 		tflog.Debug(ctx, "Another writer pushed first; applying the change again on the new tip",
-			map[string]any{"store": s.desc, "attempt": attempt})
+			map[string]any{"store": s.desc, "lost": rt.lost + 1})
+		again, err := rt.lostRace(ctx)
+		if err != nil {
+			return Result{}, afterRaces(rt, s.fail(opWrite, err))
+		}
+		if !again {
+			return Result{}, &Error{Kind: KindConflict,
+				Err: fmt.Errorf("%s, and the operation's time is up; last refusal: %w", rt.summary(), lost)}
+		}
 	}
-	return Result{}, &Error{Kind: KindConflict,
-		Err: fmt.Errorf("other writers pushed first %d times in a row; last refusal: %w", pushAttempts, lost)}
+}
+
+// raceWinners are the commits that moved the branch under an operation's pushes, as its
+// fetches found them at the tip: who kept it from landing.
+type raceWinners struct {
+	authors []string // "name <email>", in the order first seen
+	commits map[string]int
+	last    map[string]string // the subject of each author's last commit seen
+}
+
+func (w *raceWinners) add(st storer.EncodedObjectStorer, tip plumbing.Hash) {
+	c, err := object.GetCommit(st, tip)
+	if err != nil {
+		return // only the error message misses it
+	}
+	who := fmt.Sprintf("%s <%s>", c.Author.Name, c.Author.Email)
+	if w.commits == nil {
+		w.commits, w.last = map[string]int{}, map[string]string{}
+	}
+	if w.commits[who] == 0 {
+		w.authors = append(w.authors, who)
+	}
+	w.commits[who]++
+	subject, _, _ := strings.Cut(c.Message, "\n")
+	w.last[who] = subject
+}
+
+// String is "; the branch moved under commits by a <a@x> 'Update from: p' (and 2 more), ...",
+// or "" when no fetch saw another writer's commit.
+func (w *raceWinners) String() string {
+	const shown = 4
+	if len(w.authors) == 0 {
+		return ""
+	}
+	var parts []string
+	for i, who := range w.authors {
+		if i == shown {
+			parts = append(parts, fmt.Sprintf("%d other authors", len(w.authors)-shown))
+			break
+		}
+		p := fmt.Sprintf("%s %q", who, w.last[who])
+		if n := w.commits[who]; n > 1 {
+			p += fmt.Sprintf(" (and %d more)", n-1)
+		}
+		parts = append(parts, p)
+	}
+	return "; the branch moved under commits by " + strings.Join(parts, ", ")
 }
 
 // commit applies the change to the tip's tree and stores a commit for the result. The zero hash

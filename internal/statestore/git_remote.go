@@ -5,9 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
-	"time"
 
 	"github.com/go-git/go-git/v5"
 	gitconfig "github.com/go-git/go-git/v5/config"
@@ -16,13 +14,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	"github.com/go-git/go-git/v5/storage/memory"
 )
-
-// pushAttempts bounds how often one operation is applied again on a new tip when other writers
-// keep pushing first.
-const pushAttempts = 5
-
-// retryBase is the wait before the first retry; it doubles for each one after.
-const retryBase = 100 * time.Millisecond
 
 // errBranchMoved marks a push refused because the branch moved since it was fetched.
 var errBranchMoved = errors.New("the branch moved since it was fetched")
@@ -258,24 +249,6 @@ func isGitProgress(line string) bool {
 		}
 	}
 	return false
-}
-
-// retryDelay is the wait before retry n (from 1): retryBase doubled n-1 times, plus up to half
-// as much again at random, so that writers that collided do not collide again in step.
-func retryDelay(n int) time.Duration {
-	d := retryBase << (n - 1)
-	return d + rand.N(d/2)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // Check authenticates for a push and checks that the branch exists, without pushing anything:

@@ -156,7 +156,8 @@ func (e *Error) Advice() string {
 	case KindRejected:
 		return "The server refused the push; its message is above. Check branch protection and server hooks."
 	case KindConflict:
-		return "Other writers kept updating the branch. Retry the operation."
+		return "Other writers kept winning the races for the same files until the operation's time limit: " +
+			"retry the operation, or raise the limit in the resource's timeouts block."
 	}
 	return "Retry the operation. If the error persists, check the store's configuration."
 }

@@ -98,3 +98,35 @@ func (g *GitServer) branchTip(name, branch string) (repo, commit string, err err
 	}
 	return repo, commit, nil
 }
+
+// Commit is one commit as the git CLI reads it from the repository.
+type Commit struct {
+	Hash        string
+	Parents     []string
+	AuthorName  string
+	AuthorEmail string
+	Subject     string
+}
+
+// Log returns every commit reachable from branch, newest first, with its parents and author: a
+// test can tell from it who wrote what, and that the history is linear.
+func (g *GitServer) Log(name, branch string) ([]Commit, error) {
+	repo, commit, err := g.branchTip(name, branch)
+	if err != nil {
+		return nil, fmt.Errorf("read the log: %w", err)
+	}
+	// Fields apart by a unit separator, commits by NUL: neither can be in a subject or a name.
+	out, err := runGit(repo, nil, "log", "-z", "--format=%H%x1f%P%x1f%an%x1f%ae%x1f%s", commit)
+	if err != nil {
+		return nil, fmt.Errorf("read the log of %s@%s: %w", name, branch, err)
+	}
+	var commits []Commit
+	for _, entry := range splitNUL(out) {
+		f := strings.Split(entry, "\x1f")
+		if len(f) != 5 {
+			return nil, fmt.Errorf("read the log of %s@%s: unexpected entry %q", name, branch, entry)
+		}
+		commits = append(commits, Commit{Hash: f[0], Parents: strings.Fields(f[1]), AuthorName: f[2], AuthorEmail: f[3], Subject: f[4]})
+	}
+	return commits, nil
+}

@@ -90,6 +90,18 @@ func TestPushFileAndDeleteFile(t *testing.T) {
 		t.Fatalf("CommitMessages = %q, %v; want %q", messages, err, want)
 	}
 	assertCommitCount(t, g, "state", "main", 5)
+	log, err := g.Log("state", "main")
+	if err != nil || len(log) != 5 {
+		t.Fatalf("Log = %+v, %v; want 5 commits", log, err)
+	}
+	for i, c := range log {
+		if c.Subject != want[i] || c.AuthorName != "kratix-testinfra" || c.AuthorEmail != "testinfra@kratix.invalid" || len(c.Hash) != 40 {
+			t.Errorf("commit %d = %+v, want subject %q by kratix-testinfra <testinfra@kratix.invalid>", i, c, want[i])
+		}
+		if wantParents := min(1, len(log)-1-i); len(c.Parents) != wantParents || (wantParents == 1 && c.Parents[0] != log[i+1].Hash) {
+			t.Errorf("commit %d has parents %q, want the next commit of the log", i, c.Parents)
+		}
+	}
 
 	if err := g.PushFile("state", "main", "../escape.yaml", nil, "x"); err == nil {
 		t.Error("PushFile accepted a path outside the repository")
