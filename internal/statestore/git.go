@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -56,6 +59,13 @@ type gitRepo struct {
 	files     map[string]treeFile
 	// lostRaces counts pushes refused because another writer pushed first.
 	lostRaces int
+	// pushes counts the pushes tried, each carrying one commit per change of its batch.
+	pushes int
+
+	// qmu guards queue and the taken flag of its changes; it is held only briefly, never across
+	// I/O, and may be taken with or without sem.
+	qmu   sync.Mutex
+	queue []*pendingChange // Applies waiting for the repository, in arrival order
 }
 
 func newGitRepo() *gitRepo {
@@ -115,68 +125,284 @@ func (p *Pool) Git(cfg GitConfig) (Store, error) {
 func (s *gitStore) Describe() string { return s.desc }
 
 // Apply makes the change one commit on the branch, or nothing when it changes nothing.
+//
+// Applies to the same repository and branch go out as a group commit: while one push is in
+// flight, the others queue; the next to take the repository makes one commit per queued change,
+// in queue order, each on top of the previous, and pushes them all at once. Each change keeps
+// its own commit, message and author, and its own Result or error.
 func (s *gitStore) Apply(ctx context.Context, change Change) (_ Result, err error) {
 	defer func() { err = outOfTime(ctx, err) }()
 	if err := checkChangePaths(change); err != nil {
 		return Result{}, s.fail(opWrite, &Error{Kind: KindConfig, Err: err})
 	}
-	if err := s.r.lock(ctx); err != nil {
-		return Result{}, s.fail(opWrite, err)
+	p := &pendingChange{s: s, ctx: ctx, change: change, done: make(chan struct{})}
+	r := s.r
+	r.enqueue(p)
+	select {
+	case <-p.done:
+	case r.sem <- struct{}{}:
+		if batch := r.takeBatch(p); batch != nil {
+			s.applyBatch(ctx, batch)
+		}
+		r.unlock()
+		<-p.done // resolved by this batch, or by an earlier one before it let the repository go
+	case <-ctx.Done():
+		if r.withdraw(p) {
+			return Result{}, s.fail(opWrite,
+				fmt.Errorf("waiting for another operation on the same repository: %w", ctx.Err()))
+		}
+		<-p.done // already taken into a batch: its leader resolves it
 	}
-	defer s.r.unlock()
-	res, err := s.applyWithRetries(ctx, change)
-	if err != nil {
-		return Result{}, s.fail(opWrite, err)
-	}
-	return res, nil
+	return p.res, p.err
 }
 
-// applyWithRetries commits the change on the freshly fetched tip and pushes it. A push that
-// loses a race with another writer is retried until the operation's deadline (see retrier): the
-// change is applied again to what the other writer pushed, never forced over it. r.sem must be
-// held.
-func (s *gitStore) applyWithRetries(ctx context.Context, change Change) (Result, error) {
+// pendingChange is one Apply waiting in its repository's queue, or in the batch of the Apply
+// that took it.
+type pendingChange struct {
+	s      *gitStore
+	ctx    context.Context
+	change Change
+	// taken is set, under gitRepo.qmu, when a batch takes the change off the queue.
+	taken bool
+	done  chan struct{} // closed once res and err are set
+	res   Result
+	err   error
+
+	commit plumbing.Hash // the change's commit in the current attempt; zero for none
+}
+
+func (p *pendingChange) resolve(res Result, err error) {
+	p.res, p.err = res, err
+	close(p.done)
+}
+
+// sameTransport reports whether two stores reach the remote the same way (URL and credentials),
+// so that one can push the other's commits: a batch never lends a store's credentials to
+// another store's change.
+func sameTransport(a, b GitConfig) bool {
+	a.AuthorName, a.AuthorEmail, b.AuthorName, b.AuthorEmail = "", "", "", ""
+	return a == b
+}
+
+func (r *gitRepo) enqueue(p *pendingChange) {
+	r.qmu.Lock()
+	defer r.qmu.Unlock()
+	r.queue = append(r.queue, p)
+}
+
+// withdraw takes p off the queue, unless a batch took it first.
+func (r *gitRepo) withdraw(p *pendingChange) bool {
+	r.qmu.Lock()
+	defer r.qmu.Unlock()
+	if p.taken {
+		return false
+	}
+	r.queue = slices.DeleteFunc(r.queue, func(q *pendingChange) bool { return q == p })
+	return true
+}
+
+// takeBatch takes lead, and every queued change that its store can push, off the queue, in queue
+// order; nil when an earlier batch already took lead. r.sem must be held.
+func (r *gitRepo) takeBatch(lead *pendingChange) []*pendingChange {
+	r.qmu.Lock()
+	defer r.qmu.Unlock()
+	if lead.taken {
+		return nil
+	}
+	var batch, rest []*pendingChange
+	for _, q := range r.queue {
+		if q == lead || sameTransport(q.s.cfg, lead.s.cfg) {
+			q.taken = true
+			batch = append(batch, q)
+		} else {
+			rest = append(rest, q)
+		}
+	}
+	r.queue = rest
+	return batch
+}
+
+// batchContext bounds the fetches and pushes of a batch: it ends when every change's context
+// has ended, at the latest of their deadlines, so that one change's deadline does not fail the
+// others. It keeps the values of ctx (the leader's), for logging.
+func batchContext(ctx context.Context, batch []*pendingChange) (context.Context, context.CancelFunc) {
+	var latest time.Time
+	bounded := true
+	for _, p := range batch {
+		d, ok := p.ctx.Deadline()
+		if !ok {
+			bounded = false
+			break
+		}
+		if d.After(latest) {
+			latest = d
+		}
+	}
+	var cancel context.CancelFunc
+	bctx := context.WithoutCancel(ctx)
+	if bounded {
+		bctx, cancel = context.WithDeadline(bctx, latest)
+	} else {
+		bctx, cancel = context.WithCancel(bctx)
+	}
+	var left atomic.Int64
+	left.Store(int64(len(batch)))
+	stops := make([]func() bool, 0, len(batch))
+	for _, p := range batch {
+		stops = append(stops, context.AfterFunc(p.ctx, func() {
+			if left.Add(-1) == 0 {
+				cancel()
+			}
+		}))
+	}
+	return bctx, func() {
+		for _, stop := range stops {
+			stop()
+		}
+		cancel()
+	}
+}
+
+// applyBatch commits each change of the batch on the freshly fetched tip, one commit per change
+// on top of the previous one, and pushes them all at once. A push that loses a race with another
+// writer is retried until the deadline (see retrier): every change is applied again to what the
+// other writer pushed, never forced over it. A change that fails on its own (a path that is both
+// a file and a folder, say) or whose context ends before it is pushed leaves the batch alone; a
+// failed fetch or push fails every change still in it. Every change of the batch is resolved on
+// return. r.sem must be held.
+func (s *gitStore) applyBatch(ctx context.Context, batch []*pendingChange) {
+	bctx, cancel := batchContext(ctx, batch)
+	defer cancel()
 	var winners raceWinners
-	rt := newRetrier(ctx)
+	rt := newRetrier(bctx)
 	rt.winners = &winners
 	var lost error
-	var base plumbing.Hash // the tip the refused commit was made on
+	var base plumbing.Hash // the tip the refused commits were made on
+	failAll := func(err error) {
+		for _, p := range batch {
+			p.resolve(Result{}, afterRaces(rt, p.s.fail(opWrite, err)))
+		}
+	}
 	for {
-		if err := s.sync(ctx); err != nil {
-			return Result{}, afterRaces(rt, s.fail(opWrite, err))
+		batch = slices.DeleteFunc(batch, func(p *pendingChange) bool {
+			if err := p.ctx.Err(); err != nil {
+				p.resolve(Result{}, afterRaces(rt, p.s.fail(opWrite, err)))
+				return true
+			}
+			return false
+		})
+		if len(batch) == 0 {
+			return
+		}
+		if err := s.sync(bctx); err != nil {
+			failAll(err)
+			return
 		}
 		if rt.lost > 0 && s.r.tip != base {
 			winners.add(s.r.repo.Storer, s.r.tip)
 		}
 		base = s.r.tip
-		res, commit, err := s.commit(change)
+		tip, files, err := s.commitBatch(rt, &batch)
 		if err != nil {
-			return Result{}, afterRaces(rt, s.fail(opWrite, err))
+			failAll(err)
+			return
 		}
-		if commit.IsZero() {
-			return Result{}, nil // nothing changed: no commit, no push
+		if tip == base {
+			return // nothing changed: no commit, no push
 		}
-		err = s.push(ctx, commit)
+		err = s.push(bctx, tip)
+		s.r.pushes++
 		if err == nil {
-			res.Revision = commit.String()
-			return res, nil
+			s.r.filesTree, s.r.files = files.tree, files.files
+			for _, p := range batch {
+				p.res.Revision = p.commit.String()
+				p.resolve(p.res, nil)
+			}
+			return
 		}
 		if !errors.Is(err, errBranchMoved) {
-			return Result{}, afterRaces(rt, s.fail(opWrite, err))
+			failAll(err)
+			return
 		}
 		lost = err
 		s.r.lostRaces++
-		tflog.Debug(ctx, "Another writer pushed first; applying the change again on the new tip",
-			map[string]any{"store": s.desc, "lost": rt.lost + 1})
-		again, err := rt.lostRace(ctx)
+		tflog.Debug(ctx, "Another writer pushed first; applying the changes again on the new tip",
+			map[string]any{"store": s.desc, "lost": rt.lost + 1, "changes": len(batch)})
+		again, err := rt.lostRace(bctx)
 		if err != nil {
-			return Result{}, afterRaces(rt, s.fail(opWrite, err))
+			failAll(err)
+			return
 		}
 		if !again {
-			return Result{}, &Error{Kind: KindConflict,
-				Err: fmt.Errorf("%s, and the operation's time is up; last refusal: %w", rt.summary(), lost)}
+			failAll(&Error{Kind: KindConflict,
+				Err: fmt.Errorf("%s, and the operation's time is up; last refusal: %w", rt.summary(), lost)})
+			return
 		}
 	}
+}
+
+// flatTree is a tree and its files by path.
+type flatTree struct {
+	tree  plumbing.Hash
+	files map[string]treeFile
+}
+
+// commitBatch makes one commit per change of the batch, each on top of the previous one,
+// starting from the tip. A change that changes nothing, or that fails, is resolved and leaves
+// the batch; the others get their commit and their Result (without Revision) set. It returns the
+// last commit (the tip when there is none) and its files. An error is one of the tip itself,
+// which fails every change.
+func (s *gitStore) commitBatch(rt *retrier, batch *[]*pendingChange) (plumbing.Hash, flatTree, error) {
+	parent := s.r.tip
+	tree, files, err := s.r.tipFiles()
+	if err != nil {
+		return plumbing.ZeroHash, flatTree{}, err
+	}
+	head := flatTree{tree: tree, files: files}
+	*batch = slices.DeleteFunc(*batch, func(p *pendingChange) bool {
+		res, next, commit, err := p.s.commitOn(parent, head, p.change)
+		switch {
+		case err != nil:
+			p.resolve(Result{}, afterRaces(rt, p.s.fail(opWrite, err)))
+			return true
+		case commit.IsZero():
+			p.resolve(Result{}, nil)
+			return true
+		}
+		p.res, p.commit = res, commit
+		parent, head = commit, next
+		return false
+	})
+	return parent, head, nil
+}
+
+// commitOn applies the change to the files of commit parent (the zero hash for an empty
+// repository) and stores a commit for the result. The zero hash means that the change would not
+// alter the tree.
+func (s *gitStore) commitOn(parent plumbing.Hash, base flatTree, change Change) (Result, flatTree, plumbing.Hash, error) {
+	st := s.r.repo.Storer
+	files := maps.Clone(base.files)
+	res, err := applyToFiles(st, files, change)
+	if err != nil {
+		return Result{}, flatTree{}, plumbing.ZeroHash, err
+	}
+	// Stopping here also keeps an empty repository empty when a change only deletes, and never
+	// rewrites a tree that another tool encoded differently when none of its files changed.
+	if !res.Changed() {
+		return Result{}, flatTree{}, plumbing.ZeroHash, nil
+	}
+	tree, err := writeTree(st, files)
+	if err != nil {
+		return Result{}, flatTree{}, plumbing.ZeroHash, err
+	}
+	if tree == base.tree {
+		return Result{}, flatTree{}, plumbing.ZeroHash, nil
+	}
+	h, err := s.storeCommit(parent, tree, change.Message)
+	if err != nil {
+		return Result{}, flatTree{}, plumbing.ZeroHash, err
+	}
+	return res, flatTree{tree: tree, files: files}, h, nil
 }
 
 // raceWinners are the commits that moved the branch under an operation's pushes, as its
@@ -226,43 +452,14 @@ func (w *raceWinners) String() string {
 	return "; the branch moved under commits by " + strings.Join(parts, ", ")
 }
 
-// commit applies the change to the tip's tree and stores a commit for the result. The zero hash
-// means that the change would not alter the tree.
-func (s *gitStore) commit(change Change) (Result, plumbing.Hash, error) {
-	st := s.r.repo.Storer
-	baseTree, files, err := s.r.tipFiles()
-	if err != nil {
-		return Result{}, plumbing.ZeroHash, err
-	}
-	files = maps.Clone(files)
-	res, err := applyToFiles(st, files, change)
-	if err != nil {
-		return Result{}, plumbing.ZeroHash, err
-	}
-	// Stopping here also keeps an empty repository empty when a change only deletes, and never
-	// rewrites a tree that another tool encoded differently when none of its files changed.
-	if !res.Changed() {
-		return Result{}, plumbing.ZeroHash, nil
-	}
-	tree, err := writeTree(st, files)
-	if err != nil {
-		return Result{}, plumbing.ZeroHash, err
-	}
-	if tree == baseTree {
-		return Result{}, plumbing.ZeroHash, nil
-	}
-	h, err := s.storeCommit(tree, change.Message)
-	return res, h, err
-}
-
-func (s *gitStore) storeCommit(tree plumbing.Hash, message string) (plumbing.Hash, error) {
+func (s *gitStore) storeCommit(parent, tree plumbing.Hash, message string) (plumbing.Hash, error) {
 	if message == "" {
 		message = defaultCommitMessage
 	}
 	sig := object.Signature{Name: s.cfg.AuthorName, Email: s.cfg.AuthorEmail, When: time.Now()}
 	c := &object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: tree}
-	if !s.r.tip.IsZero() {
-		c.ParentHashes = []plumbing.Hash{s.r.tip}
+	if !parent.IsZero() {
+		c.ParentHashes = []plumbing.Hash{parent}
 	}
 	st := s.r.repo.Storer
 	obj := st.NewEncodedObject()
