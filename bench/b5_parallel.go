@@ -2,8 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -24,11 +29,13 @@ var (
 func benchParallelGit(ctx context.Context, e *env, runs int, size parallelSize) ([]row, error) {
 	var measured, fair, bare timings
 	var peak float64
+	var pushes []string
 	for i := range runs {
 		steps := []func() error{
 			func() error {
-				res, err := parallelGitRun(ctx, e, fmt.Sprintf("b5-%d", i), size)
+				res, n, err := parallelGitRun(ctx, e, fmt.Sprintf("b5-%d", i), size)
 				measured, peak = append(measured, res.took), max(peak, res.peakMiB)
+				pushes = append(pushes, strconv.Itoa(n))
 				return err
 			},
 			func() error {
@@ -58,8 +65,8 @@ func benchParallelGit(ctx context.Context, e *env, runs int, size parallelSize) 
 		floor2:   fmt.Sprintf("%s (apply of %d bare terraform_data, same parallelism)", fmtDuration(bare.median()), resources),
 		ratio2:   rs2,
 		goal:     "exit 0, 1 commit per promise", met: "yes", // a miss fails the scenario
-		notes: fmt.Sprintf("%d runs; apply exit 0 every run (no failed push); commits = 1 seed + %d, one per promise (init_workloads = false), %d files checked; provider peak RSS %.0f MiB; runs: %s / fair %s / bare %s",
-			runs, size.promises, size.promises*size.destinations, peak, measured, fair, bare),
+		notes: fmt.Sprintf("%d runs; apply exit 0 every run (no failed push); commits = 1 seed + %d, one per promise (init_workloads = false), %d files checked; pushes that moved the branch (server reflog) per run: %s for %d commits; provider peak RSS %.0f MiB; runs: %s / fair %s / bare %s",
+			runs, size.promises, size.promises*size.destinations, strings.Join(pushes, ", "), size.promises, peak, measured, fair, bare),
 	}}, nil
 }
 
@@ -72,29 +79,40 @@ func parallelConfig(e *env, repo string, size parallelSize) kratixConfig {
 	}
 }
 
-// parallelGitRun applies the B5 configuration to a fresh repository and checks the history.
-func parallelGitRun(ctx context.Context, e *env, repo string, size parallelSize) (tfResult, error) {
+// parallelGitRun applies the B5 configuration to a fresh repository and checks the history. It
+// also returns how many pushes moved the branch, as the server's reflog counts them.
+func parallelGitRun(ctx context.Context, e *env, repo string, size parallelSize) (tfResult, int, error) {
 	if err := e.git.CreateRepo(repo, "main"); err != nil {
-		return tfResult{}, fmt.Errorf("creating repository %s: %w", repo, err)
+		return tfResult{}, 0, fmt.Errorf("creating repository %s: %w", repo, err)
+	}
+	bare := e.git.RepoPath(repo)
+	// From now on, every ref update receive-pack makes adds a line to the branch's reflog.
+	if out, err := exec.CommandContext(ctx, "git", "--git-dir", bare, "config", "core.logAllRefUpdates", "always").CombinedOutput(); err != nil {
+		return tfResult{}, 0, fmt.Errorf("turning on the reflog of %s: %w: %s", repo, err, out)
 	}
 	cfg := parallelConfig(e, repo, size)
 	ws, err := e.newWorkspace(repo, map[string][]byte{"main.tf": []byte(cfg.String())})
 	if err != nil {
-		return tfResult{}, err
+		return tfResult{}, 0, err
 	}
 	defer ws.remove()
 	res, err := ws.apply(ctx, true, "-parallelism="+strconv.Itoa(size.parallelism))
 	if err != nil {
-		return res, err
+		return res, 0, err
 	}
+	log, err := os.ReadFile(filepath.Join(bare, "logs", "refs", "heads", "main"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return res, 0, fmt.Errorf("reading the reflog of %s: %w", repo, err)
+	}
+	pushes := strings.Count(string(log), "\n")
 	files, err := e.git.ListFiles(repo, "main")
 	if err != nil {
-		return res, err
+		return res, pushes, err
 	}
 	if want := size.promises*size.destinations + 1; len(files) != want {
-		return res, fmt.Errorf("repository %s holds %d files, want %d (with README.md)", repo, len(files), want)
+		return res, pushes, fmt.Errorf("repository %s holds %d files, want %d (with README.md)", repo, len(files), want)
 	}
-	return res, e.expectCommits(repo, 1+size.promises)
+	return res, pushes, e.expectCommits(repo, 1+size.promises)
 }
 
 // parallelDataRun applies the bare terraform_data floor in a fresh workspace.
