@@ -22,8 +22,9 @@ var (
 )
 
 // benchParallelGit is B5: many promises writing to one repository at once. The provider
-// serialises them on its one clone, so every push must succeed (apply exits 0) and each promise
-// must be exactly one commit. The floor is the apply of its fair floor (the same configuration as
+// serialises them on its one clone, and the writes that queue while a push is in flight go out
+// together in the next push (group commit), so every push must succeed (apply exits 0) and each
+// promise must be exactly one commit; the notes give the pushes the server saw. The floor is the apply of its fair floor (the same configuration as
 // terraform_data resources carrying the same values) with the same parallelism; the second floor
 // the apply of as many bare terraform_data resources.
 func benchParallelGit(ctx context.Context, e *env, runs int, size parallelSize) ([]row, error) {
