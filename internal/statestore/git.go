@@ -334,8 +334,11 @@ func (s *gitStore) applyBatch(ctx context.Context, batch []*pendingChange) {
 			return
 		}
 		if !again {
-			failAll(&Error{Kind: KindConflict,
-				Err: fmt.Errorf("%s, and the operation's time is up; last refusal: %w", rt.summary(), lost)})
+			conflict := &Error{Kind: KindConflict,
+				Err: fmt.Errorf("%s, and the operation's time is up; last refusal: %w", rt.summary(), lost)}
+			for _, p := range batch {
+				p.resolve(Result{}, p.s.fail(opWrite, conflict)) // the summary is already there
+			}
 			return
 		}
 	}
