@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/minio/minio-go/v7"
 )
 
 func sumOf(content string) string {
@@ -148,5 +150,34 @@ func TestBucketObservedFailuresAndLargeRoots(t *testing.T) {
 	// One capped listing of the root, kept as too large, then one listing of b/ per read.
 	if d := delta(before, s.Stats()); d.Lists != 3 {
 		t.Fatalf("reads of a root over the cap made %d listings, want 3", d.Lists)
+	}
+}
+
+// TestBucketObservedBucketExists: the existence check shares the listing of the reads, and a
+// bucket removed since reads as gone once a write of the process dropped that listing.
+func TestBucketObservedBucketExists(t *testing.T) {
+	s, client, bucket := testBucket(t)
+	ctx := context.Background()
+	putObject(t, client, bucket, "team/a/x.yaml", "x")
+	v := s.Observed("team/").(BucketProbe)
+	before := s.Stats()
+	if ok, err := v.BucketExists(ctx, "team/"); !ok || err != nil {
+		t.Fatalf("BucketExists(team/) = %v, %v; want true", ok, err)
+	}
+	if _, err := s.Observed("team/").List(ctx, "team/a/"); err != nil {
+		t.Fatal(err)
+	}
+	if d := delta(before, s.Stats()); d.Lists != 1 {
+		t.Fatalf("an existence check and a read made %d listings, want 1", d.Lists)
+	}
+	if err := client.RemoveObject(ctx, bucket, "team/a/x.yaml", minio.RemoveObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.RemoveBucket(ctx, bucket); err != nil {
+		t.Fatal(err)
+	}
+	s.dropSnapshots()
+	if ok, err := v.BucketExists(ctx, "team/"); ok || err != nil {
+		t.Fatalf("BucketExists(team/) of a removed bucket = %v, %v; want false", ok, err)
 	}
 }
