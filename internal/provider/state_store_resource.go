@@ -241,13 +241,16 @@ func (r *stateStoreResource) Read(ctx context.Context, req resource.ReadRequest,
 	if err != nil {
 		return // reported by the plan's credential check and by the store's users
 	}
-	probe, ok := store.(statestore.BucketProbe)
+	// The listing that tells whether the bucket exists is the one the destinations' reads share
+	// (see sharedView): a plan lists the store once.
+	prefix := storePrefix(state.Path)
+	probe, ok := sharedView(store, placement.CleanStorePath(state.Path.ValueString())).(statestore.BucketProbe)
 	if !ok {
 		return
 	}
 	ctx, done := startOp(ctx, req.State, "kratix_state_store", opRead, &resp.Diagnostics)
 	defer done()
-	exists, err := probe.BucketExists(ctx, storePrefix(state.Path))
+	exists, err := probe.BucketExists(ctx, prefix)
 	if err != nil {
 		tflog.Debug(ctx, "could not tell whether the bucket exists", map[string]any{"store": store.Describe(), "error": err.Error()})
 		return

@@ -120,9 +120,10 @@ func (d *providerData) refresh(ctx context.Context, kind, who string, placements
 		for _, dest := range dests {
 			o := placements[dest]
 			q := placement.Observe(o.files, o.record)
-			obs, err := observe(ctx, store, q)
+			view := sharedView(store, o.member.Target.StorePath)
+			obs, err := observe(ctx, view, q)
 			if err == nil && o.hashKey != nil {
-				err = rekey(ctx, store, q, &obs, o.hashKey)
+				err = rekey(ctx, view, q, &obs, o.hashKey)
 			}
 			if err != nil {
 				addStoreError(diags, "Cannot Read "+kind, fmt.Sprintf("%s: reading destination %q failed", who, dest), err)
@@ -132,6 +133,18 @@ func (d *providerData) refresh(ctx context.Context, kind, who string, placements
 		}
 	}
 	return out
+}
+
+// sharedView is the store as a refresh reads it: a bucket answers the reads under the store's
+// path from one listing shared by every resource of the provider process (see
+// statestore.SharedReader), so that a plan lists each store once, not each destination's folders
+// once per resource. Only reads use it; writes compare with the store at the moment they write.
+func sharedView(store statestore.Store, storePath string) statestore.Store {
+	sr, ok := store.(statestore.SharedReader)
+	if !ok {
+		return store
+	}
+	return sr.Observed(layout.Prefix(storePath))
 }
 
 // observe answers a query: listings of the owned folders, hashes of the single files, and

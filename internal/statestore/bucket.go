@@ -67,6 +67,14 @@ type bucketStore struct {
 	encMu   sync.Mutex
 	encRead bool
 	enc     bucketDefault
+
+	// Shared listings for reads (see Observed), by root; snapGen counts writes, so that a
+	// listing a write overtook is not kept.
+	snapMu  sync.Mutex
+	snapGen uint64
+	snaps   map[string]*snapshot
+	// snapLimit, when set (tests only), replaces snapshotMaxObjects.
+	snapLimit int
 }
 
 var (
@@ -248,6 +256,8 @@ func (b *bucketStore) fail2(op string, err error) error {
 // version it wrote, so that no version or delete marker stays; credentials without that right
 // fall back to a plain delete.
 func (b *bucketStore) probe(ctx context.Context, key string) error {
+	b.dropSnapshots() // a listing made meanwhile may hold the probe
+	defer b.dropSnapshots()
 	b.puts.Add(1)
 	info, err := b.client.PutObject(ctx, b.cfg.BucketName, key, bytes.NewReader(nil), 0,
 		minio.PutObjectOptions{DisableMultipart: true})
@@ -304,6 +314,9 @@ func (b *bucketStore) BucketExists(ctx context.Context, prefix string) (_ bool, 
 // that a reader never sees a folder emptied before it is refilled.
 func (b *bucketStore) Apply(ctx context.Context, change Change) (_ Result, err error) {
 	defer func() { err = outOfTime(ctx, err) }()
+	// Reads after this write list the store again (see Observed).
+	b.dropSnapshots()
+	defer b.dropSnapshots()
 	if err := checkChangePaths(change); err != nil {
 		return Result{}, b.fail("write", KindConfig, err)
 	}
@@ -788,6 +801,12 @@ func (b *bucketStore) parallel(ctx context.Context, n int, fn func(ctx context.C
 // list returns the objects under prefix (without recursive, only those directly in it) as the
 // listing describes them.
 func (b *bucketStore) list(ctx context.Context, prefix string, recursive bool) (map[string]minio.ObjectInfo, error) {
+	return b.listCapped(ctx, prefix, recursive, 0)
+}
+
+// listCapped is list that gives up, returning nil and no error, once more than limit objects are
+// listed (limit 0: no limit).
+func (b *bucketStore) listCapped(ctx context.Context, prefix string, recursive bool, limit int) (map[string]minio.ObjectInfo, error) {
 	b.lists.Add(1)
 	noOwner := false
 	out := map[string]minio.ObjectInfo{}
@@ -804,6 +823,9 @@ func (b *bucketStore) list(ctx context.Context, prefix string, recursive bool) (
 			continue // a sub-folder of a delimited listing, or a folder marker: not a file
 		}
 		out[obj.Key] = obj
+		if limit > 0 && len(out) > limit {
+			return nil, nil
+		}
 	}
 	// minio-go ends a listing silently when ctx ends; a partial listing must not pass for a
 	// whole one (files would look gone).

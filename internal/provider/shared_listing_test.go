@@ -1,0 +1,94 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+)
+
+// TestAccBucketStore_oneListingPerPlan: 3 promises on 10 destinations of one bucket store. After
+// the apply, a plan (with refresh) reads every resource's files from one listing of the store's
+// path, made once by the provider process: exactly 1 LIST on the wire, and no changes. A hand
+// edit made between plans is seen by the next plan, whose new process lists again.
+func TestAccBucketStore_oneListingPerPlan(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ctx := context.Background()
+	bucket := randomName("l")
+	if err := minioServer.MakeBucket(ctx, bucket); err != nil {
+		t.Fatal(err)
+	}
+	ts := bucketOn(t, minioServer, bucket, minioServer.AccessKey, minioServer.SecretKey, `  path = "team"`)
+	cfg := ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "d" {
+  count       = 10
+  name        = "d-${count.index}"
+  path        = "d-${count.index}"
+  state_store = kratix_state_store.s
+}
+
+resource "kratix_promise" "p" {
+  count        = 3
+  name         = "p${count.index}"
+  destinations = kratix_destination.d
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p${count.index}\n"
+}
+`, ts.store)
+
+	var before s3Kinds
+	mark := func() { before, _ = ts.recorder.counts() }
+	// plansListOnce checks that the requests since mark were those of one plan with refresh and
+	// one without: one LIST in all (the plan without refresh reads no store), and no write.
+	plansListOnce := func(what string) func() {
+		return func() {
+			now, _ := ts.recorder.counts()
+			d := now.minus(before)
+			t.Logf("%s: %v", what, d)
+			if d.Lists != 1 || d.Puts != 0 || d.Deletes != 0 || d.Gets != 0 {
+				t.Errorf("%s sent %v; want exactly 1 LIST (one per store location per plan) and no GET, PUT or DELETE", what, d)
+			}
+		}
+	}
+	// edit changes p1's file in d-3 by hand, found with the test's own listing.
+	edit := func() {
+		var key string
+		for _, k := range ts.list(t) {
+			if strings.HasPrefix(k, "team/d-3/dependencies/p1/") {
+				key = k
+			}
+		}
+		if key == "" {
+			t.Fatalf("no file of promise p1 under team/d-3/dependencies/: %v", ts.list(t))
+		}
+		ts.put(t, key, []byte("edited by hand\n"))
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{
+			{Config: cfg},
+			{
+				PreConfig: mark,
+				Config:    cfg,
+				PlanOnly:  true,
+			},
+			{
+				PreConfig: func() { plansListOnce("a plan and a plan with refresh of 30 placements")(); edit(); mark() },
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("kratix_promise.p[1]", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("kratix_promise.p[0]", plancheck.ResourceActionNoop),
+					plancheck.ExpectResourceAction("kratix_promise.p[2]", plancheck.ResourceActionNoop),
+				}},
+			},
+		},
+	})
+}
