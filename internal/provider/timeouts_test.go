@@ -2,11 +2,8 @@ package provider
 
 import (
 	"fmt"
-	"io"
-	"net"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
 // timeoutsConfig is a store, a destination, a promise and a request on one bucket; blocks holds
@@ -159,7 +158,7 @@ func TestAccTimeouts_unansweringStore(t *testing.T) {
 	if minioServer == nil {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
-	addr := blackhole(t)
+	addr := testinfra.SilentServer(t)
 	// The silent server shows no host key; a known_hosts line for its address is what an SSH
 	// store needs to try at all.
 	_, hostKey, _ := strings.Cut(gitServer.KnownHosts, " ")
@@ -218,38 +217,6 @@ resource "kratix_state_store" "s" {
 			}
 		})
 	}
-}
-
-// blackhole listens on the loopback, accepts every connection and never answers.
-func blackhole(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go func() { _, _ = io.Copy(io.Discard, c) }()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	return l.Addr().String()
 }
 
 // wordsRegexp matches each phrase with any line breaks Terraform puts between its words.

@@ -9,46 +9,14 @@ import (
 	"io"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
-)
 
-// silentServer listens on the loopback, accepts every connection and never writes a byte: a
-// server that hangs, or a firewall that lets the handshake through and drops the rest.
-func silentServer(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go func() { _, _ = io.Copy(io.Discard, c) }()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	return l.Addr().String()
-}
+	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
+)
 
 // opDeadline is the limit of each operation against a silent server; opSlack is how much longer
 // an operation may take to give up.
@@ -102,7 +70,7 @@ func runStoreOps(t *testing.T, s Store) {
 // SSH. Over SSH the silent server never sends its version line, so the operation hangs in the
 // SSH handshake, which go-git starts without the operation's context.
 func TestTimeoutSilentServer(t *testing.T) {
-	addr := silentServer(t)
+	addr := testinfra.SilentServer(t)
 	t.Run("bucket", func(t *testing.T) {
 		s, err := NewPool().Bucket(rootConfig(addr, "silent", "silent", "silent-secret"))
 		if err != nil {
@@ -225,51 +193,25 @@ func stalledSSHServer(t *testing.T) (addr, knownHosts string) {
 		PublicKeyCallback: func(ssh.ConnMetadata, ssh.PublicKey) (*ssh.Permissions, error) { return nil, nil },
 	}
 	cfg.AddHostKey(signer)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
+	addr = testinfra.ServeLoopback(t, func(c net.Conn) {
+		_, chans, reqs, err := ssh.NewServerConn(c, cfg)
+		if err != nil {
+			return
+		}
+		go ssh.DiscardRequests(reqs)
+		for nc := range chans {
+			ch, chReqs, err := nc.Accept()
 			if err != nil {
-				return
+				continue
 			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
 			go func() {
-				_, chans, reqs, err := ssh.NewServerConn(c, cfg)
-				if err != nil {
-					return
-				}
-				go ssh.DiscardRequests(reqs)
-				for nc := range chans {
-					ch, chReqs, err := nc.Accept()
-					if err != nil {
-						continue
-					}
-					go func() {
-						for r := range chReqs {
-							_ = r.Reply(true, nil) // exec accepted; nothing is ever written
-						}
-					}()
-					go func() { _, _ = io.Copy(io.Discard, ch) }()
+				for r := range chReqs {
+					_ = r.Reply(true, nil) // exec accepted; nothing is ever written
 				}
 			}()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
+			go func() { _, _ = io.Copy(io.Discard, ch) }()
 		}
 	})
-	addr = l.Addr().String()
 	return addr, knownhosts.Line([]string{knownhosts.Normalize(addr)}, signer.PublicKey())
 }
 
