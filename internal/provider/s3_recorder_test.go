@@ -10,13 +10,14 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
 // s3Recorder stands between the provider and MinIO and writes down every request that changes a
@@ -136,9 +137,6 @@ func (k s3Kinds) minus(o s3Kinds) s3Kinds {
 		Deletes: k.Deletes - o.Deletes, EncryptionReads: k.EncryptionReads - o.EncryptionReads, Other: k.Other - o.Other}
 }
 
-// listingMetadata matches the elements MinIO adds to a listed object when asked for metadata.
-var listingMetadata = regexp.MustCompile(`(?s)<UserMetadata>.*?</UserMetadata>|<UserMetadata/>|<UserTags>.*?</UserTags>|<UserTags/>|<Internal>.*?</Internal>`)
-
 // startS3Recorder serves on a free loopback port until the test ends.
 func startS3Recorder(t *testing.T, target string) *s3Recorder {
 	t.Helper()
@@ -162,24 +160,16 @@ func startS3Recorder(t *testing.T, target string) *s3Recorder {
 			}
 		},
 		ModifyResponse: func(resp *http.Response) error {
-			if !r.plainListings.Load() || !s3Listing(resp.Request) {
+			if !r.plainListings.Load() || !testinfra.IsS3Listing(resp.Request) {
 				return nil
 			}
-			body, err := io.ReadAll(resp.Body)
-			_ = resp.Body.Close()
-			if err != nil {
-				return err
-			}
-			plain := listingMetadata.ReplaceAll(body, nil)
-			if !bytes.Equal(plain, body) {
+			stripped, err := testinfra.StripListingMetadata(resp)
+			if stripped {
 				r.mu.Lock()
 				r.stripped++
 				r.mu.Unlock()
 			}
-			resp.Body = io.NopCloser(bytes.NewReader(plain))
-			resp.ContentLength = int64(len(plain))
-			resp.Header.Set("Content-Length", strconv.Itoa(len(plain)))
-			return nil
+			return err
 		},
 	}
 	r.srv = &http.Server{
@@ -256,21 +246,10 @@ func s3Write(req *http.Request) string {
 	return ""
 }
 
-// s3Listing tells a ListObjects request (GET on the bucket, path style, listing parameters) from
-// the other GETs on a bucket (?location, ?encryption...).
-func s3Listing(req *http.Request) bool {
-	bucket, key, _ := strings.Cut(strings.TrimPrefix(req.URL.Path, "/"), "/")
-	if req.Method != http.MethodGet || bucket == "" || key != "" {
-		return false
-	}
-	q := req.URL.Query()
-	return q.Has("list-type") || q.Has("prefix") || q.Has("delimiter") || len(q) == 0
-}
-
 func (k *s3Kinds) add(req *http.Request) {
 	_, key, _ := strings.Cut(strings.TrimPrefix(req.URL.Path, "/"), "/")
 	switch {
-	case s3Listing(req):
+	case testinfra.IsS3Listing(req):
 		k.Lists++
 	case req.Method == http.MethodGet && key == "" && req.URL.Query().Has("encryption"):
 		k.EncryptionReads++

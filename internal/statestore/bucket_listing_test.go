@@ -9,14 +9,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"reflect"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -54,9 +51,6 @@ func (c wireCounts) String() string {
 		c.Lists, c.Heads, c.Gets, c.Puts, c.Deletes, c.EncryptionReads, c.Other)
 }
 
-// listingMetadata matches the elements MinIO adds to a listed object when asked for metadata.
-var listingMetadata = regexp.MustCompile(`(?s)<UserMetadata>.*?</UserMetadata>|<UserMetadata/>|<UserTags>.*?</UserTags>|<UserTags/>|<Internal>.*?</Internal>`)
-
 // startPlainListings serves plain HTTP on a free loopback port until the test ends, and talks
 // to srv as srv serves (HTTPS when srv has a CA certificate).
 func startPlainListings(t *testing.T, srv *testinfra.MinIO) *plainListings {
@@ -90,24 +84,16 @@ func startPlainListings(t *testing.T, srv *testinfra.MinIO) *plainListings {
 			pr.Out.Header.Del("Accept-Encoding")
 		},
 		ModifyResponse: func(resp *http.Response) error {
-			if !isListing(resp.Request) {
+			if !testinfra.IsS3Listing(resp.Request) {
 				return nil
 			}
-			body, err := io.ReadAll(resp.Body)
-			_ = resp.Body.Close()
-			if err != nil {
-				return err
-			}
-			plain := listingMetadata.ReplaceAll(body, nil)
-			if !bytes.Equal(plain, body) {
+			stripped, err := testinfra.StripListingMetadata(resp)
+			if stripped {
 				p.mu.Lock()
 				p.stripped++
 				p.mu.Unlock()
 			}
-			resp.Body = io.NopCloser(bytes.NewReader(plain))
-			resp.ContentLength = int64(len(plain))
-			resp.Header.Set("Content-Length", strconv.Itoa(len(plain)))
-			return nil
+			return err
 		},
 	}
 	front := &http.Server{
@@ -130,23 +116,12 @@ func startPlainListings(t *testing.T, srv *testinfra.MinIO) *plainListings {
 	return p
 }
 
-// isListing tells a ListObjects request (GET on the bucket, path style, with list-type or
-// prefix parameters) from the other GETs on a bucket (?location, ?encryption...).
-func isListing(req *http.Request) bool {
-	bucket, key, _ := strings.Cut(strings.TrimPrefix(req.URL.Path, "/"), "/")
-	if req.Method != http.MethodGet || bucket == "" || key != "" {
-		return false
-	}
-	q := req.URL.Query()
-	return q.Has("list-type") || q.Has("prefix") || q.Has("delimiter") || len(q) == 0
-}
-
 func (p *plainListings) count(req *http.Request) {
 	_, key, _ := strings.Cut(strings.TrimPrefix(req.URL.Path, "/"), "/")
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
-	case isListing(req):
+	case testinfra.IsS3Listing(req):
 		p.counts.Lists++
 	case req.Method == http.MethodGet && key == "" && req.URL.Query().Has("encryption"):
 		p.counts.EncryptionReads++
