@@ -97,6 +97,12 @@ func (m *promiseModel) record(o placement.Outcome) {
 	m.Placements = recordsToModel(o.Records)
 }
 
+// sameComputed reports whether the attributes ModifyPlan sets hold the same values in m and o.
+func (m promiseModel) sameComputed(o promiseModel) bool {
+	return m.Dependencies.Equal(o.Dependencies) && m.ScheduledDestinations.Equal(o.ScheduledDestinations) &&
+		m.MisscheduledDestinations.Equal(o.MisscheduledDestinations) && m.Placements.Equal(o.Placements)
+}
+
 // priorPlacement is what state says a resource held in a destination, and the destination as
 // the resource saw it then (nil when it is not in the recorded pool).
 type priorPlacement struct {
@@ -125,7 +131,7 @@ func (m promiseModel) prior(ctx context.Context) map[string]priorPlacement {
 // was written.
 func lenientPool(ctx context.Context, list types.List) map[string]poolMember {
 	out := map[string]poolMember{}
-	models, _, _ := objectsAs[poolMemberModel](ctx, list)
+	models, _ := poolModelsFromList(list)
 	for i := range models {
 		pool, _, _ := poolFromModel(ctx, path.Root("destinations"), models[i:i+1])
 		for _, m := range pool {

@@ -82,19 +82,18 @@ func (r *promiseResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				ElementType: types.StringType, Computed: true,
 				MarkdownDescription: "Destinations written earlier that no longer match; their files are kept and not updated.",
 			},
-			"placements": schema.MapNestedAttribute{
-				Computed: true,
+			// A map of objects, not of nested attributes, for the reason given at poolSchema.
+			"placements": schema.MapAttribute{
+				Computed:    true,
+				ElementType: types.ObjectType{AttrTypes: placementAttrTypes},
 				MarkdownDescription: "Per destination: its store, its folder, whether it is misscheduled, and every " +
 					"file the promise keeps there (store path to MD5). Known during plan; a file deleted or edited in " +
-					"the store shows here as a difference, and the apply repairs it.",
-				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"store":        schema.StringAttribute{Computed: true, MarkdownDescription: "Store name."},
-					"location":     schema.StringAttribute{Computed: true, MarkdownDescription: "Where the store is, normalised: `s3://<endpoint>/<bucket>` or `git+<url>@<branch>`. Two store resources with one location are one store."},
-					"root":         schema.StringAttribute{Computed: true, MarkdownDescription: "The destination's folder in the store."},
-					"misscheduled": schema.BoolAttribute{Computed: true, MarkdownDescription: "True when the destination no longer matches."},
-					"files": schema.MapAttribute{ElementType: types.StringType, Computed: true, MarkdownDescription: "Store path to MD5 of the content. " +
-						"An aggregatedYAML file, which holds other placements' documents too, maps to `part:<MD5 of this promise's part>` while it is current, and to `stale` when it is not."},
-				}},
+					"the store shows here as a difference, and the apply repairs it. Each value has `store` (the store's " +
+					"name), `location` (where the store is, normalised: `s3://<endpoint>/<bucket>` or `git+<url>@<branch>`; " +
+					"two store resources with one location are one store), `root` (the destination's folder in the " +
+					"store), `misscheduled` (true when the destination no longer matches) and `files` (store path to " +
+					"MD5 of the content; an aggregatedYAML file, which holds other placements' documents too, maps to " +
+					"`part:<MD5 of this promise's part>` while it is current, and to `stale` when it is not).",
 			},
 		},
 		Blocks: map[string]schema.Block{"timeouts": timeoutsBlock(ctx, opCreate, opRead, opUpdate, opDelete)},
@@ -111,6 +110,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	var plan, state promiseModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	proposed := plan
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 		// Terraform accepts the prior value of an attribute in place of the configured one when
@@ -135,6 +135,9 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		resp.Diagnostics.AddWarning("Promise Scheduling", w)
 	}
 	plan.record(p.Settle(nil))
+	if plan.sameComputed(proposed) {
+		return // the usual no-change plan: writing the same value back costs a conversion of the whole promise
+	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
@@ -187,8 +190,10 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 			records[dest] = rec
 		}
 	}
-	state.Placements = recordsToModel(records)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	if placements := recordsToModel(records); !placements.Equal(state.Placements) {
+		state.Placements = placements
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	}
 }
 
 func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {

@@ -63,12 +63,12 @@ var authorAttrTypes = map[string]attr.Type{"name": types.StringType, "email": ty
 
 // storeRefFromObject reads a state_store object. ok is false when it, or anything in it, is not
 // known yet.
-func storeRefFromObject(ctx context.Context, obj types.Object) (ref storeRefModel, ok bool) {
+func storeRefFromObject(_ context.Context, obj types.Object) (ref storeRefModel, ok bool) {
 	if obj.IsNull() || obj.IsUnknown() {
 		return ref, false
 	}
-	if diags := obj.As(ctx, &ref, basetypes.ObjectAsOptions{}); diags.HasError() {
-		// An unknown nested object cannot be held in a pointer: it is not known yet.
+	// An unknown nested object is not known yet.
+	if ref, ok = storeRefFromAttributes(obj.Attributes()); !ok {
 		return storeRefModel{}, false
 	}
 	return ref, ref.known()
