@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 )
@@ -43,6 +44,12 @@ func benchSteadyPlan(ctx context.Context, e *env, runs int, size steadySize) ([]
 		return nil, err
 	}
 	defer kratix.remove()
+	if e.profileDir != "" {
+		if err := os.MkdirAll(e.profileDir, 0o755); err != nil {
+			return nil, fmt.Errorf("creating the profile folder: %w", err)
+		}
+		kratix.env = append(kratix.env, profileDirEnv+"="+e.profileDir)
+	}
 	fair, err := e.fairFloorWorkspace("b4-fair", cfg, nil)
 	if err != nil {
 		return nil, err
@@ -101,6 +108,9 @@ func benchSteadyPlan(ctx context.Context, e *env, runs int, size steadySize) ([]
 			worst, resources, setup, measured, fairTimes, bareTimes),
 	}}, nil
 }
+
+// profileDirEnv is the provider's variable for CPU profiles (see main.go at the module root).
+const profileDirEnv = "KRATIX_PROVIDER_CPU_PROFILE_DIR"
 
 // steadyKratixWorkspace applies cfg, the B4 configuration, to bucket through the counting proxy
 // and returns the workspace and a summary of the set-up apply.

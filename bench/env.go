@@ -29,6 +29,7 @@ type env struct {
 	providerBin string // the provider built from this checkout
 	cliConfig   string // a Terraform CLI configuration with dev_overrides for providerBin
 	terraform   string
+	profileDir  string // where B4's measured plans write CPU profiles of the provider, if set
 
 	depsName      string // where the dependencies of B2 and B3 come from, for the table
 	depsRaw       []byte // the manifest as the user writes it (Terraform's file())
@@ -42,7 +43,7 @@ type machine struct {
 }
 
 func startEnv(ctx context.Context, opts options) (*env, error) {
-	e := &env{}
+	e := &env{profileDir: opts.profile}
 	ok := false
 	// Whatever fails half-way, the servers already started are stopped.
 	defer func() {

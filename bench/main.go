@@ -7,6 +7,7 @@
 //	go run ./bench -runs 5 -out bench-results.md
 //	go run ./bench -quick            # one run, smaller B4 and B5: a smoke test
 //	go run ./bench -quick -runs 3 -only B4,B5   # smaller B4 and B5, three runs each
+//	go run ./bench -only B4 -runs 1 -profile /tmp/b4   # CPU profiles of the provider during B4's plan
 //	go run ./bench -deps ../shared/testdata/marketplace/tekton.yaml   # B2 and B3 with a real release
 package main
 
@@ -29,6 +30,7 @@ type options struct {
 	deps      string
 	terraform string
 	only      string
+	profile   string
 	timeout   time.Duration
 }
 
@@ -41,6 +43,7 @@ func parseFlags() options {
 	flag.StringVar(&o.deps, "deps", "", "a file of Promise dependencies for B2 and B3, such as the Kratix Marketplace's tekton.yaml\n(default: the generated 1.9 MB release of package internal/fixtures, the same size and shape)")
 	flag.StringVar(&o.terraform, "terraform", "", "Terraform CLI (default: $TF_ACC_TERRAFORM_PATH, $TERRAFORM, PATH, /usr/local/bin/terraform)")
 	flag.StringVar(&o.only, "only", "", "run only these scenarios, comma-separated (B1,B2,B3,B4,B5)")
+	flag.StringVar(&o.profile, "profile", "", "write CPU profiles of the provider during B4's measured plans into this folder\n(cpu-<pid>.pprof, one per provider process; the largest of a plan is the plan itself)")
 	flag.DurationVar(&o.timeout, "timeout", 40*time.Minute, "bound on the whole benchmark")
 	flag.Parse()
 	runsGiven := false

@@ -23,6 +23,7 @@ const tfTimeout = 5 * time.Minute
 type workspace struct {
 	e   *env
 	dir string
+	env []string // added to the environment of its commands
 }
 
 // newWorkspace creates a fresh working directory holding files (name to content).
@@ -63,6 +64,7 @@ func (w *workspace) run(ctx context.Context, watchMemory bool, args ...string) (
 		"CHECKPOINT_DISABLE=1", // no call home: there is no internet, and it would add latency
 		"TF_LOG=",
 	)
+	cmd.Env = append(cmd.Env, w.env...)
 	// Its own process group, so that a timeout ends terraform and the provider it started, and
 	// nothing else.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
