@@ -17,12 +17,15 @@ import (
 // s3Counts is what the provider asked of the bucket, by kind of S3 request.
 type s3Counts struct {
 	Puts, Gets, Heads, Lists, Other int
+	// Listings counts the LIST requests that start a listing; the others fetch its next pages
+	// (1,000 keys each).
+	Listings int
 	// OtherKinds names the other requests ("GET ?location"), so that the table says what they were.
 	OtherKinds map[string]int
 }
 
 func (c s3Counts) String() string {
-	s := fmt.Sprintf("%d PUT, %d GET, %d HEAD, %d LIST, %d other", c.Puts, c.Gets, c.Heads, c.Lists, c.Other)
+	s := fmt.Sprintf("%d PUT, %d GET, %d HEAD, %d LIST (%d listings), %d other", c.Puts, c.Gets, c.Heads, c.Lists, c.Listings, c.Other)
 	if len(c.OtherKinds) == 0 {
 		return s
 	}
@@ -103,6 +106,9 @@ func (p *countingProxy) count(r *http.Request) {
 		p.counts.Heads++
 	case "LIST":
 		p.counts.Lists++
+		if !r.URL.Query().Has("continuation-token") && !r.URL.Query().Has("marker") {
+			p.counts.Listings++
+		}
 	default:
 		p.counts.Other++
 		if p.counts.OtherKinds == nil {
