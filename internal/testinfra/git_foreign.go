@@ -44,7 +44,7 @@ func (g *GitServer) CreateForeignRepo(name, branch string, spec ForeignRepo) err
 		return err
 	}
 	var stream bytes.Buffer
-	w := bufio.NewWriter(&stream)
+	w := &stream
 	per := spec.Files / spec.Commits
 	const epoch = 1700000000
 	for c := range spec.Commits {
@@ -59,13 +59,10 @@ func (g *GitServer) CreateForeignRepo(name, branch string, spec ForeignRepo) err
 		for i := first; i < last; i++ {
 			content := ForeignContent(i, spec.FileSize)
 			fmt.Fprintf(w, "M 100644 inline %s\ndata %d\n", ForeignPath(i), len(content))
-			_, _ = w.Write(content)
-			_ = w.WriteByte('\n')
+			w.Write(content)
+			w.WriteByte('\n')
 		}
-		_ = w.WriteByte('\n')
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("create repository %q: %w", name, err)
+		w.WriteByte('\n')
 	}
 	if _, err := runGit(path, stream.Bytes(), "fast-import", "--quiet"); err != nil {
 		return fmt.Errorf("create repository %q: %w", name, err)
