@@ -6,6 +6,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
+	"os/exec"
 	"reflect"
 	"runtime"
 	"strings"
@@ -234,5 +235,65 @@ func TestGitForeignRepositoryWithoutPartialClones(t *testing.T) {
 	}
 	if n, err := g.CommitCount(name, "main"); err != nil || n != spec.Commits+3 {
 		t.Errorf("%d commits on the branch (%v), want %d", n, err, spec.Commits+3)
+	}
+}
+
+// TestGitBranchReplacedByUnrelatedHistory: after the provider's write, someone replaces the
+// branch with a history that does not contain the provider's last tip. The next fetch, which
+// names that tip as what the clone has, must still bring the new branch whole, and the next
+// write builds on it.
+func TestGitBranchReplacedByUnrelatedHistory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the git server; skipped with -short")
+	}
+	g := testGitServer(t)
+	name := "replaced-history"
+	if err := g.CreateRepo(name, "main"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s := foreignStore(t, g, name)
+	if _, err := s.Apply(ctx, Change{Message: "Update from: a", Put: map[string][]byte{"a.yaml": []byte("a")}}); err != nil {
+		t.Fatal(err)
+	}
+	// Two commits with no ancestor in common with the branch, made with git plumbing.
+	bare := g.RepoPath(name)
+	var parent string
+	for i, content := range []string{"one", "two"} {
+		cmd := exec.Command("git", "--git-dir", bare, "hash-object", "-w", "--stdin")
+		cmd.Stdin = strings.NewReader(content)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		mk := exec.Command("git", "--git-dir", bare, "mktree")
+		mk.Stdin = strings.NewReader(fmt.Sprintf("100644 blob %s\tother-%d.yaml\n", strings.TrimSpace(string(out)), i))
+		tree, err := mk.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"--git-dir", bare, "commit-tree", strings.TrimSpace(string(tree)), "-m", "rewritten " + content}
+		if parent != "" {
+			args = append(args, "-p", parent)
+		}
+		parent = gitCmd(t, "", args...)
+	}
+	gitCmd(t, "", "--git-dir", bare, "update-ref", "refs/heads/main", parent)
+
+	if got, err := s.Read(ctx, "other-1.yaml"); err != nil || string(got) != "two" {
+		t.Errorf("Read after the rewrite = %q, %v; want the new branch's file", got, err)
+	}
+	if _, err := s.Read(ctx, "a.yaml"); !IsNotFound(err) {
+		t.Errorf("Read of a file the rewrite dropped: %v, want not found", err)
+	}
+	if _, err := s.Apply(ctx, Change{Message: "Update from: b", Put: map[string][]byte{"b.yaml": []byte("b")}}); err != nil {
+		t.Fatal(err)
+	}
+	files, err := g.ListFiles(name, "main")
+	if want := []string{"b.yaml", "other-1.yaml"}; err != nil || !reflect.DeepEqual(files, want) {
+		t.Errorf("files = %v, %v; want %v", files, err, want)
+	}
+	if msgs, err := g.CommitMessages(name, "main"); err != nil || len(msgs) != 3 || msgs[0] != "Update from: b" {
+		t.Errorf("history = %q, %v; want our commit on the two rewritten ones", msgs, err)
 	}
 }
