@@ -42,7 +42,7 @@ func parseFlags() options {
 	flag.BoolVar(&o.quick, "quick", false, "smoke run: smaller B4 and B5, and 1 run unless -runs is given")
 	flag.StringVar(&o.deps, "deps", "", "a file of Promise dependencies for B2 and B3, such as the Kratix Marketplace's tekton.yaml\n(default: the generated 1.9 MB release of package internal/fixtures, the same size and shape)")
 	flag.StringVar(&o.terraform, "terraform", "", "Terraform CLI (default: $TF_ACC_TERRAFORM_PATH, $TERRAFORM, PATH, /usr/local/bin/terraform)")
-	flag.StringVar(&o.only, "only", "", "run only these scenarios, comma-separated (B1,B2,B3,B4,B5)")
+	flag.StringVar(&o.only, "only", "", "run only these scenarios, comma-separated (B1,B2,B3,B4,B5,B8)")
 	flag.StringVar(&o.profile, "profile", "", "write CPU profiles of the provider during B4's measured plans into this folder\n(cpu-<pid>.pprof, one per provider process; the largest of a plan is the plan itself)")
 	flag.DurationVar(&o.timeout, "timeout", 40*time.Minute, "bound on the whole benchmark")
 	flag.Parse()
@@ -127,6 +127,7 @@ func scenarios(opts options) []scenario {
 		{"B3", "1.9 MB of dependencies to 100 destinations on git", func(ctx context.Context, e *env) ([]row, error) { return benchGit(ctx, e, opts) }},
 		{"B4", "steady-state plan", func(ctx context.Context, e *env) ([]row, error) { return benchSteadyPlan(ctx, e, opts.runs, b4) }},
 		{"B5", "parallel promises to one repository", func(ctx context.Context, e *env) ([]row, error) { return benchParallelGit(ctx, e, opts.e2eRuns, b5) }},
+		{"B8", "first write into a repository of 20,000 files of other teams", func(ctx context.Context, e *env) ([]row, error) { return benchLargeRepo(ctx, e, opts.e2eRuns) }},
 	}
 }
 

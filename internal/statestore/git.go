@@ -302,7 +302,7 @@ func (s *gitStore) applyBatch(ctx context.Context, batch []*pendingChange) {
 			winners.add(s.r.repo.Storer, s.r.tip)
 		}
 		base = s.r.tip
-		tip, files, err := s.commitBatch(rt, &batch)
+		tip, files, err := s.commitBatch(bctx, rt, &batch)
 		if err != nil {
 			failAll(err)
 			return
@@ -355,13 +355,16 @@ type flatTree struct {
 // the batch; the others get their commit and their Result (without Revision) set. It returns the
 // last commit (the tip when there is none) and its files. An error is one of the tip itself,
 // which fails every change.
-func (s *gitStore) commitBatch(rt *retrier, batch *[]*pendingChange) (plumbing.Hash, flatTree, error) {
+func (s *gitStore) commitBatch(ctx context.Context, rt *retrier, batch *[]*pendingChange) (plumbing.Hash, flatTree, error) {
 	parent := s.r.tip
 	tree, files, err := s.r.tipFiles()
 	if err != nil {
 		return plumbing.ZeroHash, flatTree{}, err
 	}
 	head := flatTree{tree: tree, files: files}
+	if err := s.fetchAggregated(ctx, files, *batch); err != nil {
+		return plumbing.ZeroHash, flatTree{}, err
+	}
 	*batch = slices.DeleteFunc(*batch, func(p *pendingChange) bool {
 		res, next, commit, err := p.s.commitOn(parent, head, p.change)
 		switch {
@@ -500,6 +503,9 @@ func (s *gitStore) Hashes(ctx context.Context, paths []string) (map[string]strin
 	}
 	out := map[string]string{}
 	err := s.withTip(ctx, opRead, func(files map[string]treeFile) error {
+		if err := s.fetchContents(ctx, files, paths); err != nil {
+			return err
+		}
 		for _, p := range paths {
 			if f, ok := files[p]; ok && isBlob(f.mode) {
 				sum, err := s.r.blobMD5(f.hash)
@@ -520,6 +526,15 @@ func (s *gitStore) List(ctx context.Context, prefix string) (map[string]string, 
 	}
 	out := map[string]string{}
 	err := s.withTip(ctx, opList, func(files map[string]treeFile) error {
+		var paths []string
+		for p := range files {
+			if strings.HasPrefix(p, prefix) {
+				paths = append(paths, p)
+			}
+		}
+		if err := s.fetchContents(ctx, files, paths); err != nil {
+			return err
+		}
 		for p, f := range files {
 			if strings.HasPrefix(p, prefix) && isBlob(f.mode) {
 				sum, err := s.r.blobMD5(f.hash)
@@ -543,6 +558,9 @@ func (s *gitStore) Read(ctx context.Context, p string) ([]byte, error) {
 		f, ok := files[p]
 		if !ok || !isBlob(f.mode) {
 			return &Error{Kind: KindNotFound, Err: fmt.Errorf("%s does not exist", p)}
+		}
+		if err := s.fetchContents(ctx, files, []string{p}); err != nil {
+			return err
 		}
 		var err error
 		content, err = readBlob(s.r.repo.Storer, f.hash)
@@ -569,6 +587,36 @@ func (s *gitStore) withTip(ctx context.Context, op string, fn func(map[string]tr
 		return s.fail(op, err)
 	}
 	return nil
+}
+
+// fetchContents fetches the blobs of the files at paths that the clone lacks and whose MD5 is
+// not known yet (see fetchBlobs). r.sem must be held.
+func (s *gitStore) fetchContents(ctx context.Context, files map[string]treeFile, paths []string) error {
+	var hashes []plumbing.Hash
+	for _, p := range paths {
+		if f, ok := files[p]; ok && isBlob(f.mode) {
+			if _, known := s.r.md5s[f.hash]; !known {
+				hashes = append(hashes, f.hash)
+			}
+		}
+	}
+	return s.fetchBlobs(ctx, hashes)
+}
+
+// fetchAggregated fetches the blobs that the aggregates of the batch's changes read: each
+// aggregate file and every contribution under its folder. r.sem must be held.
+func (s *gitStore) fetchAggregated(ctx context.Context, files map[string]treeFile, batch []*pendingChange) error {
+	var hashes []plumbing.Hash
+	for _, p := range batch {
+		for _, a := range p.change.Aggregates {
+			for path, f := range files {
+				if (path == a.File || strings.HasPrefix(path, a.Dir)) && isBlob(f.mode) {
+					hashes = append(hashes, f.hash)
+				}
+			}
+		}
+	}
+	return s.fetchBlobs(ctx, hashes)
 }
 
 // blobMD5 is the MD5 of a blob's content, computed once per blob. r.sem must be held.

@@ -67,9 +67,10 @@ func (s *gitStore) open() error {
 	return nil
 }
 
-// sync brings the clone to the remote tip: a shallow fetch of the branch alone, then a hard
-// reset of the local branch, so that edits made elsewhere are always the base of the next write
-// (never a local history that diverged, Kratix issue #850). r.sem must be held.
+// sync brings the clone to the remote tip: a shallow fetch of the branch alone (without blobs
+// when the server serves partial clones, see git_fetch.go), then a hard reset of the local
+// branch, so that edits made elsewhere are always the base of the next write (never a local
+// history that diverged, Kratix issue #850). r.sem must be held.
 func (s *gitStore) sync(ctx context.Context) error {
 	if s.authErr != nil {
 		return s.authErr
@@ -77,35 +78,11 @@ func (s *gitStore) sync(ctx context.Context) error {
 	if err := s.open(); err != nil {
 		return err
 	}
-	sshOp, done := sshOperation(ctx, s.cfg.URL)
-	err := s.r.repo.FetchContext(ctx, &git.FetchOptions{
-		RemoteName: "origin",
-		// Each store fetches with its own spelling of the URL, which may carry its user name.
-		RemoteURL: s.cfg.URL,
-		RefSpecs:  []gitconfig.RefSpec{s.fetchSpec()},
-		Depth:     1,
-		Auth:      s.auth,
-		CABundle:  s.caBundle(),
-		Tags:      git.NoTags,
-		Force:     true,
-		// Over SSH, this is what bounds the connection by ctx (see sshOperation).
-		ProxyOptions: sshOp,
-	})
-	done()
-	switch {
-	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate):
-	case errors.Is(err, transport.ErrEmptyRemoteRepository):
-		return s.resetTo(plumbing.ZeroHash)
-	case isNoMatchingRef(err):
-		return s.emptyOrMissingBranch(ctx)
-	default:
-		return fmt.Errorf("fetching branch %s: %w", s.cfg.Branch, err)
-	}
-	ref, err := s.r.repo.Reference(s.trackingRef(), true)
+	tip, err := s.fetchTip(ctx)
 	if err != nil {
-		return fmt.Errorf("reading the fetched branch %s: %w", s.cfg.Branch, err)
+		return err
 	}
-	return s.resetTo(ref.Hash())
+	return s.resetTo(tip)
 }
 
 // resetTo points the local branch at the remote tip (or removes it while the repository is
@@ -127,31 +104,8 @@ func (s *gitStore) resetTo(tip plumbing.Hash) error {
 	return nil
 }
 
-// emptyOrMissingBranch tells an empty repository (the first write creates the branch) from one
-// that has branches but not ours (an error: creating it could hide a typo in the config).
-func (s *gitStore) emptyOrMissingBranch(ctx context.Context) error {
-	rem := git.NewRemote(memory.NewStorage(), &gitconfig.RemoteConfig{Name: "origin", URLs: []string{s.cfg.URL}})
-	sshOp, done := sshOperation(ctx, s.cfg.URL)
-	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: s.auth, CABundle: s.caBundle(), ProxyOptions: sshOp})
-	done()
-	if err != nil && !errors.Is(err, transport.ErrEmptyRemoteRepository) {
-		return fmt.Errorf("listing branches: %w", err)
-	}
-	for _, ref := range refs {
-		if ref.Name().IsBranch() {
-			return s.missingBranch()
-		}
-	}
-	return s.resetTo(plumbing.ZeroHash)
-}
-
 func (s *gitStore) missingBranch() error {
 	return &Error{Kind: KindMissingBranch, Err: fmt.Errorf("the repository has branches, but not %q", s.cfg.Branch)}
-}
-
-func isNoMatchingRef(err error) bool {
-	var nm git.NoMatchingRefSpecError
-	return errors.As(err, &nm) || strings.Contains(err.Error(), "couldn't find remote ref")
 }
 
 // push sends the commit as the new tip of the branch, as a fast-forward only. A refusal because

@@ -9,16 +9,40 @@ import (
 	"net/http/cgi"
 	"os"
 	"slices"
+	"strings"
+	"sync"
 )
 
 // gitHTTPHandler puts basic auth in front of git's own smart-HTTP server, git http-backend,
 // run as a CGI program for each request.
 type gitHTTPHandler struct {
 	root, backend, user, password string
+
+	mu      sync.Mutex
+	fetched map[string]int64 // bytes of upload-pack answers (fetches), by request path's repository
 }
 
 func newGitHTTPHandler(root, backend, user, password string) *gitHTTPHandler {
-	return &gitHTTPHandler{root: root, backend: backend, user: user, password: password}
+	return &gitHTTPHandler{root: root, backend: backend, user: user, password: password, fetched: map[string]int64{}}
+}
+
+// fetchedBytes is how many bytes the handler sent in answer to fetches from repository name.
+func (h *gitHTTPHandler) fetchedBytes(name string) int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.fetched["/"+name+".git"]
+}
+
+// countingWriter counts the bytes of a response body.
+type countingWriter struct {
+	http.ResponseWriter
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func (h *gitHTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -55,7 +79,16 @@ func (h *gitHTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"GIT_CONFIG_GLOBAL=" + os.DevNull,
 		},
 	}
-	backend.ServeHTTP(w, r)
+	repo, isFetch := strings.CutSuffix(r.URL.Path, "/git-upload-pack")
+	if !isFetch {
+		backend.ServeHTTP(w, r)
+		return
+	}
+	cw := &countingWriter{ResponseWriter: w}
+	backend.ServeHTTP(cw, r)
+	h.mu.Lock()
+	h.fetched[repo] += cw.n
+	h.mu.Unlock()
 }
 
 // equalSecret compares in constant time: a habit worth keeping even in a test server.

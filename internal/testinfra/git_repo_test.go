@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"testing"
+	"time"
 )
 
 func TestCreateRepoSeedsOneCommit(t *testing.T) {
@@ -142,4 +143,24 @@ func TestStopRemovesEverything(t *testing.T) {
 	if out, err := gitCLI(t, "", nil, "ls-remote", g.HTTPURL("state")); err == nil {
 		t.Errorf("HTTP endpoint still answering after Stop:\n%s", out)
 	}
+}
+
+func TestCreateForeignRepo(t *testing.T) {
+	g := startGitServer(t)
+	spec := ForeignRepo{Files: 20000, Commits: 1000, FileSize: 3000}
+	start := time.Now()
+	if err := g.CreateForeignRepo("foreign", "main", spec); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("created %d files in %d commits in %v", spec.Files, spec.Commits, time.Since(start))
+	n, err := g.CommitCount("foreign", "main")
+	if err != nil || n != spec.Commits {
+		t.Fatalf("%d commits (%v), want %d", n, err, spec.Commits)
+	}
+	start = time.Now()
+	files, err := g.ForeignFilesIntact("foreign", "main", spec)
+	if err != nil || files != spec.Files {
+		t.Fatalf("%d files (%v), want %d", files, err, spec.Files)
+	}
+	t.Logf("checked in %v", time.Since(start))
 }

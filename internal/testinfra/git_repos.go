@@ -56,6 +56,13 @@ func (g *GitServer) initBare(name, branch string) (string, error) {
 	if _, err := runGit(path, nil, "config", "http.receivepack", "true"); err != nil {
 		return "", fmt.Errorf("create repository %q: %w", name, err)
 	}
+	// Partial clones, as GitHub, GitLab and Gitea serve them: a fetch may leave blobs out
+	// (filter blob:none) and ask for them later by hash.
+	for _, kv := range [][2]string{{"uploadpack.allowFilter", "true"}, {"uploadpack.allowReachableSHA1InWant", "true"}} {
+		if _, err := runGit(path, nil, "config", kv[0], kv[1]); err != nil {
+			return "", fmt.Errorf("create repository %q: %w", name, err)
+		}
+	}
 	return path, nil
 }
 

@@ -42,6 +42,7 @@ type GitServer struct {
 	WrongKnownHosts string
 
 	dir      string // temporary folder holding Root and scratch clones
+	handler  *gitHTTPHandler
 	http     *http.Server
 	https    *http.Server
 	ssh      *sshServer
@@ -86,6 +87,7 @@ func (g *GitServer) start(execPath string) error {
 		return fmt.Errorf("listen for HTTP: %w", err)
 	}
 	handler := newGitHTTPHandler(g.Root, filepath.Join(execPath, "git-http-backend"), g.Username, g.Password)
+	g.handler = handler
 	g.HTTPBase = "http://" + httpListener.Addr().String()
 	g.http = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = g.http.Serve(httpListener) }() // returns ErrServerClosed on Stop
@@ -157,6 +159,10 @@ func (g *GitServer) HTTPSURL(name string) string { return g.HTTPSBase + "/" + na
 
 // SSHURL is the SSH clone URL of repository name.
 func (g *GitServer) SSHURL(name string) string { return g.SSHBase + "/" + name + ".git" }
+
+// FetchedBytes is how many bytes the HTTP and HTTPS endpoints have sent so far in answer to
+// fetches (upload-pack requests) from repository name: what clients downloaded from it.
+func (g *GitServer) FetchedBytes(name string) int64 { return g.handler.fetchedBytes(name) }
 
 // RepoPath is the folder of bare repository name.
 func (g *GitServer) RepoPath(name string) string { return filepath.Join(g.Root, name+".git") }

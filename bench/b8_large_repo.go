@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
+)
+
+// b8Repo is the repository of B8: 20,000 files of other teams (about 3 KB of YAML each) under
+// teams/, added over 1,000 commits, outside the folders the provider writes.
+var b8Repo = testinfra.ForeignRepo{Files: 20000, Commits: 1000, FileSize: 3000}
+
+// b8MaxRuns bounds B8's runs: each builds a repository of 20,000 files first.
+const b8MaxRuns = 3
+
+// b8PeakGoalMiB is the goal for the provider's peak memory.
+const b8PeakGoalMiB = 200
+
+// benchLargeRepo is B8: terraform apply of one destination and one promise with small
+// dependencies into a repository that other teams fill. The provider must read what it owns
+// only: the measured figures are the apply (the first write) against its fair floor, the
+// provider's peak RSS against the goal, and the bytes the server sent to it.
+func benchLargeRepo(ctx context.Context, e *env, runs int) ([]row, error) {
+	runs = min(runs, b8MaxRuns)
+	var measured, fair timings
+	var peak float64
+	var fetched []string
+	for i := range runs {
+		steps := []func() error{
+			func() error {
+				res, n, err := largeRepoRun(ctx, e, fmt.Sprintf("b8-%d", i))
+				measured, peak = append(measured, res.took), max(peak, res.peakMiB)
+				fetched = append(fetched, fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)))
+				return err
+			},
+			func() error {
+				repo := fmt.Sprintf("b8-fair-%d", i) // named only: the floor writes to no store
+				d, err := e.fairFloorApply(ctx, repo, largeRepoConfig(e, repo), nil)
+				fair = append(fair, d)
+				return err
+			},
+		}
+		if err := alternate(i, steps); err != nil {
+			return nil, err
+		}
+	}
+	_, rs := ratio(measured.median(), fair.median())
+	cfg := largeRepoConfig(e, "b8")
+	return []row{{
+		scenario: fmt.Sprintf("B8 terraform apply: 1 destination + 1 promise (small dependencies) into a git repository holding %d files of other teams and %d commits (smart HTTP)",
+			b8Repo.Files, b8Repo.Commits),
+		measured: fmtDuration(measured.median()),
+		floor:    fmt.Sprintf("%s (fair: apply of %d terraform_data carrying the same values)", fmtDuration(fair.median()), cfg.resources()),
+		ratio:    rs,
+		goal:     fmt.Sprintf("provider peak RSS <= %d MiB", b8PeakGoalMiB),
+		met:      yesNo(peak <= b8PeakGoalMiB),
+		notes: fmt.Sprintf("%d runs; provider peak RSS %.0f MiB; fetched from the server per run (upload-pack answers): %s; checked with the git CLI: the %d files of other teams unchanged, ours present, %d+ commits; runs: %s / fair %s",
+			runs, peak, strings.Join(fetched, ", "), b8Repo.Files, b8Repo.Commits+1, measured, fair),
+	}}, nil
+}
+
+// largeRepoConfig is the B8 configuration writing to repository repo.
+func largeRepoConfig(e *env, repo string) kratixConfig {
+	return kratixConfig{
+		store:         e.gitRef(repo),
+		destinations:  1,
+		initWorkloads: true,
+		promises:      []promiseSpec{{name: "p", dependencies: `"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"`}},
+	}
+}
+
+// largeRepoRun builds the repository of other teams, applies the B8 configuration to it with the
+// provider's memory watched, and checks the result with the git CLI. It also returns how many
+// bytes the server sent in answer to the provider's fetches.
+func largeRepoRun(ctx context.Context, e *env, repo string) (tfResult, int64, error) {
+	if err := e.git.CreateForeignRepo(repo, "main", b8Repo); err != nil {
+		return tfResult{}, 0, err
+	}
+	cfg := largeRepoConfig(e, repo)
+	ws, err := e.newWorkspace(repo, map[string][]byte{"main.tf": []byte(cfg.String())})
+	if err != nil {
+		return tfResult{}, 0, err
+	}
+	defer ws.remove()
+	res, err := ws.apply(ctx, true)
+	fetched := e.git.FetchedBytes(repo)
+	if err != nil {
+		return res, fetched, err
+	}
+	files, err := e.git.ForeignFilesIntact(repo, "main", b8Repo)
+	if err != nil {
+		return res, fetched, err
+	}
+	// Ours: the destination's two canaries and the promise's dependencies file.
+	if want := b8Repo.Files + 3; files != want {
+		return res, fetched, fmt.Errorf("repository %s holds %d files, want %d (the other teams' and 3 of ours)", repo, files, want)
+	}
+	n, err := e.git.CommitCount(repo, "main")
+	if err != nil {
+		return res, fetched, err
+	}
+	if n <= b8Repo.Commits {
+		return res, fetched, fmt.Errorf("repository %s has %d commits, want the %d of other teams and ours", repo, n, b8Repo.Commits)
+	}
+	return res, fetched, nil
+}
