@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -30,42 +29,35 @@ type poolMemberModel struct {
 	AggregatedFilename types.String `tfsdk:"aggregated_filename"`
 }
 
-func poolSchema(description string) schema.ListAttribute {
-	// A list of objects rather than a list of nested attributes: the framework walks nested
-	// attributes node by node, looking each node's schema up from the root, on every request, which
-	// made a pool of a hundred destinations most of the provider's CPU time during a plan. The
-	// value, the configuration and the state are the same either way.
-	return schema.ListAttribute{
+// The pool stays a list of nested attributes, each optional, although the framework walks such
+// lists node by node on every request: a destination shared by several workspaces is written as
+// an object literal there, without the attributes it does not need, which a list of objects
+// would refuse.
+func poolSchema(description string) schema.ListNestedAttribute {
+	return schema.ListNestedAttribute{
 		Required:            true,
-		ElementType:         types.ObjectType{AttrTypes: poolMemberAttrTypes},
-		MarkdownDescription: description + poolMemberDescription,
+		MarkdownDescription: description,
+		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+			// Optional here, checked in poolFromModel: Terraform validates a list built from resources
+			// ([kratix_destination.a]) before their values are known, and would call them missing.
+			"name": schema.StringAttribute{Optional: true, MarkdownDescription: "Destination name (required)."},
+			// Not used for scheduling: it is new each time the destination is created, so the
+			// resources on a replaced destination update in the same apply and write their files
+			// again after its cleanup emptied the folder.
+			"instance_id": schema.StringAttribute{Optional: true, MarkdownDescription: "See kratix_destination: " +
+				"new each time the destination is created, so that the resources on a replaced destination write their " +
+				"files again in the same apply."},
+			"labels": schema.MapAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Destination labels."},
+			"state_store": schema.SingleNestedAttribute{
+				Optional: true, MarkdownDescription: "The destination's store (required).", Attributes: storeRefAttributes(),
+			},
+			"path":                schema.StringAttribute{Optional: true, MarkdownDescription: "The destination's path in its store (required)."},
+			"strict_match_labels": schema.BoolAttribute{Optional: true, MarkdownDescription: "See kratix_destination."},
+			"filepath_mode":       schema.StringAttribute{Optional: true, MarkdownDescription: "See kratix_destination; `nestedByMetadata` when unset."},
+			"aggregated_filename": schema.StringAttribute{Optional: true, MarkdownDescription: "See kratix_destination; `aggregated.yaml` when unset."},
+		}},
 	}
 }
-
-// poolMemberDescription documents the attributes a pool reads from each destination object.
-const poolMemberDescription = " Each element is a destination object, of which the pool keeps `name`, `instance_id`, " +
-	"`labels`, `state_store`, `path`, `strict_match_labels`, `filepath_mode` and `aggregated_filename` (see " +
-	"kratix_destination); pass the destination resources themselves."
-
-var (
-	storeRefAttrTypes = map[string]attr.Type{
-		"name": types.StringType, "path": types.StringType, "secret_ref": types.StringType,
-		"bucket": types.ObjectType{AttrTypes: map[string]attr.Type{
-			"endpoint": types.StringType, "bucket_name": types.StringType, "insecure": types.BoolType,
-			"region": types.StringType, "auth_method": types.StringType,
-		}},
-		"git": types.ObjectType{AttrTypes: map[string]attr.Type{
-			"url": types.StringType, "branch": types.StringType,
-			"author":                   types.ObjectType{AttrTypes: authorAttrTypes},
-			"insecure_ignore_host_key": types.BoolType,
-		}},
-	}
-	poolMemberAttrTypes = map[string]attr.Type{
-		"name": types.StringType, "instance_id": types.StringType, "labels": types.MapType{ElemType: types.StringType},
-		"state_store": types.ObjectType{AttrTypes: storeRefAttrTypes}, "path": types.StringType,
-		"strict_match_labels": types.BoolType, "filepath_mode": types.StringType, "aggregated_filename": types.StringType,
-	}
-)
 
 // poolMember is a destination of a pool, in domain terms, with the store object to reach it.
 type poolMember struct {
