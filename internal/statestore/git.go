@@ -61,8 +61,6 @@ type gitRepo struct {
 	lostRaces int
 	// pushes counts the pushes tried, each carrying one commit per change of its batch.
 	pushes int
-	// fetches counts the fetches made.
-	fetches int
 
 	// syncs numbers the fetches and pushes as they start; it is atomic because a read takes its
 	// number before waiting for sem. fresh is the number of the last one that brought tip from
@@ -296,7 +294,7 @@ func (s *gitStore) applyBatch(ctx context.Context, batch []*pendingChange) {
 	rt.winners = &winners
 	var lost error
 	var base plumbing.Hash // the tip the refused commits were made on
-	optimistic := !s.r.tip.IsZero() && s.r.knows(0, s.cfg)
+	optimistic := s.authErr == nil && !s.r.tip.IsZero() && s.r.knows(0, s.cfg)
 	failAll := func(err error) {
 		for _, p := range batch {
 			p.resolve(Result{}, afterRaces(rt, p.s.fail(opWrite, err)))
@@ -634,7 +632,6 @@ func (s *gitStore) withTip(ctx context.Context, op string, fn func(map[string]tr
 // held.
 func (s *gitStore) fetch(ctx context.Context) error {
 	n := s.r.syncs.Add(1)
-	s.r.fetches++
 	if err := s.sync(ctx); err != nil {
 		return err
 	}
