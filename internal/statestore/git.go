@@ -273,19 +273,19 @@ func batchContext(ctx context.Context, batch []*pendingChange) (context.Context,
 	}
 }
 
-// applyBatch commits each change of the batch on the freshly fetched tip, one commit per change
-// on top of the previous one, and pushes them all at once. A push that loses a race with another
-// writer is retried until the deadline (see retrier): every change is applied again to what the
-// other writer pushed, never forced over it.
+// applyBatch commits each change of the batch on the remote tip, one commit per change on top
+// of the previous one, and pushes them all at once. A push that loses a race with another writer
+// is retried until the deadline (see retrier): every change is applied again to what the other
+// writer pushed, never forced over it. A change that fails on its own (a path that is both a file
+// and a folder, say) or whose context ends before it is pushed leaves the batch alone; a failed
+// fetch or push fails every change still in it. Every change of the batch is resolved on return.
+// r.sem must be held.
 //
-// The first attempt skips the fetch when this process already knows the tip (its last fetch or
-// push, with this store's transport): the push only moves the branch if it is still at that tip
-// (see push), so a branch that moved meanwhile costs one refused push, then the fetch, and is
-// no lost race. Until the push proves the tip, nothing is concluded from it: a change that fails
-// or changes nothing on it makes the batch fetch first. A change that fails on its own (a path that is both
-// a file and a folder, say) or whose context ends before it is pushed leaves the batch alone; a
-// failed fetch or push fails every change still in it. Every change of the batch is resolved on
-// return. r.sem must be held.
+// The first attempt skips the fetch when this process already knows the tip (from its last fetch
+// or push, with this store's transport): the push only moves the branch if it is still at that
+// tip (see push), so a branch that moved meanwhile costs one refused push, then the fetch, and is
+// no lost race. Nothing is concluded from a tip before a push proves it: a change that fails or
+// changes nothing on it makes the batch fetch first.
 func (s *gitStore) applyBatch(ctx context.Context, batch []*pendingChange) {
 	bctx, cancel := batchContext(ctx, batch)
 	defer cancel()
