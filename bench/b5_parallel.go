@@ -24,7 +24,8 @@ var (
 // benchParallelGit is B5: many promises writing to one repository at once. The provider
 // serialises them on its one clone, and the writes that queue while a push is in flight go out
 // together in the next push (group commit), so every push must succeed (apply exits 0) and each
-// promise must be exactly one commit; the notes give the pushes the server saw. The floor is the apply of its fair floor (the same configuration as
+// promise must be exactly one commit; the notes give the pushes the server saw. The goal is at
+// most 3x the fair floor. The floor is the apply of its fair floor (the same configuration as
 // terraform_data resources carrying the same values) with the same parallelism; the second floor
 // the apply of as many bare terraform_data resources.
 func benchParallelGit(ctx context.Context, e *env, runs int, size parallelSize) ([]row, error) {
@@ -55,7 +56,7 @@ func benchParallelGit(ctx context.Context, e *env, runs int, size parallelSize) 
 			return nil, err
 		}
 	}
-	_, rs := ratio(measured.median(), fair.median())
+	r, rs := ratio(measured.median(), fair.median())
 	_, rs2 := ratio(measured.median(), bare.median())
 	resources := parallelConfig(e, "b5", size).resources()
 	return []row{{
@@ -65,7 +66,9 @@ func benchParallelGit(ctx context.Context, e *env, runs int, size parallelSize) 
 		ratio:    rs,
 		floor2:   fmt.Sprintf("%s (apply of %d bare terraform_data, same parallelism)", fmtDuration(bare.median()), resources),
 		ratio2:   rs2,
-		goal:     "exit 0, 1 commit per promise", met: "yes", // a miss fails the scenario
+		// Exit 0 and one commit per promise are checked every run (a miss fails the scenario);
+		// the time is what met weighs.
+		goal: "<= 3x fair floor; exit 0, 1 commit per promise", met: yesNo(r > 0 && r <= 3),
 		notes: fmt.Sprintf("%d runs; apply exit 0 every run (no failed push); commits = 1 seed + %d, one per promise (init_workloads = false), %d files checked; pushes that moved the branch (server reflog) per run: %s for %d commits; provider peak RSS %.0f MiB; runs: %s / fair %s / bare %s",
 			runs, size.promises, size.promises*size.destinations, strings.Join(pushes, ", "), size.promises, peak, measured, fair, bare),
 	}}, nil

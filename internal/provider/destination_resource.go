@@ -376,15 +376,12 @@ func (r *destinationResource) open(ref storeRefModel, name string, diags *diag.D
 	return store
 }
 
-// warnTakeOver warns when files the destination is about to own already hold other content,
-// written by Kratix or another workspace.
-func warnTakeOver(ctx context.Context, store statestore.Store, who string, want map[string]string, diags *diag.Diagnostics) {
-	found, err := store.Hashes(ctx, sortedKeys(want))
-	if err != nil {
-		return // the write that follows reports the failure
-	}
-	for _, p := range sortedKeys(found) {
-		if found[p] != want[p] {
+// warnTakeOver warns about the files a write replaced (see statestore.Result.Replaced) that the
+// resource did not hold before (fresh): they held other content, written by Kratix or another
+// workspace.
+func warnTakeOver(store statestore.Store, who string, fresh map[string]string, replaced []string, diags *diag.Diagnostics) {
+	for _, p := range replaced {
+		if _, ok := fresh[p]; ok {
 			diags.AddWarning("Taking Over Existing File",
 				fmt.Sprintf("%s replaces %s in %s, which held different content (written by Kratix or another workspace?).",
 					who, p, store.Describe()))

@@ -44,10 +44,10 @@ func (d *providerData) writeOps(ctx context.Context, kind, who, message string, 
 			failed[key] = true
 			continue
 		}
-		if len(op.Fresh) > 0 {
-			warnTakeOver(ctx, store, who, op.Fresh, diags)
-		}
+		// The write itself says which files it replaced, from the content it found: no read
+		// before it, which would cost a round trip and, on git, a turn on the repository.
 		res, err := store.Apply(ctx, storeChange(message, op.Change))
+		warnTakeOver(store, who, op.Fresh, res.Replaced, diags)
 		if err != nil {
 			addStoreError(diags, "Cannot Write "+kind,
 				fmt.Sprintf("%s: writing to destinations %s failed", who, strings.Join(op.Destinations, ", ")), err)

@@ -378,8 +378,15 @@ func (b *bucketStore) Apply(ctx context.Context, change Change) (_ Result, err e
 	errs := b.parallel(ctx, len(toPut), func(ctx context.Context, i int) error {
 		return b.put(ctx, toPut[i], change.Put[toPut[i]], sums[toPut[i]])
 	})
-	res.Written, err = b.outcome("write", "writes", toPut, errs)
+	written, err := b.outcome("write", "writes", toPut, errs)
+	res.Written = append(res.Written, written...) // after a remainder part seeded above
+	for _, p := range written {
+		if _, ok := existing[p]; ok {
+			res.Replaced = append(res.Replaced, p)
+		}
+	}
 	if err != nil {
+		sortResult(&res)
 		return res, err
 	}
 	errs = b.parallel(ctx, len(toDelete), func(ctx context.Context, i int) error {
@@ -402,6 +409,7 @@ func (b *bucketStore) Apply(ctx context.Context, change Change) (_ Result, err e
 func sortResult(res *Result) {
 	sort.Strings(res.Written)
 	sort.Strings(res.Deleted)
+	sort.Strings(res.Replaced)
 }
 
 // rebuildAggregate makes a.File the join of every object under a.Dir, or removes it. Rebuilds

@@ -223,6 +223,10 @@ func TestBucketApplyRepairsDrift(t *testing.T) {
 	if w := []string{"solo/d.yaml", "w/a.yaml", "w/b.yaml"}; !reflect.DeepEqual(res.Written, w) {
 		t.Errorf("Written = %v, want %v", res.Written, w)
 	}
+	// The two edited by hand held other content; w/b.yaml was gone, so it is created again.
+	if r := []string{"solo/d.yaml", "w/a.yaml"}; !reflect.DeepEqual(res.Replaced, r) {
+		t.Errorf("Replaced = %v, want %v", res.Replaced, r)
+	}
 	if d := delta(before, s.Stats()); d.Puts != 3 || d.Gets != 1 {
 		t.Errorf("repair made %+v; want 3 PUTs and 1 GET (for the object written in parts)", d)
 	}

@@ -62,6 +62,16 @@ type gitRepo struct {
 	// pushes counts the pushes tried, each carrying one commit per change of its batch.
 	pushes int
 
+	// syncs numbers the fetches and pushes as they start; it is atomic because a read takes its
+	// number before waiting for sem. fresh is the number of the last one that brought tip from
+	// the remote (a fetch, or a push that landed: the server then held our commit at its tip),
+	// and freshCfg the configuration of the store that made it; fresh is zero until one has.
+	// A read that took number n may use tip without fetching once fresh > n: the remote held tip
+	// at a moment after the read was asked for (see withTip).
+	syncs    atomic.Uint64
+	fresh    uint64
+	freshCfg GitConfig
+
 	// qmu guards queue and the taken flag of its changes; it is held only briefly, never across
 	// I/O, and may be taken with or without sem.
 	qmu   sync.Mutex
@@ -263,13 +273,19 @@ func batchContext(ctx context.Context, batch []*pendingChange) (context.Context,
 	}
 }
 
-// applyBatch commits each change of the batch on the freshly fetched tip, one commit per change
-// on top of the previous one, and pushes them all at once. A push that loses a race with another
-// writer is retried until the deadline (see retrier): every change is applied again to what the
-// other writer pushed, never forced over it. A change that fails on its own (a path that is both
-// a file and a folder, say) or whose context ends before it is pushed leaves the batch alone; a
-// failed fetch or push fails every change still in it. Every change of the batch is resolved on
-// return. r.sem must be held.
+// applyBatch commits each change of the batch on the remote tip, one commit per change on top
+// of the previous one, and pushes them all at once. A push that loses a race with another writer
+// is retried until the deadline (see retrier): every change is applied again to what the other
+// writer pushed, never forced over it. A change that fails on its own (a path that is both a file
+// and a folder, say) or whose context ends before it is pushed leaves the batch alone; a failed
+// fetch or push fails every change still in it. Every change of the batch is resolved on return.
+// r.sem must be held.
+//
+// The first attempt skips the fetch when this process already knows the tip (from its last fetch
+// or push, with this store's transport): the push only moves the branch if it is still at that
+// tip (see push), so a branch that moved meanwhile costs one refused push, then the fetch, and is
+// no lost race. Nothing is concluded from a tip before a push proves it: a change that fails or
+// changes nothing on it makes the batch fetch first.
 func (s *gitStore) applyBatch(ctx context.Context, batch []*pendingChange) {
 	bctx, cancel := batchContext(ctx, batch)
 	defer cancel()
@@ -278,6 +294,7 @@ func (s *gitStore) applyBatch(ctx context.Context, batch []*pendingChange) {
 	rt.winners = &winners
 	var lost error
 	var base plumbing.Hash // the tip the refused commits were made on
+	optimistic := s.authErr == nil && !s.r.tip.IsZero() && s.r.knows(0, s.cfg)
 	failAll := func(err error) {
 		for _, p := range batch {
 			p.resolve(Result{}, afterRaces(rt, p.s.fail(opWrite, err)))
@@ -294,15 +311,21 @@ func (s *gitStore) applyBatch(ctx context.Context, batch []*pendingChange) {
 		if len(batch) == 0 {
 			return
 		}
-		if err := s.sync(bctx); err != nil {
-			failAll(err)
-			return
-		}
-		if rt.lost > 0 && s.r.tip != base {
-			winners.add(s.r.repo.Storer, s.r.tip)
+		if !optimistic {
+			if err := s.fetch(bctx); err != nil {
+				failAll(err)
+				return
+			}
+			if rt.lost > 0 && s.r.tip != base {
+				winners.add(s.r.repo.Storer, s.r.tip)
+			}
 		}
 		base = s.r.tip
-		tip, files, err := s.commitBatch(bctx, rt, &batch)
+		tip, files, err := s.commitBatch(bctx, rt, &batch, optimistic)
+		if errors.Is(err, errUnproven) {
+			optimistic = false
+			continue
+		}
 		if err != nil {
 			failAll(err)
 			return
@@ -310,9 +333,11 @@ func (s *gitStore) applyBatch(ctx context.Context, batch []*pendingChange) {
 		if tip == base {
 			return // nothing changed: no commit, no push
 		}
-		err = s.push(bctx, tip)
+		n := s.r.syncs.Add(1)
+		err = s.push(bctx, base, tip)
 		s.r.pushes++
 		if err == nil {
+			s.r.fresh, s.r.freshCfg = n, s.cfg
 			s.r.filesTree, s.r.files = files.tree, files.files
 			for _, p := range batch {
 				p.res.Revision = p.commit.String()
@@ -323,6 +348,12 @@ func (s *gitStore) applyBatch(ctx context.Context, batch []*pendingChange) {
 		if !errors.Is(err, errBranchMoved) {
 			failAll(err)
 			return
+		}
+		if optimistic {
+			tflog.Debug(ctx, "The branch moved since this process last saw it; fetching it and committing again",
+				map[string]any{"store": s.desc, "changes": len(batch)})
+			optimistic = false
+			continue
 		}
 		lost = err
 		s.r.lostRaces++
@@ -350,12 +381,17 @@ type flatTree struct {
 	files map[string]treeFile
 }
 
+// errUnproven stops an optimistic attempt (see applyBatch) that cannot conclude on a tip that no
+// push has proven yet.
+var errUnproven = errors.New("a change failed or changed nothing on a tip not yet proven")
+
 // commitBatch makes one commit per change of the batch, each on top of the previous one,
 // starting from the tip. A change that changes nothing, or that fails, is resolved and leaves
 // the batch; the others get their commit and their Result (without Revision) set. It returns the
 // last commit (the tip when there is none) and its files. An error is one of the tip itself,
-// which fails every change.
-func (s *gitStore) commitBatch(ctx context.Context, rt *retrier, batch *[]*pendingChange) (plumbing.Hash, flatTree, error) {
+// which fails every change. When optimistic, the tip was not fetched for this batch: a change
+// that would be resolved here returns errUnproven instead, and no change is resolved.
+func (s *gitStore) commitBatch(ctx context.Context, rt *retrier, batch *[]*pendingChange, optimistic bool) (plumbing.Hash, flatTree, error) {
 	parent := s.r.tip
 	tree, files, err := s.r.tipFiles()
 	if err != nil {
@@ -364,6 +400,17 @@ func (s *gitStore) commitBatch(ctx context.Context, rt *retrier, batch *[]*pendi
 	head := flatTree{tree: tree, files: files}
 	if err := s.fetchAggregated(ctx, files, *batch); err != nil {
 		return plumbing.ZeroHash, flatTree{}, err
+	}
+	if optimistic {
+		for _, p := range *batch {
+			res, next, commit, err := p.s.commitOn(parent, head, p.change)
+			if err != nil || commit.IsZero() {
+				return plumbing.ZeroHash, flatTree{}, errUnproven
+			}
+			p.res, p.commit = res, commit
+			parent, head = commit, next
+		}
+		return parent, head, nil
 	}
 	*batch = slices.DeleteFunc(*batch, func(p *pendingChange) bool {
 		res, next, commit, err := p.s.commitOn(parent, head, p.change)
@@ -569,15 +616,25 @@ func (s *gitStore) Read(ctx context.Context, p string) ([]byte, error) {
 	return content, err
 }
 
-// withTip runs fn on the files of the freshly fetched remote tip.
+// withTip runs fn on the files of the remote tip as of a moment after the call: the tip of a
+// fetch or a landed push that started after it, when one did while it waited for the
+// repository, else of its own fetch. Reads queued behind one operation thus share the next
+// fetch or push instead of fetching one after the other, and none misses an edit made before
+// it was asked.
 func (s *gitStore) withTip(ctx context.Context, op string, fn func(map[string]treeFile) error) (err error) {
 	defer func() { err = outOfTime(ctx, err) }()
+	if s.authErr != nil {
+		return s.fail(op, s.authErr)
+	}
+	asked := s.r.syncs.Load()
 	if err := s.r.lock(ctx); err != nil {
 		return s.fail(op, err)
 	}
 	defer s.r.unlock()
-	if err := s.sync(ctx); err != nil {
-		return s.fail(op, err)
+	if !s.r.knows(asked, s.cfg) {
+		if err := s.fetch(ctx); err != nil {
+			return s.fail(op, err)
+		}
 	}
 	_, files, err := s.r.tipFiles()
 	if err != nil {
@@ -617,6 +674,24 @@ func (s *gitStore) fetchAggregated(ctx context.Context, files map[string]treeFil
 		}
 	}
 	return s.fetchBlobs(ctx, hashes)
+}
+
+// fetch is sync, numbered for the reads that may share it (see gitRepo.syncs). r.sem must be
+// held.
+func (s *gitStore) fetch(ctx context.Context) error {
+	n := s.r.syncs.Add(1)
+	if err := s.sync(ctx); err != nil {
+		return err
+	}
+	s.r.fresh, s.r.freshCfg = n, s.cfg
+	return nil
+}
+
+// knows reports whether tip came from the remote, through a fetch or a push that started after
+// sync number n, made by a store that reaches the remote the way cfg does: a store never reads
+// what another store's credentials fetched. r.sem must be held.
+func (r *gitRepo) knows(n uint64, cfg GitConfig) bool {
+	return r.fresh > n && sameTransport(r.freshCfg, cfg)
 }
 
 // blobMD5 is the MD5 of a blob's content, computed once per blob. r.sem must be held.

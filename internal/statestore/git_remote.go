@@ -108,12 +108,19 @@ func (s *gitStore) missingBranch() error {
 	return &Error{Kind: KindMissingBranch, Err: fmt.Errorf("the repository has branches, but not %q", s.cfg.Branch)}
 }
 
-// push sends the commit as the new tip of the branch, as a fast-forward only. A refusal because
-// another writer pushed first wraps errBranchMoved; a refusal by the server's own rules is
-// KindRejected with the server's words.
-func (s *gitStore) push(ctx context.Context, commit plumbing.Hash) error {
+// push sends the commit as the new tip of the branch, as a fast-forward only, and only if the
+// branch is still at base (the tip the commit was made on; zero for an empty repository). A
+// refusal because another writer pushed first wraps errBranchMoved; a refusal by the server's
+// own rules is KindRejected with the server's words.
+func (s *gitStore) push(ctx context.Context, base, commit plumbing.Hash) error {
 	if err := s.r.repo.Storer.SetReference(plumbing.NewHashReference(s.branchRef(), commit)); err != nil {
 		return fmt.Errorf("moving %s to the new commit: %w", s.branchRef(), err)
+	}
+	// A fast-forward is not enough: a branch reset to an older commit would take back what
+	// the reset removed.
+	var require []gitconfig.RefSpec
+	if !base.IsZero() {
+		require = []gitconfig.RefSpec{gitconfig.RefSpec(base.String() + ":" + s.branchRef().String())}
 	}
 	var progress bytes.Buffer
 	sshOp, done := sshOperation(ctx, s.cfg.URL)
@@ -121,8 +128,10 @@ func (s *gitStore) push(ctx context.Context, commit plumbing.Hash) error {
 		RemoteName: "origin",
 		RemoteURL:  s.cfg.URL,
 		RefSpecs:   []gitconfig.RefSpec{gitconfig.RefSpec(fmt.Sprintf("%s:%s", s.branchRef(), s.branchRef()))},
-		Auth:       s.auth,
-		CABundle:   s.caBundle(),
+		// go-git checks this against the references the server advertises, before sending.
+		RequireRemoteRefs: require,
+		Auth:              s.auth,
+		CABundle:          s.caBundle(),
 		// Asking for progress makes the server send its hooks' output on the side band.
 		Progress:     &progress,
 		ProxyOptions: sshOp,
@@ -147,8 +156,9 @@ func (s *gitStore) push(ctx context.Context, commit plumbing.Hash) error {
 // isRaceLost reports a push refused because the branch moved since it was fetched. go-git finds
 // most of these itself, before sending anything: it checks that the push is a fast-forward by
 // walking our history for the tip the server advertises, and a tip it never fetched (someone
-// else's commit) is not found in a shallow clone. The server finds the rest, when the other push
-// lands between its advertisement and our update.
+// else's commit) is not found in a shallow clone; it also refuses, from the advertisement, a
+// branch no longer at the commit ours was made on (PushOptions.RequireRemoteRefs). The server
+// finds the rest, when the other push lands between its advertisement and our update.
 func isRaceLost(err error) bool {
 	if errors.Is(err, git.ErrNonFastForwardUpdate) || errors.Is(err, git.ErrForceNeeded) ||
 		errors.Is(err, plumbing.ErrObjectNotFound) {
@@ -156,7 +166,7 @@ func isRaceLost(err error) bool {
 	}
 	msg := err.Error()
 	for _, s := range []string{"non-fast-forward", "fetch first", "failed to update ref", "failed to lock",
-		"cannot lock ref", "stale info"} {
+		"cannot lock ref", "stale info", "required to be"} {
 		if strings.Contains(msg, s) {
 			return true
 		}

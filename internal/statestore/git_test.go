@@ -376,6 +376,26 @@ func TestGitBuildsOnOtherWriters(t *testing.T) {
 	}
 }
 
+// TestGitApplyReportsReplaced: a file that held other content is reported as replaced; a new
+// file, and one that already held the same content, are not.
+func TestGitApplyReportsReplaced(t *testing.T) {
+	ctx := context.Background()
+	bare := bareRepo(t, true)
+	pushFiles(t, bare, "other: two files", map[string]string{"taken.yaml": "theirs\n", "same.yaml": "same\n"}, nil)
+	s := fileStore(t, NewPool(), bare)
+	res, err := s.Apply(ctx, Change{Message: "Update from: p", Put: map[string][]byte{
+		"taken.yaml": []byte("ours\n"), "same.yaml": []byte("same\n"), "new.yaml": []byte("new\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.Written, []string{"new.yaml", "taken.yaml"}) || !reflect.DeepEqual(res.Replaced, []string{"taken.yaml"}) {
+		t.Errorf("Written %v, Replaced %v; want [new.yaml taken.yaml] and [taken.yaml]", res.Written, res.Replaced)
+	}
+	if got, _ := show(t, bare, "taken.yaml"); got != "ours\n" {
+		t.Errorf("taken.yaml = %q", got)
+	}
+}
+
 func TestGitConcurrentAppliesOnOneStore(t *testing.T) {
 	ctx := context.Background()
 	bare := bareRepo(t, true)

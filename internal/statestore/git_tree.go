@@ -78,11 +78,15 @@ func applyToFiles(st storer.EncodedObjectStorer, files map[string]treeFile, chan
 			return Result{}, err
 		}
 		mode := filemode.Regular
-		if old, ok := files[p]; ok && old.mode == filemode.Executable {
+		old, existed := files[p]
+		if existed && old.mode == filemode.Executable {
 			mode = old.mode
 		}
 		files[p] = treeFile{hash: h, mode: mode}
 		res.Written = append(res.Written, p)
+		if existed {
+			res.Replaced = append(res.Replaced, p)
+		}
 	}
 	remove := func(p string) {
 		if _, ok := files[p]; ok {
@@ -117,6 +121,7 @@ func applyToFiles(st storer.EncodedObjectStorer, files map[string]treeFile, chan
 	}
 	sort.Strings(res.Written)
 	sort.Strings(res.Deleted)
+	sort.Strings(res.Replaced)
 	return res, nil
 }
 

@@ -74,6 +74,10 @@ type Result struct {
 	Written []string
 	// Deleted lists the paths that existed and were removed, sorted.
 	Deleted []string
+	// Replaced lists the paths of Written that already existed with other content, as the
+	// write found them, sorted: files taken over from whoever wrote them before. Only Put
+	// counts; aggregates rebuilt from their parts do not.
+	Replaced []string
 	// Revision is the pushed commit for git; empty for buckets and when nothing changed.
 	Revision string
 }
