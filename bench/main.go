@@ -5,9 +5,11 @@
 // reports medians in a Markdown table.
 //
 //	go run ./bench -runs 5 -out bench-results.md
-//	go run ./bench -quick            # one run, smaller B4 and B5: a smoke test
+//	go run ./bench -quick            # one run, smaller B4, B5 and B7: a smoke test
 //	go run ./bench -quick -runs 3 -only B4,B5   # smaller B4 and B5, three runs each
 //	go run ./bench -only B4 -runs 1 -profile /tmp/b4   # CPU profiles of the provider during B4's plan
+//	go run ./bench -only B7 -timeout 4h         # the fleet (never run unless named): 50 promises x 250, 500, 1,000 destinations
+//	go run ./bench -only B7 -b7-destinations 250 -timeout 1h   # the fleet at one size
 //	go run ./bench -deps ../shared/testdata/marketplace/tekton.yaml   # B2 and B3 with a real release
 package main
 
@@ -17,6 +19,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -24,7 +28,9 @@ import (
 // options are the command-line flags.
 type options struct {
 	runs      int
-	e2eRuns   int // runs of the terraform apply scenarios (slow); 0 means runs
+	e2eRuns   int    // runs of the terraform apply scenarios (slow); 0 means runs
+	b7Runs    int    // plan runs per size of B7 (slow: one fleet plan of 50,000 placements takes minutes)
+	b7Dests   string // B7's destination counts, comma-separated; "" for the default
 	out       string
 	quick     bool
 	deps      string
@@ -38,11 +44,13 @@ func parseFlags() options {
 	var o options
 	flag.IntVar(&o.runs, "runs", 5, "runs per scenario; each scenario reports the median")
 	flag.IntVar(&o.e2eRuns, "e2e-runs", 0, "runs of the end-to-end terraform apply scenarios (B2/B3 apply, B5); 0: same as -runs")
+	flag.IntVar(&o.b7Runs, "b7-runs", 1, "plan runs per size of B7, the fleet (each alternating with its fair floor's plan)")
+	flag.StringVar(&o.b7Dests, "b7-destinations", "", "B7's destination counts, comma-separated (default 250,500,1000; with -quick 50,100,200)")
 	flag.StringVar(&o.out, "out", "", "also write the table to this file")
-	flag.BoolVar(&o.quick, "quick", false, "smoke run: smaller B4 and B5, and 1 run unless -runs is given")
+	flag.BoolVar(&o.quick, "quick", false, "smoke run: smaller B4, B5 and B7, and 1 run unless -runs is given")
 	flag.StringVar(&o.deps, "deps", "", "a file of Promise dependencies for B2 and B3, such as the Kratix Marketplace's tekton.yaml\n(default: the generated 1.9 MB release of package internal/fixtures, the same size and shape)")
 	flag.StringVar(&o.terraform, "terraform", "", "Terraform CLI (default: $TF_ACC_TERRAFORM_PATH, $TERRAFORM, PATH, /usr/local/bin/terraform)")
-	flag.StringVar(&o.only, "only", "", "run only these scenarios, comma-separated (B1,B2,B3,B4,B5,B8)")
+	flag.StringVar(&o.only, "only", "", "run only these scenarios, comma-separated (B1,B2,B3,B4,B5,B7,B8); B7, the fleet, takes hours and runs only when named here")
 	flag.StringVar(&o.profile, "profile", "", "write CPU profiles of the provider during B4's measured plans into this folder\n(cpu-<pid>.pprof, one per provider process; the largest of a plan is the plan itself)")
 	flag.DurationVar(&o.timeout, "timeout", 40*time.Minute, "bound on the whole benchmark")
 	flag.Parse()
@@ -57,6 +65,7 @@ func parseFlags() options {
 	if o.e2eRuns <= 0 || o.e2eRuns > o.runs {
 		o.e2eRuns = o.runs
 	}
+	o.b7Runs = max(o.b7Runs, 1)
 	return o
 }
 
@@ -84,7 +93,7 @@ func run(opts options) error {
 
 	var rows []row
 	for _, s := range scenarios(opts) {
-		if !opts.selected(s.id) {
+		if !opts.selected(s.id) || (optIn[s.id] && opts.only == "") {
 			continue
 		}
 		logf("%s: %s", s.id, s.title)
@@ -116,10 +125,22 @@ type scenario struct {
 	run       func(ctx context.Context, e *env) ([]row, error)
 }
 
+// optIn are the scenarios that run only when -only names them: too long for make bench's
+// timeout on this machine.
+var optIn = map[string]bool{"B7": true}
+
 func scenarios(opts options) []scenario {
-	b4, b5 := fullB4, fullB5
+	b4, b5, b7 := fullB4, fullB5, fullB7
 	if opts.quick {
-		b4, b5 = quickB4, quickB5
+		b4, b5, b7 = quickB4, quickB5, quickB7
+	}
+	if opts.b7Dests != "" {
+		b7.destinations = nil
+		for _, f := range strings.Split(opts.b7Dests, ",") {
+			if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
+				b7.destinations = append(b7.destinations, n)
+			}
+		}
 	}
 	return []scenario{
 		{"B1", "scheduling engine", func(ctx context.Context, e *env) ([]row, error) { return benchScheduling(ctx, opts.runs) }},
@@ -127,6 +148,7 @@ func scenarios(opts options) []scenario {
 		{"B3", "1.9 MB of dependencies to 100 destinations on git", func(ctx context.Context, e *env) ([]row, error) { return benchGit(ctx, e, opts) }},
 		{"B4", "steady-state plan", func(ctx context.Context, e *env) ([]row, error) { return benchSteadyPlan(ctx, e, opts.runs, b4) }},
 		{"B5", "parallel promises to one repository", func(ctx context.Context, e *env) ([]row, error) { return benchParallelGit(ctx, e, opts.e2eRuns, b5) }},
+		{"B7", "a fleet of promises x destinations on one bucket", func(ctx context.Context, e *env) ([]row, error) { return benchFleet(ctx, e, opts.b7Runs, b7) }},
 		{"B8", "first write into a repository of 20,000 files of other teams", func(ctx context.Context, e *env) ([]row, error) { return benchLargeRepo(ctx, e, opts.e2eRuns) }},
 	}
 }

@@ -24,6 +24,8 @@ type workspace struct {
 	e   *env
 	dir string
 	env []string // added to the environment of its commands
+	// timeout bounds each command instead of tfTimeout when set (B7's fleet takes longer).
+	timeout time.Duration
 }
 
 // newWorkspace creates a fresh working directory holding files (name to content).
@@ -54,7 +56,11 @@ type tfResult struct {
 // -detailed-exitcode uses exit codes as answers. When watchMemory is set, the provider's
 // processes are polled for their peak memory while the command runs.
 func (w *workspace) run(ctx context.Context, watchMemory bool, args ...string) (tfResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, tfTimeout)
+	timeout := tfTimeout
+	if w.timeout > 0 {
+		timeout = w.timeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, w.e.terraform, append(args, "-no-color", "-input=false")...)
 	cmd.Dir = w.dir

@@ -1,0 +1,411 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// fleetSize is the B7 configuration: promises, each scheduled to every destination, on one
+// bucket, measured at each destination count in turn.
+type fleetSize struct {
+	promises     int
+	destinations []int
+}
+
+var (
+	fullB7  = fleetSize{promises: 50, destinations: []int{250, 500, 1000}}
+	quickB7 = fleetSize{promises: 10, destinations: []int{50, 100, 200}}
+)
+
+// fleetTimeout bounds one terraform command of B7 (tfTimeout is for the small scenarios): the
+// set-up apply of the largest fleet writes 52,000 objects.
+const fleetTimeout = 3 * time.Hour
+
+// fleetGrowthLimit is the largest growth exponent (see growthExponent) the growth row accepts as
+// "no worse than linear": 1 is linear; the slack absorbs the noise of one or two runs on a shared
+// machine, far below the 2 of quadratic growth.
+const fleetGrowthLimit = 1.15
+
+// fleetGoalRatio is B7's goal: the no-change plan of the largest fleet at most this many times
+// its fair floor's plan.
+const fleetGoalRatio = 1.3
+
+// fleetPoint is what B7 measured at one destination count.
+type fleetPoint struct {
+	destinations, promises int
+
+	plan, fair                 timings
+	setup, fairSetup           time.Duration
+	setupCounts, planCounts    s3Counts
+	stateBytes, fairStateBytes int64
+	// What the watcher saw: during the kratix plans (peaks: the largest over the runs; CPU: of
+	// each run), the fair floor's plans, and the set-up apply.
+	planUse, fairUse                  fleetUsage
+	planProviderCPU, planTerraformCPU timings
+	fairTerraformCPU                  timings
+	setupUse                          fleetUsage
+}
+
+func (p fleetPoint) cells() int { return p.promises * p.destinations }
+
+// benchFleet is B7: a fleet of promises on one bucket, each to every destination, applied once
+// per size; then the no-change plan (terraform plan -detailed-exitcode, which must exit 0)
+// alternates with the plan of its fair floor. Beside the times it reports the state's size, the
+// provider's and terraform's peak memory and CPU time, and the S3 requests of a plan, and a last
+// row puts the sizes side by side per promise x destination, so that growth worse than linear
+// shows.
+func benchFleet(ctx context.Context, e *env, runs int, size fleetSize) ([]row, error) {
+	proxy, err := startCountingProxy(e.minio.Endpoint)
+	if err != nil {
+		return nil, err
+	}
+	defer proxy.stop()
+
+	var rows []row
+	var points []fleetPoint
+	for i, d := range size.destinations {
+		p, err := fleetRun(ctx, e, proxy, runs, size.promises, d)
+		if err != nil {
+			// The sizes already measured keep their rows.
+			rows = append(rows, failedRow(fmt.Sprintf("B7 fleet: %d promises x %d destinations", size.promises, d), err))
+			break
+		}
+		points = append(points, p)
+		rows = append(rows, p.row(runs, i == len(size.destinations)-1))
+	}
+	if len(points) > 1 {
+		rows = append(rows, fleetGrowthRow(points))
+	}
+	if len(points) < len(size.destinations) {
+		return rows, fmt.Errorf("B7 stopped after %d of %d sizes", len(points), len(size.destinations))
+	}
+	return rows, nil
+}
+
+// fleetConfig is the B7 configuration with this many destinations on bucket at endpoint.
+func fleetConfig(e *env, endpoint, bucket string, promises, destinations int) kratixConfig {
+	return kratixConfig{
+		store:         e.bucketRef(endpoint, bucket),
+		destinations:  destinations,
+		initWorkloads: true, // the usual setting, as in B4: two canaries per destination
+		promises:      []promiseSpec{{name: "p", count: promises, dependencies: smallNamespace}},
+	}
+}
+
+// fleetRun applies the fleet of one size and its fair floor, then times their plans.
+func fleetRun(ctx context.Context, e *env, proxy *countingProxy, runs, promises, destinations int) (fleetPoint, error) {
+	p := fleetPoint{destinations: destinations, promises: promises}
+	bucket := fmt.Sprintf("b7-fleet-%d", destinations)
+	if err := e.freshBucket(ctx, bucket); err != nil {
+		return p, err
+	}
+	defer e.dropBucket(ctx, bucket)
+	cfg := fleetConfig(e, proxy.Endpoint, bucket, promises, destinations)
+
+	kratix, err := e.newWorkspace(bucket, map[string][]byte{"main.tf": []byte(cfg.String())})
+	if err != nil {
+		return p, err
+	}
+	defer kratix.remove()
+	kratix.timeout = fleetTimeout
+	logf("B7: set-up apply of %d promises x %d destinations", promises, destinations)
+	proxy.reset()
+	w := e.watchFleet(kratix.dir)
+	res, err := kratix.apply(ctx, false)
+	p.setupUse = w.stop()
+	p.setup, p.setupCounts = res.took, proxy.reset()
+	if err != nil {
+		return p, fmt.Errorf("set-up apply of %d promises x %d destinations (%s; CPU: provider %s, terraform %s): %w",
+			promises, destinations, fmtDuration(res.took), fmtDuration(p.setupUse.providerCPU), fmtDuration(p.setupUse.terraformCPU), err)
+	}
+	logf("B7: set-up apply took %s (%s; CPU: provider %s, terraform %s)", fmtDuration(p.setup), p.setupCounts,
+		fmtDuration(p.setupUse.providerCPU), fmtDuration(p.setupUse.terraformCPU))
+	if err := e.expectObjects(ctx, bucket, destinations*(2+promises)); err != nil {
+		return p, err
+	}
+	if p.stateBytes, err = stateSize(kratix); err != nil {
+		return p, err
+	}
+
+	fair, err := e.fairFloorWorkspace(bucket+"-fair", cfg, nil)
+	if err != nil {
+		return p, err
+	}
+	defer fair.remove()
+	fair.timeout = fleetTimeout
+	res, err = fair.apply(ctx, false)
+	p.fairSetup = res.took
+	if err != nil {
+		return p, fmt.Errorf("applying the fair floor: %w", err)
+	}
+	if p.fairStateBytes, err = stateSize(fair); err != nil {
+		return p, err
+	}
+	logf("B7: fair floor's apply took %s", fmtDuration(p.fairSetup))
+
+	for i := range runs {
+		steps := []func() error{
+			func() error {
+				proxy.reset()
+				w := e.watchFleet(kratix.dir)
+				d, err := emptyPlan(ctx, kratix)
+				u := w.stop()
+				c := proxy.reset()
+				p.plan, p.planCounts = append(p.plan, d), maxCounts(p.planCounts, c)
+				p.planUse.providerMiB, p.planUse.terraformMiB = max(p.planUse.providerMiB, u.providerMiB), max(p.planUse.terraformMiB, u.terraformMiB)
+				p.planProviderCPU, p.planTerraformCPU = append(p.planProviderCPU, u.providerCPU), append(p.planTerraformCPU, u.terraformCPU)
+				logf("B7: plan %s (CPU: provider %s, terraform %s)", fmtDuration(d), fmtDuration(u.providerCPU), fmtDuration(u.terraformCPU))
+				return err
+			},
+			func() error {
+				w := e.watchFleet(fair.dir)
+				d, err := emptyPlan(ctx, fair)
+				u := w.stop()
+				p.fair, p.fairUse.terraformMiB = append(p.fair, d), max(p.fairUse.terraformMiB, u.terraformMiB)
+				p.fairTerraformCPU = append(p.fairTerraformCPU, u.terraformCPU)
+				logf("B7: fair floor's plan %s (CPU: terraform %s)", fmtDuration(d), fmtDuration(u.terraformCPU))
+				return err
+			},
+		}
+		if err := alternate(i, steps); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// stateSize is the size of a workspace's terraform.tfstate in bytes.
+func stateSize(ws *workspace) (int64, error) {
+	fi, err := os.Stat(filepath.Join(ws.dir, "terraform.tfstate"))
+	if err != nil {
+		return 0, fmt.Errorf("reading the state's size: %w", err)
+	}
+	return fi.Size(), nil
+}
+
+// row is one size's line of the table; the goal is judged at the largest size.
+func (p fleetPoint) row(runs int, largest bool) row {
+	r, rs := ratio(p.plan.median(), p.fair.median())
+	goal, met := "- (judged at the largest size)", "-"
+	if largest {
+		goal, met = fmt.Sprintf("<= %.1fx fair floor", fleetGoalRatio), yesNo(r > 0 && r <= fleetGoalRatio)
+	}
+	resources := 1 + p.destinations + p.promises
+	return row{
+		scenario: fmt.Sprintf("B7 fleet: no-change terraform plan -detailed-exitcode, %d promises x %d destinations (%d placements) on one bucket (via counting proxy, init_workloads = true)",
+			p.promises, p.destinations, p.cells()),
+		measured: fmtDuration(p.plan.median()),
+		floor:    fmt.Sprintf("%s (fair: plan of %d terraform_data carrying the same values)", fmtDuration(p.fair.median()), resources),
+		ratio:    rs,
+		goal:     goal, met: met,
+		notes: fmt.Sprintf("%d plan run(s) at this size, exit 0 (no changes) every run; state %s (fair floor's %s); "+
+			"during the plan: provider peak RSS %.0f MiB and CPU %s, terraform peak RSS %.0f MiB and CPU %s (fair floor's terraform: %.0f MiB, CPU %s); "+
+			"S3 requests per plan (max over runs): %s; "+
+			"set-up apply of %d resources and %d objects: %s (%s; provider peak RSS %.0f MiB and CPU %s, terraform %.0f MiB and CPU %s), fair floor's apply %s; runs: %s / fair %s",
+			runs, fmtBytes(p.stateBytes), fmtBytes(p.fairStateBytes),
+			p.planUse.providerMiB, fmtDuration(p.planProviderCPU.median()), p.planUse.terraformMiB, fmtDuration(p.planTerraformCPU.median()),
+			p.fairUse.terraformMiB, fmtDuration(p.fairTerraformCPU.median()),
+			p.planCounts,
+			resources, p.destinations*(2+p.promises), fmtDuration(p.setup), p.setupCounts,
+			p.setupUse.providerMiB, fmtDuration(p.setupUse.providerCPU), p.setupUse.terraformMiB, fmtDuration(p.setupUse.terraformCPU),
+			fmtDuration(p.fairSetup), p.plan, p.fair),
+	}
+}
+
+// fleetGrowthRow sets the sizes side by side per promise x destination, with the growth
+// exponent from the smallest to the largest size of each figure.
+func fleetGrowthRow(points []fleetPoint) row {
+	first, last := points[0], points[len(points)-1]
+	type figure struct {
+		name, unit string
+		value      func(p fleetPoint) float64 // the figure for the whole fleet
+		judged     bool                       // part of the goal: what the provider's users pay for
+	}
+	figures := []figure{
+		{"plan time", "us", func(p fleetPoint) float64 { return float64(p.plan.median().Microseconds()) }, true},
+		{"provider peak RSS", "KiB", func(p fleetPoint) float64 { return p.planUse.providerMiB * 1024 }, true},
+		{"state", "bytes", func(p fleetPoint) float64 { return float64(p.stateBytes) }, true},
+		{"provider CPU in the plan", "us", func(p fleetPoint) float64 { return float64(p.planProviderCPU.median().Microseconds()) }, false},
+		{"terraform CPU in the plan", "us", func(p fleetPoint) float64 { return float64(p.planTerraformCPU.median().Microseconds()) }, false},
+		{"terraform peak RSS", "KiB", func(p fleetPoint) float64 { return p.planUse.terraformMiB * 1024 }, false},
+		{"fair floor's plan time", "us", func(p fleetPoint) float64 { return float64(p.fair.median().Microseconds()) }, false},
+		{"set-up apply", "us", func(p fleetPoint) float64 { return float64(p.setup.Microseconds()) }, false},
+	}
+	sizes := make([]string, len(points))
+	for i, p := range points {
+		sizes[i] = strconv.Itoa(p.destinations)
+	}
+	var notes []string
+	var measured string
+	worst := 0.0
+	for i, f := range figures {
+		per := make([]string, len(points))
+		for j, p := range points {
+			per[j] = fmt.Sprintf("%.1f", f.value(p)/float64(p.cells()))
+		}
+		k := growthExponent(float64(first.cells()), f.value(first), float64(last.cells()), f.value(last))
+		line := fmt.Sprintf("%s %s %s per promise x destination (exponent %.2f)", f.name, strings.Join(per, " / "), f.unit, k)
+		notes = append(notes, line)
+		if i == 0 {
+			measured = line
+		}
+		if f.judged {
+			worst = max(worst, k)
+		}
+	}
+	return row{
+		scenario: fmt.Sprintf("B7 growth: %d promises x %s destinations, per promise x destination", first.promises, strings.Join(sizes, " / ")),
+		measured: measured,
+		floor:    "-", ratio: "-",
+		goal: fmt.Sprintf("no worse than linear: growth exponent <= %.2f for plan time, provider peak RSS and state", fleetGrowthLimit),
+		met:  yesNo(worst > 0 && worst <= fleetGrowthLimit),
+		notes: "exponent k in figure ~ (promises x destinations)^k from the smallest to the largest size (1 is linear, 2 quadratic; a fixed cost makes it smaller than 1): " +
+			strings.Join(notes, "; "),
+	}
+}
+
+// growthExponent is k in y ~ x^k through (x0, y0) and (x1, y1); 0 when it cannot be computed.
+func growthExponent(x0, y0, x1, y1 float64) float64 {
+	if x0 <= 0 || y0 <= 0 || x1 <= 0 || y1 <= 0 || x0 == x1 {
+		return 0
+	}
+	return math.Log(y1/y0) / math.Log(x1/x0)
+}
+
+// fmtBytes is a size in MiB (KiB below one MiB), with the exact byte count.
+func fmtBytes(n int64) string {
+	if n >= 1<<20 {
+		return fmt.Sprintf("%.1f MiB (%d bytes)", float64(n)/(1<<20), n)
+	}
+	return fmt.Sprintf("%.0f KiB (%d bytes)", float64(n)/(1<<10), n)
+}
+
+// fleetWatcher polls /proc for the peak RSS of two kinds of process while one terraform command
+// runs: the provider built for this benchmark (its executable path is this run's own), and the
+// terraform process working in dir (the CLI is shared with other users of the machine, so it is
+// told apart by its working directory).
+type fleetWatcher struct {
+	provider, terraform, dir string
+
+	done                    chan struct{}
+	wg                      sync.WaitGroup
+	providerKB, terraformKB int64
+	// CPU ticks (user + system) last seen per process, for the provider and for terraform.
+	providerTicks, terraformTicks map[string]int64
+}
+
+// fleetUsage is what a fleetWatcher saw: peak RSS in MiB and CPU time of the provider's
+// processes (together) and terraform's.
+type fleetUsage struct {
+	providerMiB, terraformMiB float64
+	providerCPU, terraformCPU time.Duration
+}
+
+// watchFleet starts polling for the provider and for terraform running in dir.
+func (e *env) watchFleet(dir string) *fleetWatcher {
+	tf := e.terraform
+	if resolved, err := filepath.EvalSymlinks(tf); err == nil {
+		tf = resolved
+	}
+	if resolved, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = resolved // /proc/PID/cwd is the resolved path
+	}
+	return startFleetWatcher(e.providerBin, tf, dir)
+}
+
+func startFleetWatcher(provider, terraform, dir string) *fleetWatcher {
+	w := &fleetWatcher{provider: provider, terraform: terraform, dir: dir, done: make(chan struct{}),
+		providerTicks: map[string]int64{}, terraformTicks: map[string]int64{}}
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		t := time.NewTicker(memPollInterval)
+		defer t.Stop()
+		for {
+			w.poll()
+			select {
+			case <-w.done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return w
+}
+
+// stop ends the polling and returns what it saw. CPU time is as of the last poll: a process's
+// last 20 ms may be missed.
+func (w *fleetWatcher) stop() fleetUsage {
+	close(w.done)
+	w.wg.Wait()
+	sum := func(m map[string]int64) time.Duration {
+		var n int64
+		for _, t := range m {
+			n += t
+		}
+		return time.Duration(n) * time.Second / clockTicks
+	}
+	return fleetUsage{providerMiB: float64(w.providerKB) / 1024, terraformMiB: float64(w.terraformKB) / 1024,
+		providerCPU: sum(w.providerTicks), terraformCPU: sum(w.terraformTicks)}
+}
+
+// clockTicks is USER_HZ, the unit of /proc/PID/stat's times: 100 on every Linux architecture
+// Go supports.
+const clockTicks = 100
+
+// cpuTicks is a process's user plus system time in clock ticks (fields 14 and 15 of
+// /proc/PID/stat, counted after the command name, which may hold spaces); -1 when it has gone.
+func cpuTicks(pid string) int64 {
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return -1
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	if i < 0 {
+		return -1
+	}
+	fields := strings.Fields(string(stat[i+1:])) // field 3 (state) onwards
+	if len(fields) < 13 {
+		return -1
+	}
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return -1
+	}
+	return utime + stime
+}
+
+func (w *fleetWatcher) poll() {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	for _, ent := range entries {
+		pid := ent.Name()
+		if pid[0] < '0' || pid[0] > '9' {
+			continue
+		}
+		exe, err := os.Readlink("/proc/" + pid + "/exe")
+		if err != nil {
+			continue
+		}
+		switch exe {
+		case w.provider:
+			w.providerKB = max(w.providerKB, peakKB(pid))
+			w.providerTicks[pid] = max(w.providerTicks[pid], cpuTicks(pid))
+		case w.terraform:
+			if cwd, err := os.Readlink("/proc/" + pid + "/cwd"); err == nil && cwd == w.dir {
+				w.terraformKB = max(w.terraformKB, peakKB(pid))
+				w.terraformTicks[pid] = max(w.terraformTicks[pid], cpuTicks(pid))
+			}
+		}
+	}
+}
