@@ -7,7 +7,6 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 
@@ -31,7 +30,6 @@ func main() {
 	if !debug {
 		quietUnlessAsked(os.Environ())
 	}
-	tuneGC()
 	stop, err := startProfile(os.Getenv(profileDirEnv))
 	if err != nil {
 		log.Fatal(err)
@@ -78,18 +76,5 @@ func quietUnlessAsked(environ []string) {
 	}
 	for _, name := range []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_PROVIDER"} {
 		_ = os.Setenv(name, "off")
-	}
-}
-
-// gcPercent is the provider's GOGC unless the environment sets one. A plan converts every
-// resource's state and configuration between Terraform's types and the framework's several
-// times, which allocates fast and keeps little: with the default of 100, garbage collection took
-// a quarter of the provider's CPU time during a large plan. 200 lets the heap grow to three
-// times what is live (twice by default) before a collection, which halves their number.
-const gcPercent = 200
-
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
 	}
 }
