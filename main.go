@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 
@@ -30,6 +31,7 @@ func main() {
 	if !debug {
 		quietUnlessAsked(os.Environ())
 	}
+	tuneGC()
 	stop, err := startProfile(os.Getenv(profileDirEnv))
 	if err != nil {
 		log.Fatal(err)
@@ -77,4 +79,24 @@ func quietUnlessAsked(environ []string) {
 	for _, name := range []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_PROVIDER"} {
 		_ = os.Setenv(name, "off")
 	}
+}
+
+// The provider's garbage collection, unless GOGC or GOMEMLIMIT says otherwise. A plan converts
+// every resource's state and configuration between Terraform's types and the framework's several
+// times, which allocates fast and keeps little: with Go's default (GOGC 100) collections took a
+// quarter of the provider's CPU time in B4's plan, and the plan was a fifth slower than with
+// GOGC 200. 200 lets the heap grow to three times what is live before a collection (twice by
+// default): about 50 KiB per promise x destination in B7 against 33. The soft limit bounds that
+// growth for a fleet: above 2 GiB the runtime collects more often instead.
+const (
+	gcPercent     = 200
+	gcMemoryLimit = 2 << 30
+)
+
+func tuneGC() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetGCPercent(gcPercent)
+	debug.SetMemoryLimit(gcMemoryLimit)
 }
