@@ -79,15 +79,17 @@ func (w *workspace) run(ctx context.Context, watchMemory bool, args ...string) (
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 
-	var watcher *memWatcher
+	// Terraform starts the provider several times per command (validation, plan, apply); the
+	// largest peak is what a machine running Terraform has to have.
+	var watcher *fleetWatcher
 	if watchMemory {
-		watcher = watchProvider(w.e.providerBin)
+		watcher = startFleetWatcher(w.e.providerBin, "", "") // the provider only
 	}
 	start := time.Now()
 	err := cmd.Run()
 	res := tfResult{took: time.Since(start), output: out.String()}
 	if watcher != nil {
-		res.peakMiB = watcher.stop()
+		res.peakMiB = watcher.stop().providerMiB
 	}
 	var exit *exec.ExitError
 	switch {
