@@ -276,7 +276,7 @@ func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a
 		return a, false
 	}
 	at := path.Root("promise").AtName("destinations")
-	pool, ok, _ := poolFromList(ctx, at, promise.Destinations)
+	pool, ok, _ := poolFromList(at, promise.Destinations)
 	if !ok {
 		return a, false // reported by the plan
 	}
@@ -362,7 +362,7 @@ func (r *promiseResource) adoptPromise(ctx context.Context, plan promiseModel, a
 	if r.data == nil || plan.Name.IsUnknown() {
 		return a, false
 	}
-	pool, ok, _ := poolFromList(ctx, path.Root("destinations"), plan.Destinations)
+	pool, ok, _ := poolFromList(path.Root("destinations"), plan.Destinations)
 	deps, okDeps := plan.dependencies()
 	if !ok || !okDeps {
 		return a, false // unknown, or reported by the plan

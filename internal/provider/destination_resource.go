@@ -173,9 +173,9 @@ func (r *destinationResource) Configure(_ context.Context, req resource.Configur
 
 // member is the destination as the placement engine sees it; ok is false while the inputs are
 // not known.
-func (m destinationModel) member(ctx context.Context) (poolMember, bool, diag.Diagnostics) {
+func (m destinationModel) member() (poolMember, bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	ref, known := storeRefFromObject(ctx, m.StateStore)
+	ref, known := storeRefFromObject(m.StateStore)
 	if !known || m.Path.IsUnknown() || m.FilepathMode.IsUnknown() || m.InitWorkloads.IsUnknown() || m.AggregatedFilename.IsUnknown() {
 		return poolMember{}, false, diags
 	}
@@ -218,7 +218,7 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	m, ok, diags := plan.member(ctx)
+	m, ok, diags := plan.member()
 	resp.Diagnostics.Append(diags...)
 	if !ok {
 		return
@@ -258,7 +258,7 @@ func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	m, ok, _ := state.member(ctx)
+	m, ok, _ := state.member()
 	if !ok {
 		return
 	}
@@ -293,7 +293,7 @@ func (r *destinationResource) Update(ctx context.Context, req resource.UpdateReq
 // converge makes the store hold the planned canary files, compared with what it holds now, and
 // records the result. A label change touches no file: the store finds nothing to write.
 func (r *destinationResource) converge(ctx context.Context, plan destinationModel, state *tfsdk.State, diags *diag.Diagnostics) {
-	m, ok, d := plan.member(ctx)
+	m, ok, d := plan.member()
 	diags.Append(d...)
 	if !ok || diags.HasError() {
 		diags.AddError("Destination Not Known", "The destination's store or path is still unknown at apply; this is a bug in the provider.")
@@ -328,7 +328,7 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 	if resp.Diagnostics.HasError() || state.Cleanup.ValueString() != cleanupAll {
 		return
 	}
-	m, ok, d := state.member(ctx)
+	m, ok, d := state.member()
 	resp.Diagnostics.Append(d...)
 	if !ok {
 		return

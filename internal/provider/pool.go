@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -68,18 +67,18 @@ type poolMember struct {
 // poolFromList converts a pool attribute and checks it (see poolFromModel). ok is false while
 // the list, or anything in it, is unknown: `destinations = module.x.destinations` before the
 // module's resources exist is unknown as a whole.
-func poolFromList(ctx context.Context, at path.Path, list types.List) (pool []poolMember, ok bool, diags diag.Diagnostics) {
+func poolFromList(at path.Path, list types.List) (pool []poolMember, ok bool, diags diag.Diagnostics) {
 	models, known := poolModelsFromList(list)
 	if !known {
 		return nil, false, nil
 	}
-	return poolFromModel(ctx, at, models)
+	return poolFromModel(at, models)
 }
 
 // poolFromModel converts a pool and checks it: duplicate names and two destinations whose
 // folders are equal or nested (whatever their stores are called) are errors, attached to the
 // offending element. ok is false while any of it is unknown.
-func poolFromModel(ctx context.Context, at path.Path, models []poolMemberModel) (pool []poolMember, ok bool, diags diag.Diagnostics) {
+func poolFromModel(at path.Path, models []poolMemberModel) (pool []poolMember, ok bool, diags diag.Diagnostics) {
 	names := map[string]int{}
 	var index []int
 	for i, m := range models {
@@ -96,7 +95,7 @@ func poolFromModel(ctx context.Context, at path.Path, models []poolMemberModel) 
 				fmt.Sprintf("%s: a destination needs name, path and state_store; pass the destination resources, e.g. destinations = values(kratix_destination.workers).", el))
 			continue
 		}
-		ref, known := storeRefFromObject(ctx, m.StateStore)
+		ref, known := storeRefFromObject(m.StateStore)
 		if !known {
 			return nil, false, diags
 		}

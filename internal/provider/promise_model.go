@@ -73,7 +73,7 @@ func (m promiseModel) dependencies() (layout.Dependencies, bool) {
 // ok is false while some input is unknown.
 func (m promiseModel) plan(ctx context.Context, state promiseModel) (placement.Plan, []poolMember, bool, diag.Diagnostics) {
 	entries, okSel, diags := selectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
-	pool, okPool, d := poolFromList(ctx, path.Root("destinations"), m.Destinations)
+	pool, okPool, d := poolFromList(path.Root("destinations"), m.Destinations)
 	diags.Append(d...)
 	deps, okDeps := m.dependencies()
 	if !okSel || !okPool || !okDeps || m.Name.IsUnknown() || m.OnUnschedule.IsUnknown() || diags.HasError() {
@@ -116,7 +116,7 @@ func (m promiseModel) prior(ctx context.Context) map[string]priorPlacement {
 	if len(records) == 0 {
 		return out
 	}
-	pool := lenientPool(ctx, m.Destinations)
+	pool := lenientPool(m.Destinations)
 	for dest, rec := range records {
 		pr := priorPlacement{Record: rec}
 		if mem, ok := pool[dest]; ok {
@@ -129,11 +129,11 @@ func (m promiseModel) prior(ctx context.Context) map[string]priorPlacement {
 
 // lenientPool converts a recorded pool by name, keeping what converts: state was valid when it
 // was written.
-func lenientPool(ctx context.Context, list types.List) map[string]poolMember {
+func lenientPool(list types.List) map[string]poolMember {
 	out := map[string]poolMember{}
 	models, _ := poolModelsFromList(list)
 	for i := range models {
-		pool, _, _ := poolFromModel(ctx, path.Root("destinations"), models[i:i+1])
+		pool, _, _ := poolFromModel(path.Root("destinations"), models[i:i+1])
 		for _, m := range pool {
 			out[m.Name] = m
 		}

@@ -199,7 +199,7 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (placement.R
 	diags.Append(d...)
 	own, okR, d := selectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
 	diags.Append(d...)
-	pool, okPool, d := poolFromList(ctx, path.Root("promise").AtName("destinations"), promise.Destinations)
+	pool, okPool, d := poolFromList(path.Root("promise").AtName("destinations"), promise.Destinations)
 	diags.Append(d...)
 	if !okP || !okR || !okPool || diags.HasError() {
 		return placement.RequestPlan{}, nil, false, diags
@@ -239,16 +239,16 @@ func (m requestModel) prior(ctx context.Context) (placement.Prior, bool) {
 		Location: m.Location.ValueString(), Root: m.Root.ValueString(), Misscheduled: m.Misscheduled.ValueBool(),
 		Files: stringMap(ctx, m.WrittenFiles),
 	}}
-	if mem := findMember(ctx, m.destinations(), dest); mem != nil {
+	if mem := findMember(m.destinations(), dest); mem != nil {
 		p.Member = &mem.Member
 		p.Record.Store = mem.Member.Store
 	}
 	return p, true
 }
 
-func (m requestModel) refs(ctx context.Context) storeRefs {
+func (m requestModel) refs() storeRefs {
 	refs := storeRefs{}
-	if mem := findMember(ctx, m.destinations(), m.Destination.ValueString()); mem != nil {
+	if mem := findMember(m.destinations(), m.Destination.ValueString()); mem != nil {
 		refs.add(*mem)
 	}
 	return refs
@@ -353,7 +353,7 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	if p.Chosen != nil && r.data != nil {
-		if mem := findMember(ctx, plan.destinations(), p.Chosen.Name); mem != nil {
+		if mem := findMember(plan.destinations(), p.Chosen.Name); mem != nil {
 			resp.Diagnostics.Append(r.data.checkCredentials(mem.Store, path.Root("promise").AtName("destinations"))...)
 		}
 	}
@@ -427,7 +427,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	dest := state.Destination.ValueString()
-	mem := findMember(ctx, state.destinations(), dest)
+	mem := findMember(state.destinations(), dest)
 	found := r.data.refresh(ctx, "Request", "Request "+state.key(), map[string]observed{dest: {member: *mem, files: f, record: prior.Record, hashKey: state.hashKey()}}, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -474,7 +474,7 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 		resp.Diagnostics.AddError("Cannot Lay Out Request", err.Error())
 		return
 	}
-	failed := r.data.writeOps(ctx, "Request", "Request "+state.key(), "Delete from: request/"+state.key(), p.Ops, state.refs(ctx), &resp.Diagnostics)
+	failed := r.data.writeOps(ctx, "Request", "Request "+state.key(), "Delete from: request/"+state.key(), p.Ops, state.refs(), &resp.Diagnostics)
 	if len(failed) > 0 {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...) // kept, so that the next destroy tries again
 	}
@@ -505,14 +505,14 @@ func (r *requestResource) apply(ctx context.Context, plan, state requestModel, o
 		diags.AddError("Request Not Known", "The request's inputs are still unknown at apply; this is a bug in the provider.")
 		return
 	}
-	refs := state.refs(ctx).add(pool...)
+	refs := state.refs().add(pool...)
 	failed := r.data.writeOps(ctx, "Request", "Request "+plan.key(), "Update from: request/"+plan.key(), p.Ops, refs, diags)
 	plan.record(p, p.Settle(failed))
 	diags.Append(out.Set(ctx, &plan)...)
 }
 
-func findMember(ctx context.Context, pool types.List, name string) *poolMember {
-	if m, ok := lenientPool(ctx, pool)[name]; ok {
+func findMember(pool types.List, name string) *poolMember {
+	if m, ok := lenientPool(pool)[name]; ok {
 		return &m
 	}
 	return nil

@@ -63,7 +63,7 @@ var authorAttrTypes = map[string]attr.Type{"name": types.StringType, "email": ty
 
 // storeRefFromObject reads a state_store object. ok is false when it, or anything in it, is not
 // known yet.
-func storeRefFromObject(_ context.Context, obj types.Object) (ref storeRefModel, ok bool) {
+func storeRefFromObject(obj types.Object) (ref storeRefModel, ok bool) {
 	if obj.IsNull() || obj.IsUnknown() {
 		return ref, false
 	}
