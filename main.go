@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"log"
@@ -11,7 +10,8 @@ import (
 	"runtime/pprof"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider"
 )
@@ -36,10 +36,18 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	err = providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address: provider.Address,
-		Debug:   debug,
-	})
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	server := provider.NewServer(version)
+	err = tf6server.Serve(provider.Address, func() tfprotov6.ProviderServer {
+		s, err := server()
+		if err != nil {
+			log.Fatal(err)
+		}
+		return s
+	}, opts...)
 	stop()
 	if err != nil {
 		log.Fatal(err)

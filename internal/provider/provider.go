@@ -7,6 +7,7 @@ package provider
 import (
 	"context"
 	"os"
+	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
@@ -30,6 +31,8 @@ type kratixProvider struct {
 	version string
 	// lookupEnv reads the environment; tests replace it.
 	lookupEnv func(string) (string, bool)
+	// configured is what Configure gave the resources, for the requests direct.go answers.
+	configured atomic.Pointer[providerData]
 }
 
 // New returns a constructor for the provider at the given version.
@@ -80,6 +83,7 @@ func (p *kratixProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	}
 	resp.ResourceData = data
 	resp.DataSourceData = data
+	p.configured.Store(data)
 }
 
 func (p *kratixProvider) Resources(context.Context) []func() resource.Resource {

@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
@@ -14,7 +13,7 @@ import (
 
 // testAccProviders serves the provider in-process to the real Terraform CLI.
 var testAccProviders = map[string]func() (tfprotov6.ProviderServer, error){
-	"kratix": providerserver.NewProtocol6WithError(New("test")()),
+	"kratix": newServer("test", true),
 }
 
 // The servers the acceptance tests write to, started once for the package when TF_ACC is set.

@@ -1,0 +1,317 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// The steady state of kratix_promise, answered without the framework.
+//
+// A promise's value holds its whole pool: a hundred or a thousand destination objects. On every
+// request the framework walks such a value several times, node by node, looking each node's
+// schema up from the root (NullifyCollectionBlocks, TransformDefaults, the schema's plan
+// modifiers, write-only nullification). In a plan of 20 promises x 100 destinations that was
+// more than half of the provider's CPU time and made the plan twice Terraform's own cost; the
+// same plan answered with no work at all costs 0.8x the fair floor.
+//
+// So the three requests a no-change `terraform plan` makes per promise are answered here, with
+// the resource's own Read and ModifyPlan and the values decoded once:
+//   - UpgradeResourceState of a state at the current version: decode and re-encode, as the
+//     framework does (a promise has no write-only attribute to nullify);
+//   - ReadResource: always, by calling Read (a promise has no semantic-equality type whose
+//     meaning Read changes, no identity, and Read does not use private state);
+//   - PlanResourceChange when nothing changes: the proposed state, with the schema's one default
+//     applied, equals the prior state, and ModifyPlan leaves it as it is without an error. The
+//     plan modifiers of the schema (UseStateForUnknown, RequiresReplace) do nothing then. Any
+//     other plan (a create, a change, an import being adopted, an error) goes to the framework.
+//
+// Everything else goes to the framework. In the acceptance tests every direct answer is
+// compared with the framework's answer to the same request (verify), so a divergence fails the
+// test that produced it.
+
+// NewServer returns the provider's protocol server: the framework's, with kratix_promise's
+// steady state answered directly.
+func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
+	return newServer(version, false)
+}
+
+func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, error) {
+	return func() (tfprotov6.ProviderServer, error) {
+		p := New(version)().(*kratixProvider)
+		fw, err := providerserver.NewProtocol6WithError(p)()
+		if err != nil {
+			return nil, err
+		}
+		var sr resource.SchemaResponse
+		(&promiseResource{}).Schema(context.Background(), resource.SchemaRequest{}, &sr)
+		if sr.Diagnostics.HasError() {
+			return nil, fmt.Errorf("kratix_promise schema: %v", sr.Diagnostics)
+		}
+		return &directServer{
+			ProviderServer: fw, provider: p, schema: sr.Schema,
+			typ: sr.Schema.Type().TerraformType(context.Background()), verify: verify,
+		}, nil
+	}
+}
+
+const promiseTypeName = "kratix_promise"
+
+type directServer struct {
+	tfprotov6.ProviderServer // the framework's
+
+	provider *kratixProvider
+	schema   schema.Schema
+	typ      tftypes.Type
+	verify   bool
+	counts   directCounts
+}
+
+// directCounts counts the requests answered here and those passed to the framework.
+type directCounts struct {
+	Upgrades, Reads, Plans, PlansPassed atomic.Int64
+}
+
+func (s *directServer) resource() (*promiseResource, bool) {
+	data := s.provider.configured.Load()
+	return &promiseResource{data: data}, data != nil
+}
+
+func (s *directServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+	if req.TypeName != promiseTypeName || req.Version != s.schema.Version || req.RawState == nil {
+		return s.ProviderServer.UpgradeResourceState(ctx, req)
+	}
+	v, err := req.RawState.UnmarshalWithOpts(s.typ, tfprotov6.UnmarshalOpts{
+		ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true},
+	})
+	if err != nil {
+		return s.ProviderServer.UpgradeResourceState(ctx, req) // the framework words the error
+	}
+	state, err := tfprotov6.NewDynamicValue(s.typ, v)
+	if err != nil {
+		return nil, err
+	}
+	s.counts.Upgrades.Add(1)
+	resp := &tfprotov6.UpgradeResourceStateResponse{UpgradedState: &state}
+	if s.verify {
+		fw, err := s.ProviderServer.UpgradeResourceState(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		resp.Diagnostics = append(resp.Diagnostics, s.compare("UpgradeResourceState", resp.UpgradedState, fw.UpgradedState, resp.Diagnostics, fw.Diagnostics, nil, nil)...)
+	}
+	return resp, nil
+}
+
+func (s *directServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	r, ready := s.resource()
+	if req.TypeName != promiseTypeName || !ready || req.CurrentState == nil {
+		return s.ProviderServer.ReadResource(ctx, req)
+	}
+	current, err := req.CurrentState.Unmarshal(s.typ)
+	if err != nil {
+		return s.ProviderServer.ReadResource(ctx, req)
+	}
+	rresp := resource.ReadResponse{State: tfsdk.State{Schema: s.schema, Raw: current.Copy()}}
+	r.Read(ctx, resource.ReadRequest{State: tfsdk.State{Schema: s.schema, Raw: current.Copy()}}, &rresp)
+	resp := &tfprotov6.ReadResourceResponse{NewState: req.CurrentState, Private: req.Private}
+	if !rresp.State.Raw.Equal(current) {
+		state, err := tfprotov6.NewDynamicValue(s.typ, rresp.State.Raw)
+		if err != nil {
+			return nil, err
+		}
+		resp.NewState = &state
+	}
+	resp.Diagnostics = protoDiagnostics(ctx, rresp.Diagnostics)
+	s.counts.Reads.Add(1)
+	if s.verify {
+		fw, err := s.ProviderServer.ReadResource(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		resp.Diagnostics = append(resp.Diagnostics, s.compare("ReadResource", resp.NewState, fw.NewState, resp.Diagnostics, fw.Diagnostics, resp.Private, fw.Private)...)
+	}
+	return resp, nil
+}
+
+func (s *directServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	if req.TypeName != promiseTypeName {
+		return s.ProviderServer.PlanResourceChange(ctx, req)
+	}
+	resp, ok := s.planNoChange(ctx, req)
+	if !ok {
+		s.counts.PlansPassed.Add(1)
+		return s.ProviderServer.PlanResourceChange(ctx, req)
+	}
+	s.counts.Plans.Add(1)
+	if s.verify {
+		fw, err := s.ProviderServer.PlanResourceChange(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		if len(fw.RequiresReplace) > 0 {
+			resp.Diagnostics = append(resp.Diagnostics, directMismatch("PlanResourceChange", "the framework plans a replacement"))
+		}
+		resp.Diagnostics = append(resp.Diagnostics, s.compare("PlanResourceChange", resp.PlannedState, fw.PlannedState, resp.Diagnostics, fw.Diagnostics, resp.PlannedPrivate, fw.PlannedPrivate)...)
+	}
+	return resp, nil
+}
+
+// planNoChange answers a plan that changes nothing; ok is false for any other.
+func (s *directServer) planNoChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
+	r, ready := s.resource()
+	if !ready || req.PriorState == nil || req.ProposedNewState == nil || req.Config == nil {
+		return nil, false
+	}
+	prior, err := req.PriorState.Unmarshal(s.typ)
+	if err != nil || prior.IsNull() {
+		return nil, false
+	}
+	proposed, err := req.ProposedNewState.Unmarshal(s.typ)
+	if err != nil || proposed.IsNull() {
+		return nil, false
+	}
+	config, err := req.Config.Unmarshal(s.typ)
+	if err != nil || config.IsNull() {
+		return nil, false
+	}
+	planned, ok := withPromiseDefaults(proposed, config)
+	if !ok || !planned.Equal(prior) || !hasPlacements(prior) {
+		return nil, false // a change, or an import still to adopt (ModifyPlan reads private state then)
+	}
+	mresp := resource.ModifyPlanResponse{Plan: tfsdk.Plan{Schema: s.schema, Raw: planned.Copy()}}
+	r.ModifyPlan(ctx, resource.ModifyPlanRequest{
+		Config: tfsdk.Config{Schema: s.schema, Raw: config},
+		Plan:   tfsdk.Plan{Schema: s.schema, Raw: planned.Copy()},
+		State:  tfsdk.State{Schema: s.schema, Raw: prior.Copy()},
+	}, &mresp)
+	if mresp.Diagnostics.HasError() || len(mresp.RequiresReplace) > 0 || mresp.Deferred != nil || !mresp.Plan.Raw.Equal(planned) {
+		return nil, false
+	}
+	return &tfprotov6.PlanResourceChangeResponse{
+		PlannedState:   req.PriorState,
+		PlannedPrivate: req.PriorPrivate,
+		Diagnostics:    protoDiagnostics(ctx, mresp.Diagnostics),
+	}, true
+}
+
+// withPromiseDefaults is the proposed state with the schema's defaults applied where the
+// configuration leaves the attribute null, as the framework does before planning.
+// TestPromiseSchemaDefaultsAndModifiers keeps this in step with the schema.
+func withPromiseDefaults(proposed, config tftypes.Value) (tftypes.Value, bool) {
+	var c, p map[string]tftypes.Value
+	if config.As(&c) != nil || proposed.As(&p) != nil {
+		return tftypes.Value{}, false
+	}
+	if v, ok := c["on_unschedule"]; !ok || !v.IsNull() {
+		return proposed, ok
+	}
+	p["on_unschedule"] = tftypes.NewValue(tftypes.String, onUnscheduleKeep)
+	return tftypes.NewValue(proposed.Type(), p), true
+}
+
+func hasPlacements(state tftypes.Value) bool {
+	var m map[string]tftypes.Value
+	if state.As(&m) != nil {
+		return false
+	}
+	v, ok := m["placements"]
+	return ok && !v.IsNull() && v.IsKnown()
+}
+
+// protoDiagnostics converts diagnostics to the protocol's, as the framework does.
+func protoDiagnostics(ctx context.Context, diags diag.Diagnostics) []*tfprotov6.Diagnostic {
+	var out []*tfprotov6.Diagnostic
+	for _, d := range diags {
+		pd := &tfprotov6.Diagnostic{Summary: d.Summary(), Detail: d.Detail(), Severity: tfprotov6.DiagnosticSeverityWarning}
+		if d.Severity() == diag.SeverityError {
+			pd.Severity = tfprotov6.DiagnosticSeverityError
+		}
+		if wp, ok := d.(diag.DiagnosticWithPath); ok {
+			pd.Attribute = attributePath(ctx, wp.Path())
+		}
+		out = append(out, pd)
+	}
+	return out
+}
+
+func attributePath(ctx context.Context, p path.Path) *tftypes.AttributePath {
+	steps := p.Steps()
+	if len(steps) == 0 {
+		return nil
+	}
+	out := tftypes.NewAttributePath()
+	for _, step := range steps {
+		switch st := step.(type) {
+		case path.PathStepAttributeName:
+			out = out.WithAttributeName(string(st))
+		case path.PathStepElementKeyInt:
+			out = out.WithElementKeyInt(int(st))
+		case path.PathStepElementKeyString:
+			out = out.WithElementKeyString(string(st))
+		case path.PathStepElementKeyValue:
+			v, err := st.Value.ToTerraformValue(ctx)
+			if err != nil {
+				return out
+			}
+			out = out.WithElementKeyValue(v)
+		}
+	}
+	return out
+}
+
+// compare reports how a direct answer differs from the framework's (verify mode).
+func (s *directServer) compare(rpc string, direct, fw *tfprotov6.DynamicValue, directDiags, fwDiags []*tfprotov6.Diagnostic, directPrivate, fwPrivate []byte) []*tfprotov6.Diagnostic {
+	var out []*tfprotov6.Diagnostic
+	dv, derr := decodeOrNull(direct, s.typ)
+	fv, ferr := decodeOrNull(fw, s.typ)
+	if derr != nil || ferr != nil || !dv.Equal(fv) {
+		out = append(out, directMismatch(rpc, fmt.Sprintf("value: direct %v (%v), framework %v (%v)", dv, derr, fv, ferr)))
+	}
+	if a, b := protoDiagnosticsText(directDiags), protoDiagnosticsText(fwDiags); a != b {
+		out = append(out, directMismatch(rpc, fmt.Sprintf("diagnostics: direct %q, framework %q", a, b)))
+	}
+	if !samePrivate(directPrivate, fwPrivate) {
+		out = append(out, directMismatch(rpc, fmt.Sprintf("private state: direct %q, framework %q", directPrivate, fwPrivate)))
+	}
+	return out
+}
+
+func decodeOrNull(v *tfprotov6.DynamicValue, typ tftypes.Type) (tftypes.Value, error) {
+	if v == nil {
+		return tftypes.NewValue(typ, nil), nil
+	}
+	return v.Unmarshal(typ)
+}
+
+func protoDiagnosticsText(diags []*tfprotov6.Diagnostic) string {
+	var b bytes.Buffer
+	for _, d := range diags {
+		fmt.Fprintf(&b, "%v|%s|%s|%v\n", d.Severity, d.Summary, d.Detail, d.Attribute)
+	}
+	return b.String()
+}
+
+// samePrivate treats no private state and an empty one as the same.
+func samePrivate(a, b []byte) bool {
+	empty := func(p []byte) bool { return len(p) == 0 || string(p) == "{}" || string(p) == "null" }
+	return bytes.Equal(a, b) || (empty(a) && empty(b))
+}
+
+func directMismatch(rpc, detail string) *tfprotov6.Diagnostic {
+	return &tfprotov6.Diagnostic{
+		Severity: tfprotov6.DiagnosticSeverityError,
+		Summary:  "Direct Answer Differs From The Framework's",
+		Detail:   rpc + " of " + promiseTypeName + ": " + detail,
+	}
+}
