@@ -29,8 +29,8 @@ import (
 // the resource's own Read and ModifyPlan and the values decoded once:
 //   - UpgradeResourceState of a state at the current version: decode and re-encode, as the
 //     framework does (a promise has no write-only attribute to nullify);
-//   - ReadResource: always, by calling Read (a promise has no semantic-equality type whose
-//     meaning Read changes, no identity, and Read does not use private state);
+//   - ReadResource, by calling Read, unless private state holds an import being adopted (a
+//     promise has no semantic-equality type whose meaning Read changes, and no identity);
 //   - PlanResourceChange when nothing changes: the proposed state, with the schema's one default
 //     applied, equals the prior state, and ModifyPlan leaves it as it is without an error. The
 //     plan modifiers of the schema (UseStateForUnknown, RequiresReplace) do nothing then. Any
@@ -48,7 +48,7 @@ func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 
 func newServer(version string, verify bool) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
-		p := New(version)().(*kratixProvider)
+		p := newProvider(version)
 		fw, err := providerserver.NewProtocol6WithError(p)()
 		if err != nil {
 			return nil, err
@@ -115,8 +115,8 @@ func (s *directServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.
 
 func (s *directServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	r, ready := s.resource()
-	if req.TypeName != promiseTypeName || !ready || req.CurrentState == nil {
-		return s.ProviderServer.ReadResource(ctx, req)
+	if req.TypeName != promiseTypeName || !ready || req.CurrentState == nil || !emptyPrivate(req.Private) {
+		return s.ProviderServer.ReadResource(ctx, req) // private state holds an import being adopted
 	}
 	current, err := req.CurrentState.Unmarshal(s.typ)
 	if err != nil {
@@ -170,7 +170,7 @@ func (s *directServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Pl
 // planNoChange answers a plan that changes nothing; ok is false for any other.
 func (s *directServer) planNoChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
 	r, ready := s.resource()
-	if !ready || req.PriorState == nil || req.ProposedNewState == nil || req.Config == nil {
+	if !ready || req.PriorState == nil || req.ProposedNewState == nil || req.Config == nil || !emptyPrivate(req.PriorPrivate) {
 		return nil, false
 	}
 	prior, err := req.PriorState.Unmarshal(s.typ)
@@ -260,7 +260,7 @@ func attributePath(ctx context.Context, p path.Path) *tftypes.AttributePath {
 		case path.PathStepElementKeyString:
 			out = out.WithElementKeyString(string(st))
 		case path.PathStepElementKeyValue:
-			v, err := st.Value.ToTerraformValue(ctx)
+			v, err := st.ToTerraformValue(ctx)
 			if err != nil {
 				return out
 			}
@@ -304,9 +304,10 @@ func protoDiagnosticsText(diags []*tfprotov6.Diagnostic) string {
 
 // samePrivate treats no private state and an empty one as the same.
 func samePrivate(a, b []byte) bool {
-	empty := func(p []byte) bool { return len(p) == 0 || string(p) == "{}" || string(p) == "null" }
-	return bytes.Equal(a, b) || (empty(a) && empty(b))
+	return bytes.Equal(a, b) || (emptyPrivate(a) && emptyPrivate(b))
 }
+
+func emptyPrivate(p []byte) bool { return len(p) == 0 || string(p) == "{}" || string(p) == "null" }
 
 func directMismatch(rpc, detail string) *tfprotov6.Diagnostic {
 	return &tfprotov6.Diagnostic{

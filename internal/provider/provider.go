@@ -37,9 +37,11 @@ type kratixProvider struct {
 
 // New returns a constructor for the provider at the given version.
 func New(version string) func() provider.Provider {
-	return func() provider.Provider {
-		return &kratixProvider{version: version, lookupEnv: os.LookupEnv}
-	}
+	return func() provider.Provider { return newProvider(version) }
+}
+
+func newProvider(version string) *kratixProvider {
+	return &kratixProvider{version: version, lookupEnv: os.LookupEnv}
 }
 
 type providerModel struct {

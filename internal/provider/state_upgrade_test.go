@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
@@ -92,7 +91,7 @@ var upgradeCases = []struct {
 // does with every state it loads, and compares what comes back with the state written out by hand.
 func TestUpgradeState(t *testing.T) {
 	ctx := context.Background()
-	server, err := providerserver.NewProtocol6WithError(New("test")())()
+	server, err := newServer("test", true)() // the served one: direct.go answers current-version states
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,202 @@
+package provider
+
+import (
+	"context"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+// TestAccDirectAnswers: a promise's steady state is answered by direct.go, and every such answer
+// equals the framework's (the servers run in verify mode, where a difference is an error that
+// fails the step). Steps: apply; a no-change plan; a file deleted by hand (Read records it, the
+// plan is an update and goes to the framework); the repair; on_unschedule set, then unset again
+// (its default, which the direct plan applies itself).
+func TestAccDirectAnswers(t *testing.T) {
+	for _, kind := range []string{"bucket", "git-http"} {
+		t.Run(kind, func(t *testing.T) {
+			if minioServer == nil {
+				t.Skip("acceptance test: set TF_ACC=1")
+			}
+			ts := newTestStore(t, kind)
+			var mu sync.Mutex
+			var servers []*directServer
+			factories := map[string]func() (tfprotov6.ProviderServer, error){
+				"kratix": func() (tfprotov6.ProviderServer, error) {
+					s, err := newServer("test", true)()
+					if err == nil {
+						mu.Lock()
+						servers = append(servers, s.(*directServer))
+						mu.Unlock()
+					}
+					return s, err
+				},
+			}
+			total := func() (c struct{ upgrades, reads, plans, passed int64 }) {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, s := range servers {
+					c.upgrades += s.counts.Upgrades.Load()
+					c.reads += s.counts.Reads.Load()
+					c.plans += s.counts.Plans.Load()
+					c.passed += s.counts.PlansPassed.Load()
+				}
+				return c
+			}
+			config := promiseConfig(ts, []string{`{ env = "dev" }`, `{ env = "dev" }`, `{}`}, `  name = "eck"
+  destination_selectors = [{ match_labels = { env = "dev" } }]
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: foo\n"`)
+			file := "worker-2/dependencies/eck/5058f/static/eck-dependencies.yaml"
+			var afterApply, afterPlan struct{ upgrades, reads, plans, passed int64 }
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: factories,
+				Steps: []resource.TestStep{
+					{Config: config, Check: expectContent(ts, t, file, namespaceFoo)},
+					{
+						PreConfig: func() { afterApply = total() },
+						Config:    config, PlanOnly: true,
+					},
+					{
+						PreConfig: func() { afterPlan = total(); ts.remove(t, file) },
+						Config:    config,
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
+						}},
+						Check: expectContent(ts, t, file, namespaceFoo),
+					},
+					{Config: strings.Replace(config, `name = "eck"`, `name = "eck"
+  on_unschedule = "delete"`, 1)},
+					{
+						// Back to the default, "keep".
+						Config: config,
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
+							plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("on_unschedule"), knownvalue.StringExact("keep")),
+						}},
+					},
+				},
+			})
+			end := total()
+			if afterApply.passed == 0 {
+				t.Errorf("the create's plan was answered directly (passed to the framework: %d)", afterApply.passed)
+			}
+			if d := afterPlan.plans - afterApply.plans; d == 0 {
+				t.Errorf("no plan answered directly during the no-change plan (counts after apply %+v, after plan %+v)", afterApply, afterPlan)
+			}
+			if afterPlan.reads == afterApply.reads || afterPlan.upgrades == afterApply.upgrades {
+				t.Errorf("the no-change plan's refresh was not answered directly (after apply %+v, after plan %+v)", afterApply, afterPlan)
+			}
+			if end.passed == afterPlan.passed {
+				t.Errorf("the update after the hand deletion was answered directly, not by the framework (%+v, %+v)", afterPlan, end)
+			}
+		})
+	}
+}
+
+// TestDirectCompareReportsDifferences: the verify mode's comparison sees a different value,
+// different diagnostics and different private state, and nothing else.
+func TestDirectCompareReportsDifferences(t *testing.T) {
+	s, err := newServer("test", true)()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := s.(*directServer)
+	null := tftypes.NewValue(ds.typ, nil)
+	objType := ds.typ.(tftypes.Object)
+	m := map[string]tftypes.Value{}
+	for name, typ := range objType.AttributeTypes {
+		m[name] = tftypes.NewValue(typ, nil)
+	}
+	named := func(name string) *tfprotov6.DynamicValue {
+		v := maps.Clone(m)
+		v["name"] = tftypes.NewValue(tftypes.String, name)
+		dv, err := tfprotov6.NewDynamicValue(ds.typ, tftypes.NewValue(ds.typ, v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &dv
+	}
+	nullDV, err := tfprotov6.NewDynamicValue(ds.typ, null)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warn := []*tfprotov6.Diagnostic{{Severity: tfprotov6.DiagnosticSeverityWarning, Summary: "Promise Scheduling", Detail: "x"}}
+	for _, c := range []struct {
+		name       string
+		a, b       *tfprotov6.DynamicValue
+		da, db     []*tfprotov6.Diagnostic
+		pa, pb     []byte
+		mismatches int
+	}{
+		{"same", named("a"), named("a"), warn, warn, nil, []byte("{}"), 0},
+		{"nil is null", nil, &nullDV, nil, nil, nil, nil, 0},
+		{"value", named("a"), named("b"), nil, nil, nil, nil, 1},
+		{"diagnostics", named("a"), named("a"), warn, nil, nil, nil, 1},
+		{"private", named("a"), named("a"), nil, nil, []byte(`{"adopt":"e30="}`), nil, 1},
+		{"all three", named("a"), nil, nil, warn, nil, []byte(`{"a":"b"}`), 3},
+	} {
+		if got := ds.compare("Test", c.a, c.b, c.da, c.db, c.pa, c.pb); len(got) != c.mismatches {
+			t.Errorf("%s: %d mismatches, want %d: %v", c.name, len(got), c.mismatches, got)
+		}
+	}
+}
+
+// TestPromiseSchemaDefaultsAndModifiers: planNoChange applies the schema's defaults itself and
+// relies on its plan modifiers doing nothing when the plan equals the state. A default or a plan
+// modifier added to kratix_promise must be handled there first; this lists what it knows.
+func TestPromiseSchemaDefaultsAndModifiers(t *testing.T) {
+	var sr fwresource.SchemaResponse
+	(&promiseResource{}).Schema(context.Background(), fwresource.SchemaRequest{}, &sr)
+	var found []string
+	var walk func(prefix string, v reflect.Value)
+	walk = func(prefix string, v reflect.Value) {
+		for v.Kind() == reflect.Interface || v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return
+			}
+			v = v.Elem()
+		}
+		if v.Kind() != reflect.Struct {
+			return
+		}
+		if f := v.FieldByName("Default"); f.IsValid() && !f.IsZero() {
+			found = append(found, prefix+" default")
+		}
+		if f := v.FieldByName("PlanModifiers"); f.IsValid() {
+			for i := range f.Len() {
+				found = append(found, prefix+" "+reflect.Indirect(f.Index(i).Elem()).Type().String())
+			}
+		}
+		for _, field := range []string{"Attributes", "Blocks"} {
+			if f := v.FieldByName(field); f.IsValid() && f.Kind() == reflect.Map {
+				for _, k := range f.MapKeys() {
+					walk(prefix+"."+k.String(), f.MapIndex(k))
+				}
+			}
+		}
+		if f := v.FieldByName("NestedObject"); f.IsValid() {
+			walk(prefix+"[*]", f)
+		}
+	}
+	walk("", reflect.ValueOf(sr.Schema))
+	slices.Sort(found)
+	want := []string{
+		".id stringplanmodifier.useStateForUnknownModifier",
+		".name stringplanmodifier.requiresReplaceIfModifier",
+		".on_unschedule default",
+	}
+	if !slices.Equal(found, want) {
+		t.Errorf("kratix_promise's defaults and plan modifiers:\n got %q\nwant %q\n(see withPromiseDefaults and planNoChange in direct.go)", found, want)
+	}
+}
