@@ -3,6 +3,9 @@ package statestore
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -39,7 +42,19 @@ type snapshot struct {
 	ready   chan struct{}
 	taken   time.Time
 	objects map[string]minio.ObjectInfo
-	tooBig  bool // more than snapshotMaxObjects: read folder by folder instead
+	keys    []string // of objects, sorted: a folder's objects are a range of it
+	tooBig  bool     // more than snapshotMaxObjects: read folder by folder instead
+}
+
+// under returns the objects whose keys start with prefix, found by binary search: a plan reads
+// every destination folder of every resource, so a scan of the whole listing per read would make
+// the refresh grow with the square of the fleet.
+func (s *snapshot) under(prefix string) []minio.ObjectInfo {
+	var out []minio.ObjectInfo
+	for i := sort.SearchStrings(s.keys, prefix); i < len(s.keys) && strings.HasPrefix(s.keys[i], prefix); i++ {
+		out = append(out, s.objects[s.keys[i]])
+	}
+	return out
 }
 
 // observedBucket is a bucket store whose List and Hashes under root are served from the shared
@@ -67,7 +82,7 @@ func (b *bucketStore) dropSnapshots() {
 // observe returns the objects under root as one recursive listing told them, made at most once
 // per snapshotMaxAge for all callers (concurrent callers wait for the one listing in flight).
 // ok is false when root holds more than snapshotMaxObjects objects.
-func (b *bucketStore) observe(ctx context.Context, root string) (objects map[string]minio.ObjectInfo, ok bool, err error) {
+func (b *bucketStore) observe(ctx context.Context, root string) (_ *snapshot, ok bool, err error) {
 	for {
 		b.snapMu.Lock()
 		s := b.snaps[root]
@@ -76,7 +91,7 @@ func (b *bucketStore) observe(ctx context.Context, root string) (objects map[str
 			case <-s.ready:
 				if time.Since(s.taken) < snapshotMaxAge {
 					b.snapMu.Unlock()
-					return s.objects, !s.tooBig, nil
+					return s, !s.tooBig, nil
 				}
 				delete(b.snaps, root)
 				s = nil
@@ -106,6 +121,7 @@ func (b *bucketStore) observe(ctx context.Context, root string) (objects map[str
 		}
 		objects, err := b.listCapped(ctx, root, true, limit)
 		s.objects, s.tooBig = objects, err == nil && objects == nil
+		s.keys = slices.Sorted(maps.Keys(objects))
 
 		b.snapMu.Lock()
 		// A failed listing is not kept, nor one that a write of this process may have overtaken.
@@ -114,7 +130,7 @@ func (b *bucketStore) observe(ctx context.Context, root string) (objects map[str
 		}
 		close(s.ready)
 		b.snapMu.Unlock()
-		return s.objects, !s.tooBig, err
+		return s, !s.tooBig, err
 	}
 }
 
@@ -126,7 +142,7 @@ func (v observedBucket) List(ctx context.Context, prefix string) (_ map[string]s
 	if err := checkListPrefix(prefix); err != nil {
 		return nil, v.fail("list", KindConfig, err)
 	}
-	objects, ok, err := v.observe(ctx, v.root)
+	snap, ok, err := v.observe(ctx, v.root)
 	if classifyBucketError(err) == KindMissingBucket {
 		return map[string]string{}, nil // the bucket is gone, and every file with it
 	}
@@ -136,13 +152,7 @@ func (v observedBucket) List(ctx context.Context, prefix string) (_ map[string]s
 	if !ok {
 		return v.bucketStore.List(ctx, prefix)
 	}
-	var entries []minio.ObjectInfo
-	for k, e := range objects {
-		if strings.HasPrefix(k, prefix) {
-			entries = append(entries, e)
-		}
-	}
-	return v.md5s(ctx, "list", entries, nil)
+	return v.md5s(ctx, "list", snap.under(prefix), nil)
 }
 
 func (v observedBucket) Hashes(ctx context.Context, paths []string) (_ map[string]string, err error) {
@@ -161,7 +171,7 @@ func (v observedBucket) Hashes(ctx context.Context, paths []string) (_ map[strin
 	if len(under) == 0 {
 		return v.bucketStore.Hashes(ctx, paths)
 	}
-	objects, ok, err := v.observe(ctx, v.root)
+	snap, ok, err := v.observe(ctx, v.root)
 	if classifyBucketError(err) == KindMissingBucket {
 		return map[string]string{}, nil // the bucket is gone, and every file with it
 	}
@@ -174,7 +184,7 @@ func (v observedBucket) Hashes(ctx context.Context, paths []string) (_ map[strin
 	var entries []minio.ObjectInfo
 	seen := map[string]bool{}
 	for _, p := range under {
-		if e, found := objects[p]; found && !seen[p] {
+		if e, found := snap.objects[p]; found && !seen[p] {
 			seen[p] = true
 			entries = append(entries, e)
 		}

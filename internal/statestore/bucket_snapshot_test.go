@@ -29,6 +29,9 @@ func TestBucketObservedSharesOneListing(t *testing.T) {
 	putMultipart(t, client, bucket, "kratix/b/m.yaml", "m")
 	putObject(t, client, bucket, "kratix-other/a/x.yaml", "not under the root")
 	putObject(t, client, bucket, "other/q.yaml", "q")
+	// Keys that sort just before and just after kratix/a/'s range, which is found by binary search.
+	putObject(t, client, bucket, "kratix/a.yaml", "before")
+	putObject(t, client, bucket, "kratix/ab/z.yaml", "after")
 
 	v := s.Observed("kratix/")
 	before := s.Stats()
@@ -72,7 +75,7 @@ func TestBucketObservedSharesOneListing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a["kratix/a/x.yaml"] != sumOf("edited") || a["kratix/c/new.yaml"] != sumOf("new") || len(a) != 4 {
+	if a["kratix/a/x.yaml"] != sumOf("edited") || a["kratix/c/new.yaml"] != sumOf("new") || len(a) != 6 {
 		t.Fatalf("after a write, List(kratix/) = %v, want the hand edit and the new file", a)
 	}
 	if d := delta(before, s.Stats()); d.Lists != 1 {
