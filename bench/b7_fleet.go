@@ -228,10 +228,13 @@ func fleetGrowthRow(points []fleetPoint) row {
 		judged     bool                       // part of the goal: what the provider's users pay for
 	}
 	figures := []figure{
-		{"plan time", "us", func(p fleetPoint) float64 { return float64(p.plan.median().Microseconds()) }, true},
+		// Plan time includes Terraform's own work, which grows faster than linearly on this machine
+		// (see the fair floor's exponent); what the provider adds is judged by its CPU time and by
+		// the plan's ratio to its fair floor, below.
+		{"plan time", "us", func(p fleetPoint) float64 { return float64(p.plan.median().Microseconds()) }, false},
 		{"provider peak RSS", "KiB", func(p fleetPoint) float64 { return p.planUse.providerMiB * 1024 }, true},
 		{"state", "bytes", func(p fleetPoint) float64 { return float64(p.stateBytes) }, true},
-		{"provider CPU in the plan", "us", func(p fleetPoint) float64 { return float64(p.planProviderCPU.median().Microseconds()) }, false},
+		{"provider CPU in the plan", "us", func(p fleetPoint) float64 { return float64(p.planProviderCPU.median().Microseconds()) }, true},
 		{"terraform CPU in the plan", "us", func(p fleetPoint) float64 { return float64(p.planTerraformCPU.median().Microseconds()) }, false},
 		{"terraform peak RSS", "KiB", func(p fleetPoint) float64 { return p.planUse.terraformMiB * 1024 }, false},
 		{"fair floor's plan time", "us", func(p fleetPoint) float64 { return float64(p.fair.median().Microseconds()) }, false},
@@ -259,15 +262,37 @@ func fleetGrowthRow(points []fleetPoint) row {
 			worst = max(worst, k)
 		}
 	}
+	// The plan over its fair floor: Terraform's own growth divided out. Its exponent is the plan
+	// time's minus the floor's; linear growth beyond Terraform's own is 0.
+	ratios := make([]string, len(points))
+	for j, p := range points {
+		ratios[j] = fmt.Sprintf("%.3f", fleetRatio(p))
+	}
+	kr := growthExponent(float64(first.cells()), fleetRatio(first), float64(last.cells()), fleetRatio(last))
+	if fleetRatio(first) > 0 && fleetRatio(last) > 0 {
+		worst = max(worst, 1+kr)
+	} else {
+		worst = 0
+	}
+	notes = append(notes, fmt.Sprintf("plan time over the fair floor's %s (exponent %.2f; 0: the plan grows as Terraform's own)", strings.Join(ratios, " / "), kr))
 	return row{
 		scenario: fmt.Sprintf("B7 growth: %d promises x %s destinations, per promise x destination", first.promises, strings.Join(sizes, " / ")),
 		measured: measured,
 		floor:    "-", ratio: "-",
-		goal: fmt.Sprintf("no worse than linear: growth exponent <= %.2f for plan time, provider peak RSS and state", fleetGrowthLimit),
-		met:  yesNo(worst > 0 && worst <= fleetGrowthLimit),
+		goal: fmt.Sprintf("no worse than linear: growth exponent <= %.2f for provider CPU, provider peak RSS and state, "+
+			"and <= %.2f for the plan's ratio to its fair floor", fleetGrowthLimit, fleetGrowthLimit-1),
+		met: yesNo(worst > 0 && worst <= fleetGrowthLimit),
 		notes: "exponent k in figure ~ (promises x destinations)^k from the smallest to the largest size (1 is linear, 2 quadratic; a fixed cost makes it smaller than 1): " +
 			strings.Join(notes, "; "),
 	}
+}
+
+// fleetRatio is the plan's median over its fair floor's; 0 when there is no floor.
+func fleetRatio(p fleetPoint) float64 {
+	if p.fair.median() <= 0 {
+		return 0
+	}
+	return float64(p.plan.median()) / float64(p.fair.median())
 }
 
 // growthExponent is k in y ~ x^k through (x0, y0) and (x1, y1); 0 when it cannot be computed.

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestGrowthExponent(t *testing.T) {
@@ -52,5 +53,45 @@ func TestFleetWatcherSeesTheProcessInItsFolder(t *testing.T) {
 	}
 	if u.providerMiB != 0 || u.providerCPU != 0 {
 		t.Errorf("provider that never ran: peak %.1f MiB, CPU %s; want 0", u.providerMiB, u.providerCPU)
+	}
+}
+
+// TestFleetGrowthRowJudgesWhatTheProviderAdds: figures that grow linearly, and a plan that grows as
+// its fair floor does (faster than linearly), meet the goal; a plan whose ratio to its floor grows,
+// or a provider CPU time that grows with the square of the fleet, does not.
+func TestFleetGrowthRowJudgesWhatTheProviderAdds(t *testing.T) {
+	point := func(dests int, plan, fair, cpu time.Duration) fleetPoint {
+		cells := 50 * dests
+		return fleetPoint{
+			destinations: dests, promises: 50,
+			plan: timings{plan}, fair: timings{fair}, planProviderCPU: timings{cpu},
+			stateBytes: int64(1300 * cells), planUse: fleetUsage{providerMiB: float64(cells) / 32},
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		points []fleetPoint
+		met    string
+	}{
+		{"linear, floor superlinear", []fleetPoint{
+			point(250, 30*time.Second, 30*time.Second, 20*time.Second),
+			point(1000, 200*time.Second, 240*time.Second, 80*time.Second),
+		}, "yes"},
+		{"ratio grows", []fleetPoint{
+			point(250, 30*time.Second, 30*time.Second, 20*time.Second),
+			point(1000, 400*time.Second, 120*time.Second, 80*time.Second),
+		}, "no"},
+		{"provider CPU quadratic", []fleetPoint{
+			point(250, 30*time.Second, 30*time.Second, 20*time.Second),
+			point(1000, 120*time.Second, 120*time.Second, 320*time.Second),
+		}, "no"},
+		{"no floor", []fleetPoint{
+			point(250, 30*time.Second, 0, 20*time.Second),
+			point(1000, 120*time.Second, 0, 80*time.Second),
+		}, "no"},
+	} {
+		if got := fleetGrowthRow(tc.points).met; got != tc.met {
+			t.Errorf("%s: met = %q, want %q", tc.name, got, tc.met)
+		}
 	}
 }
