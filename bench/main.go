@@ -50,7 +50,7 @@ func parseFlags() options {
 	flag.BoolVar(&o.quick, "quick", false, "smoke run: smaller B4, B5 and B7, and 1 run unless -runs is given")
 	flag.StringVar(&o.deps, "deps", "", "a file of Promise dependencies for B2 and B3, such as the Kratix Marketplace's tekton.yaml\n(default: the generated 1.9 MB release of package internal/fixtures, the same size and shape)")
 	flag.StringVar(&o.terraform, "terraform", "", "Terraform CLI (default: $TF_ACC_TERRAFORM_PATH, $TERRAFORM, PATH, /usr/local/bin/terraform)")
-	flag.StringVar(&o.only, "only", "", "run only these scenarios, comma-separated (B1,B2,B3,B4,B5,B7,B8); B7, the fleet, takes hours and runs only when named here")
+	flag.StringVar(&o.only, "only", "", "run only these scenarios, comma-separated (B1,B2,B3,B4,B5,B7,B8); B7, the fleet, takes about half an hour and runs only when named here")
 	flag.StringVar(&o.profile, "profile", "", "write CPU profiles of the provider during B4's measured plans into this folder\n(cpu-<pid>.pprof, one per provider process; the largest of a plan is the plan itself)")
 	flag.DurationVar(&o.timeout, "timeout", 40*time.Minute, "bound on the whole benchmark")
 	flag.Parse()
