@@ -122,8 +122,10 @@ func (s *directServer) ReadResource(ctx context.Context, req *tfprotov6.ReadReso
 	if err != nil {
 		return s.ProviderServer.ReadResource(ctx, req)
 	}
-	rresp := resource.ReadResponse{State: tfsdk.State{Schema: s.schema, Raw: current.Copy()}}
-	r.Read(ctx, resource.ReadRequest{State: tfsdk.State{Schema: s.schema, Raw: current.Copy()}}, &rresp)
+	// No defensive copies (the framework deep-copies each value): the values were decoded for this
+	// request alone, and Read replaces state rather than editing it.
+	rresp := resource.ReadResponse{State: tfsdk.State{Schema: s.schema, Raw: current}}
+	r.Read(ctx, resource.ReadRequest{State: tfsdk.State{Schema: s.schema, Raw: current}}, &rresp)
 	resp := &tfprotov6.ReadResourceResponse{NewState: req.CurrentState, Private: req.Private}
 	if !rresp.State.Raw.Equal(current) {
 		state, err := tfprotov6.NewDynamicValue(s.typ, rresp.State.Raw)
@@ -189,11 +191,11 @@ func (s *directServer) planNoChange(ctx context.Context, req *tfprotov6.PlanReso
 	if !ok || !planned.Equal(prior) || !hasPlacements(prior) {
 		return nil, false // a change, or an import still to adopt (ModifyPlan reads private state then)
 	}
-	mresp := resource.ModifyPlanResponse{Plan: tfsdk.Plan{Schema: s.schema, Raw: planned.Copy()}}
+	mresp := resource.ModifyPlanResponse{Plan: tfsdk.Plan{Schema: s.schema, Raw: planned}}
 	r.ModifyPlan(ctx, resource.ModifyPlanRequest{
 		Config: tfsdk.Config{Schema: s.schema, Raw: config},
-		Plan:   tfsdk.Plan{Schema: s.schema, Raw: planned.Copy()},
-		State:  tfsdk.State{Schema: s.schema, Raw: prior.Copy()},
+		Plan:   tfsdk.Plan{Schema: s.schema, Raw: planned},
+		State:  tfsdk.State{Schema: s.schema, Raw: prior},
 	}, &mresp)
 	if mresp.Diagnostics.HasError() || len(mresp.RequiresReplace) > 0 || mresp.Deferred != nil || !mresp.Plan.Raw.Equal(planned) {
 		return nil, false

@@ -43,7 +43,8 @@ func TestAccDirectAnswers(t *testing.T) {
 					return s, err
 				},
 			}
-			total := func() (c struct{ upgrades, reads, plans, passed int64 }) {
+			type seen struct{ upgrades, reads, plans, passed int64 }
+			total := func() (c seen) {
 				mu.Lock()
 				defer mu.Unlock()
 				for _, s := range servers {
@@ -58,7 +59,7 @@ func TestAccDirectAnswers(t *testing.T) {
   destination_selectors = [{ match_labels = { env = "dev" } }]
   dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: foo\n"`)
 			file := "worker-2/dependencies/eck/5058f/static/eck-dependencies.yaml"
-			var afterApply, afterPlan struct{ upgrades, reads, plans, passed int64 }
+			var afterApply, afterPlan seen
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: factories,
 				Steps: []resource.TestStep{
