@@ -582,8 +582,8 @@ func (s *gitStore) List(ctx context.Context, prefix string) (map[string]string, 
 		if err := s.fetchContents(ctx, files, paths); err != nil {
 			return err
 		}
-		for p, f := range files {
-			if strings.HasPrefix(p, prefix) && isBlob(f.mode) {
+		for _, p := range paths {
+			if f := files[p]; isBlob(f.mode) {
 				sum, err := s.r.blobMD5(f.hash)
 				if err != nil {
 					return err
