@@ -20,6 +20,10 @@ type Promise struct {
 	// DeleteUnscheduled removes the files of a destination that stops matching
 	// (on_unschedule = "delete"); otherwise they stay, misscheduled.
 	DeleteUnscheduled bool
+	// Staged maps scheduled destinations that do not get Dependencies in this apply (a rollout
+	// waiting for their wave) to what they get instead: other dependencies, or nil to keep exactly
+	// what they hold (nothing is written to them).
+	Staged map[string]*layout.Dependencies
 }
 
 // PlanPromise schedules a promise's dependencies to every destination of the pool that matches
@@ -40,11 +44,23 @@ func PlanPromise(in Promise) (Plan, []scheduling.Decision, error) {
 		m := members[d.Destination]
 		before, held := in.Prior[d.Destination]
 		if d.Selected {
-			f, err := filesAt(m)
+			deps, staged := in.Staged[d.Destination]
+			if staged && deps == nil && held {
+				kept := before.Record
+				kept.Misscheduled = false
+				p.Records[d.Destination] = kept
+				p.Scheduled = append(p.Scheduled, d.Destination)
+				continue
+			}
+			files := filesAt
+			if staged && deps != nil {
+				files = func(m Member) (layout.Files, error) { return layout.DependencyFiles(m.Target, *deps) }
+			}
+			f, err := files(m)
 			if err != nil {
 				return Plan{}, nil, err
 			}
-			if err := place(&o, m, f, d.Destination, before, held, filesAt); err != nil {
+			if err := place(&o, m, f, d.Destination, before, held, files); err != nil {
 				return Plan{}, nil, err
 			}
 			p.Records[d.Destination] = record(m, f)

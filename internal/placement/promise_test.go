@@ -589,3 +589,34 @@ func TestDryRunDestinationGetsNothing(t *testing.T) {
 		t.Errorf("request on a dry-run destination: Chosen %+v Ops %+v, want nothing", r.Chosen, r.Ops)
 	}
 }
+
+// A rollout stages a change: a destination waiting for its wave keeps exactly what it holds (no
+// write at all), a new one gets the revision that last completed, the others get the new one.
+func TestPromiseStagedDestinations(t *testing.T) {
+	other := member("other", locA(), storePath, "kratix/other", layout.ModeNestedByMetadata, map[string]string{"env": "dev"})
+	joiner := member("joiner", locB(), storePath, "kratix/joiner", layout.ModeNestedByMetadata, map[string]string{"env": "dev"})
+	otherFile := "kratix/other/dependencies/jenkins/5058f/static/jenkins-dependencies.yaml"
+	held := placement.Record{Store: "store", Location: locA().String(), Root: "kratix/other", Files: map[string]string{otherFile: depsMD5}}
+	old := deps(depsYAML)
+	p := planPromise(t, placement.Promise{
+		Name: "jenkins", Selector: envSelector("dev"), Dependencies: deps(depsV2YAML),
+		Pool: []placement.Member{dev(""), other, joiner},
+		Prior: map[string]placement.Prior{
+			"dev":   {Record: placement.Record{Store: "store", Location: locA().String(), Root: devRoot, Files: map[string]string{nestedDepsFile: depsMD5}}, Member: ptr(dev(""))},
+			"other": {Record: held, Member: &other},
+		},
+		Staged: map[string]*layout.Dependencies{"other": nil, "joiner": &old},
+	})
+	a := opAt(t, p.Ops, locA())
+	equal(t, "Put at A", strPut(a.Change.Put), map[string]string{nestedDepsFile: depsV2YAML})
+	sameSet(t, "Destinations at A", a.Destinations, []string{"dev"})
+	b := opAt(t, p.Ops, locB())
+	equal(t, "Put at B", strPut(b.Change.Put), map[string]string{
+		"kratix/joiner/dependencies/jenkins/5058f/static/jenkins-dependencies.yaml": depsYAML,
+	})
+	equal(t, "Records[other]", p.Records["other"], held)
+	equal(t, "Records[dev]", p.Records["dev"].Files, map[string]string{nestedDepsFile: depsV2MD5})
+	sameSet(t, "Scheduled", p.Scheduled, []string{"dev", "joiner", "other"})
+}
+
+func ptr[T any](v T) *T { return &v }
