@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
-	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
@@ -30,6 +29,9 @@ type promiseModel struct {
 	ScheduledDestinations    types.List     `tfsdk:"scheduled_destinations"`
 	MisscheduledDestinations types.List     `tfsdk:"misscheduled_destinations"`
 	Placements               types.Map      `tfsdk:"placements"`
+	Rollout                  types.Object   `tfsdk:"rollout"`        // rolloutModel; null without one
+	Revisions                types.Map      `tfsdk:"revisions"`      // null without rollout
+	RolloutStatus            types.Object   `tfsdk:"rollout_status"` // rolloutStatusModel; null without rollout
 
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
@@ -50,28 +52,15 @@ var placementAttrTypes = map[string]attr.Type{
 // dependencies are the promise's documents, serialised canonically; ok is false while they are
 // unknown or invalid (the attribute's validation reports why).
 func (m promiseModel) dependencies() (layout.Dependencies, bool) {
-	deps := layout.Dependencies{Promise: m.Name.ValueString()}
 	if m.Dependencies.IsUnknown() || m.Dependencies.IsNull() {
-		return deps, false
+		return layout.Dependencies{Promise: m.Name.ValueString()}, false
 	}
-	docs, err := manifest.Parse([]byte(m.Dependencies.ValueString()))
-	if err != nil {
-		return deps, false
-	}
-	crds, others := manifest.Split(docs)
-	deps.All = manifest.Canonical(docs)
-	if len(crds) > 0 {
-		deps.CRDs = manifest.Canonical(crds)
-	}
-	if len(others) > 0 {
-		deps.Others = manifest.Canonical(others)
-	}
-	return deps, true
+	return dependenciesOf(m.Name.ValueString(), m.Dependencies.ValueString())
 }
 
-// plan runs the placement engine on the configuration, given what state says the promise held.
-// ok is false while some input is unknown.
-func (m promiseModel) plan(ctx context.Context, state promiseModel) (placement.Plan, []poolMember, bool, diag.Diagnostics) {
+// plan runs the placement engine on the configuration, given what state says the promise held and
+// what a rollout stages (see placement.Promise.Staged). ok is false while some input is unknown.
+func (m promiseModel) plan(ctx context.Context, state promiseModel, staged map[string]*layout.Dependencies) (placement.Plan, []poolMember, bool, diag.Diagnostics) {
 	entries, okSel, diags := selectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
 	pool, okPool, d := poolFromList(path.Root("destinations"), m.Destinations)
 	diags.Append(d...)
@@ -81,7 +70,7 @@ func (m promiseModel) plan(ctx context.Context, state promiseModel) (placement.P
 	}
 	p, _, err := placement.PlanPromise(placement.Promise{
 		Name: m.Name.ValueString(), Selector: scheduling.Merge(entries), Dependencies: deps, Pool: members(pool),
-		Prior: priorsOf(state.prior(ctx)), DeleteUnscheduled: m.OnUnschedule.ValueString() == onUnscheduleDelete,
+		Prior: priorsOf(state.prior(ctx)), DeleteUnscheduled: m.OnUnschedule.ValueString() == onUnscheduleDelete, Staged: staged,
 	})
 	if err != nil {
 		diags.AddError("Cannot Lay Out Promise", err.Error())
@@ -100,7 +89,8 @@ func (m *promiseModel) record(o placement.Outcome) {
 // sameComputed reports whether the attributes ModifyPlan sets hold the same values in m and o.
 func (m promiseModel) sameComputed(o promiseModel) bool {
 	return m.Dependencies.Equal(o.Dependencies) && m.ScheduledDestinations.Equal(o.ScheduledDestinations) &&
-		m.MisscheduledDestinations.Equal(o.MisscheduledDestinations) && m.Placements.Equal(o.Placements)
+		m.MisscheduledDestinations.Equal(o.MisscheduledDestinations) && m.Placements.Equal(o.Placements) &&
+		m.Revisions.Equal(o.Revisions) && m.RolloutStatus.Equal(o.RolloutStatus)
 }
 
 // priorPlacement is what state says a resource held in a destination, and the destination as

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -95,6 +96,9 @@ func (r *promiseResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"MD5 of the content; an aggregatedYAML file, which holds other placements' documents too, maps to " +
 					"`part:<MD5 of this promise's part>` while it is current, and to `stale` when it is not).",
 			},
+			"rollout":        rolloutSchema(),
+			"revisions":      revisionsSchema(),
+			"rollout_status": rolloutStatusSchema(),
 		},
 		Blocks: map[string]schema.Block{"timeouts": timeoutsBlock(ctx, opCreate, opRead, opUpdate, opDelete)},
 	}
@@ -123,10 +127,21 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if state = r.adoptInPlan(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
 		return
 	}
-	p, pool, ok, diags := plan.plan(ctx, state)
+	p, pool, ok, diags := plan.plan(ctx, state, nil)
 	resp.Diagnostics.Append(diags...)
 	if !ok {
 		return
+	}
+	policy, waves, known, diags := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout)
+	if resp.Diagnostics.Append(diags...); !known || diags.HasError() {
+		return // which destinations get what is not known yet
+	}
+	s := plan.stage(ctx, state, p, pool, policy, waves, req.Private, time.Now())
+	if staged := s.staged(); len(staged) > 0 {
+		p, _, _, diags = plan.plan(ctx, state, staged)
+		if resp.Diagnostics.Append(diags...); diags.HasError() {
+			return
+		}
 	}
 	if r.data != nil {
 		resp.Diagnostics.Append(r.data.checkPoolCredentials(pool, path.Root("destinations"))...)
@@ -134,7 +149,12 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	for _, w := range p.Warnings {
 		resp.Diagnostics.AddWarning("Promise Scheduling", w)
 	}
+	if msg := s.rolloutMessage(plan.Name.ValueString(), policy != nil && policy.Paused); msg != "" {
+		resp.Diagnostics.AddWarning("Promise Rollout", msg)
+	}
 	plan.record(p.Settle(nil))
+	plan.recordRollout(ctx, state, s, p.Records)
+	resp.Diagnostics.Append(keepRolloutBase(ctx, req.Private, resp.Private, s)...)
 	if plan.sameComputed(proposed) {
 		return // the usual no-change plan: writing the same value back costs a conversion of the whole promise
 	}
@@ -149,7 +169,7 @@ func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, plan, promiseModel{}, &resp.State, &resp.Diagnostics)
+	r.apply(ctx, plan, promiseModel{}, nil, &resp.State, &resp.Diagnostics)
 }
 
 // Read looks at what every placement's location holds now (see placement.Observe) and records
@@ -168,12 +188,13 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	deps, _ := state.dependencies()
+	held := state.heldDependencies(ctx, deps, req.Private)
 	targets := map[string]observed{}
 	for dest, pr := range prior {
 		if pr.member == nil {
 			continue // not in the recorded pool: nothing to reach it with
 		}
-		f, err := layout.DependencyFiles(pr.member.Target, deps)
+		f, err := layout.DependencyFiles(pr.member.Target, held(dest))
 		if err != nil {
 			continue
 		}
@@ -208,7 +229,7 @@ func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest
 	if state = r.adoptInApply(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, plan, state, &resp.State, &resp.Diagnostics)
+	r.apply(ctx, plan, state, req.Private, &resp.State, &resp.Diagnostics)
 }
 
 // Delete removes the promise's owned folders from every destination it wrote to, misscheduled
@@ -249,17 +270,32 @@ func (r *promiseResource) ImportState(ctx context.Context, req resource.ImportSt
 
 // apply makes every store location hold what the plan decided, compared with what the location
 // holds now (not with state), and records, per destination, what was written.
-func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, out *tfsdk.State, diags *diag.Diagnostics) {
-	p, pool, ok, d := plan.plan(ctx, state)
+//
+// With a rollout, each destination gets the revision the plan gave it in `revisions`.
+func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, private privateData, out *tfsdk.State, diags *diag.Diagnostics) {
+	p, pool, ok, d := plan.plan(ctx, state, nil)
 	diags.Append(d...)
 	if !ok || diags.HasError() {
 		diags.AddError("Promise Not Known", "The promise's inputs are still unknown at apply; this is a bug in the provider.")
 		return
 	}
+	s := plan.given(ctx, state, p.Scheduled, private)
+	if staged := s.staged(); len(staged) > 0 {
+		p, _, _, d = plan.plan(ctx, state, staged)
+		if diags.Append(d...); d.HasError() {
+			return
+		}
+	}
 	name := plan.Name.ValueString()
 	refs := refsOf(state.prior(ctx)).add(pool...)
 	failed := r.data.writeOps(ctx, "Promise", fmt.Sprintf("Promise %q", name), "Update from: promise/"+name, p.Ops, refs, diags)
 	plan.ID = plan.Name
-	plan.record(p.Settle(failed))
+	o := p.Settle(failed)
+	plan.record(o)
+	plan.settleRevisions(ctx, state, p.Records, o.Records)
+	policy, _, _, _ := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout)
+	if policy != nil {
+		plan.settleRolloutTimes(policy.MinWait, time.Now())
+	}
 	diags.Append(out.Set(ctx, &plan)...)
 }

@@ -121,8 +121,9 @@ type Step struct {
 	Now, Waiting []string
 	// Status is what to record; when Advanced, its LastWave is the time of the apply.
 	Status Status
-	// Advanced is true when the apply writes a wave.
+	// Advanced is true when the apply writes a wave, the one at index Wrote (-1: none).
 	Advanced bool
+	Wrote    int
 	// Restarted is true when a rollout of another revision was in flight and starts again from
 	// the first wave with this one.
 	Restarted bool
@@ -138,7 +139,7 @@ type Step struct {
 // holds; one that is new (or moved) gets Status.Completed, the last revision that went everywhere.
 // A wave with nothing to change is passed over in the same apply.
 func Plan(in Input) Step {
-	s := Step{Give: map[string]string{}, Next: -1, Wave: Assign(in.Policy.Waves, in.Scheduled)}
+	s := Step{Give: map[string]string{}, Next: -1, Wrote: -1, Wave: Assign(in.Policy.Waves, in.Scheduled)}
 	base := in.Status.Completed
 	if base == "" || !in.Staged {
 		base = in.Revision
@@ -186,6 +187,7 @@ func Plan(in Input) Step {
 		s.NotBefore = due
 	default:
 		s.Advanced = true
+		s.Wrote = min(next, max(len(in.Policy.Waves)-1, 0))
 		s.Status.WavesDone = min(next+1, max(len(in.Policy.Waves), 1))
 		s.Status.LastWave = in.Now
 		var still []string

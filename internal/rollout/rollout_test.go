@@ -10,7 +10,9 @@ import (
 
 // fleet is ten destinations: one canary, three dev, six prod.
 func fleet() []Destination {
-	d := func(name, env string) Destination { return Destination{Name: name, Labels: map[string]string{"env": env}} }
+	d := func(name, env string) Destination {
+		return Destination{Name: name, Labels: map[string]string{"env": env}}
+	}
 	return []Destination{
 		d("canary-1", "canary"),
 		d("dev-1", "dev"), d("dev-2", "dev"), d("dev-3", "dev"),
@@ -18,7 +20,9 @@ func fleet() []Destination {
 	}
 }
 
-func env(v string) scheduling.Selector { return scheduling.Selector{MatchLabels: map[string]string{"env": v}} }
+func env(v string) scheduling.Selector {
+	return scheduling.Selector{MatchLabels: map[string]string{"env": v}}
+}
 
 // canary, dev, then prod in two halves.
 var waves = []Wave{

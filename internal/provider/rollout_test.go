@@ -1,0 +1,305 @@
+package provider
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+)
+
+// The rollout tests stage a dependency change over ten destinations: one canary, three dev and
+// six prod, waves canary, dev, then prod in two halves. What every destination must hold after
+// each apply is stated here by hand (fleetHolds), and read back with the store's independent
+// client.
+
+var rolloutFleet = []string{"canary-1", "dev-1", "dev-2", "dev-3", "prod-1", "prod-2", "prod-3", "prod-4", "prod-5", "prod-6"}
+
+func rolloutNamespace(name string) string {
+	return "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + name + "\n"
+}
+
+// rolloutDepFile is where destination d holds promise p's dependencies (nestedByMetadata).
+func rolloutDepFile(d string) string { return d + "/dependencies/p/5058f/static/p-dependencies.yaml" }
+
+// rolloutConfig is the fleet (plus extra destinations, labelled env=dev) and promise p with the
+// given dependencies (a namespace name) and rollout attributes.
+func rolloutConfig(ts *testStore, ns string, rolloutExtra string, extra ...string) string {
+	var dests []string
+	for _, d := range append(append([]string(nil), rolloutFleet...), extra...) {
+		dests = append(dests, fmt.Sprintf("%q", d))
+	}
+	return ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+
+locals {
+  fleet = [%s]
+}
+
+resource "kratix_destination" "d" {
+  count       = length(local.fleet)
+  name        = local.fleet[count.index]
+  path        = local.fleet[count.index]
+  labels      = { env = split("-", local.fleet[count.index])[0] }
+  state_store = kratix_state_store.s
+}
+
+resource "kratix_promise" "p" {
+  name         = "p"
+  destinations = kratix_destination.d
+  dependencies = %q
+  rollout = {
+    waves = [
+      { name = "canary", destination_selectors = [{ match_labels = { env = "canary" } }] },
+      { name = "dev", destination_selectors = [{ match_labels = { env = "dev" } }] },
+      { name = "prod-a", destination_selectors = [{ match_labels = { env = "prod" } }], max_percent = 50 },
+      { name = "prod-b", destination_selectors = [{ match_labels = { env = "prod" } }] },
+    ]
+    %s
+  }
+}
+`, ts.store, strings.Join(dests, ", "), rolloutNamespace(ns), rolloutExtra)
+}
+
+// fleetHolds checks that every destination named holds exactly the dependencies of the
+// namespace given, and nothing else under the promise's folder.
+func fleetHolds(ts *testStore, t *testing.T, want map[string]string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		var errs []string
+		for _, d := range sortedKeys(want) {
+			got, ok := ts.read(t, rolloutDepFile(d))
+			switch {
+			case !ok:
+				errs = append(errs, d+": no dependencies file")
+			case string(got) != rolloutNamespace(want[d]):
+				errs = append(errs, fmt.Sprintf("%s holds %q, want namespace %s", d, got, want[d]))
+			}
+			if err := expectFolder(ts, t, d+"/dependencies/p/", rolloutDepFile(d))(nil); err != nil {
+				errs = append(errs, err.Error())
+			}
+		}
+		if len(errs) > 0 {
+			return fmt.Errorf("%s:\n  %s", ts.kind, strings.Join(errs, "\n  "))
+		}
+		return nil
+	}
+}
+
+// holding is the fleet (and extra destinations) holding ns, with the named ones holding other.
+func holding(ns string, other string, names ...string) map[string]string {
+	out := map[string]string{}
+	for _, d := range rolloutFleet {
+		out[d] = ns
+	}
+	for _, d := range names {
+		out[d] = other
+	}
+	return out
+}
+
+// waveWrites is what one apply writing the dependencies file of each named destination leaves in
+// the store's history: one commit on git, one PUT per file on a bucket.
+func waveWrites(ts *testStore, names ...string) []string {
+	if ts.recorder == nil {
+		return []string{"Update from: promise/p"}
+	}
+	var files []string
+	for _, d := range names {
+		files = append(files, rolloutDepFile(d))
+	}
+	sort.Strings(files)
+	return puts(files...)
+}
+
+// TestAccRolloutWaves: a dependency change goes to the canary, then dev, then each half of
+// prod, one wave per apply; the waiting destinations keep their bytes and are not written to;
+// each apply is one commit on git. The plan stays non-empty until the rollout is complete.
+func TestAccRolloutWaves(t *testing.T) {
+	for _, kind := range []string{"bucket", "git-http"} {
+		t.Run(kind, func(t *testing.T) {
+			if minioServer == nil {
+				t.Skip("acceptance test: set TF_ACC=1")
+			}
+			ts := newTestStore(t, kind)
+			var mark storeMark
+			setMark := func() { mark = ts.mark(t) }
+			v2 := func(names ...string) map[string]string { return holding("v1", "v2", names...) }
+			step := func(names []string, complete bool) resource.TestStep {
+				return resource.TestStep{
+					PreConfig: setMark,
+					Config:    rolloutConfig(ts, "v2", ""),
+					Check: resource.ComposeAggregateTestCheckFunc(
+						fleetHolds(ts, t, v2(names...)),
+						ts.expectWritesSince(t, &mark, waveWrites(ts, names[len(names)-waveSize(names):]...)),
+					),
+					ExpectNonEmptyPlan: !complete,
+				}
+			}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{
+					{
+						// A new promise goes everywhere at once.
+						Config: rolloutConfig(ts, "v1", ""),
+						Check: resource.ComposeAggregateTestCheckFunc(
+							fleetHolds(ts, t, holding("v1", "")),
+							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves_done", "0"),
+							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waiting.#", "0"),
+							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves.prod-4", "prod-b"),
+							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves.prod-3", "prod-a"),
+						),
+					},
+					step([]string{"canary-1"}, false),
+					step([]string{"canary-1", "dev-1", "dev-2", "dev-3"}, false),
+					step([]string{"canary-1", "dev-1", "dev-2", "dev-3", "prod-1", "prod-2", "prod-3"}, false),
+					step(rolloutFleet, true),
+					{
+						// Complete: nothing to do, and nothing written.
+						PreConfig: setMark,
+						Config:    rolloutConfig(ts, "v2", ""),
+						Check: resource.ComposeAggregateTestCheckFunc(
+							fleetHolds(ts, t, holding("v2", "")),
+							ts.expectNoWritesSince(t, &mark),
+							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waiting.#", "0"),
+							resource.TestCheckNoResourceAttr("kratix_promise.p", "rollout_status.next_wave"),
+						),
+					},
+				},
+			})
+		})
+	}
+}
+
+// waveSize is how many of the cumulative list names the last wave wrote: the waves of
+// TestAccRolloutWaves are 1, 3, 3 and 3 destinations.
+func waveSize(names []string) int {
+	if len(names) == 1 {
+		return 1
+	}
+	return 3
+}
+
+// TestAccRolloutPausedRestartedAndJoined: a paused rollout writes nothing; unpaused, it writes
+// the canary; a further change starts again from the first wave; a destination that joins during
+// the rollout gets the revision that last completed; min_wait holds the next wave back.
+func TestAccRolloutPausedRestartedAndJoined(t *testing.T) {
+	for _, kind := range []string{"bucket", "git-http"} {
+		t.Run(kind, func(t *testing.T) {
+			if minioServer == nil {
+				t.Skip("acceptance test: set TF_ACC=1")
+			}
+			ts := newTestStore(t, kind)
+			var mark storeMark
+			setMark := func() { mark = ts.mark(t) }
+			withDev4 := func(m map[string]string, ns string) map[string]string { m["dev-4"] = ns; return m }
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{
+					{Config: rolloutConfig(ts, "v1", "")},
+					{
+						PreConfig: setMark,
+						Config:    rolloutConfig(ts, "v2", "paused = true"),
+						Check: resource.ComposeAggregateTestCheckFunc(
+							fleetHolds(ts, t, holding("v1", "")),
+							ts.expectNoWritesSince(t, &mark),
+							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.next_wave", "canary"),
+							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waiting.#", "10"),
+						),
+						ExpectNonEmptyPlan: true,
+					},
+					{
+						PreConfig: setMark,
+						Config:    rolloutConfig(ts, "v2", `min_wait = "1h"`),
+						Check: resource.ComposeAggregateTestCheckFunc(
+							fleetHolds(ts, t, holding("v1", "v2", "canary-1")),
+							ts.expectWritesSince(t, &mark, waveWrites(ts, "canary-1")),
+							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.next_wave", "dev"),
+							resource.TestCheckResourceAttrSet("kratix_promise.p", "rollout_status.next_wave_not_before"),
+						),
+						ExpectNonEmptyPlan: true,
+					},
+					{
+						// min_wait has not passed: nothing goes.
+						PreConfig: setMark,
+						Config:    rolloutConfig(ts, "v2", `min_wait = "1h"`),
+						Check: resource.ComposeAggregateTestCheckFunc(
+							fleetHolds(ts, t, holding("v1", "v2", "canary-1")),
+							ts.expectNoWritesSince(t, &mark),
+							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves_done", "1"),
+						),
+						ExpectNonEmptyPlan: true,
+					},
+					{
+						// Without min_wait the dev wave goes.
+						PreConfig: setMark,
+						Config:    rolloutConfig(ts, "v2", ""),
+						Check: resource.ComposeAggregateTestCheckFunc(
+							fleetHolds(ts, t, holding("v1", "v2", "canary-1", "dev-1", "dev-2", "dev-3")),
+							ts.expectWritesSince(t, &mark, waveWrites(ts, "dev-1", "dev-2", "dev-3")),
+						),
+						ExpectNonEmptyPlan: true,
+					},
+					{
+						// v3 during the rollout of v2: it starts again from the canary; dev keeps
+						// v2 and prod v1, byte for byte.
+						PreConfig: setMark,
+						Config:    rolloutConfig(ts, "v3", ""),
+						Check: resource.ComposeAggregateTestCheckFunc(
+							fleetHolds(ts, t, func() map[string]string {
+								m := holding("v1", "v2", "dev-1", "dev-2", "dev-3")
+								m["canary-1"] = "v3"
+								return m
+							}()),
+							ts.expectWritesSince(t, &mark, waveWrites(ts, "canary-1")),
+							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves_done", "1"),
+							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.next_wave", "dev"),
+						),
+						ExpectNonEmptyPlan: true,
+					},
+					{
+						// dev-4 joins, paused: it gets v1, the revision that last went everywhere.
+						PreConfig: setMark,
+						Config:    rolloutConfig(ts, "v3", "paused = true", "dev-4"),
+						Check: resource.ComposeAggregateTestCheckFunc(
+							fleetHolds(ts, t, func() map[string]string {
+								m := withDev4(holding("v1", "v2", "dev-1", "dev-2", "dev-3"), "v1")
+								m["canary-1"] = "v3"
+								return m
+							}()),
+							resource.TestCheckResourceAttr("kratix_promise.p", "revisions.dev-4", rolloutRevisionOf(t, "v1")),
+						),
+						ExpectNonEmptyPlan: true,
+					},
+					{
+						// The rest, wave by wave, until every destination holds v3.
+						Config:             rolloutConfig(ts, "v3", "", "dev-4"),
+						Check:              fleetHolds(ts, t, withDev4(holding("v1", "v3", "canary-1", "dev-1", "dev-2", "dev-3"), "v3")),
+						ExpectNonEmptyPlan: true,
+					},
+					{Config: rolloutConfig(ts, "v3", "", "dev-4"), ExpectNonEmptyPlan: true},
+					{
+						Config: rolloutConfig(ts, "v3", "", "dev-4"),
+						Check: resource.ComposeAggregateTestCheckFunc(
+							fleetHolds(ts, t, withDev4(holding("v3", ""), "v3")),
+							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.completed_revision", rolloutRevisionOf(t, "v3")),
+						),
+					},
+				},
+			})
+		})
+	}
+}
+
+// rolloutRevisionOf is the documented revision of namespace ns's dependencies: the first 12 hex
+// digits of the SHA-256 of their canonical YAML (which, for this document, is the text as given).
+func rolloutRevisionOf(t *testing.T, ns string) string {
+	t.Helper()
+	sum := sha256.Sum256([]byte(rolloutNamespace(ns)))
+	return hex.EncodeToString(sum[:])[:12]
+}
