@@ -117,28 +117,32 @@ func Losses(prior map[string]Prior, next map[string]Record, pool []Member) []Los
 	return out
 }
 
-// RequestLosses is Losses for a request, plus its move off its destination: to another
-// destination, or to none, while it held files there. priorDest is the destination it was on
-// ("" for none).
+// RequestLosses is Losses for a request, plus its move off its destination while it held files
+// there: to another destination, to none, or to another store location or folder of the same
+// destination (even when its old files cannot be reached and stay). priorDest is the destination
+// it was on ("" for none).
 func RequestLosses(priorDest string, prior *Prior, p RequestPlan, pool []Member) []Loss {
 	if prior == nil || priorDest == "" {
 		return nil
 	}
-	priors := map[string]Prior{priorDest: *prior}
-	out := Losses(priors, p.Records, pool)
+	out := Losses(map[string]Prior{priorDest: *prior}, p.Records, pool)
 	if len(prior.Record.Files) == 0 {
 		return out
 	}
-	if _, stays := p.Records[priorDest]; stays {
+	after, stays := p.Records[priorDest]
+	if stays && after.Location == prior.Record.Location && after.Root == prior.Record.Root {
 		return out
 	}
 	for _, l := range out {
-		if l.Destination == priorDest {
-			return out // removed: listed already
+		if l.Kind != LossFiles {
+			return out // removed or moved: listed already
 		}
 	}
 	to := ""
-	if p.Chosen != nil {
+	switch {
+	case stays:
+		to = folder(after)
+	case p.Chosen != nil:
 		to = "destination " + p.Chosen.Name
 	}
 	inPool := map[string]Member{}

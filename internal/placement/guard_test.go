@@ -285,3 +285,21 @@ func TestLossesOfPlans(t *testing.T) {
 		t.Errorf("request staying: %+v", got)
 	}
 }
+
+// A request whose destination's folder changes moves off it, even when its old files cannot be
+// reached (no member recorded) and stay.
+func TestRequestLossesFolderChange(t *testing.T) {
+	a, b := locA().String(), locB().String()
+	before := placement.Prior{Record: placement.Record{Location: a, Root: devRoot, Files: map[string]string{"kratix/dev/x": "1"}}}
+	p := placement.RequestPlan{Plan: placement.Plan{Records: map[string]placement.Record{
+		"dev": {Location: b, Root: devRoot, Files: map[string]string{"kratix/dev/x": "1"}},
+	}}}
+	got := placement.RequestLosses("dev", &before, p, []placement.Member{dev(layout.ModeNestedByMetadata)})
+	equal(t, "losses", got, []placement.Loss{{
+		Destination: "dev", Kind: placement.LossMoved, From: "s3://minio:9000/store-a kratix/dev", To: "s3://minio:9000/store-b kratix/dev",
+		Labels: map[string]string{"env": "dev"},
+	}})
+	if got := placement.RequestLosses("", nil, p, nil); got != nil {
+		t.Errorf("no prior: %+v", got)
+	}
+}

@@ -30,6 +30,7 @@ type promiseModel struct {
 	ScheduledDestinations    types.List     `tfsdk:"scheduled_destinations"`
 	MisscheduledDestinations types.List     `tfsdk:"misscheduled_destinations"`
 	Placements               types.Map      `tfsdk:"placements"`
+	Guard                    types.Object   `tfsdk:"guard"` // guardModel; see guard.go
 
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
