@@ -21,8 +21,9 @@ type LossKind string
 const (
 	// LossRemoved: the placement goes from the destination, every file with it.
 	LossRemoved LossKind = "removed"
-	// LossMoved: the placement's files are taken from where they were (another store location
-	// or folder, or, for a request, another destination) and written elsewhere, or nowhere.
+	// LossMoved: the placement leaves where it was for another store location or folder (its
+	// files are taken from there), or, for a request, for another destination or none (its files
+	// stay when the destination left the pool: they are that destination's cleanup's business).
 	LossMoved LossKind = "moved"
 	// LossFiles: the placement stays, but some of the files it holds there are deleted.
 	LossFiles LossKind = "files"
@@ -49,9 +50,9 @@ func (l Loss) What() string {
 		return "every file of the placement is removed"
 	case LossMoved:
 		if l.To == "" {
-			return fmt.Sprintf("its files are removed from %s and written nowhere", l.From)
+			return fmt.Sprintf("moves from %s to nowhere", l.From)
 		}
-		return fmt.Sprintf("its files are removed from %s and written to %s", l.From, l.To)
+		return fmt.Sprintf("moves from %s to %s", l.From, l.To)
 	}
 	const shown = 3
 	paths := l.Paths
