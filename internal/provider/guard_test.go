@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -8,8 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 )
 
 // ackOf states an acknowledgement independently of the provider, from the form its description
@@ -240,5 +247,50 @@ func TestAccGuard(t *testing.T) {
 				},
 			})
 		})
+	}
+}
+
+// TestGuardDiagnostics: an unknown guard, or an unknown part of it, decides nothing at plan; a
+// refusal is an error at `guard` printing the acknowledgement, which then gives a warning.
+func TestGuardDiagnostics(t *testing.T) {
+	ctx := context.Background()
+	typ, ok := guardSchema("x").GetType().(types.ObjectType)
+	if !ok {
+		t.Fatal("guard is not an object")
+	}
+	protectType := typ.AttrTypes["protect"]
+	guard := func(maxRemoved attr.Value, ack attr.Value) types.Object {
+		return types.ObjectValueMust(typ.AttrTypes, map[string]attr.Value{
+			"max_destinations_removed": maxRemoved, "protect": types.ListNull(protectType.(types.ListType).ElemType), "acknowledge": ack,
+		})
+	}
+	losses := []placement.Loss{{Destination: "a", Kind: placement.LossRemoved}}
+	// printf 'kratix_promise\tjenkins\na\tremoved\n' | sha256sum | cut -c1-16
+	const ack = "ack-d227c3a30c79d8d1"
+	for what, g := range map[string]types.Object{
+		"unknown guard":       types.ObjectUnknown(typ.AttrTypes),
+		"unknown limit":       guard(types.Int64Unknown(), types.StringNull()),
+		"unknown acknowledge": guard(types.Int64Value(0), types.StringUnknown()),
+		"null guard":          types.ObjectNull(typ.AttrTypes),
+		"within the limit":    guard(types.Int64Value(1), types.StringNull()),
+	} {
+		if d := checkGuard(ctx, g, placement.GuardPromise, "jenkins", `Promise "jenkins"`, losses); len(d) > 0 {
+			t.Errorf("%s: %v", what, d)
+		}
+	}
+	d := checkGuard(ctx, guard(types.Int64Value(0), types.StringNull()), placement.GuardPromise, "jenkins", `Promise "jenkins"`, losses)
+	if !d.HasError() || len(d) != 1 {
+		t.Fatalf("refusal: %v", d)
+	}
+	withPath, isAttr := d[0].(diag.DiagnosticWithPath)
+	if !isAttr || !withPath.Path().Equal(path.Root("guard")) {
+		t.Errorf("refusal not at guard: %v", d[0])
+	}
+	if !strings.Contains(d[0].Detail(), `guard = { ..., acknowledge = "`+ack+`" }`) || !strings.Contains(d[0].Detail(), "  - a: every file of the placement is removed") {
+		t.Errorf("refusal detail:\n%s", d[0].Detail())
+	}
+	d = checkGuard(ctx, guard(types.Int64Value(0), types.StringValue(ack)), placement.GuardPromise, "jenkins", `Promise "jenkins"`, losses)
+	if d.HasError() || d.WarningsCount() != 1 || !strings.Contains(d[0].Detail(), "  - a: every file of the placement is removed") {
+		t.Errorf("acknowledged: %v", d)
 	}
 }
