@@ -32,6 +32,7 @@ type promiseModel struct {
 	Rollout                  types.Object   `tfsdk:"rollout"`        // rolloutModel; null without one
 	Revisions                types.Map      `tfsdk:"revisions"`      // null without rollout
 	RolloutStatus            types.Object   `tfsdk:"rollout_status"` // rolloutStatusModel; null without rollout
+	Guard                    types.Object   `tfsdk:"guard"`          // guardModel; see guard.go
 
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }

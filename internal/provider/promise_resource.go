@@ -84,6 +84,8 @@ func (r *promiseResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "Destinations written earlier that no longer match; their files are kept and not updated.",
 			},
 			// A map of objects, not of nested attributes, for the reason given at poolSchema.
+			"guard": guardSchema("remove files from more than `max_destinations_removed` destinations, or delete any " +
+				"file on a destination `protect` selects"),
 			"placements": schema.MapAttribute{
 				Computed:    true,
 				ElementType: types.ObjectType{AttrTypes: placementAttrTypes},
@@ -151,6 +153,14 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	if msg := s.rolloutMessage(plan.Name.ValueString(), policy != nil && policy.Paused); msg != "" {
 		resp.Diagnostics.AddWarning("Promise Rollout", msg)
+	}
+	if !plan.Guard.IsNull() {
+		losses := placement.Losses(priorsOf(state.prior(ctx)), p.Records, members(pool))
+		name := plan.Name.ValueString()
+		resp.Diagnostics.Append(checkGuard(ctx, plan.Guard, placement.GuardPromise, name, fmt.Sprintf("Promise %q", name), losses)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
 	}
 	plan.record(p.Settle(nil))
 	plan.recordRollout(ctx, state, s, p.Records)

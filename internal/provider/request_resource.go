@@ -60,6 +60,7 @@ type requestModel struct {
 	DocumentsWO          types.String   `tfsdk:"documents_wo"`
 	FilesWO              types.Map      `tfsdk:"files_wo"`
 	ContentWOVersion     types.Int64    `tfsdk:"content_wo_version"`
+	Guard                types.Object   `tfsdk:"guard"` // guardModel; see guard.go
 
 	// secret is the provider's content_hash_key when the content is write-only (see
 	// request_write_only.go); never stored.
@@ -136,6 +137,8 @@ func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"location": schema.StringAttribute{Computed: true, MarkdownDescription: "Where the chosen destination's store is, normalised: `s3://<endpoint>/<bucket>` or `git+<url>@<branch>`."},
 			"root":     schema.StringAttribute{Computed: true, MarkdownDescription: "The chosen destination's folder in its store."},
+			"guard": guardSchema("remove the request's files from a destination `protect` selects, or move it off " +
+				"its destination (to another destination, store or folder; refused whenever a guard is set)"),
 			"written_files": schema.MapAttribute{
 				ElementType: types.StringType, Computed: true,
 				MarkdownDescription: "Every file the request keeps in the store: path to MD5. Known during plan; drift (a file " +
@@ -347,7 +350,7 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	p, _, ok, diags := plan.plan(ctx, state)
+	p, pool, ok, diags := plan.plan(ctx, state)
 	resp.Diagnostics.Append(diags...)
 	if !ok {
 		return
@@ -359,6 +362,15 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	for _, w := range p.Warnings {
 		resp.Diagnostics.AddWarning("Request Scheduling", w)
+	}
+	if !plan.Guard.IsNull() {
+		if prior, held := state.prior(ctx); held {
+			losses := placement.RequestLosses(state.Destination.ValueString(), &prior, p, members(pool))
+			resp.Diagnostics.Append(checkGuard(ctx, plan.Guard, placement.GuardRequest, plan.key(), "Request "+plan.key(), losses)...)
+			if resp.Diagnostics.HasError() {
+				return
+			}
+		}
 	}
 	if adopted != nil && p.Chosen != nil {
 		if w := adopted.notFoundWarning(plan, p.Chosen.Name); w != "" {

@@ -24,7 +24,8 @@ var schemaVersions = map[string]int64{
 
 // upgradeCases are states as earlier versions of the provider saved them, and what they must
 // read as today. The version-0 ones were saved before the `timeouts` block existed: they come
-// back as they were, with timeouts null.
+// back as they were, with timeouts null (and a promise's or a request's `guard`, added later
+// without a version bump, null too).
 var upgradeCases = []struct {
 	name, typeName string
 	version        int64
@@ -72,7 +73,7 @@ var upgradeCases = []struct {
 				"path":"worker","strict_match_labels":false,"filepath_mode":"nestedByMetadata","aggregated_filename":"aggregated.yaml"}],
 			"on_unschedule":"keep","scheduled_destinations":["worker"],"misscheduled_destinations":[],
 			"placements":{"worker":{"store":"s","location":"s3://minio.local:9000/kratix","root":"worker","misscheduled":false,
-				"files":{"worker/dependencies/app/5058f/static/app-dependencies.yaml":"77aa"}}},"timeouts":null}`,
+				"files":{"worker/dependencies/app/5058f/static/app-dependencies.yaml":"77aa"}}},"guard":null,"timeouts":null}`,
 	},
 	{
 		name: "request before timeouts", typeName: "kratix_resource_request", version: 0,
@@ -83,7 +84,7 @@ var upgradeCases = []struct {
 		want: `{"id":"app/default/one","promise":{"name":"app","destination_selectors":null,"destinations":[]},
 			"name":"one","namespace":"default","pipeline":"instance-configure","documents":null,"files":{"one.yaml":"kind: ConfigMap\n"},
 			"destination_selectors":null,"destination":"worker","misscheduled":false,"location":"s3://minio.local:9000/kratix",
-			"root":"worker","written_files":{"worker/resources/default/app/one/instance-configure/5058f/one.yaml":"33cc"},"timeouts":null}`,
+			"root":"worker","written_files":{"worker/resources/default/app/one/instance-configure/5058f/one.yaml":"33cc"},"guard":null,"timeouts":null}`,
 	},
 }
 

@@ -40,7 +40,7 @@ resource "kratix_promise" "jenkins" {
   destinations = values(kratix_destination.workers)
 }
 
-# Set-based selectors, and files removed from destinations that stop matching.
+# Set-based selectors, and files removed from destinations that stop matching, behind a guard.
 resource "kratix_promise" "monitoring" {
   name = "monitoring"
   destination_selectors = [{
@@ -57,6 +57,14 @@ resource "kratix_promise" "monitoring" {
   EOT
   destinations  = values(kratix_destination.workers)
   on_unschedule = "delete"
+
+  # A plan that would take files from more than one destination, or delete anything on a prod
+  # destination, stops with an error that lists them and prints the acknowledge value that lets
+  # exactly that change through.
+  guard = {
+    max_destinations_removed = 1
+    protect                  = [{ match_labels = { environment = "prod" } }]
+  }
 }
 
 output "jenkins_destinations" {

@@ -1,0 +1,266 @@
+package placement
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
+)
+
+// The blast-radius guard: a plan that would take files away from too many destinations, from a
+// protected one, or move a request off its destination, is refused unless the user acknowledges
+// that exact change. Plan warnings say what is misscheduled or removed; the guard makes the
+// dangerous ones stop.
+
+// LossKind says what a destination loses.
+type LossKind string
+
+const (
+	// LossRemoved: the placement goes from the destination, every file with it.
+	LossRemoved LossKind = "removed"
+	// LossMoved: the placement leaves where it was for another store location or folder (its
+	// files are taken from there), or, for a request, for another destination or none (its files
+	// stay when the destination left the pool: they are that destination's cleanup's business).
+	LossMoved LossKind = "moved"
+	// LossFiles: the placement stays, but some of the files it holds there are deleted.
+	LossFiles LossKind = "files"
+)
+
+// Loss is what one destination loses in a plan.
+type Loss struct {
+	Destination string
+	Kind        LossKind
+	// From and To say, for a move, where the files were and where they go ("" for nowhere):
+	// "<location> <root>", or "destination <name>" for a request that changes destination.
+	From, To string
+	// Paths are, for LossFiles, the deleted store paths, sorted.
+	Paths []string
+	// Labels are the destination's labels (from the pool, else as the resource last saw it),
+	// for the protect selector.
+	Labels map[string]string
+}
+
+// What says in words what the destination loses; a long list of paths is cut after a few.
+func (l Loss) What() string {
+	switch l.Kind {
+	case LossRemoved:
+		return "every file of the placement is removed"
+	case LossMoved:
+		if l.To == "" {
+			return fmt.Sprintf("moves from %s to nowhere", l.From)
+		}
+		return fmt.Sprintf("moves from %s to %s", l.From, l.To)
+	}
+	const shown = 3
+	paths := l.Paths
+	more := ""
+	if len(paths) > shown {
+		more = fmt.Sprintf(" and %d more", len(paths)-shown)
+		paths = paths[:shown]
+	}
+	return fmt.Sprintf("%d file(s) deleted: %s%s", len(l.Paths), strings.Join(paths, ", "), more)
+}
+
+// key is the loss as the acknowledgement hashes it: its fields joined by tabs, the paths last.
+func (l Loss) key() string {
+	fields := []string{l.Destination, string(l.Kind)}
+	switch l.Kind {
+	case LossMoved:
+		fields = append(fields, l.From, l.To)
+	case LossFiles:
+		fields = append(fields, l.Paths...)
+	}
+	return strings.Join(fields, "\t")
+}
+
+// Losses compares, per destination, what a resource held (prior) with what it holds once the
+// plan is made (next): a placement gone, a placement whose store location or folder changed, or
+// files recorded before and not after. An aggregatedYAML file is shared and rebuilt, never
+// deleted, so its recorded value (AggregateMark or Stale) is not a file this placement loses:
+// its part is. A destination that left the pool is forgotten, its files left where they are, and
+// loses nothing here; one whose earlier record is kept (misscheduled, or unreachable) neither.
+// The result is sorted by destination.
+func Losses(prior map[string]Prior, next map[string]Record, pool []Member) []Loss {
+	inPool := map[string]Member{}
+	for _, m := range pool {
+		inPool[m.Name] = m
+	}
+	var out []Loss
+	for _, dest := range sortedKeys(prior) {
+		before := prior[dest]
+		if len(before.Record.Files) == 0 {
+			continue
+		}
+		loss := Loss{Destination: dest, Labels: labelsOf(dest, before, inPool)}
+		after, kept := next[dest]
+		switch {
+		case !kept:
+			if _, ok := inPool[dest]; !ok {
+				continue // left the pool: forgotten, not removed
+			}
+			loss.Kind = LossRemoved
+		case after.Location != before.Record.Location || after.Root != before.Record.Root:
+			if before.Member == nil {
+				continue // without the destination as it was, the old files cannot be reached: they stay
+			}
+			loss.Kind, loss.From, loss.To = LossMoved, folder(before.Record), folder(after)
+		default:
+			loss.Kind, loss.Paths = LossFiles, removedPaths(before.Record.Files, after.Files)
+			if len(loss.Paths) == 0 {
+				continue
+			}
+		}
+		out = append(out, loss)
+	}
+	return out
+}
+
+// RequestLosses is Losses for a request, plus its move off its destination while it held files
+// there: to another destination, to none, or to another store location or folder of the same
+// destination (even when its old files cannot be reached and stay). priorDest is the destination
+// it was on ("" for none).
+func RequestLosses(priorDest string, prior *Prior, p RequestPlan, pool []Member) []Loss {
+	if prior == nil || priorDest == "" {
+		return nil
+	}
+	out := Losses(map[string]Prior{priorDest: *prior}, p.Records, pool)
+	if len(prior.Record.Files) == 0 {
+		return out
+	}
+	after, stays := p.Records[priorDest]
+	if stays && after.Location == prior.Record.Location && after.Root == prior.Record.Root {
+		return out
+	}
+	for _, l := range out {
+		if l.Kind != LossFiles {
+			return out // removed or moved: listed already
+		}
+	}
+	to := ""
+	switch {
+	case stays:
+		to = folder(after)
+	case p.Chosen != nil:
+		to = "destination " + p.Chosen.Name
+	}
+	inPool := map[string]Member{}
+	for _, m := range pool {
+		inPool[m.Name] = m
+	}
+	return append(out, Loss{
+		Destination: priorDest, Kind: LossMoved, From: folder(prior.Record), To: to,
+		Labels: labelsOf(priorDest, *prior, inPool),
+	})
+}
+
+func labelsOf(dest string, before Prior, pool map[string]Member) map[string]string {
+	if m, ok := pool[dest]; ok {
+		return m.Labels
+	}
+	if before.Member != nil {
+		return before.Member.Labels
+	}
+	return nil
+}
+
+func folder(r Record) string { return r.Location + " " + r.Root }
+
+// removedPaths are the paths recorded before and not after, except aggregate files.
+func removedPaths(before, after map[string]string) []string {
+	var out []string
+	for _, p := range sortedKeys(before) {
+		v := before[p]
+		if v == Stale || strings.HasPrefix(v, AggregateMark) {
+			continue
+		}
+		if _, still := after[p]; !still {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Resource kinds, as the acknowledgement names them.
+const (
+	GuardPromise = "kratix_promise"
+	GuardRequest = "kratix_resource_request"
+)
+
+// Guard is a resource's blast-radius guard.
+type Guard struct {
+	// MaxRemoved is how many destinations may lose files in one plan; below zero, any number.
+	MaxRemoved int
+	// Protect selects destinations where nothing may be deleted; nil for none.
+	Protect *scheduling.Selector
+	// Acknowledge is the value of the one change the user lets through (see Acknowledgement).
+	Acknowledge string
+}
+
+// Verdict is what the guard says of a plan's losses.
+type Verdict struct {
+	// Rules are the rules the change breaks, in words; none when it passes the guard.
+	Rules []string
+	// Losses are every loss of the change: the set the acknowledgement stands for.
+	Losses []Loss
+	// Ack is the acknowledgement of exactly this change.
+	Ack string
+	// Acknowledged is true when the guard's Acknowledge is Ack: the change proceeds.
+	Acknowledged bool
+}
+
+// Refused reports whether the change stops.
+func (v Verdict) Refused() bool { return len(v.Rules) > 0 && !v.Acknowledged }
+
+// Check applies the guard to the losses of one plan of the resource kind (GuardPromise or
+// GuardRequest) named name. A request moved off its destination always breaks the guard.
+func (g Guard) Check(kind, name string, losses []Loss) Verdict {
+	v := Verdict{Losses: losses}
+	if len(losses) == 0 {
+		return v
+	}
+	if g.MaxRemoved >= 0 && len(losses) > g.MaxRemoved {
+		v.Rules = append(v.Rules, fmt.Sprintf("%d destinations lose files, more than max_destinations_removed = %d", len(losses), g.MaxRemoved))
+	}
+	if g.Protect != nil {
+		var hit []string
+		for _, l := range losses {
+			if scheduling.Matches(*g.Protect, l.Labels) {
+				hit = append(hit, l.Destination)
+			}
+		}
+		if len(hit) > 0 {
+			v.Rules = append(v.Rules, fmt.Sprintf("protected destinations (%s) lose files: %s", selectorText(*g.Protect), strings.Join(hit, ", ")))
+		}
+	}
+	if kind == GuardRequest {
+		for _, l := range losses {
+			if l.Kind == LossMoved {
+				v.Rules = append(v.Rules, fmt.Sprintf("the request moves off destination %q", l.Destination))
+			}
+		}
+	}
+	if len(v.Rules) == 0 {
+		return v
+	}
+	v.Ack = Acknowledgement(kind, name, losses)
+	v.Acknowledged = g.Acknowledge == v.Ack
+	return v
+}
+
+// Acknowledgement is the value that lets one change through: "ack-" and the first 16 hex digits
+// of the SHA-256 of kind, a tab, name, a newline, then one line per loss in destination order,
+// each its fields joined by tabs and ended by a newline: the destination, the kind, then for a
+// move where the files were and where they go, for deleted files their paths. Any other set of
+// destinations, or other losses at them, gives another value.
+func Acknowledgement(kind, name string, losses []Loss) string {
+	lines := make([]string, len(losses))
+	for i, l := range losses {
+		lines[i] = l.key() + "\n"
+	}
+	sort.Strings(lines)
+	sum := sha256.Sum256([]byte(kind + "\t" + name + "\n" + strings.Join(lines, "")))
+	return "ack-" + hex.EncodeToString(sum[:])[:16]
+}

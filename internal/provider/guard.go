@@ -1,0 +1,124 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
+)
+
+// The blast-radius guard of kratix_promise and kratix_resource_request (see placement.Guard):
+// the attribute, its conversion, and the check ModifyPlan makes once the placement plan is
+// known. The attributes have no default and no plan modifier: a promise's no-change plan is
+// answered without the framework (direct.go), which applies only the schema's one default.
+
+type guardModel struct {
+	MaxDestinationsRemoved types.Int64  `tfsdk:"max_destinations_removed"`
+	Protect                types.List   `tfsdk:"protect"`
+	Acknowledge            types.String `tfsdk:"acknowledge"`
+}
+
+var guardPath = path.Root("guard")
+
+func guardSchema(what string) schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Optional: true,
+		MarkdownDescription: "A blast-radius guard: refuse, during plan, a change that would " + what + ". " +
+			"The error lists the destinations and prints the `acknowledge` value that lets exactly that change " +
+			"through. Files already misscheduled (`on_unschedule = \"keep\"`) and destinations that leave the pool " +
+			"(their files stay) lose nothing. Destroying the resource is not guarded: use " +
+			"`lifecycle { prevent_destroy = true }` for that.",
+		Attributes: map[string]schema.Attribute{
+			"max_destinations_removed": schema.Int64Attribute{
+				Optional: true,
+				MarkdownDescription: "How many destinations may lose files in one plan: a placement removed, moved to " +
+					"another store or folder (its files are taken from where they were), or some of its files " +
+					"deleted. Unset: any number.",
+				Validators: []validator.Int64{int64validator.AtLeast(0)},
+			},
+			"protect": selectorsResourceSchema("Destinations where nothing may be deleted, in the form of " +
+				"`destination_selectors`: a plan that deletes any file on a destination these select is refused. " +
+				"Entries combine with AND; an empty list protects every destination."),
+			"acknowledge": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "The value a refused plan prints (`ack-` and 16 hex digits) to let that exact " +
+					"change through. It stands for this resource and the exact set of destinations with what each " +
+					"loses: any other change is refused again with another value, so a value left in the " +
+					"configuration lets nothing else through. Remove it after the apply.",
+			},
+		},
+	}
+}
+
+// guardFrom converts the guard. It returns nil when there is none, or while some of it is
+// unknown (the plan is not final; the next one checks).
+func guardFrom(ctx context.Context, obj types.Object) (*placement.Guard, diag.Diagnostics) {
+	if obj.IsNull() || obj.IsUnknown() {
+		return nil, nil
+	}
+	var m guardModel
+	diags := obj.As(ctx, &m, basetypes.ObjectAsOptions{})
+	if diags.HasError() || m.MaxDestinationsRemoved.IsUnknown() || m.Protect.IsUnknown() || m.Acknowledge.IsUnknown() {
+		return nil, diags
+	}
+	g := &placement.Guard{MaxRemoved: -1, Acknowledge: m.Acknowledge.ValueString()}
+	if !m.MaxDestinationsRemoved.IsNull() {
+		g.MaxRemoved = int(m.MaxDestinationsRemoved.ValueInt64())
+	}
+	if !m.Protect.IsNull() {
+		entries, ok, d := selectorsFromList(ctx, guardPath.AtName("protect"), m.Protect)
+		diags.Append(d...)
+		if !ok {
+			return nil, diags
+		}
+		sel := scheduling.Merge(entries)
+		g.Protect = &sel
+	}
+	return g, diags
+}
+
+// checkGuard applies the resource's guard, if any, to the losses of its plan: an error at
+// `guard` that lists the destinations and prints the acknowledgement, or a warning when the
+// change was acknowledged. who is "Promise \"jenkins\"" or "Request default/postgres/db".
+func checkGuard(ctx context.Context, obj types.Object, kind, name, who string, losses []placement.Loss) diag.Diagnostics {
+	g, diags := guardFrom(ctx, obj)
+	if g == nil || diags.HasError() {
+		return diags
+	}
+	v := g.Check(kind, name, losses)
+	if len(v.Rules) == 0 {
+		return diags
+	}
+	var list strings.Builder
+	for _, l := range v.Losses {
+		fmt.Fprintf(&list, "  - %s: %s\n", l.Destination, l.What())
+	}
+	if v.Acknowledged {
+		diags.AddAttributeWarning(guardPath, "Acknowledged Change Proceeds", fmt.Sprintf(
+			"%s: the guard would refuse this change (%s), and acknowledge = %q lets it through. Destinations that lose files:\n\n%s\n"+
+				"Remove acknowledge after the apply: it lets nothing else through.",
+			who, strings.Join(v.Rules, "; "), v.Ack, list.String()))
+		return diags
+	}
+	stale := ""
+	if g.Acknowledge != "" {
+		stale = fmt.Sprintf("\n\nacknowledge = %q stands for another change, not this one.", g.Acknowledge)
+	}
+	diags.AddAttributeError(guardPath, "Change Refused by the Guard", fmt.Sprintf(
+		"%s: this plan breaks the guard:\n\n  - %s\n\nDestinations that lose files:\n\n%s\n"+
+			"To make exactly this change, set\n\n  guard = { ..., acknowledge = %q }\n\n"+
+			"(keeping the guard's other settings). The value is valid only for this exact set of destinations and "+
+			"what each loses: any other change is refused again with another value.%s",
+		who, strings.Join(v.Rules, "\n  - "), list.String(), v.Ack, stale))
+	return diags
+}
