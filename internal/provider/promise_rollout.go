@@ -300,7 +300,7 @@ func (m promiseModel) stage(ctx context.Context, state promiseModel, p placement
 		mem := byName[dest]
 		scheduled = append(scheduled, rollout.Destination{Name: dest, Labels: mem.Labels})
 		pr, ok := prior[dest]
-		if !ok || pr.Record.Location != mem.Location.String() || pr.Record.Root != mem.Target.Root {
+		if !ok || pr.Location != mem.Location.String() || pr.Root != mem.Target.Root {
 			continue // new here, or moved: it holds nothing where it is now
 		}
 		if rev, ok := revisions[dest]; ok {
