@@ -8,6 +8,8 @@
 # The runs of refusals/*.tftest.hcl are plans the provider refuses with an error: `expect_failures`
 # catches only custom conditions, not a provider's errors, so `make test` runs those files with
 # `terraform test -json` and checks each refusal's message (internal/provider/tftest_test.go).
+# Rollout waves (rollout.tftest.hcl) and guard refusals (refusals/guard.tftest.hcl, listed in
+# offlineRefusals) go beside these once kratix_promise has `rollout` and `guard`.
 
 terraform {
   required_version = ">= 1.11"
