@@ -26,6 +26,9 @@ variable "deploy_key" {
 # Credential sets are named; state stores refer to them with secret_ref. Any value can instead
 # come from the environment: KRATIX_SECRET_<NAME>_<KEY>, e.g. KRATIX_SECRET_MINIO_SECRET_ACCESS_KEY.
 provider "kratix" {
+  # offline = true would plan placement with no store and no credentials (for terraform test);
+  # apply then refuses.
+
   # Or KRATIX_CONTENT_HASH_KEY in the environment.
   content_hash_key = var.content_hash_key
   secrets = {

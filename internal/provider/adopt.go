@@ -400,6 +400,10 @@ func (r *requestResource) adoptInPlan(ctx context.Context, req resource.ModifyPl
 	if !ok || a.Observed {
 		return nil, state
 	}
+	if r.data.isOffline() {
+		offlineImportWarning(&resp.Diagnostics, "Request "+plan.key())
+		return nil, state
+	}
 	if a, ok = r.adoptRequest(ctx, plan, a, &resp.Diagnostics); !ok {
 		return nil, state
 	}
@@ -434,6 +438,10 @@ func (r *promiseResource) adoptInPlan(ctx context.Context, req resource.ModifyPl
 	}
 	a, ok := readAdoption(ctx, req.Private)
 	if !ok || a.Observed {
+		return state
+	}
+	if r.data.isOffline() {
+		offlineImportWarning(&resp.Diagnostics, fmt.Sprintf("Promise %q", plan.Name.ValueString()))
 		return state
 	}
 	if a, ok = r.adoptPromise(ctx, plan, a, &resp.Diagnostics); !ok {

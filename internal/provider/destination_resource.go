@@ -236,6 +236,9 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 }
 
 func (r *destinationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if r.data.refuseOffline("kratix_destination", "create", &resp.Diagnostics) {
+		return
+	}
 	ctx, done := startOp(ctx, req.Plan, "kratix_destination", opCreate, &resp.Diagnostics)
 	defer done()
 	var plan destinationModel
@@ -249,8 +252,11 @@ func (r *destinationResource) Create(ctx context.Context, req resource.CreateReq
 // Read looks at the canary paths in the store. A missing canary is dropped from `files`, an
 // edited one gets its new hash, and one present while init_workloads is false appears, so the
 // next plan shows the difference and the apply repairs it. Failures other than "not found" are
-// errors, never "gone".
+// errors, never "gone". Offline, state stands as it is.
 func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if r.data.isOffline() {
+		return
+	}
 	ctx, done := startOp(ctx, req.State, "kratix_destination", opRead, &resp.Diagnostics)
 	defer done()
 	var state destinationModel
@@ -280,6 +286,9 @@ func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest
 }
 
 func (r *destinationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	if r.data.refuseOffline("kratix_destination", "update", &resp.Diagnostics) {
+		return
+	}
 	ctx, done := startOp(ctx, req.Plan, "kratix_destination", opUpdate, &resp.Diagnostics)
 	defer done()
 	var plan destinationModel
@@ -321,6 +330,9 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 // Delete follows `cleanup`: with "none" every file stays (Kratix's default); with "all" what the
 // destination's placements and canaries own goes, confined to its folder, in one operation.
 func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	if r.data.refuseOffline("kratix_destination", "delete", &resp.Diagnostics) {
+		return
+	}
 	ctx, done := startOp(ctx, req.State, "kratix_destination", opDelete, &resp.Diagnostics)
 	defer done()
 	var state destinationModel

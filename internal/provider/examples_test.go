@@ -127,6 +127,9 @@ provider "kratix" {
 		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 			continue // examples/provider and examples/quickstart: planned below, and applied by TestAccQuickstart
 		}
+		if filepath.Base(filepath.Dir(dir)) == "tests" {
+			continue // examples/tests, a terraform test suite: run by TestTerraformTestExamples
+		}
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{
 				Steps: []resource.TestStep{{

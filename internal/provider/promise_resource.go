@@ -172,6 +172,9 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 }
 
 func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if r.data.refuseOffline("kratix_promise", "create", &resp.Diagnostics) {
+		return
+	}
 	ctx, done := startOp(ctx, req.Plan, "kratix_promise", opCreate, &resp.Diagnostics)
 	defer done()
 	var plan promiseModel
@@ -184,8 +187,11 @@ func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest
 
 // Read looks at what every placement's location holds now (see placement.Observe) and records
 // it: a missing file disappears from `files`, an edited one gets its new hash, a stray file in an
-// owned folder appears.
+// owned folder appears. Offline, state stands as it is.
 func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if r.data.isOffline() {
+		return
+	}
 	ctx, done := startOp(ctx, req.State, "kratix_promise", opRead, &resp.Diagnostics)
 	defer done()
 	var state promiseModel
@@ -228,6 +234,9 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 }
 
 func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	if r.data.refuseOffline("kratix_promise", "update", &resp.Diagnostics) {
+		return
+	}
 	ctx, done := startOp(ctx, req.Plan, "kratix_promise", opUpdate, &resp.Diagnostics)
 	defer done()
 	var plan, state promiseModel
@@ -245,6 +254,9 @@ func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest
 // Delete removes the promise's owned folders from every destination it wrote to, misscheduled
 // ones included, as Kratix cascades a promise's deletion.
 func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	if r.data.refuseOffline("kratix_promise", "delete", &resp.Diagnostics) {
+		return
+	}
 	ctx, done := startOp(ctx, req.State, "kratix_promise", opDelete, &resp.Diagnostics)
 	defer done()
 	var state promiseModel

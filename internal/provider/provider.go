@@ -47,6 +47,7 @@ func newProvider(version string) *kratixProvider {
 type providerModel struct {
 	Secrets        types.Map    `tfsdk:"secrets"`
 	ContentHashKey types.String `tfsdk:"content_hash_key"`
+	Offline        types.Bool   `tfsdk:"offline"`
 }
 
 func (p *kratixProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -62,11 +63,12 @@ func (p *kratixProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 		Attributes: map[string]schema.Attribute{
 			"secrets":          secretsSchema(),
 			"content_hash_key": contentHashKeySchema(),
+			"offline":          offlineSchema(),
 		},
 	}
 }
 
-// Configure records the secrets and nothing else: no store is dialled here, because the provider
+// Configure records the secrets and the offline switch, nothing else: no store is dialled here, because the provider
 // block may depend on values that are only known after apply. Clients are built on first use.
 func (p *kratixProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
 	var cfg providerModel
@@ -77,6 +79,7 @@ func (p *kratixProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	data := &providerData{
 		lookupEnv: p.lookupEnv,
 		pool:      statestore.NewPool(),
+		offline:   offlineFrom(cfg.Offline),
 	}
 	data.configureSecrets(ctx, cfg.Secrets, &resp.Diagnostics)
 	data.hashKey, data.hashKeyUnknown = cfg.ContentHashKey.ValueString(), cfg.ContentHashKey.IsUnknown()

@@ -402,6 +402,9 @@ func (m *requestModel) record(p placement.RequestPlan, o placement.Outcome) {
 }
 
 func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if r.data.refuseOffline("kratix_resource_request", "create", &resp.Diagnostics) {
+		return
+	}
 	ctx, done := startOp(ctx, req.Plan, "kratix_resource_request", opCreate, &resp.Diagnostics)
 	defer done()
 	var plan requestModel
@@ -413,8 +416,12 @@ func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest
 	r.apply(ctx, plan, requestModel{}, &resp.State, &resp.Diagnostics)
 }
 
-// Read looks at what the request's destination holds now; see kratix_promise.
+// Read looks at what the request's destination holds now; see kratix_promise. Offline, state
+// stands as it is.
 func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	if r.data.isOffline() {
+		return
+	}
 	ctx, done := startOp(ctx, req.State, "kratix_resource_request", opRead, &resp.Diagnostics)
 	defer done()
 	var state requestModel
@@ -451,6 +458,9 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 }
 
 func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	if r.data.refuseOffline("kratix_resource_request", "update", &resp.Diagnostics) {
+		return
+	}
 	ctx, done := startOp(ctx, req.Plan, "kratix_resource_request", opUpdate, &resp.Diagnostics)
 	defer done()
 	var plan, state requestModel
@@ -469,6 +479,9 @@ func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest
 // Delete removes the request's owned folder (or its files and index, or its part of an
 // aggregate) from its destination.
 func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	if r.data.refuseOffline("kratix_resource_request", "delete", &resp.Diagnostics) {
+		return
+	}
 	ctx, done := startOp(ctx, req.State, "kratix_resource_request", opDelete, &resp.Diagnostics)
 	defer done()
 	var state requestModel

@@ -154,8 +154,10 @@ func (m *requestModel) takeWriteOnly(ctx context.Context, config tfsdk.Config, d
 	}
 	secret, unknown := d.contentSecret()
 	switch {
-	case unknown:
-		return diags // plan leaves the request's files unknown; apply has the key
+	case unknown, secret == nil && d.isOffline():
+		// The plan leaves the request's files unknown: apply has the key, and an offline plan
+		// needs no secret (an offline apply refuses anyway).
+		return diags
 	case secret == nil:
 		diags.AddAttributeError(at, "Content Hash Key Missing",
 			fmt.Sprintf("%s: a request with write-only content records keyed hashes of it, and their key is not set. "+

@@ -64,6 +64,8 @@ type providerData struct {
 	// hashKey is content_hash_key from the provider block ("" when unset; see contentSecret).
 	hashKey        string
 	hashKeyUnknown bool
+	// offline is the provider's offline attribute: plan without stores, refuse to apply (offline.go).
+	offline bool
 }
 
 // configureSecrets records the provider's secrets. During plan some may be unknown (a

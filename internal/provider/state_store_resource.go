@@ -215,6 +215,9 @@ func (r *stateStoreResource) ModifyPlan(ctx context.Context, req resource.Modify
 }
 
 func (r *stateStoreResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	if r.data.refuseOffline("kratix_state_store", "create", &resp.Diagnostics) {
+		return
+	}
 	ctx, done := startOp(ctx, req.Plan, "kratix_state_store", opCreate, &resp.Diagnostics)
 	defer done()
 	r.save(ctx, req.Plan.Get, &resp.State, &resp.Diagnostics)
@@ -225,11 +228,12 @@ func (r *stateStoreResource) Create(ctx context.Context, req resource.CreateRequ
 // resource leaves the state, so that the plan creates it again and its creation makes the
 // bucket; without, a warning says what to do. Any other failure (403, network) is not taken for
 // a deleted bucket: Read then changes nothing, and the destinations that read the store report
-// the failure under their own names. A git store has nothing to refresh.
+// the failure under their own names. A git store has nothing to refresh, nor has any store when
+// the provider is offline.
 func (r *stateStoreResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state stateStoreModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || state.Bucket == nil || r.data == nil {
+	if resp.Diagnostics.HasError() || state.Bucket == nil || r.data == nil || r.data.isOffline() {
 		return
 	}
 	ref := state.storeRef()
@@ -280,6 +284,9 @@ func storePrefix(p types.String) string {
 
 // Update checks the store again: its location or credentials may have changed.
 func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	if r.data.refuseOffline("kratix_state_store", "update", &resp.Diagnostics) {
+		return
+	}
 	ctx, done := startOp(ctx, req.Plan, "kratix_state_store", opUpdate, &resp.Diagnostics)
 	defer done()
 	r.save(ctx, req.Plan.Get, &resp.State, &resp.Diagnostics)
@@ -296,8 +303,10 @@ func (r *stateStoreResource) save(ctx context.Context, get func(context.Context,
 	diags.Append(state.Set(ctx, &plan)...)
 }
 
-// Delete removes nothing from the store, as deleting a Kratix state store does not.
-func (r *stateStoreResource) Delete(context.Context, resource.DeleteRequest, *resource.DeleteResponse) {
+// Delete removes nothing from the store, as deleting a Kratix state store does not. Offline, it
+// refuses like every other apply, so that the state keeps the store.
+func (r *stateStoreResource) Delete(_ context.Context, _ resource.DeleteRequest, resp *resource.DeleteResponse) {
+	r.data.refuseOffline("kratix_state_store", "delete", &resp.Diagnostics)
 }
 
 func (r *stateStoreResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

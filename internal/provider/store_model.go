@@ -231,6 +231,9 @@ var scpLike = regexp.MustCompile(`^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^/]`)
 // at is the path of the store object in the resource (path.Empty() for the store itself).
 func (d *providerData) checkCredentials(m storeRefModel, at path.Path) diag.Diagnostics {
 	var diags diag.Diagnostics
+	if d.isOffline() {
+		return diags // no credentials are needed to plan offline
+	}
 	ref := m.SecretRef.ValueString()
 	var set secretSet
 	if ref != "" {
@@ -298,6 +301,9 @@ func listOrNone(names []string) string {
 // open returns the store for a state_store object, built on first use and reused for the life of
 // the provider process. createBucket lets a bucket store's Check create a missing bucket.
 func (d *providerData) open(m storeRefModel, createBucket bool) (statestore.Store, error) {
+	if d.isOffline() {
+		return nil, errOffline
+	}
 	var set secretSet
 	if ref := m.SecretRef.ValueString(); ref != "" {
 		s, found, err := d.secret(ref)

@@ -105,9 +105,10 @@ func (d *providerData) refresh(ctx context.Context, kind, who string, placements
 	for _, key := range sortedKeys(byLocation) {
 		dests := byLocation[key]
 		store, err := d.openRef(refs, key, placements[dests[0]].member.Member.Store)
-		if errors.Is(err, errSecretsUnknown) {
-			// The credentials are known only after apply (a rotated password, say): the store
-			// cannot be read in this plan, so state stands, and the apply writes what is planned.
+		if errors.Is(err, errSecretsUnknown) || errors.Is(err, errOffline) {
+			// The credentials are known only after apply (a rotated password, say), or the
+			// provider is offline: the store cannot be read in this plan, so state stands, and
+			// the apply writes what is planned (or, offline, refuses).
 			for _, dest := range dests {
 				out[dest] = placements[dest].record
 			}

@@ -1,0 +1,70 @@
+package provider
+
+// Offline placement: with `offline = true` in the provider block, a plan computes everything it
+// computes online (schedules, decisions, files and hashes) from the configuration alone, so that
+// a `terraform test` suite or a CI job can assert placement with no store reachable and no
+// credentials. What a plan would otherwise learn from the stores is skipped: the credential
+// checks, the drift reads of Read and the first plan's look for an imported object. Apply
+// refuses: its writes are what the stores are for, and a partial apply would record state that
+// no store holds.
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+func offlineSchema() schema.Attribute {
+	return schema.BoolAttribute{
+		Optional: true,
+		MarkdownDescription: "Plan placement without reaching any state store and without credentials, for " +
+			"`terraform test` suites and CI checks (default `false`). A plan still computes every schedule, decision, " +
+			"file and hash from the configuration, but checks no credentials, reads no store for drift and does not " +
+			"look up imported objects. `terraform apply` refuses every create, update and delete and writes nothing; " +
+			"remove `offline` (or set it to `false`) to apply. A request with write-only content still needs " +
+			"`content_hash_key` for its planned hashes; without it they are unknown.",
+	}
+}
+
+// offlineFrom reads the provider's offline attribute. A value not known yet (a variable fed by a
+// resource) counts as offline: the plan reaches no store it was perhaps not meant to, and apply,
+// which always sees the value known, decides.
+func offlineFrom(v types.Bool) bool {
+	return v.ValueBool() || v.IsUnknown()
+}
+
+// isOffline says whether the provider plans without stores; false for an unconfigured provider.
+func (d *providerData) isOffline() bool {
+	return d != nil && d.offline
+}
+
+// errOffline is what opening a store returns when the provider is offline: nothing may reach a
+// store then, whichever path asked.
+var errOffline = errors.New("the provider is offline (offline = true in the provider block) and reaches no store")
+
+// refuseOffline adds the error that stops an apply of an offline provider and returns true; it
+// returns false when the provider is online. op is "create", "update" or "delete".
+func (d *providerData) refuseOffline(typeName, op string, diags *diag.Diagnostics) bool {
+	if !d.isOffline() {
+		return false
+	}
+	diags.AddError("Provider Is Offline",
+		fmt.Sprintf("Cannot %s this %s: the kratix provider is configured with offline = true, which plans placement "+
+			"(schedules, decisions, files and hashes) without reaching any state store or checking credentials, and "+
+			"applies nothing. Nothing was written to any store and the state is unchanged. To apply, remove offline "+
+			"from the provider block or set it to false, give the provider the stores' credentials, and run "+
+			"terraform apply again.", op, typeName))
+	return true
+}
+
+// offlineImportWarning is the warning of the first plan after an import when the provider is
+// offline: it cannot look for what the stores hold of the object, so it plans it as new.
+func offlineImportWarning(diags *diag.Diagnostics, who string) {
+	diags.AddWarning("Import Not Looked Up",
+		fmt.Sprintf("%s was imported, and the provider is offline (offline = true), so this plan does not look in the "+
+			"stores for what they already hold of it: it plans every file as new. Plan with offline removed to adopt "+
+			"it where it is.", who))
+}

@@ -1,0 +1,170 @@
+package provider
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// refusal is how a run of examples/tests/refusals must end: with an error diagnostic of this
+// summary whose detail holds detail.
+type refusal struct{ summary, detail string }
+
+// offlineRefusals lists every run of examples/tests/refusals/*.tftest.hcl, as "<file>/<run>".
+// Those runs are plans (or applies) the provider refuses with an error, which `expect_failures`
+// cannot catch in Terraform 1.11: it expects custom conditions (preconditions, postconditions,
+// variable validations, check blocks) only, and a provider's error fails the run, skipping the
+// file's later runs. So each refusal is a run of its own, last in its file, and this table says
+// what it must print. Guard refusals (refusals/guard.tftest.hcl) go here too.
+var offlineRefusals = map[string]refusal{
+	"refusals/apply.tftest.hcl/apply_is_refused": {
+		summary: "Provider Is Offline", detail: "Cannot create this kratix_state_store: the kratix provider is configured with offline = true",
+	},
+	"refusals/overlapping_folders.tftest.hcl/two_destinations_in_one_folder": {
+		summary: "Overlapping Destination Folders", detail: `destination "worker-2" writes to folder "worker-1"`,
+	},
+}
+
+// testEvent is one line of `terraform test -json`, the fields this test reads.
+type testEvent struct {
+	Type       string                                      `json:"type"`
+	File       string                                      `json:"@testfile"`
+	Run        string                                      `json:"@testrun"`
+	Abstract   map[string][]string                         `json:"test_abstract"`
+	TestRun    *struct{ Progress, Status string }          `json:"test_run"`
+	Diagnostic *struct{ Severity, Summary, Detail string } `json:"diagnostic"`
+}
+
+// testRunResult is what one run of a terraform test suite ended with.
+type testRunResult struct {
+	status string
+	errors []string // "<summary>: <detail>" of its error diagnostics
+}
+
+// TestTerraformTestExamples runs the `terraform test` suite of examples/tests with the real CLI
+// and the provider built from this checkout, as a user's CI would (no `terraform init`: the
+// dev_overrides CLI configuration serves the provider). Every run of the suite must pass, and
+// every run of refusals/ must end with the error offlineRefusals gives it.
+func TestTerraformTestExamples(t *testing.T) {
+	c := newCLI(t, nil)
+	copyTree(t, "../../examples/tests", c.dir)
+	out, runErr := c.run("test", "-json", "-test-directory=refusals")
+	runs, global := parseTestEvents(t, out)
+	if len(global) > 0 {
+		t.Fatalf("terraform test failed outside any run: %s\n%s", strings.Join(global, "\n"), out)
+	}
+	suites := map[string]int{}
+	for key, res := range runs {
+		file := key[:strings.LastIndex(key, "/")]
+		suites[file]++
+		want, refused := offlineRefusals[key]
+		switch {
+		case strings.HasPrefix(file, "refusals/") && !refused:
+			t.Errorf("%s is not in offlineRefusals: say which error it must end with", key)
+		case refused:
+			if res.status == "pass" || !containsError(res.errors, want) {
+				t.Errorf("%s ended %q with errors %q; want an error %q whose detail holds %q", key, res.status, res.errors, want.summary, want.detail)
+			}
+		case res.status != "pass":
+			t.Errorf("%s ended %q:\n%s", key, res.status, strings.Join(res.errors, "\n"))
+		}
+	}
+	for key := range offlineRefusals {
+		if _, ok := runs[key]; !ok {
+			t.Errorf("%s (offlineRefusals) did not run", key)
+		}
+	}
+	// The suites must be there: a file that went missing would pass unseen.
+	for _, file := range []string{"scheduling.tftest.hcl", "decisions.tftest.hcl"} {
+		if suites[file] == 0 {
+			t.Errorf("examples/tests/%s has no run (files run: %v)", file, suites)
+		}
+	}
+	if len(offlineRefusals) == 0 && runErr != nil {
+		t.Errorf("terraform test exited with %v", runErr)
+	}
+}
+
+// parseTestEvents reads `terraform test -json` output: every run the suite holds with how it
+// ended, and the error diagnostics that belong to no run.
+func parseTestEvents(t *testing.T, out string) (runs map[string]*testRunResult, global []string) {
+	t.Helper()
+	runs = map[string]*testRunResult{}
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "{") {
+			continue
+		}
+		var ev testEvent
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("terraform test -json printed %q: %v", line, err)
+		}
+		switch {
+		case ev.Type == "test_abstract":
+			for file, names := range ev.Abstract {
+				for _, name := range names {
+					runs[file+"/"+name] = &testRunResult{status: "not run"}
+				}
+			}
+		case ev.Type == "test_run" && ev.TestRun != nil && ev.TestRun.Progress == "complete":
+			if r, ok := runs[ev.File+"/"+ev.Run]; ok {
+				r.status = ev.TestRun.Status
+			}
+		case ev.Type == "diagnostic" && ev.Diagnostic != nil && ev.Diagnostic.Severity == "error":
+			text := ev.Diagnostic.Summary + ": " + ev.Diagnostic.Detail
+			if r, ok := runs[ev.File+"/"+ev.Run]; ok && ev.Run != "" {
+				r.errors = append(r.errors, text)
+			} else {
+				global = append(global, text)
+			}
+		}
+	}
+	if len(runs) == 0 {
+		t.Fatalf("terraform test found no run:\n%s", out)
+	}
+	return runs, global
+}
+
+func containsError(errors []string, want refusal) bool {
+	for _, e := range errors {
+		if strings.HasPrefix(e, want.summary+": ") && strings.Contains(e, want.detail) {
+			return true
+		}
+	}
+	return false
+}
+
+// copyTree copies the files under src to dst, keeping their folders.
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	var copied []string
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") && rel != "." {
+				return filepath.SkipDir // .terraform and the like, left by a local run
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o700)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		copied = append(copied, rel)
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(copied)
+	t.Logf("copied %s", strings.Join(copied, ", "))
+}
