@@ -52,6 +52,19 @@ data "kratix_placement" "one" {
   key          = "default/jenkins/dev-instance"
 }
 
+data "kratix_placement" "waves" {
+  destinations = [for n in ["canary", "dev-1", "dev-2", "prod-1", "prod-2", "prod-3", "prod-4", "staging"] :
+    { name = n, labels = { env = split("-", n)[0] }, path = n, state_store = { name = "gitops", path = "" } }
+  ]
+  destination_selectors = [{ match_expressions = [{ key = "env", operator = "NotIn", values = ["staging"] }] }]
+  rollout_waves = [
+    { name = "canary", destination_selectors = [{ match_labels = { env = "canary" } }] },
+    { name = "dev", destination_selectors = [{ match_labels = { env = "dev" } }], max_destinations = 1 },
+    { name = "prod-a", destination_selectors = [{ match_labels = { env = "prod" } }], max_percent = 50 },
+    { name = "prod-b", destination_selectors = [{ match_labels = { env = "prod" } }] },
+  ]
+}
+
 output "matches" {
   value = provider::kratix::matches([{ match_labels = { env = "dev" } }], { env = "dev", zone = "eu" })
 }
@@ -78,6 +91,7 @@ output "not_matches" {
 					"destination": knownvalue.StringExact("prod"),
 					"selected":    knownvalue.Bool(false),
 					"reason":      knownvalue.StringExact("env=dev but destination has env=prod"),
+					"wave":        knownvalue.Null(),
 				})),
 				statecheck.ExpectKnownValue("data.kratix_placement.dev", tfjsonpath.New("selected").AtSliceIndex(0).AtMapKey("full_path"), knownvalue.StringExact("clusters/dev")),
 				statecheck.ExpectKnownValue("data.kratix_placement.any", tfjsonpath.New("names"), names("dev", "prod")),
@@ -90,6 +104,20 @@ output "not_matches" {
 				//   printf 'default/jenkins/dev-instance\0dev'  | sha256sum  ->  5313b5f06b07c302...
 				// The first 8 bytes of prod's are larger, so prod is the one.
 				statecheck.ExpectKnownValue("data.kratix_placement.one", tfjsonpath.New("names"), names("prod")),
+				// Waves by hand: the dev wave takes one of two (dev-1, first by name); 50% of the four
+				// prod is two; dev-2, taken by no wave, goes with the last; staging is not selected.
+				statecheck.ExpectKnownValue("data.kratix_placement.waves", tfjsonpath.New("decisions"), knownvalue.ListExact(func() []knownvalue.Check {
+					var out []knownvalue.Check
+					for _, dw := range [][2]string{{"canary", "canary"}, {"dev-1", "dev"}, {"dev-2", "prod-b"}, {"prod-1", "prod-a"},
+						{"prod-2", "prod-a"}, {"prod-3", "prod-b"}, {"prod-4", "prod-b"}, {"staging", ""}} {
+						var wave knownvalue.Check = knownvalue.StringExact(dw[1])
+						if dw[1] == "" {
+							wave = knownvalue.Null()
+						}
+						out = append(out, knownvalue.ObjectPartial(map[string]knownvalue.Check{"destination": knownvalue.StringExact(dw[0]), "wave": wave}))
+					}
+					return out
+				}())),
 				statecheck.ExpectKnownOutputValue("matches", knownvalue.Bool(true)),
 				statecheck.ExpectKnownOutputValue("not_matches", knownvalue.Bool(false)),
 			},

@@ -182,29 +182,39 @@ func rolloutPolicy(ctx context.Context, at path.Path, obj types.Object) (policy 
 	if diags.Append(obj.As(ctx, &m, basetypes.ObjectAsOptions{})...); diags.HasError() || m.MinWait.IsUnknown() || m.Paused.IsUnknown() {
 		return nil, nil, false, diags
 	}
-	waves, known, d := objectsAs[waveModel](ctx, m.Waves)
-	if diags.Append(d...); !known || diags.HasError() {
-		return nil, nil, false, diags
-	}
 	policy = &rollout.Policy{Paused: m.Paused.ValueBool()}
 	if !m.MinWait.IsNull() {
 		policy.MinWait, _ = time.ParseDuration(m.MinWait.ValueString()) // validated
 	}
-	for i, w := range waves {
+	waves, names, ok, d := wavesFromList(ctx, at.AtName("waves"), m.Waves)
+	if diags.Append(d...); !ok {
+		return nil, nil, false, diags
+	}
+	policy.Waves = waves
+	return policy, names, true, diags
+}
+
+// wavesFromList converts rollout waves; ok is false while any of it is unknown or invalid.
+func wavesFromList(ctx context.Context, at path.Path, list types.List) (waves []rollout.Wave, names []string, ok bool, diags diag.Diagnostics) {
+	models, known, d := objectsAs[waveModel](ctx, list)
+	if diags.Append(d...); !known || diags.HasError() {
+		return nil, nil, false, diags
+	}
+	for i, w := range models {
 		if w.Name.IsUnknown() || w.MaxDestinations.IsUnknown() || w.MaxPercent.IsUnknown() {
 			return nil, nil, false, diags
 		}
-		entries, known, d := selectorsFromList(ctx, at.AtName("waves").AtListIndex(i).AtName("destination_selectors"), w.DestinationSelectors)
+		entries, known, d := selectorsFromList(ctx, at.AtListIndex(i).AtName("destination_selectors"), w.DestinationSelectors)
 		if diags.Append(d...); !known || diags.HasError() {
 			return nil, nil, false, diags
 		}
-		policy.Waves = append(policy.Waves, rollout.Wave{
+		waves = append(waves, rollout.Wave{
 			Name: w.Name.ValueString(), Selector: scheduling.Merge(entries),
 			MaxDestinations: int(w.MaxDestinations.ValueInt64()), MaxPercent: int(w.MaxPercent.ValueInt64()),
 		})
 		names = append(names, w.Name.ValueString())
 	}
-	return policy, names, true, diags
+	return waves, names, true, diags
 }
 
 // privateData is what ModifyPlan, Read and apply have of private state.
@@ -233,6 +243,7 @@ type staging struct {
 	give     map[string]string // per scheduled destination: the revision it gets
 	step     *rollout.Step     // nil without a rollout
 	names    []string          // the waves' names
+	from     string            // the revision that had last completed before this plan
 	base     *rolloutBase      // the completed revision's YAML, while a rollout is in flight
 	baseDeps *layout.Dependencies
 }
@@ -288,6 +299,7 @@ func (m promiseModel) stage(ctx context.Context, state promiseModel, p placement
 		priorRev = rollout.Revision(priorDeps.All)
 	}
 	status := rolloutStatusFrom(ctx, state.RolloutStatus, priorRev)
+	s.from = status.Completed
 	held := map[string]string{}
 	revisions := stringMap(ctx, state.Revisions)
 	byName := map[string]poolMember{}
@@ -442,8 +454,8 @@ func (s staging) rolloutMessage(name string, paused bool) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Promise %q rolls out revision %s", name, s.revision)
-	if step.Status.Completed != "" && step.Status.Completed != s.revision {
-		fmt.Fprintf(&b, " (the fleet held %s)", step.Status.Completed)
+	if s.from != "" && s.from != s.revision {
+		fmt.Fprintf(&b, " (the revision that last went everywhere is %s)", s.from)
 	}
 	b.WriteString(".")
 	if step.Restarted {

@@ -3,7 +3,11 @@ package provider
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -302,4 +306,74 @@ func rolloutRevisionOf(t *testing.T, ns string) string {
 	t.Helper()
 	sum := sha256.Sum256([]byte(rolloutNamespace(ns)))
 	return hex.EncodeToString(sum[:])[:12]
+}
+
+const cliRequiredProviders = `terraform {
+  required_providers {
+    kratix = { source = "promise-platform/kratix" }
+  }
+}
+`
+
+// TestAccRolloutDetailedExitCode drives a rollout with the Terraform CLI as a pipeline would:
+// `terraform plan -detailed-exitcode` returns 2 while the rollout is not complete (paused
+// included), each plan says which wave goes now and which next, and it returns 0 once every
+// destination holds the new revision.
+func TestAccRolloutDetailedExitCode(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ts := newTestStore(t, "bucket")
+	c := newCLI(t, map[string]string{"main.tf": rolloutConfig(ts, "v1", ""), "versions.tf": cliRequiredProviders})
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("first apply: %v\n%s", err, out)
+	}
+	exitCode := func(args ...string) (int, string) {
+		out, err := c.run(args...)
+		out = strings.Join(strings.Fields(out), " ") // the CLI wraps long diagnostics
+		var exit *exec.ExitError
+		switch {
+		case err == nil:
+			return 0, out
+		case errors.As(err, &exit):
+			return exit.ExitCode(), out
+		}
+		t.Fatalf("terraform %v: %v\n%s", args, err, out)
+		return -1, ""
+	}
+	if code, out := exitCode("plan", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("plan after the first apply: exit %d, want 0\n%s", code, out)
+	}
+	write := func(config string) {
+		if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(rolloutConfig(ts, "v2", "paused = true"))
+	code, out := exitCode("plan", "-detailed-exitcode")
+	if code != 2 || !strings.Contains(out, `The rollout is paused; wave "canary" goes when`) || !strings.Contains(out, "This apply writes nothing.") {
+		t.Fatalf("paused plan: exit %d, want 2 and the paused message\n%s", code, out)
+	}
+	write(rolloutConfig(ts, "v2", ""))
+	waves := []struct{ now, next string }{
+		{`wave "canary" to: canary-1.`, `Next wave: "dev", at the next apply.`},
+		{`wave "dev" to: dev-1, dev-2, dev-3.`, `Next wave: "prod-a", at the next apply.`},
+		{`wave "prod-a" to: prod-1, prod-2, prod-3.`, `Next wave: "prod-b", at the next apply.`},
+		{`wave "prod-b" to: prod-4, prod-5, prod-6.`, `The rollout is then complete.`},
+	}
+	for i, w := range waves {
+		code, out := exitCode("plan", "-detailed-exitcode")
+		if code != 2 || !strings.Contains(out, "This apply writes "+w.now) || !strings.Contains(out, w.next) {
+			t.Fatalf("plan %d: exit %d, want 2 and %q, %q\n%s", i+1, code, w.now, w.next, out)
+		}
+		if out, err := c.run("apply", "-auto-approve"); err != nil {
+			t.Fatalf("apply %d: %v\n%s", i+1, err, out)
+		}
+	}
+	if code, out := exitCode("plan", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("plan after the rollout: exit %d, want 0\n%s", code, out)
+	}
+	if err := fleetHolds(ts, t, holding("v2", ""))(nil); err != nil {
+		t.Fatal(err)
+	}
 }
