@@ -8,8 +8,9 @@
 # The runs of refusals/*.tftest.hcl are plans the provider refuses with an error: `expect_failures`
 # catches only custom conditions, not a provider's errors, so `make test` runs those files with
 # `terraform test -json` and checks each refusal's message (internal/provider/tftest_test.go).
-# Rollout waves (rollout.tftest.hcl) and guard refusals (refusals/guard.tftest.hcl, listed in
-# offlineRefusals) go beside these once kratix_promise has `rollout` and `guard`.
+# rollout.tftest.hcl asserts which wave each destination belongs to. Guard refusals need a prior
+# state, so refusals/guard.tftest.hcl applies the module in guard/ to a local Git repository
+# first, then plans the refused change.
 
 terraform {
   required_version = ">= 1.11"
@@ -79,6 +80,11 @@ locals {
   # resources: Terraform reads a data source that refers to resources with changes pending only
   # at apply, and an offline plan never applies.
   pool = [for name, w in var.workers : { name = name, labels = w.labels, path = coalesce(w.path, name), state_store = { name = w.store } }]
+  # A change of the promise's dependencies goes to one us destination first, then to the rest.
+  waves = [
+    { name = "canary", destination_selectors = [{ match_labels = { zone = "us" } }], max_destinations = 1 },
+    { name = "everywhere", destination_selectors = [] },
+  ]
 }
 
 resource "kratix_destination" "workers" {
@@ -100,6 +106,7 @@ resource "kratix_promise" "namespace" {
     metadata:
       name: team-a
   EOT
+  rollout               = { waves = local.waves }
 }
 
 resource "kratix_resource_request" "quota" {
@@ -122,6 +129,7 @@ resource "kratix_resource_request" "quota" {
 data "kratix_placement" "namespace" {
   destinations          = local.pool
   destination_selectors = [{ match_labels = var.promise_selector }]
+  rollout_waves         = local.waves
 }
 
 # Where the request may land: the promise's selector plus the request's, one destination chosen

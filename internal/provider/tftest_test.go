@@ -27,6 +27,16 @@ var offlineRefusals = map[string]refusal{
 	"refusals/overlapping_folders.tftest.hcl/two_destinations_in_one_folder": {
 		summary: "Overlapping Destination Folders", detail: `destination "worker-2" writes to folder "worker-1"`,
 	},
+	"refusals/guard.tftest.hcl/unscheduling_two_is_refused": {
+		summary: "Change Refused by the Guard", detail: `acknowledge = "ack-7230e2b2c5ed2987"`,
+	},
+}
+
+// refusalSetUp lists the runs of refusals/ that must pass: the apply a guard needs a prior state
+// from, and the plan its acknowledgement lets through.
+var refusalSetUp = map[string]bool{
+	"refusals/guard.tftest.hcl/fleet":                     true,
+	"refusals/guard.tftest.hcl/acknowledged_change_plans": true,
 }
 
 // testEvent is one line of `terraform test -json`, the fields this test reads.
@@ -50,8 +60,15 @@ type testRunResult struct {
 // dev_overrides CLI configuration serves the provider). Every run of the suite must pass, and
 // every run of refusals/ must end with the error offlineRefusals gives it.
 func TestTerraformTestExamples(t *testing.T) {
-	c := newCLI(t, nil)
+	// The guard's runs apply to a local repository first (examples/tests/guard/main.tf).
+	repo := filepath.Join(t.TempDir(), "gitops.git")
+	gitRun(t, "", "init", "--quiet", "--bare", "-b", "main", repo)
+	c := newCLI(t, nil, "TF_VAR_repository_url=file://"+repo)
 	copyTree(t, "../../examples/tests", c.dir)
+	// get installs the local module the guard's runs use; the provider comes from dev_overrides.
+	if out, err := c.run("get", "-test-directory=refusals"); err != nil {
+		t.Fatalf("terraform get: %v\n%s", err, out)
+	}
 	out, runErr := c.run("test", "-json", "-test-directory=refusals")
 	runs, global := parseTestEvents(t, out)
 	if len(global) > 0 {
@@ -63,6 +80,10 @@ func TestTerraformTestExamples(t *testing.T) {
 		suites[file]++
 		want, refused := offlineRefusals[key]
 		switch {
+		case refusalSetUp[key]:
+			if res.status != "pass" {
+				t.Errorf("%s ended %q:\n%s", key, res.status, strings.Join(res.errors, "\n"))
+			}
 		case strings.HasPrefix(file, "refusals/") && !refused:
 			t.Errorf("%s is not in offlineRefusals: say which error it must end with", key)
 		case refused:
@@ -73,13 +94,18 @@ func TestTerraformTestExamples(t *testing.T) {
 			t.Errorf("%s ended %q:\n%s", key, res.status, strings.Join(res.errors, "\n"))
 		}
 	}
+	for key := range refusalSetUp {
+		if _, ok := runs[key]; !ok {
+			t.Errorf("%s (refusalSetUp) did not run", key)
+		}
+	}
 	for key := range offlineRefusals {
 		if _, ok := runs[key]; !ok {
 			t.Errorf("%s (offlineRefusals) did not run", key)
 		}
 	}
 	// The suites must be there: a file that went missing would pass unseen.
-	for _, file := range []string{"scheduling.tftest.hcl", "decisions.tftest.hcl"} {
+	for _, file := range []string{"scheduling.tftest.hcl", "decisions.tftest.hcl", "rollout.tftest.hcl", "refusals/guard.tftest.hcl"} {
 		if suites[file] == 0 {
 			t.Errorf("examples/tests/%s has no run (files run: %v)", file, suites)
 		}
