@@ -33,6 +33,12 @@ func rolloutDepFile(d string) string { return d + "/dependencies/p/5058f/static/
 // rolloutConfig is the fleet (plus extra destinations, labelled env=dev) and promise p with the
 // given dependencies (a namespace name) and rollout attributes.
 func rolloutConfig(ts *testStore, ns string, rolloutExtra string, extra ...string) string {
+	return rolloutConfigWith(ts, ns, rolloutExtra, "", extra...)
+}
+
+// rolloutConfigWith adds promiseExtra to the promise's arguments. Every destination carries its
+// name as label "name", for selectors that leave one out.
+func rolloutConfigWith(ts *testStore, ns, rolloutExtra, promiseExtra string, extra ...string) string {
 	var dests []string
 	for _, d := range append(append([]string(nil), rolloutFleet...), extra...) {
 		dests = append(dests, fmt.Sprintf("%q", d))
@@ -50,7 +56,7 @@ resource "kratix_destination" "d" {
   count       = length(local.fleet)
   name        = local.fleet[count.index]
   path        = local.fleet[count.index]
-  labels      = { env = split("-", local.fleet[count.index])[0] }
+  labels      = { env = split("-", local.fleet[count.index])[0], name = local.fleet[count.index] }
   state_store = kratix_state_store.s
 }
 
@@ -67,8 +73,9 @@ resource "kratix_promise" "p" {
     ]
     %s
   }
+  %s
 }
-`, ts.store, strings.Join(dests, ", "), rolloutNamespace(ns), rolloutExtra)
+`, ts.store, strings.Join(dests, ", "), rolloutNamespace(ns), rolloutExtra, promiseExtra)
 }
 
 // fleetHolds checks that every destination named holds exactly the dependencies of the
@@ -202,6 +209,11 @@ func TestAccRolloutPausedRestartedAndJoined(t *testing.T) {
 			var mark storeMark
 			setMark := func() { mark = ts.mark(t) }
 			withDev4 := func(m map[string]string, ns string) map[string]string { m["dev-4"] = ns; return m }
+			noProd6 := func(m map[string]string) map[string]string { delete(m, "prod-6"); return m }
+			withoutProd6 := func(ns string) string {
+				return rolloutConfigWith(ts, ns, "", `destination_selectors = [{ match_expressions = [{ key = "name", operator = "NotIn", values = ["prod-6"] }] }]
+  on_unschedule = "delete"`, "dev-4")
+			}
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				Steps: []resource.TestStep{
@@ -281,16 +293,40 @@ func TestAccRolloutPausedRestartedAndJoined(t *testing.T) {
 						ExpectNonEmptyPlan: true,
 					},
 					{
-						// The rest, wave by wave, until every destination holds v3.
-						Config:             rolloutConfig(ts, "v3", "", "dev-4"),
-						Check:              fleetHolds(ts, t, withDev4(holding("v1", "v3", "canary-1", "dev-1", "dev-2", "dev-3"), "v3")),
+						// Still paused, prod-6 stops matching with on_unschedule = "delete": a removal
+						// is not staged, its files go in this apply; nothing else is written.
+						PreConfig: setMark,
+						Config: rolloutConfigWith(ts, "v3", "paused = true",
+							`destination_selectors = [{ match_expressions = [{ key = "name", operator = "NotIn", values = ["prod-6"] }] }]
+  on_unschedule = "delete"`, "dev-4"),
+						Check: resource.ComposeAggregateTestCheckFunc(
+							fleetHolds(ts, t, func() map[string]string {
+								m := withDev4(holding("v1", "v2", "dev-1", "dev-2", "dev-3"), "v1")
+								m["canary-1"] = "v3"
+								delete(m, "prod-6")
+								return m
+							}()),
+							expectFolder(ts, t, "prod-6/dependencies/p/"),
+							resource.TestCheckNoResourceAttr("kratix_promise.p", "revisions.prod-6"),
+						),
 						ExpectNonEmptyPlan: true,
 					},
-					{Config: rolloutConfig(ts, "v3", "", "dev-4"), ExpectNonEmptyPlan: true},
 					{
-						Config: rolloutConfig(ts, "v3", "", "dev-4"),
+						// The rest, wave by wave, until every destination holds v3: dev (dev-4 too),
+						// then prod-1 to prod-3 (half of five, rounded up), then prod-4 and prod-5.
+						Config:             withoutProd6("v3"),
+						Check:              fleetHolds(ts, t, noProd6(withDev4(holding("v1", "v3", "canary-1", "dev-1", "dev-2", "dev-3"), "v3"))),
+						ExpectNonEmptyPlan: true,
+					},
+					{
+						Config:             withoutProd6("v3"),
+						Check:              fleetHolds(ts, t, noProd6(withDev4(holding("v1", "v3", "canary-1", "dev-1", "dev-2", "dev-3", "prod-1", "prod-2", "prod-3"), "v3"))),
+						ExpectNonEmptyPlan: true,
+					},
+					{
+						Config: withoutProd6("v3"),
 						Check: resource.ComposeAggregateTestCheckFunc(
-							fleetHolds(ts, t, withDev4(holding("v3", ""), "v3")),
+							fleetHolds(ts, t, noProd6(withDev4(holding("v3", ""), "v3"))),
 							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.completed_revision", rolloutRevisionOf(t, "v3")),
 						),
 					},
