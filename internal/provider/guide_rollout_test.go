@@ -110,7 +110,7 @@ func TestAccGuideRollout(t *testing.T) {
 	expectPlan(2, `This apply writes wave "prod-a" to: prod-1, prod-2.`,
 		"Waiting (they keep what they hold): prod-3, prod-4.", `Next wave: "prod-b", at the next apply.`)
 	apply()
-	expectPlan(2, `~ completed_revision = "`+v14+`" -> "`+v15+`"`, `Promise "log-agent" rolls out revision `+v15+`.`,
+	expectPlan(2, `~ completed_revision = "`+v14+`" -> "`+v15+`"`, `Promise "log-agent" rolls out revision `+v15+` (the fleet held `+v14+`).`,
 		`This apply writes wave "prod-b" to: prod-3, prod-4. The rollout is then complete.`)
 	apply()
 	want = "Update from: promise/log-agent\n\n" + depFile("prod-3") + "\n" + depFile("prod-4")

@@ -455,20 +455,30 @@ func (s staging) rolloutMessage(name string, paused bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Promise %q rolls out revision %s", name, s.revision)
 	if s.from != "" && s.from != s.revision {
-		fmt.Fprintf(&b, " (the revision that last went everywhere is %s)", s.from)
+		fmt.Fprintf(&b, " (the fleet held %s)", s.from)
 	}
 	b.WriteString(".")
 	if step.Restarted {
 		b.WriteString(" A rollout of another revision was in flight: this one starts again from the first wave.")
 	}
-	now := sortedCopy(step.Now)
+	var now, joined []string
+	for _, dest := range sortedCopy(step.Now) {
+		if s.give[dest] == s.revision {
+			now = append(now, dest)
+		} else {
+			joined = append(joined, dest)
+		}
+	}
 	switch {
 	case step.Advanced && len(now) > 0:
 		fmt.Fprintf(&b, "\n\nThis apply writes wave %q to: %s.", s.names[step.Wrote], strings.Join(now, ", "))
 	case len(now) > 0:
-		fmt.Fprintf(&b, "\n\nThis apply writes the revision that last completed to new destinations: %s.", strings.Join(now, ", "))
-	default:
+		fmt.Fprintf(&b, "\n\nThis apply writes revision %s to: %s.", s.revision, strings.Join(now, ", "))
+	case len(joined) == 0:
 		b.WriteString("\n\nThis apply writes nothing.")
+	}
+	if len(joined) > 0 {
+		fmt.Fprintf(&b, "\n\nNew here, these get %s, the revision that last went everywhere: %s.", s.from, strings.Join(joined, ", "))
 	}
 	if step.Complete {
 		b.WriteString(" The rollout is then complete.")

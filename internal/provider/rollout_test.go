@@ -412,4 +412,23 @@ func TestAccRolloutDetailedExitCode(t *testing.T) {
 	if err := fleetHolds(ts, t, holding("v2", ""))(nil); err != nil {
 		t.Fatal(err)
 	}
+	// v3 reaches the canary; then v4, with dev-4 joining: the plan says the rollout starts again
+	// and that dev-4 gets v2, the revision that last went everywhere.
+	write(rolloutConfig(ts, "v3", ""))
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("apply v3: %v\n%s", err, out)
+	}
+	write(rolloutConfig(ts, "v4", "", "dev-4"))
+	code, out = exitCode("plan", "-detailed-exitcode")
+	for _, want := range []string{
+		`Promise "p" rolls out revision ` + rolloutRevisionOf(t, "v4") + ` (the fleet held ` + rolloutRevisionOf(t, "v2") + `).`,
+		"A rollout of another revision was in flight: this one starts again from the first wave.",
+		`This apply writes wave "canary" to: canary-1.`,
+		"New here, these get " + rolloutRevisionOf(t, "v2") + ", the revision that last went everywhere: dev-4.",
+		`Next wave: "dev", at the next apply.`,
+	} {
+		if code != 2 || !strings.Contains(out, want) {
+			t.Fatalf("plan of v4: exit %d, want 2 and %q\n%s", code, want, out)
+		}
+	}
 }
