@@ -314,10 +314,11 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	plan.ID = plan.Name
 	o := p.Settle(failed)
 	plan.record(o)
-	plan.settleRevisions(ctx, state, p.Records, o.Records)
+	missed := plan.settleRevisions(ctx, state, p.Records, o.Records, s.revision)
 	policy, _, _, _ := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout)
 	if policy != nil {
 		plan.settleRolloutTimes(policy.MinWait, time.Now())
+		plan.holdWave(ctx, state, missed)
 	}
 	diags.Append(out.Set(ctx, &plan)...)
 }

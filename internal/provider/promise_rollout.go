@@ -555,10 +555,11 @@ func (m promiseModel) given(ctx context.Context, state promiseModel, scheduled [
 	return s
 }
 
-// settleRevisions keeps, for a destination whose write failed, the revision it held before.
-func (m *promiseModel) settleRevisions(ctx context.Context, state promiseModel, planned, settled map[string]placement.Record) {
+// settleRevisions keeps, for a destination whose write failed, the revision it held before. It
+// returns the destinations the plan gave revision and that did not get it.
+func (m *promiseModel) settleRevisions(ctx context.Context, state promiseModel, planned, settled map[string]placement.Record, revision string) (missed []string) {
 	if m.Revisions.IsNull() || m.Revisions.IsUnknown() {
-		return
+		return nil
 	}
 	given := stringMap(ctx, m.Revisions)
 	before := stringMap(ctx, state.Revisions)
@@ -568,6 +569,9 @@ func (m *promiseModel) settleRevisions(ctx context.Context, state promiseModel, 
 	}
 	out := map[string]string{}
 	for dest, rec := range settled {
+		if !reflect.DeepEqual(planned[dest], rec) && given[dest] == revision && before[dest] != revision {
+			missed = append(missed, dest)
+		}
 		switch {
 		case reflect.DeepEqual(planned[dest], rec):
 			out[dest] = given[dest]
@@ -577,9 +581,60 @@ func (m *promiseModel) settleRevisions(ctx context.Context, state promiseModel, 
 			out[dest] = priorRev
 		}
 	}
+	for dest := range planned {
+		if _, kept := settled[dest]; !kept && given[dest] == revision {
+			missed = append(missed, dest) // new here, and its write failed
+		}
+	}
 	if v := stringMapValue(out); !v.Equal(m.Revisions) {
 		m.Revisions = v
 	}
+	sort.Strings(missed)
+	return missed
+}
+
+// holdWave records that the wave of this apply did not go everywhere it should have: the rollout
+// stays where it was, so that the next apply writes the same wave again (to the destinations that
+// missed it) rather than the next one, and the missed destinations are waiting.
+func (m *promiseModel) holdWave(ctx context.Context, state promiseModel, missed []string) {
+	if len(missed) == 0 || m.RolloutStatus.IsNull() || m.RolloutStatus.IsUnknown() {
+		return
+	}
+	priorRev := ""
+	if deps, ok := state.dependencies(); ok {
+		priorRev = rollout.Revision(deps.All)
+	}
+	prior := rolloutStatusFrom(ctx, state.RolloutStatus, priorRev)
+	attrs := m.RolloutStatus.Attributes()
+	revision, _ := attrs["revision"].(types.String)
+	attrs["completed_revision"] = types.StringValue(prior.Completed)
+	attrs["waves_done"] = types.Int64Value(0)
+	attrs["last_wave_at"] = types.StringNull()
+	if prior.Target == revision.ValueString() && prior.WavesDone > 0 {
+		attrs["waves_done"] = types.Int64Value(int64(prior.WavesDone))
+		attrs["last_wave_at"] = types.StringValue(prior.LastWave.UTC().Format(time.RFC3339))
+	}
+	var waiting []string
+	if list, ok := attrs["waiting"].(types.List); ok {
+		for _, v := range list.Elements() {
+			if s, ok := v.(types.String); ok {
+				waiting = append(waiting, s.ValueString())
+			}
+		}
+	}
+	attrs["waiting"] = stringList(sortedUnique(append(waiting, missed...)))
+	m.RolloutStatus = types.ObjectValueMust(rolloutStatusAttrTypes, attrs)
+}
+
+func sortedUnique(s []string) []string {
+	sort.Strings(s)
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // privateSetter is where ModifyPlan leaves private state for the apply.

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -14,6 +16,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/minio/minio-go/v7"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
 // The rollout tests stage a dependency change over ten destinations: one canary, three dev and
@@ -430,5 +435,137 @@ func TestAccRolloutDetailedExitCode(t *testing.T) {
 		if code != 2 || !strings.Contains(out, want) {
 			t.Fatalf("plan of v4: exit %d, want 2 and %q\n%s", code, want, out)
 		}
+	}
+}
+
+// TestAccRolloutWaveFailsPartly: the canary wave spans two MinIO servers and one is down when it
+// is applied. The apply fails; the canary on the reachable server holds the new revision, the
+// other keeps the old one, and the rollout does not move on: the next apply (the server back)
+// writes the canary wave again, to the canary that missed it, and not the next wave.
+func TestAccRolloutWaveFailsPartly(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ctx := context.Background()
+	second, err := testinfra.StartMinIO()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Stop()
+	bucket := randomName("wave")
+	for _, m := range []*testinfra.MinIO{minioServer, second} {
+		if err := m.MakeBucket(ctx, bucket); err != nil {
+			t.Fatal(err)
+		}
+	}
+	config := func(ns string) string {
+		return fmt.Sprintf(`
+provider "kratix" {
+  secrets = {
+    one = { access_key_id = %[1]q, secret_access_key = %[2]q }
+    two = { access_key_id = %[3]q, secret_access_key = %[4]q }
+  }
+}
+
+resource "kratix_state_store" "one" {
+  name       = "one"
+  secret_ref = "one"
+  bucket     = { endpoint = %[5]q, bucket_name = %[7]q, insecure = true }
+}
+
+resource "kratix_state_store" "two" {
+  name       = "two"
+  secret_ref = "two"
+  bucket     = { endpoint = %[6]q, bucket_name = %[7]q, insecure = true }
+}
+
+locals {
+  fleet = [
+    { name = "c1", env = "canary", store = kratix_state_store.two },
+    { name = "c2", env = "canary", store = kratix_state_store.one },
+    { name = "d1", env = "dev", store = kratix_state_store.one },
+  ]
+}
+
+resource "kratix_destination" "d" {
+  count          = length(local.fleet)
+  name           = local.fleet[count.index].name
+  path           = local.fleet[count.index].name
+  labels         = { env = local.fleet[count.index].env }
+  init_workloads = false
+  state_store    = local.fleet[count.index].store
+}
+
+resource "kratix_promise" "p" {
+  name         = "p"
+  destinations = kratix_destination.d
+  dependencies = %[8]q
+  rollout = {
+    waves = [
+      { name = "canary", destination_selectors = [{ match_labels = { env = "canary" } }] },
+      { name = "rest" },
+    ]
+  }
+}
+`, minioServer.AccessKey, minioServer.SecretKey, second.AccessKey, second.SecretKey, minioServer.Endpoint, second.Endpoint, bucket, rolloutNamespace(ns))
+	}
+	read := func(server *testinfra.MinIO, dest string) string {
+		client, err := server.Client()
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj, err := client.GetObject(ctx, bucket, rolloutDepFile(dest), minio.GetObjectOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = obj.Close() }()
+		var b bytes.Buffer
+		if _, err := b.ReadFrom(obj); err != nil {
+			t.Fatalf("reading %s: %v", rolloutDepFile(dest), err)
+		}
+		return b.String()
+	}
+	holds := func(when string, want map[string]string) {
+		t.Helper()
+		servers := map[string]*testinfra.MinIO{"c1": second, "c2": minioServer, "d1": minioServer}
+		for dest, ns := range want {
+			if got := read(servers[dest], dest); got != rolloutNamespace(ns) {
+				t.Errorf("%s: %s holds %q, want namespace %s", when, dest, got, ns)
+			}
+		}
+	}
+	c := newCLI(t, map[string]string{"main.tf": config("v1"), "versions.tf": cliRequiredProviders})
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("first apply: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config("v2")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := c.run("plan", "-out", "canary.tfplan"); err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	second.Down()
+	if out, err := c.run("apply", "canary.tfplan"); err == nil || !strings.Contains(out, second.Endpoint) {
+		t.Fatalf("the apply with c1's store down should fail naming it:\n%s", out)
+	}
+	if err := second.Up(); err != nil {
+		t.Fatal(err)
+	}
+	holds("after the failed canary wave", map[string]string{"c1": "v1", "c2": "v2", "d1": "v1"})
+	out, err := c.run("plan")
+	flat := strings.Join(strings.Fields(out), " ")
+	if err != nil || !strings.Contains(flat, `This apply writes wave "canary" to: c1.`) || !strings.Contains(flat, `Next wave: "rest", at the next apply.`) {
+		t.Fatalf("the plan after the failure should write the canary wave again, to c1 alone: %v\n%s", err, out)
+	}
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("canary again: %v\n%s", err, out)
+	}
+	holds("after the canary wave", map[string]string{"c1": "v2", "c2": "v2", "d1": "v1"})
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("the rest: %v\n%s", err, out)
+	}
+	holds("after the rollout", map[string]string{"c1": "v2", "c2": "v2", "d1": "v2"})
+	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after the rollout is not empty: %v\n%s", err, out)
 	}
 }
