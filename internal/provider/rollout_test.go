@@ -172,7 +172,20 @@ func TestAccRolloutWaves(t *testing.T) {
 						),
 					},
 					step([]string{"canary-1"}, false),
-					step([]string{"canary-1", "dev-1", "dev-2", "dev-3"}, false),
+					{
+						// prod-1, waiting with v1, is edited by hand: the dev wave's apply repairs it
+						// (to v1) in the same commit.
+						PreConfig: func() {
+							setMark()
+							ts.put(t, rolloutDepFile("prod-1"), []byte("edited by hand\n"))
+						},
+						Config: rolloutConfig(ts, "v2", ""),
+						Check: resource.ComposeAggregateTestCheckFunc(
+							fleetHolds(ts, t, v2("canary-1", "dev-1", "dev-2", "dev-3")),
+							ts.expectWritesSince(t, &mark, waveWrites(ts, "dev-1", "dev-2", "dev-3", "prod-1")),
+						),
+						ExpectNonEmptyPlan: true,
+					},
 					step([]string{"canary-1", "dev-1", "dev-2", "dev-3", "prod-1", "prod-2", "prod-3"}, false),
 					step(rolloutFleet, true),
 					{
