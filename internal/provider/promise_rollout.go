@@ -284,13 +284,13 @@ func (s staging) staged() map[string]*layout.Dependencies {
 
 // stage runs the rollout over a first plan p of the configured revision.
 func (m promiseModel) stage(ctx context.Context, state promiseModel, p placement.Plan, pool []poolMember, policy *rollout.Policy, names []string, private privateData, now time.Time) staging {
+	if policy == nil {
+		return staging{} // every destination gets the configured dependencies; nothing to hash
+	}
 	deps, _ := m.dependencies()
 	s := staging{revision: rollout.Revision(deps.All), give: map[string]string{}}
 	for _, dest := range p.Scheduled {
 		s.give[dest] = s.revision
-	}
-	if policy == nil {
-		return s
 	}
 	s.names = names
 	priorDeps, priorKnown := state.dependencies()
@@ -540,11 +540,11 @@ func (s *staging) layBase(name string) {
 
 // given is the staging the plan decided, read back from its `revisions` and `rollout_status`.
 func (m promiseModel) given(ctx context.Context, state promiseModel, scheduled []string, private privateData) staging {
+	if m.Revisions.IsNull() || m.RolloutStatus.IsNull() {
+		return staging{}
+	}
 	deps, _ := m.dependencies()
 	s := staging{revision: rollout.Revision(deps.All), give: map[string]string{}}
-	if m.Revisions.IsNull() || m.RolloutStatus.IsNull() {
-		return s
-	}
 	s.give = m.givenRevisions(ctx, scheduled)
 	var status rolloutStatusModel
 	if m.RolloutStatus.As(ctx, &status, basetypes.ObjectAsOptions{}).HasError() {
