@@ -6,7 +6,8 @@ package provider
 // folder of both stores, read back with an independent client (plain minio-go, the git CLI),
 // must hold exactly what the reference model (model_test.go) says, nothing may be outside the
 // destination folders (but aggregate parts under <store path>/.kratix-aggregates/), and the next
-// plan must be empty. Some operations expect more: "quiet" ones (cosmetic store edits, a
+// plan must be empty, except while the model says a promise's rollout is in flight
+// (model_rollout_test.go): then it must be non-empty and update nothing but those promises. Some operations expect more: "quiet" ones (cosmetic store edits, a
 // destination given another store resource for the same place) must replace and write nothing;
 // "overlap" must be refused at plan with nothing written; "part" must get the aggregate part
 // edited by hand back, byte for byte; "replace" runs `terraform apply -replace=...`.
