@@ -6,7 +6,8 @@ package provider
 // folder of both stores, read back with an independent client (plain minio-go, the git CLI),
 // must hold exactly what the reference model (model_test.go) says, nothing may be outside the
 // destination folders (but aggregate parts under <store path>/.kratix-aggregates/), and the next
-// plan must be empty. Some operations expect more: "quiet" ones (cosmetic store edits, a
+// plan must be empty, except while the model says a promise's rollout is in flight
+// (model_rollout_test.go): then it must be non-empty and update nothing but those promises. Some operations expect more: "quiet" ones (cosmetic store edits, a
 // destination given another store resource for the same place) must replace and write nothing;
 // "overlap" must be refused at plan with nothing written; "part" must get the aggregate part
 // edited by hand back, byte for byte; "replace" runs `terraform apply -replace=...`.
@@ -218,7 +219,7 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 			conn.hand(t, h)
 		}
 		config := writeConfig()
-		before, expected, incs := conn.fingerprint(t), m.digest(), maps.Clone(m.incs)
+		before, expected, incs, flying := conn.fingerprint(t), m.digest(), maps.Clone(m.incs), m.inFlight()
 		args := []string{"apply", "-auto-approve", "-input=false"}
 		for _, r := range op.replace {
 			args = append(args, "-replace="+r)
@@ -230,7 +231,8 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 		applied := time.Since(stepStart)
 		after := conn.fingerprint(t)
 		if op.quiet {
-			if !maps.Equal(after, before) {
+			// (A rollout in flight goes on with its next wave whatever the step changes.)
+			if len(flying) == 0 && !maps.Equal(after, before) {
 				fail(step, "%s must write nothing, but the stores changed:\n%s\n\nwhat the apply did:\n%s", op.name, conn.writes(before, after), planSummary(out))
 			}
 			if added, destroyed, ok := applyCounts(out); !ok || added != 0 || destroyed != 0 {
@@ -283,11 +285,44 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 			fail(step, "the stores do not hold what the model says after %s\n\n%s\n\nwhat the apply planned:\n%s", op.name, strings.Join(report, "\n\n"), planSummary(out))
 		}
 		out, err = c.run("plan", "-detailed-exitcode", "-input=false", "-refresh=true")
-		if err != nil {
-			fail(step, "the plan after the apply is not empty (%v):\n%s", err, tail(out, 80))
+		if problem := planProblem(out, err, m.inFlight()); problem != "" {
+			fail(step, "%s\n%s\n\n%s", problem, m.rolloutText(), tail(out, 80))
 		}
-		t.Logf("step %2d %-9s apply %s, total %s: %s", step, op.name, applied.Round(10*time.Millisecond), time.Since(stepStart).Round(10*time.Millisecond), firstLine(op.desc))
+		t.Logf("step %2d %-9s apply %s, total %s: %s %s", step, op.name, applied.Round(10*time.Millisecond), time.Since(stepStart).Round(10*time.Millisecond), firstLine(op.desc), m.rolloutText())
 	}
+}
+
+// planProblem checks the plan after an apply: empty, unless the model says a promise's rollout
+// is not complete; then it must be non-empty (exit code 2: rollout_status.checked_at is unknown
+// until the rollout completes), and change nothing but those promises.
+func planProblem(out string, err error, inFlight []string) string {
+	code := 0
+	if err != nil {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) {
+			return fmt.Sprintf("terraform plan: %v", err)
+		}
+		code = exit.ExitCode()
+	}
+	switch {
+	case len(inFlight) == 0 && code != 0:
+		return fmt.Sprintf("the plan after the apply is not empty (exit code %d), and no rollout is in flight", code)
+	case len(inFlight) == 0:
+		return ""
+	case code != 2:
+		return fmt.Sprintf("the rollouts of %v are not complete, so the plan after the apply must be non-empty (exit code 2), got exit code %d", inFlight, code)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if !strings.HasPrefix(trimmed, "# kratix_") {
+			continue
+		}
+		addr, _, _ := strings.Cut(strings.TrimPrefix(trimmed, "# "), " ")
+		if !slices.ContainsFunc(inFlight, func(p string) bool { return addr == "kratix_promise."+p }) || !strings.Contains(trimmed, "updated in-place") {
+			return fmt.Sprintf("the plan after the apply may only update the promises whose rollout is in flight (%v), but: %s", inFlight, trimmed)
+		}
+	}
+	return ""
 }
 
 // folderFiles are the files of folder root: not those of a folder inside it that the model knows

@@ -224,6 +224,7 @@ type modelPromise struct {
 	deps      int             // index in modelDepsCorpus
 	delete    bool            // on_unschedule = "delete"
 	left      map[string]bool // destinations left out of its pool (`destinations`), present or not
+	rollout   *modelRollout   // nil: none
 }
 
 // inPool: d is a present destination of p's pool.
@@ -544,7 +545,15 @@ func (a destApplied) sameTarget(b destApplied) bool {
 
 type promisePlacement struct {
 	scheduled bool // false: misscheduled, files kept and not updated
-	lastDeps  int  // the dependencies last written while it was scheduled
+	lastDeps  int  // the dependencies it holds: last written while it was scheduled
+	// rev is the dependencies the promise records the placement holds (`revisions`), -1 when it
+	// records none (applied without `rollout`: then it holds the promise's dependencies as
+	// state has them); loc is where its record says it is.
+	rev int
+	loc modelLoc
+	// unsure: waiting in a rollout, not written since its destination was replaced: it may hold
+	// its files in the new layout, or not (see settle).
+	unsure bool
 }
 
 // refModel is the model: the configuration and the history of applies.
@@ -557,13 +566,17 @@ type refModel struct {
 	ledger  map[modelLoc][]*ledgerEntry
 	beside  map[modelLoc]map[string][]byte // files added by hand beside the owned folders
 	roots   map[string]bool                // every folder a destination ever had, in either bucket
+	// rollouts and deps are, per promise present at the last apply, where its rollout stands
+	// and the dependencies it was applied with (model_rollout_test.go).
+	rollouts map[string]*rolloutProgress
+	deps     map[string]int
 }
 
 func newRefModel(w *modelWorld) *refModel {
 	return &refModel{
 		w: w, applied: map[string]destApplied{}, incs: map[string]int{}, placed: map[string]*promisePlacement{},
 		choice: map[string]string{}, ledger: map[modelLoc][]*ledgerEntry{}, beside: map[modelLoc]map[string][]byte{},
-		roots: map[string]bool{},
+		roots: map[string]bool{}, rollouts: map[string]*rolloutProgress{}, deps: map[string]int{},
 	}
 }
 
@@ -628,7 +641,15 @@ func (m *refModel) settle(choices map[string]string) []string {
 	// Promise placements (SPEC 3.2, 3.3): every match is scheduled; a destination written
 	// earlier that stops matching is misscheduled, or forgotten with on_unschedule = "delete"
 	// (its files go); a destination that leaves the pool, or a destroyed promise, is forgotten.
+	// What each scheduled destination gets is the rollout's business (stageRollout).
 	for _, p := range w.promises {
+		_, existed := m.deps[p.name]
+		existed = existed && !forced["p:"+p.name]
+		hadPlacements := false
+		for _, d := range w.dests {
+			hadPlacements = hadPlacements || m.placed[p.name+"@"+d.name] != nil
+		}
+		var holders []rolloutHolder
 		for _, d := range w.dests {
 			key := p.name + "@" + d.name
 			if forced["p:"+p.name] {
@@ -638,13 +659,52 @@ func (m *refModel) settle(choices map[string]string) []string {
 			case !p.present || !p.inPool(d):
 				delete(m.placed, key)
 			case selects(p.selectors.merged(), d):
-				m.placed[key] = &promisePlacement{scheduled: true, lastDeps: p.deps}
+				// Held: recorded in the folder the destination has now (a new filepath_mode or
+				// aggregate name is not a move). Otherwise it joins, or moved.
+				h := rolloutHolder{dest: d}
+				if pl := m.placed[key]; pl != nil && pl.loc == cur[d.name].loc {
+					h.held, h.heldRev = true, pl.rev
+					if pl.rev < 0 {
+						h.heldRev = m.deps[p.name]
+					}
+				}
+				holders = append(holders, h)
 			case m.placed[key] != nil && p.delete:
 				delete(m.placed, key)
 			case m.placed[key] != nil:
 				m.placed[key].scheduled = false
 			}
 		}
+		if !p.present {
+			delete(m.rollouts, p.name)
+			delete(m.deps, p.name)
+			continue
+		}
+		prior := m.rollouts[p.name]
+		give, prog := stageRollout(p, prior, holders, existed && hadPlacements)
+		for _, h := range holders {
+			key := p.name + "@" + h.dest.name
+			g := give[h.dest.name]
+			pl := &promisePlacement{scheduled: true, lastDeps: g, rev: g, loc: cur[h.dest.name].loc}
+			if prior != nil && g != p.deps && g != prior.completed {
+				// Waiting with what it holds, neither the configured dependencies nor those that
+				// last completed: nothing is written to it. On a destination replaced in this
+				// apply (another filepath_mode or aggregate name, or -replace) that is not clear:
+				// the files may be in the new layout or not, until its wave writes them.
+				old := m.placed[key]
+				pl.lastDeps = old.lastDeps
+				pl.unsure = old.unsure || replaced(h.dest.name) && !recreatedInPlace(h.dest, cur[h.dest.name])
+			}
+			m.placed[key] = pl
+		}
+		if p.rollout == nil {
+			for _, d := range w.dests {
+				if pl := m.placed[p.name+"@"+d.name]; pl != nil {
+					pl.rev = -1 // no `revisions` without a rollout
+				}
+			}
+		}
+		m.rollouts[p.name], m.deps[p.name] = prog, p.deps
 	}
 
 	// Requests (SPEC 3.4): kept while the destination stays in the pool, otherwise one of the
@@ -786,8 +846,8 @@ func (m *refModel) settle(choices map[string]string) []string {
 			switch {
 			case !p.present || pl == nil || !p.inPool(d):
 			case pl.scheduled:
-				add(a.loc, &ledgerEntry{owner: "p:" + p.name, dest: d.name, inc: a.inc, mode: d.mode,
-					placementFiles: relIndex(promiseFiles(d.mode, root, d.agg, p.name, modelDepsCorpus[p.deps]), a.storePath)})
+				add(a.loc, &ledgerEntry{owner: "p:" + p.name, dest: d.name, inc: a.inc, mode: d.mode, status: map[bool]entryStatus{true: stMaybe}[pl.unsure],
+					placementFiles: relIndex(promiseFiles(d.mode, root, d.agg, p.name, modelDepsCorpus[pl.lastDeps]), a.storePath)})
 			case replaced(d.name) && !recreatedInPlace(d, a):
 				// Misscheduled on a destination that was just replaced: "no updates" could mean
 				// nothing is written to the new folder, or that the kept files are kept there

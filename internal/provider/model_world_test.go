@@ -22,6 +22,7 @@ var modelOpNames = []string{
 	"relabel", "selectors", "move", "cosmetic", "mode", "aggname",
 	"edit", "stray", "deps", "emptydeps", "reqfiles", "destroy",
 	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part", "pool", "drift", "index",
+	"stage", "pause", "rollout",
 }
 
 // modelDriftOps are the changes "drift" combines with a hand edit: those without hand edits of
@@ -145,6 +146,13 @@ func newModelWorld(rng *rand.Rand, kind string, modes []string) *modelWorld {
 		deps := 1 + rng.IntN(len(modelDepsCorpus)-1) // "emptydeps" makes them empty
 		w.promises = append(w.promises, &modelPromise{name: fmt.Sprintf("p%d", i), present: true, selectors: randomPromiseSelectors(rng), deps: deps,
 			delete: rng.IntN(4) == 0})
+		if rng.IntN(2) == 0 {
+			// A rollout has something to stage when the promise goes to most destinations.
+			w.promises[i].rollout = randomRollout(rng)
+			if rng.IntN(4) > 0 {
+				w.promises[i].selectors = nil
+			}
+		}
 	}
 	for i := range 1 + rng.IntN(2) {
 		files, docs := randomRequestOutput(rng)
@@ -215,6 +223,23 @@ func (m *refModel) nextOp(rng *rand.Rand, allowed []string) modelOp {
 	}
 	order := slices.Clone(allowed)
 	rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	flying := len(m.inFlight()) > 0
+	if flying && rng.IntN(2) == 0 || !flying && m.hasRollout() && rng.IntN(3) == 0 {
+		// While a rollout is in flight, half of the steps change what it rolls out or where; a
+		// third of the others start one.
+		var first []string
+		ops := modelRolloutOps
+		if !flying {
+			ops = []string{"stage"}
+		}
+		for _, name := range ops {
+			if slices.Contains(allowed, name) {
+				first = append(first, name)
+			}
+		}
+		rng.Shuffle(len(first), func(i, j int) { first[i], first[j] = first[j], first[i] })
+		order = append(first, order...)
+	}
 	for _, name := range order {
 		if op, ok := m.tryValidOp(rng, name); ok {
 			op.name = name
@@ -252,6 +277,7 @@ func (w *modelWorld) clone() *modelWorld {
 	for _, p := range w.promises {
 		p2 := *p
 		p2.left = maps.Clone(p.left)
+		p2.rollout = p.rollout.clone()
 		c.promises = append(c.promises, &p2)
 	}
 	for _, r := range w.requests {
@@ -421,6 +447,9 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 	case "overlap":
 		return m.overlapOp(rng, dests, promises)
 
+	case "stage", "pause", "rollout":
+		return m.rolloutOp(rng, name, promises)
+
 	case "canaries":
 		if len(dests) == 0 {
 			return modelOp{}, false
@@ -543,14 +572,16 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 		return modelOp{}, false
 
 	case "part":
-		if !m.hasLiveContribution() {
+		// A placement waiting in a rollout is not written, so not repaired either: no part is
+		// edited while a rollout is in flight.
+		if !m.hasLiveContribution() || len(m.inFlight()) > 0 {
 			return modelOp{}, false
 		}
 		edit := &modelPartEdit{dir: modelAggregatesDir, pick: rng.IntN(1 << 20), delete: rng.IntN(2) == 0}
 		return modelOp{desc: fmt.Sprintf("%s an aggregate part by hand", map[bool]string{true: "delete", false: "overwrite"}[edit.delete]), part: edit}, true
 
 	case "index":
-		if !m.hasLiveIndex() {
+		if !m.hasLiveIndex() || len(m.inFlight()) > 0 {
 			return modelOp{}, false
 		}
 		edit := &modelPartEdit{dir: ".kratix", pick: rng.IntN(1 << 20), delete: rng.IntN(2) == 0}
@@ -718,7 +749,7 @@ func (m *refModel) liveFiles() []liveFile {
 	for _, d := range presentDests(m.w) {
 		loc := m.applied[d.name].loc
 		for _, e := range m.ledger[loc] {
-			if e.status != stLive {
+			if e.status != stLive || m.waitingWithOwn(e) {
 				continue
 			}
 			for _, p := range modelKeys(e.files) {
@@ -883,7 +914,7 @@ func (w *modelWorld) describe() string {
 			d.name, d.store, d.path, w.root(d), labelText(d.labels), d.strict, d.mode, d.agg, d.cleanup, !d.noInit)
 	}
 	for _, p := range w.promises {
-		fmt.Fprintf(&b, "\n      %s: selectors %s, dependencies #%d, on_unschedule %s", p.name, selectorText2(p.selectors), p.deps, map[bool]string{true: "delete", false: "keep"}[p.delete])
+		fmt.Fprintf(&b, "\n      %s: selectors %s, dependencies #%d, on_unschedule %s, rollout %s", p.name, selectorText2(p.selectors), p.deps, map[bool]string{true: "delete", false: "keep"}[p.delete], p.rollout)
 		if len(p.left) > 0 {
 			fmt.Fprintf(&b, ", pool without %s", strings.Join(modelKeys(p.left), ","))
 		}
@@ -986,7 +1017,11 @@ func (w *modelWorld) render(c *modelConn) string {
 				pool = append(pool, "kratix_destination."+d.name)
 			}
 		}
-		fmt.Fprintf(&b, "  dependencies = %s\n  destinations = [%s]\n}\n", hclString(modelDepsCorpus[p.deps].literal), strings.Join(pool, ", "))
+		fmt.Fprintf(&b, "  dependencies = %s\n  destinations = [%s]\n", hclString(modelDepsCorpus[p.deps].literal), strings.Join(pool, ", "))
+		if p.rollout != nil {
+			b.WriteString(p.rollout.hcl())
+		}
+		b.WriteString("}\n")
 	}
 	var outputs []string
 	for _, r := range w.requests {
@@ -1033,8 +1068,15 @@ func TestModelRandomWalks(t *testing.T) {
 		m := newRefModel(w)
 		for step := 0; step <= 20; step++ {
 			if step > 0 {
+				flying := len(m.inFlight()) > 0
 				op := m.nextOp(rng, modelOpNames)
 				counts[op.name]++
+				if flying {
+					counts["in flight"]++
+					if op.name == "stage" || op.name == "deps" || op.name == "emptydeps" {
+						counts["change in flight"]++
+					}
+				}
 				if op.expectError != "" {
 					if !modelFoldersOverlap(w) {
 						t.Fatalf("seed %d step %d: %s: no two folders overlap: %s", seed, step, op.name, w.describe())
@@ -1079,6 +1121,11 @@ func TestModelRandomWalks(t *testing.T) {
 			t.Errorf("operation %s never drawn: %v", name, counts)
 		}
 	}
+	// Rollouts are in flight often enough, and their dependencies change while they are.
+	if counts["in flight"] < 300 || counts["change in flight"] < 60 {
+		t.Errorf("of 2000 steps, %d start with a rollout in flight and %d change dependencies during one", counts["in flight"], counts["change in flight"])
+	}
+	t.Logf("of 2000 steps, %d start with a rollout in flight and %d change dependencies during one", counts["in flight"], counts["change in flight"])
 }
 
 // modelFoldersOverlap: two destinations (present or not: they come back) have equal or nested

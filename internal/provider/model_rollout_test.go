@@ -1,0 +1,492 @@
+package provider
+
+// Rollouts in the reference model: which dependencies (corpus entries) each scheduled destination
+// of a promise with `rollout` holds after each apply. Written from the documented rules
+// (docs/resources/promise.md, `rollout`), sharing no code with internal/rollout:
+//
+//   - On create everything is written at once, and so it is without `rollout`.
+//   - Waves take, in order, the scheduled destinations (by name) their selectors match that no
+//     earlier wave took, up to max_destinations and to max_percent (rounded up) of those matched;
+//     the last wave also takes what no wave took.
+//   - A change of dependencies goes to one more wave per apply; a wave with nothing to change is
+//     passed over in the same apply. Waiting destinations keep what they hold; one that joins or
+//     moves gets the revision that last completed the whole rollout; one waiting in a wave already
+//     done goes with the next wave that advances (or at once when every wave is done).
+//   - A further change restarts from the first wave; paused writes nothing but to joiners.
+//   - When every scheduled destination holds the configured dependencies, the rollout is complete.
+//
+// A revision is named by the dependencies' canonical YAML; the corpus entries are canonical and
+// pairwise different, so the model names revisions by corpus index.
+//
+// The model cannot know time: generated worlds use no min_wait (or "0s").
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// modelRollout is a promise's `rollout` block.
+type modelRollout struct {
+	waves   []modelWave
+	paused  bool
+	minWait bool // render min_wait = "0s" (no wait: the model has no clock)
+}
+
+type modelWave struct {
+	name     string
+	sel      modelSelector // match_labels of each entry
+	maxDests int           // 0: no cap
+	maxPct   int           // 0: no cap
+}
+
+func (r *modelRollout) clone() *modelRollout {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.waves = slices.Clone(r.waves)
+	for i := range c.waves {
+		var sel modelSelector
+		for _, e := range r.waves[i].sel {
+			sel = append(sel, maps2s(e))
+		}
+		c.waves[i].sel = sel
+	}
+	return &c
+}
+
+func maps2s(in map[string]string) map[string]string {
+	out := make(map[string]string, len(in))
+	for k, v := range in {
+		out[k] = v
+	}
+	return out
+}
+
+// rolloutProgress is what the model knows of a promise's rollout after an apply.
+type rolloutProgress struct {
+	completed int      // the dependencies (corpus index) that last reached every scheduled destination
+	target    int      // the dependencies being rolled out; -1: none in flight
+	wavesDone int      // waves of target written so far
+	waiting   []string // scheduled destinations that do not hold the configured dependencies, sorted
+	next      int      // the wave that goes next (-1: none)
+}
+
+// waveMatches: a wave's selector matches labels. (Unlike a promise's, a wave's selector is not
+// asked about strict_match_labels: the generator gives every wave but the last a selector, and
+// the last takes what is left anyway.)
+func waveMatches(sel modelSelector, labels map[string]string) bool {
+	for k, v := range sel.merged() {
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// assignWaves puts every scheduled destination in a wave (by index), from the rules above.
+func assignWaves(waves []modelWave, scheduled []*modelDest) map[string]int {
+	dests := slices.Clone(scheduled)
+	sort.Slice(dests, func(i, j int) bool { return dests[i].name < dests[j].name })
+	out := map[string]int{}
+	for i, wave := range waves {
+		var matched []string
+		for _, d := range dests {
+			if _, taken := out[d.name]; !taken && waveMatches(wave.sel, d.labels) {
+				matched = append(matched, d.name)
+			}
+		}
+		take := len(matched)
+		if wave.maxPct > 0 {
+			take = min(take, (len(matched)*wave.maxPct+99)/100)
+		}
+		if wave.maxDests > 0 {
+			take = min(take, wave.maxDests)
+		}
+		for _, name := range matched[:take] {
+			out[name] = i
+		}
+	}
+	for _, d := range dests {
+		if _, taken := out[d.name]; !taken {
+			out[d.name] = len(waves) - 1
+		}
+	}
+	return out
+}
+
+// rolloutHolder is one scheduled destination of a promise as stage sees it.
+type rolloutHolder struct {
+	dest *modelDest
+	// held: the promise's placement was recorded here before this apply, in this folder, on this
+	// incarnation of the destination (or one re-created in place that kept its files); heldRev
+	// is then what the promise recorded it holds.
+	held    bool
+	heldRev int
+}
+
+// stage decides what each scheduled destination of p gets in this apply. staged is false when
+// there is nothing to protect (the promise is created, or had no placement): everything gets
+// p.deps. It returns the dependencies given, by destination, and the progress after the apply.
+func stageRollout(p *modelPromise, prior *rolloutProgress, holders []rolloutHolder, staged bool) (map[string]int, *rolloutProgress) {
+	give := map[string]int{}
+	done := func() *rolloutProgress {
+		return &rolloutProgress{completed: p.deps, target: -1, next: -1}
+	}
+	if p.rollout == nil || !staged || prior == nil {
+		for _, h := range holders {
+			give[h.dest.name] = p.deps
+		}
+		return give, done()
+	}
+	prog := *prior
+	var waiting []string
+	var scheduled []*modelDest
+	for _, h := range holders {
+		give[h.dest.name] = prog.completed
+		if h.held {
+			give[h.dest.name] = h.heldRev
+		}
+		if give[h.dest.name] != p.deps {
+			waiting = append(waiting, h.dest.name)
+		}
+		scheduled = append(scheduled, h.dest)
+	}
+	if len(waiting) == 0 {
+		return give, done()
+	}
+	if prog.target != p.deps {
+		prog = rolloutProgress{completed: prior.completed, target: p.deps}
+	}
+	waves := p.rollout.waves
+	wave := assignWaves(waves, scheduled)
+	next := len(waves)
+	for _, d := range waiting {
+		if w := wave[d]; w >= prog.wavesDone && w < next {
+			next = w
+		}
+	}
+	if !p.rollout.paused {
+		prog.wavesDone = min(next+1, len(waves))
+		var still []string
+		for _, d := range waiting {
+			if wave[d] <= next {
+				give[d] = p.deps
+			} else {
+				still = append(still, d)
+			}
+		}
+		waiting = still
+	}
+	if len(waiting) == 0 {
+		return give, done()
+	}
+	sort.Strings(waiting)
+	prog.waiting = waiting
+	prog.next = len(waves) - 1
+	for _, d := range waiting {
+		prog.next = min(prog.next, max(wave[d], prog.wavesDone))
+	}
+	return give, &prog
+}
+
+// inFlight are the promises whose rollout is not complete after the last apply, sorted.
+func (m *refModel) inFlight() []string {
+	var out []string
+	for name, prog := range m.rollouts {
+		if p := m.w.promise(name); p != nil && p.present && len(prog.waiting) > 0 {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// rolloutText describes where the rollouts stand, for the step log and failure reports.
+func (m *refModel) rolloutText() string {
+	var parts []string
+	for _, p := range m.w.promises {
+		prog := m.rollouts[p.name]
+		if !p.present || p.rollout == nil || prog == nil {
+			continue
+		}
+		s := fmt.Sprintf("%s holds #%d", p.name, prog.completed)
+		if len(prog.waiting) > 0 {
+			s = fmt.Sprintf("%s rolls #%d out (fleet held #%d), %d waves done, next %s, waiting %s", p.name, p.deps, prog.completed,
+				prog.wavesDone, p.rollout.waves[prog.next].name, strings.Join(prog.waiting, ","))
+		}
+		if p.rollout.paused {
+			s += " (paused)"
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "rollouts: " + strings.Join(parts, "; ")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generation.
+
+var modelWaveNames = []string{"canary", "early", "zz-last", "beta", "alpha"} // names in no particular order
+
+// randomRollout draws a rollout: one to three waves, all but the last with a selector over the
+// world's labels; caps now and then; sometimes paused.
+func randomRollout(rng *rand.Rand) *modelRollout {
+	r := &modelRollout{paused: rng.IntN(5) == 0, minWait: rng.IntN(4) == 0}
+	names := slices.Clone(modelWaveNames)
+	rng.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+	n := 1 + rng.IntN(3)
+	if n == 1 && rng.IntN(2) == 0 {
+		n = 2
+	}
+	for i := range n {
+		w := modelWave{name: names[i]}
+		if i < n-1 || rng.IntN(2) == 0 {
+			w.sel = modelSelector{randomLabel(rng)}
+			if rng.IntN(4) == 0 {
+				w.sel = append(w.sel, randomLabel(rng))
+			}
+		}
+		switch {
+		case i == 0 && n > 1 && rng.IntN(3) > 0:
+			// A canary: one destination (the first by name, whatever its labels, or among
+			// those of a label).
+			if rng.IntN(2) == 0 {
+				w.sel = nil
+			}
+			w.maxDests = 1
+		case rng.IntN(3) == 0:
+			w.maxDests = 1 + rng.IntN(2)
+		}
+		if rng.IntN(3) == 0 {
+			w.maxPct = pick(rng, []int{34, 50, 50, 67, 100})
+		}
+		r.waves = append(r.waves, w)
+	}
+	return r
+}
+
+func (r *modelRollout) String() string {
+	if r == nil {
+		return "none"
+	}
+	var waves []string
+	for _, w := range r.waves {
+		s := w.name + " " + selectorText2(w.sel)
+		if w.maxDests > 0 {
+			s += fmt.Sprintf(" max %d", w.maxDests)
+		}
+		if w.maxPct > 0 {
+			s += fmt.Sprintf(" max %d%%", w.maxPct)
+		}
+		waves = append(waves, s)
+	}
+	out := "waves [" + strings.Join(waves, "; ") + "]"
+	if r.paused {
+		out += " paused"
+	}
+	return out
+}
+
+func (r *modelRollout) hcl() string {
+	var b strings.Builder
+	b.WriteString("  rollout = {\n    waves = [\n")
+	for _, w := range r.waves {
+		fmt.Fprintf(&b, "      { name = %q", w.name)
+		if len(w.sel) > 0 {
+			fmt.Fprintf(&b, ", destination_selectors = %s", hclSelectors(w.sel))
+		}
+		if w.maxDests > 0 {
+			fmt.Fprintf(&b, ", max_destinations = %d", w.maxDests)
+		}
+		if w.maxPct > 0 {
+			fmt.Fprintf(&b, ", max_percent = %d", w.maxPct)
+		}
+		b.WriteString(" },\n")
+	}
+	b.WriteString("    ]\n")
+	if r.paused {
+		b.WriteString("    paused = true\n")
+	}
+	if r.minWait {
+		b.WriteString("    min_wait = \"0s\"\n")
+	}
+	b.WriteString("  }\n")
+	return b.String()
+}
+
+// modelRolloutOps are the operations drawn first, half of the time, while a rollout is in flight:
+// further changes, pauses, new waves, destinations joining, leaving, moving or relabelled.
+var modelRolloutOps = []string{"stage", "stage", "stage", "pause", "rollout", "relabel", "pool", "destroy", "selectors", "move", "storepath"}
+
+// rolloutOp: "stage" changes the dependencies of a promise with a rollout (giving one a rollout
+// first when none has); "pause" flips paused; "rollout" gives a promise a rollout, draws its
+// waves again, or takes it away.
+func (m *refModel) rolloutOp(rng *rand.Rand, name string, promises []*modelPromise) (modelOp, bool) {
+	if len(promises) == 0 {
+		return modelOp{}, false
+	}
+	var with []*modelPromise
+	for _, p := range promises {
+		if p.rollout != nil {
+			with = append(with, p)
+		}
+	}
+	switch name {
+	case "stage":
+		desc := ""
+		if len(with) == 0 {
+			p := pick(rng, promises)
+			p.rollout = randomRollout(rng)
+			with = []*modelPromise{p}
+			desc = fmt.Sprintf("promise %s rollout %s, and ", p.name, p.rollout)
+		}
+		p := pick(rng, with)
+		before := p.deps
+		for p.deps == before {
+			p.deps = rng.IntN(len(modelDepsCorpus))
+		}
+		return modelOp{desc: desc + fmt.Sprintf("promise %s (rollout) dependencies #%d -> #%d", p.name, before, p.deps)}, true
+	case "pause":
+		if len(with) == 0 {
+			return modelOp{}, false
+		}
+		p := pick(rng, with)
+		p.rollout.paused = !p.rollout.paused
+		return modelOp{desc: fmt.Sprintf("promise %s rollout paused = %v", p.name, p.rollout.paused)}, true
+	default: // "rollout"
+		p := pick(rng, promises)
+		before := p.rollout.String()
+		switch {
+		case p.rollout != nil && rng.IntN(4) == 0:
+			p.rollout = nil
+		case p.rollout != nil:
+			paused := p.rollout.paused
+			p.rollout = randomRollout(rng)
+			p.rollout.paused = paused
+		default:
+			p.rollout = randomRollout(rng)
+		}
+		return modelOp{desc: fmt.Sprintf("promise %s rollout %s -> %s", p.name, before, p.rollout)}, true
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unit tests of the rollout model, without servers.
+
+// rolloutTestWorld: five destinations on store 0 (nestedByMetadata), labelled env=dev (d0, d1) or
+// env=prod (d2, d3, d4); promise p0 on all of them with waves dev, then prod two at a time.
+func rolloutTestWorld() *modelWorld {
+	w := &modelWorld{kind: "bucket", stores: []*modelStore{{bucket: 0, secret: "s"}, {bucket: 1, secret: "s"}, {bucket: 0, secret: "s"}}}
+	for i, env := range []string{"dev", "dev", "prod", "prod", "prod"} {
+		w.dests = append(w.dests, &modelDest{name: fmt.Sprintf("d%d", i), present: true, path: fmt.Sprintf("d%d", i),
+			labels: map[string]string{"env": env}, mode: modeNested, agg: "aggregated.yaml", cleanup: "none"})
+	}
+	w.promises = []*modelPromise{{name: "p0", present: true, deps: 1, rollout: &modelRollout{waves: []modelWave{
+		{name: "dev", sel: modelSelector{{"env": "dev"}}},
+		{name: "prod", sel: modelSelector{{"env": "prod"}}, maxDests: 2},
+		{name: "rest"},
+	}}}}
+	return w
+}
+
+// holds reads which corpus entry each destination's dependencies file holds ("-" none).
+func rolloutHolds(t *testing.T, m *refModel) string {
+	t.Helper()
+	var out []string
+	for _, d := range m.w.dests {
+		if !d.present {
+			out = append(out, "-")
+			continue
+		}
+		loc := m.w.loc(d)
+		fe := mustExpect(t, m, loc)
+		got := "-"
+		for i, y := range modelDepsCorpus {
+			if b, ok := fe.certain[loc.root+"/dependencies/p0/5058f/static/p0-dependencies.yaml"]; ok && string(b) == y.literal {
+				got = fmt.Sprint(i)
+			}
+		}
+		out = append(out, got)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestModelRollout(t *testing.T) {
+	w := rolloutTestWorld()
+	m := newRefModel(w)
+	p := w.promises[0]
+	steps := []struct {
+		do       func()
+		want     string
+		inFlight bool
+	}{
+		{func() {}, "1 1 1 1 1", false},                         // created: everywhere at once
+		{func() { p.deps = 2 }, "2 2 1 1 1", true},              // wave dev
+		{func() {}, "2 2 2 2 1", true},                          // wave prod: two of three
+		{func() { p.rollout.paused = true }, "2 2 2 2 1", true}, // paused: nothing
+		{func() { p.deps = 3 }, "2 2 2 2 1", true},              // restarts, paused
+		{func() { w.dests[1].present = false }, "2 - 2 2 1", true},
+		{func() { w.dests[1].present = true }, "2 1 2 2 1", true}, // d1 joins: the completed revision
+		{func() { p.rollout.paused = false }, "3 3 2 2 1", true},  // wave dev again
+		{func() { w.dests[2].labels["env"], p.rollout.paused = "dev", true }, "3 3 2 2 1", true},
+		{func() { p.rollout.paused = false }, "3 3 3 3 3", false}, // d2, in dev (done), goes with prod
+		{func() { w.dests[2].labels["env"], p.deps = "prod", 4 }, "4 4 3 3 3", true},
+		{func() { w.dests[3].store = 1 }, "4 4 4 4 3", true}, // moved d3 gets 3, then its wave
+		{func() {}, "4 4 4 4 4", false},                      // d4 in the last wave: it takes what no wave took
+		{func() { p.deps = 5 }, "5 5 4 4 4", true},
+		{func() { w.dests[4].store = 1 }, "5 5 5 5 4", true},
+		{func() {}, "5 5 5 5 5", false},
+		{func() { p.deps, p.rollout.paused = 1, true }, "5 5 5 5 5", true},
+		{func() { w.dests[0].store = 1 }, "5 5 5 5 5", true}, // moved, paused: the completed revision, 5 again
+		{func() { p.deps = 2; p.rollout = nil }, "2 2 2 2 2", false},
+	}
+	for i, s := range steps {
+		s.do()
+		m.settle(map[string]string{})
+		if got := rolloutHolds(t, m); got != s.want || (len(m.inFlight()) > 0) != s.inFlight {
+			t.Fatalf("step %d: holds %s, in flight %v; want %s, %v (%s)", i, got, m.inFlight(), s.want, s.inFlight, m.rolloutText())
+		}
+	}
+}
+
+func TestModelAssignWaves(t *testing.T) {
+	var dests []*modelDest
+	for i := range 7 {
+		dests = append(dests, &modelDest{name: fmt.Sprintf("d%d", 6-i), labels: map[string]string{"env": map[bool]string{true: "dev", false: "prod"}[i%2 == 0]}})
+	}
+	// dev: d0 d2 d4 d6; prod: d1 d3 d5.
+	got := assignWaves([]modelWave{
+		{name: "a", sel: modelSelector{{"env": "dev"}}, maxPct: 50},
+		{name: "b", sel: modelSelector{{"env": "prod"}}, maxDests: 1},
+		{name: "c", sel: modelSelector{{"env": "dev"}}, maxPct: 34},
+		{name: "d", sel: modelSelector{{"env": "none"}}},
+	}, dests)
+	want := map[string]int{"d0": 0, "d2": 0, "d1": 1, "d4": 2, "d3": 3, "d5": 3, "d6": 3}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// waitingWithOwn: e is a promise's files on a destination that holds what neither the
+// configuration nor the last completed rollout gave it: the next apply may keep them untouched
+// (a waiting destination is not written to), so a hand edit there would not be repaired.
+func (m *refModel) waitingWithOwn(e *ledgerEntry) bool {
+	kind, name := ownerKind(e.owner)
+	if kind != "p" {
+		return false
+	}
+	prog, pl := m.rollouts[name], m.placed[name+"@"+e.dest]
+	return prog != nil && pl != nil && pl.lastDeps != prog.completed
+}
+
+// hasRollout: some present promise has a rollout.
+func (m *refModel) hasRollout() bool {
+	return slices.ContainsFunc(m.w.promises, func(p *modelPromise) bool { return p.present && p.rollout != nil })
+}
