@@ -89,8 +89,9 @@ func rolloutSchema() schema.SingleNestedAttribute {
 				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"name": schema.StringAttribute{Required: true, MarkdownDescription: "The wave's name, shown in plans and in `rollout_status`."},
-					"destination_selectors": selectorsResourceSchema(selectorsDescription(
-						"Which scheduled destinations the wave takes.")),
+					"destination_selectors": selectorsResourceSchema("Which scheduled destinations the wave takes. " +
+						"Entries combine with AND, as in `destination_selectors`; no entries means every scheduled destination " +
+						"no earlier wave took (`strict_match_labels` plays no part here: it decides scheduling, not waves)."),
 					"max_destinations": schema.Int64Attribute{
 						Optional: true, MarkdownDescription: "At most this many destinations (the first by name); the rest go to later waves.",
 						Validators: []validator.Int64{int64validator.AtLeast(1)},
@@ -315,10 +316,18 @@ func (m promiseModel) stage(ctx context.Context, state promiseModel, p placement
 		if !ok || pr.Location != mem.Location.String() || pr.Root != mem.Target.Root {
 			continue // new here, or moved: it holds nothing where it is now
 		}
-		if rev, ok := revisions[dest]; ok {
+		rev, ok := revisions[dest]
+		if !ok {
+			rev = priorRev
+		}
+		// An intermediate revision (from a rollout a further change restarted) cannot be written
+		// again: a destination that lost its files, or whose layout changed, gets the completed
+		// revision, as one new here does.
+		if rev != s.revision && rev != status.Completed && (len(pr.Files) == 0 || relaidOut(pr.member, mem)) {
+			continue
+		}
+		if rev != "" {
 			held[dest] = rev
-		} else if priorRev != "" {
-			held[dest] = priorRev
 		}
 	}
 	s.base = state.baseFor(ctx, status.Completed, private)
@@ -339,6 +348,16 @@ func (m promiseModel) stage(ctx context.Context, state promiseModel, p placement
 	}
 	s.step = &step
 	return s
+}
+
+// relaidOut reports whether a destination's files are laid out differently now than when it was
+// written (another filepath mode, aggregate file name or store path).
+func relaidOut(before *poolMember, now poolMember) bool {
+	if before == nil {
+		return false
+	}
+	b, n := before.Target, now.Target
+	return b.Mode != n.Mode || b.AggregatedFilename != n.AggregatedFilename || b.StorePath != n.StorePath
 }
 
 // rolloutStatusFrom reads what state recorded; a promise without a recorded status holds

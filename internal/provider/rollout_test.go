@@ -312,20 +312,26 @@ func TestAccRolloutPausedRestartedAndJoined(t *testing.T) {
 					},
 					{
 						// Still paused, prod-6 stops matching with on_unschedule = "delete": a removal
-						// is not staged, its files go in this apply; nothing else is written.
-						PreConfig: setMark,
+						// is not staged, its files go in this apply. And dev-1's file, of v2 (a
+						// revision no longer rolled out), is deleted by hand: v2 cannot be written
+						// again, so dev-1 gets v1, the revision that last went everywhere.
+						PreConfig: func() {
+							setMark()
+							ts.remove(t, rolloutDepFile("dev-1"))
+						},
 						Config: rolloutConfigWith(ts, "v3", "paused = true",
 							`destination_selectors = [{ match_expressions = [{ key = "name", operator = "NotIn", values = ["prod-6"] }] }]
   on_unschedule = "delete"`, "dev-4"),
 						Check: resource.ComposeAggregateTestCheckFunc(
 							fleetHolds(ts, t, func() map[string]string {
-								m := withDev4(holding("v1", "v2", "dev-1", "dev-2", "dev-3"), "v1")
+								m := withDev4(holding("v1", "v2", "dev-2", "dev-3"), "v1")
 								m["canary-1"] = "v3"
 								delete(m, "prod-6")
 								return m
 							}()),
 							expectFolder(ts, t, "prod-6/dependencies/p/"),
 							resource.TestCheckNoResourceAttr("kratix_promise.p", "revisions.prod-6"),
+							resource.TestCheckResourceAttr("kratix_promise.p", "revisions.dev-1", rolloutRevisionOf(t, "v1")),
 						),
 						ExpectNonEmptyPlan: true,
 					},
