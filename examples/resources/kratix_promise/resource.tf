@@ -40,13 +40,13 @@ resource "kratix_promise" "jenkins" {
   destinations = values(kratix_destination.workers)
 }
 
-# Set-based selectors, and files removed from destinations that stop matching, behind a guard.
+# Set-based selectors, changes rolled out dev first, and files removed from destinations that
+# stop matching, behind a guard.
 resource "kratix_promise" "monitoring" {
   name = "monitoring"
   destination_selectors = [{
     match_expressions = [
       { key = "environment", operator = "In", values = ["dev", "prod"] },
-      { key = "zone", operator = "Exists" },
     ]
   }]
   dependencies  = <<-EOT
@@ -57,6 +57,16 @@ resource "kratix_promise" "monitoring" {
   EOT
   destinations  = values(kratix_destination.workers)
   on_unschedule = "delete"
+
+  # A change of the dependencies goes to dev first; prod gets it at a later apply, an hour later
+  # at the earliest. The plan shows which destinations change now and which wait.
+  rollout = {
+    waves = [
+      { name = "dev", destination_selectors = [{ match_labels = { environment = "dev" } }] },
+      { name = "prod", destination_selectors = [{ match_labels = { environment = "prod" } }] },
+    ]
+    min_wait = "1h"
+  }
 
   # A plan that would take files from more than one destination, or delete anything on a prod
   # destination, stops with an error that lists them and prints the acknowledge value that lets
