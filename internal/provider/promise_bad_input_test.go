@@ -54,6 +54,13 @@ resource "kratix_destination" "b" {
 		{"values with Exists", promise(ns, `  destinations = [kratix_destination.a]
   destination_selectors = [{ match_expressions = [{ key = "k", operator = "Exists", values = ["v"] }] }]`),
 			`Invalid Selector[\s\S]*destination_selectors\[0\].match_expressions\[0\].values: operator Exists takes no values`},
+		{"two waves with one name", promise(ns, `  destinations = [kratix_destination.a]
+  rollout = { waves = [{ name = "w" }, { name = "w" }] }`),
+			`Duplicate Wave[\s\S]*rollout.waves\[1\].name: wave "w" is already waves\[0\]`},
+		{"a rollout with no wave", promise(ns, `  destinations = [kratix_destination.a]
+  rollout = { waves = [] }`), `Invalid Attribute Value[\s\S]*at least 1`},
+		{"min_wait not a duration", promise(ns, `  destinations = [kratix_destination.a]
+  rollout = { waves = [{ name = "w" }], min_wait = "soon" }`), `Invalid Duration[\s\S]*"soon" is not a duration`},
 		{"bad label in a selector", promise(ns, `  destinations = [kratix_destination.a]
   destination_selectors = [{ match_labels = { "bad key!" = "v" } }]`), `Invalid Label Key`},
 		{"request file outside its folder", promise(ns, "  destinations = [kratix_destination.a]") + `

@@ -201,10 +201,18 @@ func wavesFromList(ctx context.Context, at path.Path, list types.List) (waves []
 	if diags.Append(d...); !known || diags.HasError() {
 		return nil, nil, false, diags
 	}
+	seen := map[string]int{}
 	for i, w := range models {
 		if w.Name.IsUnknown() || w.MaxDestinations.IsUnknown() || w.MaxPercent.IsUnknown() {
 			return nil, nil, false, diags
 		}
+		if first, dup := seen[w.Name.ValueString()]; dup {
+			at := at.AtListIndex(i).AtName("name")
+			diags.AddAttributeError(at, "Duplicate Wave",
+				fmt.Sprintf("%s: wave %q is already waves[%d]; give each wave its own name, plans and rollout_status name waves by it.", at, w.Name.ValueString(), first))
+			return nil, nil, false, diags
+		}
+		seen[w.Name.ValueString()] = i
 		entries, known, d := selectorsFromList(ctx, at.AtListIndex(i).AtName("destination_selectors"), w.DestinationSelectors)
 		if diags.Append(d...); !known || diags.HasError() {
 			return nil, nil, false, diags
