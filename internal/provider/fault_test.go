@@ -28,16 +28,7 @@ func TestAccFault_storeDownDuringApply(t *testing.T) {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
 	ctx := context.Background()
-	second, err := testinfra.StartMinIO()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer second.Stop()
-	for _, m := range []*testinfra.MinIO{minioServer, second} {
-		if err := m.MakeBucket(ctx, "fault"); err != nil && !strings.Contains(err.Error(), "already") {
-			t.Fatal(err)
-		}
-	}
+	second := secondMinIO(t, "fault")
 	client, err := minioServer.Client()
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
@@ -59,25 +60,49 @@ func (m promiseModel) dependencies() (layout.Dependencies, bool) {
 	return dependenciesOf(m.Name.ValueString(), m.Dependencies.ValueString())
 }
 
-// plan runs the placement engine on the configuration, given what state says the promise held and
-// what a rollout stages (see placement.Promise.Staged). ok is false while some input is unknown.
-func (m promiseModel) plan(ctx context.Context, state promiseModel, staged map[string]*layout.Dependencies) (placement.Plan, []poolMember, bool, diag.Diagnostics) {
+// input is what the placement engine plans the promise from: the configuration, and what state
+// says the promise held. ok is false while some input is unknown.
+func (m promiseModel) input(ctx context.Context, state promiseModel) (placement.Promise, []poolMember, bool, diag.Diagnostics) {
 	entries, okSel, diags := selectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
 	pool, okPool, d := poolFromList(path.Root("destinations"), m.Destinations)
 	diags.Append(d...)
 	deps, okDeps := m.dependencies()
 	if !okSel || !okPool || !okDeps || m.Name.IsUnknown() || m.OnUnschedule.IsUnknown() || diags.HasError() {
-		return placement.Plan{}, nil, false, diags
+		return placement.Promise{}, nil, false, diags
 	}
-	p, _, err := placement.PlanPromise(placement.Promise{
+	return placement.Promise{
 		Name: m.Name.ValueString(), Selector: scheduling.Merge(entries), Dependencies: deps, Pool: members(pool),
-		Prior: priorsOf(state.prior(ctx)), DeleteUnscheduled: m.OnUnschedule.ValueString() == onUnscheduleDelete, Staged: staged,
-	})
+		Prior: priorsOf(state.prior(ctx)), DeleteUnscheduled: m.OnUnschedule.ValueString() == onUnscheduleDelete,
+	}, pool, true, diags
+}
+
+// planPromise runs the placement engine; a promise it cannot lay out is an error diagnostic.
+func planPromise(in placement.Promise) (placement.Plan, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	p, _, err := placement.PlanPromise(in)
 	if err != nil {
 		diags.AddError("Cannot Lay Out Promise", err.Error())
-		return placement.Plan{}, nil, false, diags
 	}
-	return p, pool, true, diags
+	return p, diags
+}
+
+// dependenciesOf lays out a promise's YAML, serialised canonically; ok is false when it does not
+// parse (the attribute's validation reports why).
+func dependenciesOf(name, yaml string) (layout.Dependencies, bool) {
+	deps := layout.Dependencies{Promise: name}
+	docs, err := manifest.Parse([]byte(yaml))
+	if err != nil {
+		return deps, false
+	}
+	crds, others := manifest.Split(docs)
+	deps.All = manifest.Canonical(docs)
+	if len(crds) > 0 {
+		deps.CRDs = manifest.Canonical(crds)
+	}
+	if len(others) > 0 {
+		deps.Others = manifest.Canonical(others)
+	}
+	return deps, true
 }
 
 // record sets the computed attributes from an outcome.

@@ -129,18 +129,22 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if state = r.adoptInPlan(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
 		return
 	}
-	p, pool, ok, diags := plan.plan(ctx, state, nil)
+	in, pool, ok, diags := plan.input(ctx, state)
 	resp.Diagnostics.Append(diags...)
 	if !ok {
+		return
+	}
+	p, diags := planPromise(in)
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
 	}
 	policy, waves, known, diags := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout)
 	if resp.Diagnostics.Append(diags...); !known || diags.HasError() {
 		return // which destinations get what is not known yet
 	}
-	s := plan.stage(ctx, state, p, pool, policy, waves, req.Private, time.Now())
-	if staged := s.staged(); len(staged) > 0 {
-		p, _, _, diags = plan.plan(ctx, state, staged)
+	s := plan.stage(ctx, state, in, p.Scheduled, policy, waves, req.Private, time.Now())
+	if in.Staged = s.staged(); len(in.Staged) > 0 {
+		p, diags = planPromise(in)
 		if resp.Diagnostics.Append(diags...); diags.HasError() {
 			return
 		}
@@ -155,7 +159,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		resp.Diagnostics.AddWarning("Promise Rollout", msg)
 	}
 	if !plan.Guard.IsNull() {
-		losses := placement.Losses(priorsOf(state.prior(ctx)), p.Records, members(pool))
+		losses := placement.Losses(in.Prior, p.Records, in.Pool)
 		name := plan.Name.ValueString()
 		resp.Diagnostics.Append(checkGuard(ctx, plan.Guard, placement.GuardPromise, name, fmt.Sprintf("Promise %q", name), losses)...)
 		if resp.Diagnostics.HasError() {
@@ -295,18 +299,17 @@ func (r *promiseResource) ImportState(ctx context.Context, req resource.ImportSt
 //
 // With a rollout, each destination gets the revision the plan gave it in `revisions`.
 func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, private privateData, out *tfsdk.State, diags *diag.Diagnostics) {
-	p, pool, ok, d := plan.plan(ctx, state, nil)
+	in, pool, ok, d := plan.input(ctx, state)
 	diags.Append(d...)
 	if !ok || diags.HasError() {
 		diags.AddError("Promise Not Known", "The promise's inputs are still unknown at apply; this is a bug in the provider.")
 		return
 	}
-	s := plan.given(ctx, state, p.Scheduled, private)
-	if staged := s.staged(); len(staged) > 0 {
-		p, _, _, d = plan.plan(ctx, state, staged)
-		if diags.Append(d...); d.HasError() {
-			return
-		}
+	s := plan.given(ctx, state, in, private)
+	in.Staged = s.staged()
+	p, d := planPromise(in)
+	if diags.Append(d...); d.HasError() {
+		return
 	}
 	name := plan.Name.ValueString()
 	refs := refsOf(state.prior(ctx)).add(pool...)
@@ -314,11 +317,11 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	plan.ID = plan.Name
 	o := p.Settle(failed)
 	plan.record(o)
-	missed := plan.settleRevisions(ctx, state, p.Records, o.Records, s.revision)
+	missed := plan.settleRevisions(ctx, state, s, p.Records, o.Records)
 	policy, _, _, _ := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout)
 	if policy != nil {
 		plan.settleRolloutTimes(policy.MinWait, time.Now())
-		plan.holdWave(ctx, state, missed)
+		plan.holdWave(ctx, state, s, missed)
 	}
 	diags.Append(out.Set(ctx, &plan)...)
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,7 +20,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
-	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
@@ -253,26 +252,9 @@ type staging struct {
 	step     *rollout.Step     // nil without a rollout
 	names    []string          // the waves' names
 	from     string            // the revision that had last completed before this plan
+	prior    string            // the revision of the dependencies state holds ("" when unknown)
 	base     *rolloutBase      // the completed revision's YAML, while a rollout is in flight
 	baseDeps *layout.Dependencies
-}
-
-// dependenciesOf lays out a promise's canonical YAML.
-func dependenciesOf(name, yaml string) (layout.Dependencies, bool) {
-	deps := layout.Dependencies{Promise: name}
-	docs, err := manifest.Parse([]byte(yaml))
-	if err != nil {
-		return deps, false
-	}
-	crds, others := manifest.Split(docs)
-	deps.All = manifest.Canonical(docs)
-	if len(crds) > 0 {
-		deps.CRDs = manifest.Canonical(crds)
-	}
-	if len(others) > 0 {
-		deps.Others = manifest.Canonical(others)
-	}
-	return deps, true
 }
 
 // staged says, for placement.Promise.Staged, what each destination that does not get the
@@ -282,7 +264,7 @@ func (s staging) staged() map[string]*layout.Dependencies {
 	for dest, rev := range s.give {
 		switch {
 		case rev == s.revision:
-		case s.baseDeps != nil && rev == s.base.Revision:
+		case s.base != nil && rev == s.base.Revision:
 			out[dest] = s.baseDeps
 		default:
 			out[dest] = nil
@@ -291,68 +273,60 @@ func (s staging) staged() map[string]*layout.Dependencies {
 	return out
 }
 
-// stage runs the rollout over a first plan p of the configured revision.
-func (m promiseModel) stage(ctx context.Context, state promiseModel, p placement.Plan, pool []poolMember, policy *rollout.Policy, names []string, private privateData, now time.Time) staging {
+// stage runs the rollout over in, the promise as planned, and the destinations the plan
+// scheduled.
+func (m promiseModel) stage(ctx context.Context, state promiseModel, in placement.Promise, scheduled []string, policy *rollout.Policy, names []string, private privateData, now time.Time) staging {
 	if policy == nil {
 		return staging{} // every destination gets the configured dependencies; nothing to hash
 	}
-	deps, _ := m.dependencies()
-	s := staging{revision: rollout.Revision(deps.All), give: map[string]string{}}
-	for _, dest := range p.Scheduled {
-		s.give[dest] = s.revision
-	}
-	s.names = names
+	s := staging{revision: rollout.Revision(in.Dependencies.All), give: map[string]string{}, names: names}
 	priorDeps, priorKnown := state.dependencies()
-	priorRev := ""
 	if priorKnown {
-		priorRev = rollout.Revision(priorDeps.All)
+		s.prior = rollout.Revision(priorDeps.All)
 	}
-	status := rolloutStatusFrom(ctx, state.RolloutStatus, priorRev)
+	status := rolloutStatusFrom(ctx, state.RolloutStatus, s.prior)
 	s.from = status.Completed
-	held := map[string]string{}
 	revisions := stringMap(ctx, state.Revisions)
-	byName := map[string]poolMember{}
-	for _, mem := range pool {
+	byName := make(map[string]placement.Member, len(in.Pool))
+	for _, mem := range in.Pool {
 		byName[mem.Name] = mem
 	}
-	prior := state.prior(ctx)
-	var scheduled []rollout.Destination
-	for _, dest := range p.Scheduled {
+	held := map[string]string{}
+	var dests []rollout.Destination
+	for _, dest := range scheduled {
 		mem := byName[dest]
-		scheduled = append(scheduled, rollout.Destination{Name: dest, Labels: mem.Labels})
-		pr, ok := prior[dest]
-		if !ok || pr.Location != mem.Location.String() || pr.Root != mem.Target.Root {
+		dests = append(dests, rollout.Destination{Name: dest, Labels: mem.Labels})
+		pr, ok := in.Prior[dest]
+		if !ok || pr.Record.Location != mem.Location.String() || pr.Record.Root != mem.Target.Root {
 			continue // new here, or moved: it holds nothing where it is now
 		}
 		rev, ok := revisions[dest]
 		if !ok {
-			rev = priorRev
+			rev = s.prior
 		}
 		// An intermediate revision (from a rollout a further change restarted) cannot be written
 		// again: a destination that lost its files, or whose layout changed, gets the completed
 		// revision, as one new here does.
-		if rev != s.revision && rev != status.Completed && (len(pr.Files) == 0 || relaidOut(pr.member, mem)) {
+		if rev != s.revision && rev != status.Completed && (len(pr.Record.Files) == 0 || relaidOut(pr.Member, mem)) {
 			continue
 		}
 		if rev != "" {
 			held[dest] = rev
 		}
 	}
-	s.base = state.baseFor(ctx, status.Completed, private)
-	staged := priorKnown && len(prior) > 0
 	step := rollout.Plan(rollout.Input{
-		Policy: *policy, Status: status, Revision: s.revision, Scheduled: scheduled, Held: held, Staged: staged, Now: now,
+		Policy: *policy, Status: status, Revision: s.revision, Scheduled: dests, Held: held,
+		Staged: priorKnown && len(in.Prior) > 0, Now: now,
 	})
-	s.layBase(m.Name.ValueString())
+	s.setBase(ctx, m.Name.ValueString(), status.Completed, priorDeps, priorKnown, private)
 	for dest, rev := range step.Give {
-		_, isHeld := held[dest]
-		if !isHeld && rev != s.revision && (s.baseDeps == nil || rev != s.base.Revision) {
+		if _, isHeld := held[dest]; !isHeld && rev != s.revision && s.baseDeps == nil {
 			rev = s.revision // the completed revision is not known here: the new one is all there is
 		}
 		s.give[dest] = rev
 	}
 	if step.Complete {
-		s.base = nil
+		s.base, s.baseDeps = nil, nil // every destination gets the revision: the old YAML is done with
 	}
 	s.step = &step
 	return s
@@ -360,7 +334,7 @@ func (m promiseModel) stage(ctx context.Context, state promiseModel, p placement
 
 // relaidOut reports whether a destination's files are laid out differently now than when it was
 // written (another filepath mode, aggregate file name or store path).
-func relaidOut(before *poolMember, now poolMember) bool {
+func relaidOut(before *placement.Member, now placement.Member) bool {
 	if before == nil {
 		return false
 	}
@@ -395,6 +369,11 @@ func rolloutStatusFrom(ctx context.Context, obj types.Object, priorRev string) r
 // recordRollout sets `revisions` and `rollout_status` from a staging. Records are the plan's:
 // a destination kept without an update (misscheduled) keeps the revision state gave it.
 func (m *promiseModel) recordRollout(ctx context.Context, state promiseModel, s staging, records map[string]placement.Record) {
+	if s.step == nil {
+		m.Revisions = types.MapNull(types.StringType)
+		m.RolloutStatus = types.ObjectNull(rolloutStatusAttrTypes)
+		return
+	}
 	prior := stringMap(ctx, state.Revisions)
 	revisions := map[string]string{}
 	for dest := range records {
@@ -403,11 +382,6 @@ func (m *promiseModel) recordRollout(ctx context.Context, state promiseModel, s 
 		} else if rev, ok := prior[dest]; ok {
 			revisions[dest] = rev
 		}
-	}
-	if s.step == nil {
-		m.Revisions = types.MapNull(types.StringType)
-		m.RolloutStatus = types.ObjectNull(rolloutStatusAttrTypes)
-		return
 	}
 	m.Revisions = stringMapValue(revisions)
 	step := s.step
@@ -489,7 +463,7 @@ func (s staging) rolloutMessage(name string, paused bool) string {
 		b.WriteString(" A rollout of another revision was in flight: this one starts again from the first wave.")
 	}
 	var now, joined []string
-	for _, dest := range sortedCopy(step.Now) {
+	for _, dest := range step.Now { // sorted
 		if s.give[dest] == s.revision {
 			now = append(now, dest)
 		} else {
@@ -526,74 +500,48 @@ func (s staging) rolloutMessage(name string, paused bool) string {
 	return b.String()
 }
 
-func sortedCopy(s []string) []string {
-	out := append([]string(nil), s...)
-	sort.Strings(out)
-	return out
-}
-
-// givenRevisions reads the plan's `revisions` back, for the apply to write what the plan showed.
-func (m promiseModel) givenRevisions(ctx context.Context, scheduled []string) map[string]string {
-	planned := stringMap(ctx, m.Revisions)
-	out := map[string]string{}
-	for _, dest := range scheduled {
-		if rev, ok := planned[dest]; ok {
-			out[dest] = rev
-		}
-	}
-	return out
-}
-
-// baseFor is the YAML of the completed revision: the prior configuration's when that is it,
-// else what the rollout in flight kept in private state; nil when neither is.
-func (m promiseModel) baseFor(ctx context.Context, completed string, private privateData) *rolloutBase {
-	if deps, ok := m.dependencies(); ok && rollout.Revision(deps.All) == completed {
-		return &rolloutBase{Revision: completed, Dependencies: string(deps.All)}
-	}
-	if base := readRolloutBase(ctx, private); base != nil && base.Revision == completed {
-		return base
-	}
-	return nil
-}
-
-func (s *staging) layBase(name string) {
-	if s.base == nil {
+// setBase finds the completed revision's YAML and its layout input: the prior configuration's
+// when that is it (already parsed), else what the rollout in flight kept in private state.
+func (s *staging) setBase(ctx context.Context, name, completed string, prior layout.Dependencies, priorKnown bool, private privateData) {
+	if priorKnown && s.prior == completed {
+		s.base = &rolloutBase{Revision: completed, Dependencies: string(prior.All)}
+		s.baseDeps = &prior
 		return
 	}
-	if d, ok := dependenciesOf(name, s.base.Dependencies); ok {
-		s.baseDeps = &d
+	if base := readRolloutBase(ctx, private); base != nil && base.Revision == completed {
+		if d, ok := dependenciesOf(name, base.Dependencies); ok {
+			s.base, s.baseDeps = base, &d
+		}
 	}
 }
 
-// given is the staging the plan decided, read back from its `revisions` and `rollout_status`.
-func (m promiseModel) given(ctx context.Context, state promiseModel, scheduled []string, private privateData) staging {
+// given is the staging the plan decided, read back from its `revisions` and `rollout_status`,
+// for in, the promise as configured.
+func (m promiseModel) given(ctx context.Context, state promiseModel, in placement.Promise, private privateData) staging {
 	if m.Revisions.IsNull() || m.RolloutStatus.IsNull() {
 		return staging{}
 	}
-	deps, _ := m.dependencies()
-	s := staging{revision: rollout.Revision(deps.All), give: map[string]string{}}
-	s.give = m.givenRevisions(ctx, scheduled)
+	s := staging{revision: rollout.Revision(in.Dependencies.All), give: stringMap(ctx, m.Revisions)}
+	priorDeps, priorKnown := state.dependencies()
+	if priorKnown {
+		s.prior = rollout.Revision(priorDeps.All)
+	}
 	var status rolloutStatusModel
 	if m.RolloutStatus.As(ctx, &status, basetypes.ObjectAsOptions{}).HasError() {
 		return s
 	}
-	s.base = state.baseFor(ctx, status.CompletedRevision.ValueString(), private)
-	s.layBase(m.Name.ValueString())
+	s.setBase(ctx, in.Name, status.CompletedRevision.ValueString(), priorDeps, priorKnown, private)
 	return s
 }
 
 // settleRevisions keeps, for a destination whose write failed, the revision it held before. It
 // returns the destinations the plan gave revision and that did not get it.
-func (m *promiseModel) settleRevisions(ctx context.Context, state promiseModel, planned, settled map[string]placement.Record, revision string) (missed []string) {
+func (m *promiseModel) settleRevisions(ctx context.Context, state promiseModel, s staging, planned, settled map[string]placement.Record) (missed []string) {
 	if m.Revisions.IsNull() || m.Revisions.IsUnknown() {
 		return nil
 	}
-	given := stringMap(ctx, m.Revisions)
+	given, revision, priorRev := s.give, s.revision, s.prior
 	before := stringMap(ctx, state.Revisions)
-	priorRev := ""
-	if deps, ok := state.dependencies(); ok {
-		priorRev = rollout.Revision(deps.All)
-	}
 	out := map[string]string{}
 	for dest, rec := range settled {
 		if !reflect.DeepEqual(planned[dest], rec) && given[dest] == revision && before[dest] != revision {
@@ -616,22 +564,18 @@ func (m *promiseModel) settleRevisions(ctx context.Context, state promiseModel, 
 	if v := stringMapValue(out); !v.Equal(m.Revisions) {
 		m.Revisions = v
 	}
-	sort.Strings(missed)
+	slices.Sort(missed)
 	return missed
 }
 
 // holdWave records that the wave of this apply did not go everywhere it should have: the rollout
 // stays where it was, so that the next apply writes the same wave again (to the destinations that
 // missed it) rather than the next one, and the missed destinations are waiting.
-func (m *promiseModel) holdWave(ctx context.Context, state promiseModel, missed []string) {
+func (m *promiseModel) holdWave(ctx context.Context, state promiseModel, s staging, missed []string) {
 	if len(missed) == 0 || m.RolloutStatus.IsNull() || m.RolloutStatus.IsUnknown() {
 		return
 	}
-	priorRev := ""
-	if deps, ok := state.dependencies(); ok {
-		priorRev = rollout.Revision(deps.All)
-	}
-	prior := rolloutStatusFrom(ctx, state.RolloutStatus, priorRev)
+	prior := rolloutStatusFrom(ctx, state.RolloutStatus, s.prior)
 	attrs := m.RolloutStatus.Attributes()
 	revision, _ := attrs["revision"].(types.String)
 	attrs["completed_revision"] = types.StringValue(prior.Completed)
@@ -643,25 +587,12 @@ func (m *promiseModel) holdWave(ctx context.Context, state promiseModel, missed 
 	}
 	var waiting []string
 	if list, ok := attrs["waiting"].(types.List); ok {
-		for _, v := range list.Elements() {
-			if s, ok := v.(types.String); ok {
-				waiting = append(waiting, s.ValueString())
-			}
-		}
+		_ = list.ElementsAs(ctx, &waiting, false) // a list of strings, as the plan set it
 	}
-	attrs["waiting"] = stringList(sortedUnique(append(waiting, missed...)))
+	waiting = append(waiting, missed...)
+	slices.Sort(waiting)
+	attrs["waiting"] = stringList(slices.Compact(waiting))
 	m.RolloutStatus = types.ObjectValueMust(rolloutStatusAttrTypes, attrs)
-}
-
-func sortedUnique(s []string) []string {
-	sort.Strings(s)
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != s[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // privateSetter is where ModifyPlan leaves private state for the apply.

@@ -466,17 +466,8 @@ func TestAccRolloutWaveFailsPartly(t *testing.T) {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
 	ctx := context.Background()
-	second, err := testinfra.StartMinIO()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer second.Stop()
 	bucket := randomName("wave")
-	for _, m := range []*testinfra.MinIO{minioServer, second} {
-		if err := m.MakeBucket(ctx, bucket); err != nil {
-			t.Fatal(err)
-		}
-	}
+	second := secondMinIO(t, bucket)
 	config := func(ns string) string {
 		return fmt.Sprintf(`
 provider "kratix" {

@@ -20,6 +20,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/minio/minio-go/v7"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
 // testStore is a real store a test writes to through Terraform, with an independent client
@@ -350,4 +352,21 @@ func commitCount(t *testing.T, bare string) int {
 	var n int
 	_, _ = fmt.Sscanf(string(out), "%d", &n)
 	return n
+}
+
+// secondMinIO starts a MinIO server of the test's own, beside the shared one, and makes bucket
+// on both: tests that take a store down need one they may stop.
+func secondMinIO(t *testing.T, bucket string) *testinfra.MinIO {
+	t.Helper()
+	second, err := testinfra.StartMinIO()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(second.Stop)
+	for _, m := range []*testinfra.MinIO{minioServer, second} {
+		if err := m.MakeBucket(context.Background(), bucket); err != nil && !strings.Contains(err.Error(), "already") {
+			t.Fatal(err)
+		}
+	}
+	return second
 }

@@ -156,14 +156,11 @@ func Plan(in Input) Step {
 		if s.Give[d.Name] != in.Revision {
 			waiting = append(waiting, d.Name)
 		}
-		if _, held := in.Held[d.Name]; !held || s.Give[d.Name] != in.Held[d.Name] {
-			s.Now = append(s.Now, d.Name)
-		}
 	}
 	if len(waiting) == 0 {
 		s.Status = Status{Completed: in.Revision}
 		s.Complete = true
-		sort.Strings(s.Now)
+		s.Now = changing(in, s.Give)
 		return s
 	}
 	s.Status = in.Status
@@ -199,14 +196,8 @@ func Plan(in Input) Step {
 			}
 		}
 		waiting = still
-		s.Now = s.Now[:0]
-		for _, d := range in.Scheduled {
-			if rev, held := in.Held[d.Name]; !held || s.Give[d.Name] != rev {
-				s.Now = append(s.Now, d.Name)
-			}
-		}
 	}
-	sort.Strings(s.Now)
+	s.Now = changing(in, s.Give)
 	sort.Strings(waiting)
 	s.Waiting = waiting
 	if len(waiting) == 0 {
@@ -230,4 +221,17 @@ func Plan(in Input) Step {
 		s.NotBefore = in.Now.Add(in.Policy.MinWait)
 	}
 	return s
+}
+
+// changing lists, sorted, the scheduled destinations whose revision an apply that gives them
+// give changes, or that hold nothing yet.
+func changing(in Input, give map[string]string) []string {
+	var out []string
+	for _, d := range in.Scheduled {
+		if rev, held := in.Held[d.Name]; !held || give[d.Name] != rev {
+			out = append(out, d.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
