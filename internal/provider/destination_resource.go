@@ -211,6 +211,7 @@ func (m destinationModel) member() (poolMember, bool, diag.Diagnostics) {
 
 func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
+		resp.Diagnostics.Append(forgetSuccessor(ctx, resp.Private)...)
 		return
 	}
 	var plan destinationModel
@@ -229,6 +230,10 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	p := placement.PlanCanaries(m.Member, plan.InitWorkloads.ValueBool())
 	plan.Root = types.StringValue(m.Target.Root)
 	plan.Files = stringMapValue(p.Records[m.Name].Files)
+	if req.State.Raw.IsNull() {
+		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
+		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.DestinationSuccessor(m.Member, p))...)
+	}
 	if plan.InstanceID.IsNull() {
 		plan.InstanceID = types.StringUnknown() // imported: the apply gives it one
 	}
@@ -247,6 +252,7 @@ func (r *destinationResource) Create(ctx context.Context, req resource.CreateReq
 		return
 	}
 	r.converge(ctx, plan, &resp.State, &resp.Diagnostics)
+	resp.Diagnostics.Append(forgetSuccessor(ctx, resp.Private)...)
 }
 
 // Read looks at the canary paths in the store. A missing canary is dropped from `files`, an
@@ -346,6 +352,12 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 		return
 	}
 	name := state.Name.ValueString()
+	if readSuccessor(ctx, req.Private).HasFolder(m.Member) {
+		// Replaced by a destination with the same folder: what its promises and requests wrote
+		// there stays for them (see successor.go).
+		tflog.Info(ctx, "destination replaced in place: its folder is kept", map[string]any{"destination": name})
+		return
+	}
 	store := r.open(m.Store, name, &resp.Diagnostics)
 	if store == nil {
 		return

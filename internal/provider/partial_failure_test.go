@@ -14,7 +14,9 @@ import (
 // TestAccPartialFailure: a promise on two stores, the first of which (in write order) refuses
 // the push. The other store is still written, the apply fails naming the refusal, and state
 // records exactly what was written: the bucket's destination, not the repository's. Once the
-// repository accepts pushes again, the next apply converges and the plan after it is empty.
+// repository accepts pushes again, the next apply converges without touching the bucket (no
+// DELETE, no PUT: Terraform replaces the tainted promise, and the replacement's delete spares
+// what it writes again), and the plan after it is empty.
 func TestAccPartialFailure(t *testing.T) {
 	if minioServer == nil {
 		t.Skip("acceptance test: set TF_ACC=1")
@@ -98,8 +100,18 @@ resource "kratix_promise" "p" {
 	if err := os.Remove(hook); err != nil {
 		t.Fatal(err)
 	}
+	// Terraform taints a promise whose create failed and replaces it: delete, then create. The
+	// delete must leave the bucket's file alone (a GitOps agent pruning in between would take
+	// the Namespace off the cluster), and the create only writes what is missing.
+	repoBefore, bucketBefore = repo.mark(t), bucket.mark(t)
 	if out, err := c.run("apply", "-auto-approve"); err != nil {
 		t.Fatalf("apply once the repository accepts pushes: %v\n%s", err, out)
+	}
+	if w := bucket.writesSince(t, bucketBefore); len(w) != 0 {
+		t.Errorf("the apply that finishes the job changed the bucket, which held its file already: %v", w)
+	}
+	if w := repo.writesSince(t, repoBefore); !reflect.DeepEqual(w, []string{"Update from: promise/app"}) {
+		t.Errorf("the apply that finishes the job made the commits %q, want one %q", w, "Update from: promise/app")
 	}
 	if _, ok := repo.read(t, file); !ok {
 		t.Errorf("the repository did not converge")

@@ -112,6 +112,7 @@ func (r *promiseResource) Configure(_ context.Context, req resource.ConfigureReq
 
 func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
+		resp.Diagnostics.Append(forgetSuccessor(ctx, resp.Private)...)
 		return
 	}
 	var plan, state promiseModel
@@ -167,6 +168,10 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		}
 	}
 	plan.record(p.Settle(nil))
+	if req.State.Raw.IsNull() {
+		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
+		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorOf(p.Ops))...)
+	}
 	plan.recordRollout(ctx, state, s, p.Records)
 	resp.Diagnostics.Append(keepRolloutBase(ctx, req.Private, resp.Private, s)...)
 	if plan.sameComputed(proposed) {
@@ -187,6 +192,7 @@ func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	r.apply(ctx, plan, promiseModel{}, nil, &resp.State, &resp.Diagnostics)
+	resp.Diagnostics.Append(forgetSuccessor(ctx, resp.Private)...)
 }
 
 // Read looks at what every placement's location holds now (see placement.Observe) and records
@@ -256,7 +262,9 @@ func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest
 }
 
 // Delete removes the promise's owned folders from every destination it wrote to, misscheduled
-// ones included, as Kratix cascades a promise's deletion.
+// ones included, as Kratix cascades a promise's deletion. When Terraform deletes the promise to
+// replace it (a create that failed somewhere leaves it tainted), what the replacement writes
+// again stays: see successor.go.
 func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	if r.data.refuseOffline("kratix_promise", "delete", &resp.Diagnostics) {
 		return
@@ -275,6 +283,7 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 		resp.Diagnostics.AddError("Cannot Lay Out Promise", err.Error())
 		return
 	}
+	p = p.Spare(readSuccessor(ctx, req.Private))
 	who := fmt.Sprintf("Promise %q", state.Name.ValueString())
 	failed := r.data.writeOps(ctx, "Promise", who, "Delete from: promise/"+state.Name.ValueString(), p.Ops, refsOf(prior), &resp.Diagnostics)
 	if len(failed) > 0 {

@@ -334,6 +334,7 @@ func (m requestModel) output(ctx context.Context) (layout.Request, error) {
 
 func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
+		resp.Diagnostics.Append(forgetSuccessor(ctx, resp.Private)...)
 		return
 	}
 	var plan, state requestModel
@@ -378,6 +379,10 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		}
 	}
 	plan.record(p, p.Settle(nil))
+	if req.State.Raw.IsNull() {
+		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
+		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorOf(p.Ops))...)
+	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
@@ -414,6 +419,7 @@ func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	r.apply(ctx, plan, requestModel{}, &resp.State, &resp.Diagnostics)
+	resp.Diagnostics.Append(forgetSuccessor(ctx, resp.Private)...)
 }
 
 // Read looks at what the request's destination holds now; see kratix_promise. Offline, state
@@ -499,6 +505,7 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 		resp.Diagnostics.AddError("Cannot Lay Out Request", err.Error())
 		return
 	}
+	p = p.Spare(readSuccessor(ctx, req.Private)) // a replacement's files stay: see successor.go
 	failed := r.data.writeOps(ctx, "Request", "Request "+state.key(), "Delete from: request/"+state.key(), p.Ops, state.refs(), &resp.Diagnostics)
 	if len(failed) > 0 {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...) // kept, so that the next destroy tries again

@@ -1,0 +1,147 @@
+package placement
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+)
+
+// Successor is what the object that replaces a resource will write, as its plan decided: per
+// store location (Location.String()), the paths its operation puts, and the aggregate files it
+// rebuilds.
+//
+// Terraform replaces an object by deleting it first and creating its successor after, in the
+// same apply: a promise whose first apply failed somewhere (Terraform taints it), a request
+// whose name changed, `-replace`. Between the two, a GitOps agent that reconciles with pruning
+// would remove from its cluster everything a deleted file declared, even though the successor
+// puts the very same file back a moment later. The plan of the successor hands this list to
+// the delete, which then leaves those paths alone.
+type Successor map[string][]string
+
+// SuccessorOf lists what ops will write.
+func SuccessorOf(ops []Op) Successor {
+	s := Successor{}
+	for _, op := range ops {
+		key := op.Location.String()
+		paths := s[key]
+		for p := range op.Change.Put {
+			paths = append(paths, p)
+		}
+		for _, a := range op.Change.Aggregates {
+			paths = append(paths, a.File)
+		}
+		if len(paths) > 0 {
+			s[key] = unique(paths)
+		}
+	}
+	return s
+}
+
+// Spare takes out of a removal everything the successor writes again at the same location: a
+// path it puts is not deleted, and a folder deleted whole is narrowed to the files the removed
+// placement recorded there that the successor does not write (the successor's own write owns
+// that folder and clears what else is there). Locations the successor does not write to are
+// removed as before. An operation left with nothing to do is dropped.
+func (p Plan) Spare(s Successor) Plan {
+	if len(s) == 0 {
+		return p
+	}
+	out := p
+	out.Ops = nil
+	for _, op := range p.Ops {
+		keeps := s[op.Location.String()]
+		if len(keeps) == 0 {
+			out.Ops = append(out.Ops, op)
+			continue
+		}
+		kept := make(map[string]bool, len(keeps))
+		for _, k := range keeps {
+			kept[k] = true
+		}
+		var deletes []string
+		for _, d := range op.Change.Delete {
+			switch {
+			case !strings.HasSuffix(d, "/"):
+				if !kept[d] {
+					deletes = append(deletes, d)
+				}
+			case !anyUnder(keeps, d):
+				deletes = append(deletes, d)
+			default:
+				for _, f := range p.recordedUnder(op.Location.String(), d) {
+					if !kept[f] {
+						deletes = append(deletes, f)
+					}
+				}
+			}
+		}
+		op.Change.Delete = unique(deletes)
+		var aggs []layout.Aggregate
+		for _, a := range op.Change.Aggregates {
+			if !kept[a.File] {
+				aggs = append(aggs, a)
+			}
+		}
+		op.Change.Aggregates = aggs
+		if op.Change.Empty() {
+			continue
+		}
+		out.Ops = append(out.Ops, op)
+	}
+	return out
+}
+
+// anyUnder reports whether any of the sorted paths lies under the folder prefix.
+func anyUnder(sorted []string, prefix string) bool {
+	i := sort.SearchStrings(sorted, prefix)
+	return i < len(sorted) && strings.HasPrefix(sorted[i], prefix)
+}
+
+// recordedUnder lists the files the prior records at a location hold under a folder, as owns
+// allows a removal to delete them.
+func (p Plan) recordedUnder(location, prefix string) []string {
+	var out []string
+	for _, dest := range sortedKeys(p.prior) {
+		r := p.prior[dest].Record
+		if r.Location != location {
+			continue
+		}
+		for f, v := range r.Files {
+			if strings.HasPrefix(f, prefix) && v != Stale && !strings.HasPrefix(v, AggregateMark) {
+				out = append(out, f)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// DestinationSuccessor is what a destination planned as new will hold: its canaries, and its
+// folder itself (Prefix of its root, "/" for the root of the store).
+func DestinationSuccessor(m Member, p Plan) Successor {
+	s := SuccessorOf(p.Ops)
+	key := m.Location.String()
+	s[key] = unique(append(s[key], folderEntry(m.Target.Root)))
+	return s
+}
+
+// HasFolder reports whether the successor is a destination with m's folder at m's location: the
+// destination is replaced in place (Terraform deletes, then creates it again), so its cleanup
+// must not empty a folder that its promises and requests keep writing to.
+func (s Successor) HasFolder(m Member) bool {
+	want := folderEntry(m.Target.Root)
+	for _, p := range s[m.Location.String()] {
+		if p == want {
+			return true
+		}
+	}
+	return false
+}
+
+func folderEntry(root string) string {
+	if p := layout.Prefix(root); p != "" {
+		return p
+	}
+	return "/"
+}

@@ -1,0 +1,173 @@
+package placement_test
+
+import (
+	"testing"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+)
+
+// A replacement deletes the old object before it creates the new one. Whatever the new one
+// writes again at the same location must not be deleted in between: a GitOps agent reconciling
+// with pruning would take it off the cluster.
+func TestSpareKeepsWhatTheSuccessorWrites(t *testing.T) {
+	m := dev("")
+	far := member("far", locB(), storePath, "kratix/far", layout.ModeNone, nil)
+	farFile := "kratix/far/static/jenkins-dependencies.yaml"
+	farIndex := "kratix/far/.kratix/kratix-platform-system-jenkins-static-deps.far-5058f.yaml"
+	// dev's folder also holds a file the successor no longer writes (an older layout).
+	oldFile := "kratix/dev/dependencies/jenkins/5058f/static/old.yaml"
+	prior := map[string]placement.Prior{
+		"dev": {Member: &m, Record: placement.Record{Location: locA().String(), Root: devRoot,
+			Files: map[string]string{nestedDepsFile: depsMD5, oldFile: depsMD5}}},
+		"far": {Member: &far, Record: placement.Record{Location: locB().String(), Root: "kratix/far",
+			Files: map[string]string{farFile: depsMD5, farIndex: "x"}}},
+	}
+	removal, err := placement.RemovePromise(deps(depsYAML), prior)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cases := []struct {
+		name      string
+		successor placement.Successor
+		// want is the Delete list per location; a location missing here has no Op left.
+		want map[placement.Location][]string
+	}{
+		{
+			name:      "no successor: the removal is untouched",
+			successor: nil,
+			want: map[placement.Location][]string{
+				locA(): {nestedDepsDir, nestedDepsFile, oldFile},
+				locB(): {farFile, farIndex},
+			},
+		},
+		{
+			name: "the successor writes everything again: nothing is deleted anywhere",
+			successor: placement.Successor{
+				locA().String(): {nestedDepsFile, oldFile},
+				locB().String(): {farIndex, farFile},
+			},
+			want: map[placement.Location][]string{},
+		},
+		{
+			name: "a folder removed whole is narrowed to the recorded files the successor does not write",
+			successor: placement.Successor{
+				locA().String(): {nestedDepsFile},
+			},
+			want: map[placement.Location][]string{
+				locA(): {oldFile},
+				locB(): {farFile, farIndex},
+			},
+		},
+		{
+			name: "the same paths at another location spare nothing",
+			successor: placement.Successor{
+				locB().String(): {nestedDepsFile, oldFile},
+			},
+			want: map[placement.Location][]string{
+				locA(): {nestedDepsDir, nestedDepsFile, oldFile},
+				locB(): {farFile, farIndex},
+			},
+		},
+		{
+			name: "a loose file the successor keeps stays, its index goes",
+			successor: placement.Successor{
+				locB().String(): {farFile},
+			},
+			want: map[placement.Location][]string{
+				locA(): {nestedDepsDir, nestedDepsFile, oldFile},
+				locB(): {farIndex},
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := removal.Spare(tc.successor)
+			got := map[placement.Location][]string{}
+			for _, op := range p.Ops {
+				got[op.Location] = op.Change.Delete
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("ops at %v, want at %v", keysOf(got), keysOf(tc.want))
+			}
+			for loc, want := range tc.want {
+				sameSet(t, "Delete at "+loc.String(), got[loc], want)
+			}
+		})
+	}
+	// Spare returns a new plan: the removal itself is unchanged.
+	sameSet(t, "removal's Delete at A", opAt(t, removal.Ops, locA()).Change.Delete, []string{nestedDepsDir, nestedDepsFile, oldFile})
+}
+
+// An aggregated placement's replacement writes its part again: the part is not deleted and the
+// shared file is not rebuilt in between (it would lose the part for a moment).
+func TestSpareAggregatePart(t *testing.T) {
+	m := dev(layout.ModeAggregatedYAML)
+	removal, err := placement.RemovePromise(deps(depsYAML), map[string]placement.Prior{
+		"dev": {Member: &m, Record: placement.Record{Location: locA().String(), Root: devRoot,
+			Files: map[string]string{aggFile: placement.AggregateMark + depsMD5}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := opAt(t, removal.Ops, locA())
+	if !contains(a.Change.Delete, aggDepsPart) || len(a.Change.Aggregates) != 1 {
+		t.Fatalf("the removal should delete the part and rebuild %s: %+v", aggFile, a.Change)
+	}
+	p := removal.Spare(placement.Successor{locA().String(): {aggDepsPart, aggFile}})
+	if len(p.Ops) != 0 {
+		t.Errorf("ops left after sparing the part and the aggregate: %+v", p.Ops)
+	}
+}
+
+// SuccessorOf lists what a plan's operations put and the aggregates they rebuild, per location.
+func TestSuccessorOf(t *testing.T) {
+	far := member("far", locB(), storePath, "kratix/far", layout.ModeAggregatedYAML, map[string]string{"env": "dev"})
+	p := planPromise(t, placement.Promise{
+		Name: "jenkins", Selector: envSelector("dev"), Dependencies: deps(depsYAML),
+		Pool: []placement.Member{dev(""), far},
+	})
+	s := placement.SuccessorOf(p.Ops)
+	sameSet(t, "at A", s[locA().String()], []string{nestedDepsFile})
+	sameSet(t, "at B", s[locB().String()], []string{
+		"kratix/.kratix-aggregates/far/aggregated.yaml/jenkins-static-deps.far-5058f.part",
+		"kratix/far/aggregated.yaml",
+	})
+}
+
+func keysOf[V any](m map[placement.Location]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k.String())
+	}
+	return out
+}
+
+// A destination replaced by one with the same folder at the same location keeps its folder; one
+// that moves, or that did not exist, does not.
+func TestDestinationSuccessorHasFolder(t *testing.T) {
+	m := dev("")
+	s := placement.DestinationSuccessor(m, placement.PlanCanaries(m, true))
+	if !s.HasFolder(m) {
+		t.Errorf("%v does not hold %s's folder", s, m.Target.Root)
+	}
+	if !contains(s[locA().String()], "kratix/dev/kratix-canary-namespace.yaml") && !anyContains(s[locA().String()], "canary") {
+		t.Errorf("successor %v lists no canary", s)
+	}
+	moved := member("dev", locB(), storePath, devRoot, "", nil)
+	if s.HasFolder(moved) {
+		t.Errorf("a successor at %s holds the folder at %s", locA(), locB())
+	}
+	other := member("dev", locA(), storePath, "kratix/dev2", "", nil)
+	if s.HasFolder(other) {
+		t.Errorf("a successor of folder %s holds %s", devRoot, "kratix/dev2")
+	}
+	root := member("root", locA(), "", "", layout.ModeNone, nil)
+	if !placement.DestinationSuccessor(root, placement.PlanCanaries(root, false)).HasFolder(root) {
+		t.Errorf("a destination at the store's root is not its own successor")
+	}
+	if (placement.Successor{}).HasFolder(m) || placement.Successor(nil).HasFolder(m) {
+		t.Errorf("no successor holds a folder")
+	}
+}

@@ -1,0 +1,196 @@
+package provider
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/minio/minio-go/v7"
+)
+
+// TestAccFirstApplyFailure_repositoryKeepsItsFiles: a promise on a git repository and on a
+// MinIO server that is down during the promise's first apply. The repository is written, the
+// apply fails and Terraform taints the promise. Once the server is back, the apply that replaces
+// the tainted promise makes no commit on the repository at all (no "Delete from", and nothing to
+// update), and writes the bucket.
+func TestAccFirstApplyFailure_repositoryKeepsItsFiles(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	second := secondMinIO(t, "firstfail")
+	repo := newTestStore(t, "git-http")
+	config := fmt.Sprintf(`
+terraform {
+  required_providers {
+    kratix = { source = "promise-platform/kratix" }
+  }
+}
+
+provider "kratix" {
+  secrets = {
+    b = { access_key_id = %q, secret_access_key = %q }
+    g = { username = %q, password = %q }
+  }
+}
+
+resource "kratix_state_store" "bucket" {
+  name       = "bucket"
+  secret_ref = "b"
+  bucket     = { endpoint = %q, bucket_name = "firstfail", insecure = true }
+}
+
+resource "kratix_state_store" "git" {
+%s
+}
+
+resource "kratix_destination" "on_bucket" {
+  name           = "on-bucket"
+  path           = "w"
+  init_workloads = false
+  state_store    = kratix_state_store.bucket
+}
+
+resource "kratix_destination" "on_git" {
+  name           = "on-git"
+  path           = "w"
+  init_workloads = false
+  state_store    = kratix_state_store.git
+}
+
+resource "kratix_promise" "p" {
+  name         = "app"
+  destinations = [kratix_destination.on_git, kratix_destination.on_bucket]
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+}
+`, second.AccessKey, second.SecretKey, gitServer.Username, gitServer.Password, second.Endpoint,
+		strings.Replace(repo.store, `secret_ref = "s"`, `secret_ref = "g"`, 1))
+	c := newCLI(t, map[string]string{"main.tf": config})
+	if out, err := c.run("apply", "-auto-approve", "-target=kratix_destination.on_bucket", "-target=kratix_destination.on_git"); err != nil {
+		t.Fatalf("creating the destinations: %v\n%s", err, out)
+	}
+	// The plan is made while the bucket is up; it goes down before the apply runs.
+	if out, err := c.run("plan", "-out", "create.tfplan"); err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	second.Down()
+	out, err := c.run("apply", "create.tfplan")
+	if err == nil || !strings.Contains(out, "Cannot Write Promise") {
+		t.Fatalf("the apply with the bucket down should fail:\n%s", out)
+	}
+	file := "w/dependencies/app/5058f/static/app-dependencies.yaml"
+	if _, ok := repo.read(t, file); !ok {
+		t.Fatalf("the repository was not written while the bucket was down")
+	}
+	if err := second.Up(); err != nil {
+		t.Fatal(err)
+	}
+	before := repo.mark(t)
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("apply once the bucket is back: %v\n%s", err, out)
+	}
+	if w := repo.writesSince(t, before); len(w) != 0 {
+		t.Errorf("the apply that finishes the job committed to the repository, which held its file already: %q", w)
+	}
+	if _, ok := repo.read(t, file); !ok {
+		t.Errorf("%s is gone from the repository", file)
+	}
+	client, err := second.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.StatObject(t.Context(), "firstfail", file, minio.StatObjectOptions{}); err != nil {
+		t.Errorf("the bucket was not written once it was back: %v", err)
+	}
+	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after convergence is not empty: %v\n%s", err, out)
+	}
+}
+
+// TestAccReplaceDeletesNothingItWritesAgain: `terraform apply -replace` of a promise, a request
+// and a destination with cleanup = "all" (each deleted, then created again in the same apply)
+// changes nothing in the store: no DELETE reaches the bucket, no commit lands on the repository,
+// and every file is still there after each.
+func TestAccReplaceDeletesNothingItWritesAgain(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	for _, kind := range []string{"bucket", "git-http"} {
+		t.Run(kind, func(t *testing.T) {
+			ts := newTestStore(t, kind)
+			config := ts.provider + fmt.Sprintf(`
+terraform {
+  required_providers {
+    kratix = { source = "promise-platform/kratix" }
+  }
+}
+
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "w1" {
+  name        = "w1"
+  path        = "w1"
+  cleanup     = "all"
+  state_store = kratix_state_store.s
+}
+
+resource "kratix_destination" "flat" {
+  name          = "flat"
+  path          = "flat"
+  filepath_mode = "none"
+  cleanup       = "all"
+  state_store   = kratix_state_store.s
+}
+
+resource "kratix_promise" "p" {
+  name         = "p"
+  destinations = [kratix_destination.w1, kratix_destination.flat]
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
+}
+
+resource "kratix_resource_request" "r" {
+  promise = kratix_promise.p
+  name    = "r"
+  destination_selectors = [{ match_labels = {} }]
+  files   = { "r.yaml" = "kind: R\n" }
+}
+`, ts.store)
+			c := newCLI(t, map[string]string{"main.tf": config})
+			if out, err := c.run("apply", "-auto-approve"); err != nil {
+				t.Fatalf("apply: %v\n%s", err, out)
+			}
+			held := ts.list(t)
+			for _, f := range []string{
+				"w1/dependencies/p/5058f/static/p-dependencies.yaml",
+				"w1/dependencies/kratix-canary-namespace.yaml",
+				"flat/static/p-dependencies.yaml",
+			} {
+				if !slices.Contains(held, f) {
+					t.Fatalf("%s was not written; the store holds %q", f, held)
+				}
+			}
+			for _, addr := range []string{"kratix_promise.p", "kratix_resource_request.r", "kratix_destination.w1", "kratix_destination.flat"} {
+				before := ts.mark(t)
+				out, err := c.run("apply", "-auto-approve", "-replace="+addr)
+				if err != nil {
+					t.Fatalf("apply -replace=%s: %v\n%s", addr, err, out)
+				}
+				if !strings.Contains(out, addr+": Destruction complete") {
+					t.Fatalf("apply -replace=%s did not replace it:\n%s", addr, out)
+				}
+				if w := ts.writesSince(t, before); len(w) != 0 {
+					t.Errorf("replacing %s changed the store: %q", addr, w)
+				}
+				if now := ts.list(t); !reflect.DeepEqual(now, held) {
+					t.Errorf("after replacing %s the store holds\n  %q\nwant\n  %q", addr, now, held)
+				}
+			}
+			if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+				t.Errorf("the plan after the replacements is not empty: %v\n%s", err, out)
+			}
+		})
+	}
+}

@@ -1,0 +1,89 @@
+package provider
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+)
+
+// The plan of an object that does not exist yet records, in its private state, what it will
+// write (placement.Successor). Terraform hands that private state to the delete of the object
+// it replaces, when there is one (a tainted promise whose first apply failed somewhere, a
+// changed name, `-replace`): the delete then leaves alone every file the successor puts back
+// a moment later, instead of removing it for a GitOps agent to prune. A plain create never
+// reads it, and the create forgets it, so that a later destroy deletes everything.
+const successorKey = "successor"
+
+// successorData is the private state's value: a gzip of the JSON of the Successor, since a
+// large fleet lists many paths that share long prefixes.
+type successorData struct {
+	Z string `json:"z"`
+}
+
+func writeSuccessor(ctx context.Context, p privateWriter, s placement.Successor) diag.Diagnostics {
+	if p == nil {
+		return nil
+	}
+	if len(s) == 0 {
+		return p.SetKey(ctx, successorKey, nil)
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(s); err != nil {
+		return nil // an encoding that cannot fail; without the list the delete removes as before
+	}
+	if err := zw.Close(); err != nil {
+		return nil
+	}
+	b, _ := json.Marshal(successorData{Z: base64.StdEncoding.EncodeToString(buf.Bytes())})
+	return p.SetKey(ctx, successorKey, b)
+}
+
+// readSuccessor returns what the successor of the object being deleted will write; nil when it
+// is not being replaced (or the plan could not say).
+func readSuccessor(ctx context.Context, p privateReader) placement.Successor {
+	if p == nil {
+		return nil
+	}
+	b, d := p.GetKey(ctx, successorKey)
+	if d.HasError() || len(b) == 0 {
+		return nil
+	}
+	var sd successorData
+	if json.Unmarshal(b, &sd) != nil {
+		return nil
+	}
+	z, err := base64.StdEncoding.DecodeString(sd.Z)
+	if err != nil {
+		return nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		return nil
+	}
+	var s placement.Successor
+	if json.Unmarshal(raw, &s) != nil {
+		return nil
+	}
+	return s
+}
+
+// forgetSuccessor drops the list once the object exists (or when it is planned for
+// destruction), so that no later delete takes it for a replacement's.
+func forgetSuccessor(ctx context.Context, p privateWriter) diag.Diagnostics {
+	if p == nil {
+		return nil
+	}
+	return p.SetKey(ctx, successorKey, nil)
+}
