@@ -118,19 +118,22 @@ func (p Plan) recordedUnder(location, prefix string) []string {
 }
 
 // DestinationSuccessor is what a destination planned as new will hold: its canaries, and its
-// folder itself (Prefix of its root, "/" for the root of the store).
+// folder itself as it lays it out (see folderEntry).
 func DestinationSuccessor(m Member, p Plan) Successor {
 	s := SuccessorOf(p.Ops)
 	key := m.Location.String()
-	s[key] = unique(append(s[key], folderEntry(m.Target.Root)))
+	s[key] = unique(append(s[key], folderEntry(m)))
 	return s
 }
 
-// HasFolder reports whether the successor is a destination with m's folder at m's location: the
-// destination is replaced in place (Terraform deletes, then creates it again), so its cleanup
-// must not empty a folder that its promises and requests keep writing to.
+// HasFolder reports whether the successor is a destination with m's folder at m's location, laid
+// out the same way: the destination is replaced in place (Terraform deletes, then creates it
+// again), so its cleanup must not empty a folder that its promises and requests keep writing to
+// as they are. A successor with another layout is not: every placement there is laid out anew and
+// moves within the folder, and the cleanup takes what the old layout left (misscheduled
+// placements included, which are not written again).
 func (s Successor) HasFolder(m Member) bool {
-	want := folderEntry(m.Target.Root)
+	want := folderEntry(m)
 	for _, p := range s[m.Location.String()] {
 		if p == want {
 			return true
@@ -139,9 +142,8 @@ func (s Successor) HasFolder(m Member) bool {
 	return false
 }
 
-func folderEntry(root string) string {
-	if p := layout.Prefix(root); p != "" {
-		return p
-	}
-	return "/"
+// folderEntry names a destination's folder and layout in a Successor; no store path ends in "/"
+// followed by a space, so it cannot be taken for a file.
+func folderEntry(m Member) string {
+	return layout.Prefix(m.Target.Root) + "/ " + string(mode(m.Target)) + " " + aggregateName(m.Target)
 }

@@ -171,3 +171,23 @@ func TestDestinationSuccessorHasFolder(t *testing.T) {
 		t.Errorf("no successor holds a folder")
 	}
 }
+
+// A destination replaced in its folder with another layout is not replaced in place: its
+// cleanup runs (its placements are laid out anew anyway).
+func TestDestinationSuccessorOfAnotherLayout(t *testing.T) {
+	before := dev(layout.ModeSplitByKind)
+	for _, after := range []placement.Member{dev(layout.ModeNestedByMetadata), withAggName(dev(layout.ModeAggregatedYAML), "all.yaml")} {
+		s := placement.DestinationSuccessor(after, placement.PlanCanaries(after, true))
+		if s.HasFolder(before) {
+			t.Errorf("a successor in mode %s holds the folder of one in mode %s", after.Target.Mode, before.Target.Mode)
+		}
+	}
+	agg := withAggName(dev(layout.ModeAggregatedYAML), "all.yaml")
+	renamed := withAggName(dev(layout.ModeAggregatedYAML), "fleet.yaml")
+	if placement.DestinationSuccessor(renamed, placement.PlanCanaries(renamed, true)).HasFolder(agg) {
+		t.Errorf("a successor with another aggregated_filename holds the folder")
+	}
+	if !placement.DestinationSuccessor(agg, placement.PlanCanaries(agg, false)).HasFolder(agg) {
+		t.Errorf("the same aggregated layout does not hold the folder")
+	}
+}

@@ -211,7 +211,6 @@ func (m destinationModel) member() (poolMember, bool, diag.Diagnostics) {
 
 func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
-		resp.Diagnostics.Append(forgetSuccessor(ctx, resp.Private)...)
 		return
 	}
 	var plan destinationModel
@@ -252,7 +251,6 @@ func (r *destinationResource) Create(ctx context.Context, req resource.CreateReq
 		return
 	}
 	r.converge(ctx, plan, &resp.State, &resp.Diagnostics)
-	resp.Diagnostics.Append(forgetSuccessor(ctx, resp.Private)...)
 }
 
 // Read looks at the canary paths in the store. A missing canary is dropped from `files`, an
@@ -353,8 +351,8 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 	}
 	name := state.Name.ValueString()
 	if readSuccessor(ctx, req.Private).HasFolder(m.Member) {
-		// Replaced by a destination with the same folder: what its promises and requests wrote
-		// there stays for them (see successor.go).
+		// Replaced by a destination with the same folder and layout: what its promises and
+		// requests wrote there stays for them (see successor.go).
 		tflog.Info(ctx, "destination replaced in place: its folder is kept", map[string]any{"destination": name})
 		return
 	}

@@ -159,6 +159,7 @@ type modelWorld struct {
 	promises []*modelPromise
 	requests []*modelRequest
 	pending  []string // objects destroyed by the last step, recreated by the next ("d:d1", "p:p0", "r:r1")
+	imports  []string // import blocks of the next apply ("<address>=<id>"); the runner clears them
 	replaced []string // objects the next apply replaces with -replace ("d:d0", "p:p1", "r:r0"; settle consumes it)
 	// edited are files edited by hand before the next apply together with a change of the
 	// configuration (settle consumes it): a file the apply no longer writes keeps the hand's bytes.

@@ -22,7 +22,7 @@ var modelOpNames = []string{
 	"relabel", "selectors", "move", "cosmetic", "mode", "aggname",
 	"edit", "stray", "deps", "emptydeps", "reqfiles", "destroy",
 	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part", "pool", "drift", "index",
-	"stage", "pause", "rollout",
+	"stage", "pause", "rollout", "reimport",
 }
 
 // modelDriftOps are the changes "drift" combines with a hand edit: those without hand edits of
@@ -182,6 +182,9 @@ type modelOp struct {
 	// restores the configuration, which the step applies as usual (the model is unchanged).
 	expectError string
 	revert      func()
+	// stateRm are resource addresses the runner removes from state (`terraform state rm`)
+	// before the apply; the world's imports bring them back (see "reimport").
+	stateRm []string
 	// part: an aggregate part (or a mode none index file) the provider recorded in state is
 	// deleted or edited by hand (the runner finds it); the apply must put it back, byte for byte
 	// (and repair the aggregate).
@@ -284,7 +287,7 @@ func (w *modelWorld) clone() *modelWorld {
 		r2 := *r
 		c.requests = append(c.requests, &r2)
 	}
-	c.pending, c.replaced, c.edited = slices.Clone(w.pending), slices.Clone(w.replaced), slices.Clone(w.edited)
+	c.pending, c.replaced, c.edited, c.imports = slices.Clone(w.pending), slices.Clone(w.replaced), slices.Clone(w.edited), slices.Clone(w.imports)
 	return &c
 }
 
@@ -509,6 +512,29 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 			}
 		}
 		return modelOp{desc: desc}, true
+
+	case "reimport":
+		// `terraform state rm`, then an import block: the usual way to move an object between
+		// states. The object adopts what it finds, so nothing is written and nothing changes for
+		// the model (a rollout in flight goes on where it stands).
+		var targets []string
+		for _, p := range promises {
+			if p.rollout == nil { // TODO(issue 19, point 4): promises with a rollout once adoption restores it
+				targets = append(targets, "kratix_promise."+p.name+"="+p.name)
+			}
+		}
+		for _, r := range requests {
+			if p := w.promises[r.promise]; p.present {
+				targets = append(targets, fmt.Sprintf("kratix_resource_request.%s=%s/%s/%s", r.name, p.name, r.namespace, r.name))
+			}
+		}
+		if len(targets) == 0 {
+			return modelOp{}, false
+		}
+		target := pick(rng, targets)
+		addr, id, _ := strings.Cut(target, "=")
+		w.imports = []string{target}
+		return modelOp{desc: fmt.Sprintf("terraform state rm %s, then import it as %q", addr, id), stateRm: []string{addr}, quiet: true}, true
 
 	case "replace":
 		// `terraform apply -replace=...`: mostly a destination (whose promises and requests must
@@ -934,6 +960,8 @@ type modelConn struct {
 	names    [2]string // bucket or repository names
 	provider string    // the provider block, with secrets "s" and "t"
 	address  func(store, variant int) string
+	// recorders stand between the provider and each bucket (nil for git).
+	recorders [2]*s3Recorder
 }
 
 func hclString(s string) string {
@@ -1049,6 +1077,10 @@ func (w *modelWorld) render(c *modelConn) string {
 		outputs = append(outputs, fmt.Sprintf("    %s = kratix_resource_request.%s.destination\n", r.name, r.name))
 	}
 	fmt.Fprintf(&b, "\noutput \"choices\" {\n  value = {\n%s  }\n}\n", strings.Join(outputs, ""))
+	for _, imp := range w.imports {
+		addr, id, _ := strings.Cut(imp, "=")
+		fmt.Fprintf(&b, "\nimport {\n  to = %s\n  id = %s\n}\n", addr, hclString(id))
+	}
 	return b.String()
 }
 

@@ -112,7 +112,6 @@ func (r *promiseResource) Configure(_ context.Context, req resource.ConfigureReq
 
 func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
-		resp.Diagnostics.Append(forgetSuccessor(ctx, resp.Private)...)
 		return
 	}
 	var plan, state promiseModel
@@ -192,7 +191,6 @@ func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	r.apply(ctx, plan, promiseModel{}, nil, &resp.State, &resp.Diagnostics)
-	resp.Diagnostics.Append(forgetSuccessor(ctx, resp.Private)...)
 }
 
 // Read looks at what every placement's location holds now (see placement.Observe) and records

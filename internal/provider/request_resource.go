@@ -334,7 +334,6 @@ func (m requestModel) output(ctx context.Context) (layout.Request, error) {
 
 func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
-		resp.Diagnostics.Append(forgetSuccessor(ctx, resp.Private)...)
 		return
 	}
 	var plan, state requestModel
@@ -419,7 +418,6 @@ func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	r.apply(ctx, plan, requestModel{}, &resp.State, &resp.Diagnostics)
-	resp.Diagnostics.Append(forgetSuccessor(ctx, resp.Private)...)
 }
 
 // Read looks at what the request's destination holds now; see kratix_promise. Offline, state

@@ -40,6 +40,8 @@ type s3Recorder struct {
 
 	// plainListings strips object metadata from listings (see above).
 	plainListings atomic.Bool
+	// down makes the bucket unreachable: every connection is dropped before a byte is answered.
+	down atomic.Bool
 
 	srv      *http.Server
 	mu       sync.Mutex
@@ -174,6 +176,12 @@ func startS3Recorder(t *testing.T, target string) *s3Recorder {
 	}
 	r.srv = &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if r.down.Load() {
+				if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+					_ = conn.Close()
+				}
+				return
+			}
 			r.record(req)
 			if err := r.keepBody(req); err != nil {
 				t.Errorf("S3 recorder: %v", err)

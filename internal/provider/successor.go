@@ -18,7 +18,8 @@ import (
 // it replaces, when there is one (a tainted promise whose first apply failed somewhere, a
 // changed name, `-replace`): the delete then leaves alone every file the successor puts back
 // a moment later, instead of removing it for a GitOps agent to prune. A plain create never
-// reads it, and the create forgets it, so that a later destroy deletes everything.
+// reads it, and it does not outlive the plan: the framework starts a create's private state
+// empty, so no later destroy can mistake it for a replacement's.
 const successorKey = "successor"
 
 // successorData is the private state's value: a gzip of the JSON of the Successor, since a
@@ -77,13 +78,4 @@ func readSuccessor(ctx context.Context, p privateReader) placement.Successor {
 		return nil
 	}
 	return s
-}
-
-// forgetSuccessor drops the list once the object exists (or when it is planned for
-// destruction), so that no later delete takes it for a replacement's.
-func forgetSuccessor(ctx context.Context, p privateWriter) diag.Diagnostics {
-	if p == nil {
-		return nil
-	}
-	return p.SetKey(ctx, successorKey, nil)
 }
