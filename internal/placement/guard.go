@@ -38,9 +38,12 @@ type Loss struct {
 	From, To string
 	// Paths are, for LossFiles, the deleted store paths, sorted.
 	Paths []string
-	// Labels are the destination's labels (from the pool, else as the resource last saw it),
-	// for the protect selector.
-	Labels map[string]string
+	// Labels are the destination's labels after the change (from the pool, else as the resource
+	// last saw it), and PriorLabels its labels as the resource last saw it (nil when it never saw
+	// the destination, as after an import). The protect selector is judged against both: a
+	// relabel must not take a protected destination out of the guard's sight in the very plan
+	// whose deletions the new labels cause.
+	Labels, PriorLabels map[string]string
 }
 
 // What says in words what the destination loses; a long list of paths is cut after a few.
@@ -94,7 +97,8 @@ func Losses(prior map[string]Prior, next map[string]Record, pool []Member) []Los
 		if len(before.Record.Files) == 0 {
 			continue
 		}
-		loss := Loss{Destination: dest, Labels: labelsOf(dest, before, inPool)}
+		loss := Loss{Destination: dest}
+		loss.Labels, loss.PriorLabels = labelsOf(dest, before, inPool)
 		after, kept := next[dest]
 		switch {
 		case !kept:
@@ -150,20 +154,37 @@ func RequestLosses(priorDest string, prior *Prior, p RequestPlan, pool []Member)
 	for _, m := range pool {
 		inPool[m.Name] = m
 	}
-	return append(out, Loss{
-		Destination: priorDest, Kind: LossMoved, From: folder(prior.Record), To: to,
-		Labels: labelsOf(priorDest, *prior, inPool),
-	})
+	move := Loss{Destination: priorDest, Kind: LossMoved, From: folder(prior.Record), To: to}
+	move.Labels, move.PriorLabels = labelsOf(priorDest, *prior, inPool)
+	return append(out, move)
 }
 
-func labelsOf(dest string, before Prior, pool map[string]Member) map[string]string {
-	if m, ok := pool[dest]; ok {
-		return m.Labels
-	}
+// labelsOf returns a destination's labels after the change (the pool's, else as the resource
+// last saw them) and before it (as the resource last saw them, from the member recorded in its
+// prior state; nil when none was recorded).
+func labelsOf(dest string, before Prior, pool map[string]Member) (after, prior map[string]string) {
 	if before.Member != nil {
-		return before.Member.Labels
+		after, prior = before.Member.Labels, before.Member.Labels
+		if prior == nil {
+			prior = map[string]string{} // seen, without labels: nil would mean never seen
+		}
 	}
-	return nil
+	if m, ok := pool[dest]; ok {
+		after = m.Labels
+	}
+	return after, prior
+}
+
+// labelsText writes labels as k=v pairs, sorted, joined by commas; "(none)" when there are none.
+func labelsText(labels map[string]string) string {
+	if len(labels) == 0 {
+		return "(none)"
+	}
+	pairs := make([]string, 0, len(labels))
+	for _, k := range sortedKeys(labels) {
+		pairs = append(pairs, k+"="+labels[k])
+	}
+	return strings.Join(pairs, ",")
 }
 
 func folder(r Record) string { return r.Location + " " + r.Root }
@@ -227,8 +248,13 @@ func (g Guard) Check(kind, name string, losses []Loss) Verdict {
 	if g.Protect != nil {
 		var hit []string
 		for _, l := range losses {
-			if scheduling.Matches(*g.Protect, l.Labels) {
+			switch {
+			case scheduling.Matches(*g.Protect, l.Labels):
 				hit = append(hit, l.Destination)
+			case l.PriorLabels != nil && scheduling.Matches(*g.Protect, l.PriorLabels):
+				// Protected by the labels it had: a relabel does not lift the protection in the
+				// plan that makes it.
+				hit = append(hit, fmt.Sprintf("%s (labelled %s before this change)", l.Destination, labelsText(l.PriorLabels)))
 			}
 		}
 		if len(hit) > 0 {

@@ -200,8 +200,8 @@ func TestLossesKinds(t *testing.T) {
 	got := placement.Losses(prior, next, pool)
 	want := []placement.Loss{
 		{Destination: "agg", Kind: placement.LossFiles, Paths: []string{"kratix/agg/extra"}},
-		{Destination: "dev", Kind: placement.LossFiles, Paths: []string{"kratix/dev/x", "kratix/dev/z"}, Labels: map[string]string{"env": "dev"}},
-		{Destination: "moved", Kind: placement.LossMoved, From: "s3://minio:9000/store-a kratix/moved", To: "s3://minio:9000/store-b kratix/moved", Labels: map[string]string{"env": "m"}},
+		{Destination: "dev", Kind: placement.LossFiles, Paths: []string{"kratix/dev/x", "kratix/dev/z"}, Labels: map[string]string{"env": "dev"}, PriorLabels: map[string]string{"env": "dev"}},
+		{Destination: "moved", Kind: placement.LossMoved, From: "s3://minio:9000/store-a kratix/moved", To: "s3://minio:9000/store-b kratix/moved", Labels: map[string]string{"env": "m"}, PriorLabels: map[string]string{"env": "old"}},
 		{Destination: "prod", Kind: placement.LossRemoved, Labels: map[string]string{"env": "prod"}},
 	}
 	equal(t, "losses", got, want)
@@ -273,7 +273,7 @@ func TestLossesOfPlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := placement.RequestLosses(on, &before, moved, rest)
-	want := []placement.Loss{{Destination: on, Kind: placement.LossMoved, From: "s3://minio:9000/store-a kratix/" + on, To: "destination " + moved.Chosen.Name, Labels: rp.Chosen.Labels}}
+	want := []placement.Loss{{Destination: on, Kind: placement.LossMoved, From: "s3://minio:9000/store-a kratix/" + on, To: "destination " + moved.Chosen.Name, Labels: rp.Chosen.Labels, PriorLabels: rp.Chosen.Labels}}
 	equal(t, "request losses", got, want)
 	// Staying put and changing nothing loses nothing.
 	same, _, err := placement.PlanRequest(placement.Request{Key: requestKey, Output: out, Pool: pool, PriorDestination: on, Prior: &before})
@@ -300,5 +300,159 @@ func TestRequestLossesFolderChange(t *testing.T) {
 	}})
 	if got := placement.RequestLosses("", nil, p, nil); got != nil {
 		t.Errorf("no prior: %+v", got)
+	}
+}
+
+// TestGuardJudgesLabelsBeforeAndAfter: protection is judged against a destination's labels as
+// the resource last saw them (its recorded pool member) and as the pool has them now. A relabel
+// that unschedules a protected destination, alone or with a move to another store, is refused
+// like the selector change that makes the same deletion, with the same acknowledgement; a
+// destination relabelled into protection is protected too; one never protected is not.
+func TestGuardJudgesLabelsBeforeAndAfter(t *testing.T) {
+	env := func(v string) map[string]string { return map[string]string{"env": v} }
+	devM := member("dev", locA(), storePath, "kratix/dev", layout.ModeNestedByMetadata, env("dev"))
+	prodM := member("prod", locA(), storePath, "kratix/prod", layout.ModeNestedByMetadata, env("prod"))
+	both := scheduling.Selector{MatchExpressions: []scheduling.Requirement{{Key: "env", Operator: "In", Values: []string{"dev", "prod"}}}}
+	first := planPromise(t, placement.Promise{Name: "jenkins", Selector: both, Dependencies: deps(depsYAML), Pool: []placement.Member{devM, prodM}})
+	seen := map[string]placement.Prior{
+		"dev":  {Record: first.Records["dev"], Member: &devM},
+		"prod": {Record: first.Records["prod"], Member: &prodM},
+	}
+	imported := map[string]placement.Prior{"dev": {Record: first.Records["dev"]}, "prod": {Record: first.Records["prod"]}}
+	relabel := func(m placement.Member, v string) placement.Member {
+		m.Labels = env(v)
+		return m
+	}
+	moveB := func(m placement.Member) placement.Member {
+		m.Location = locB()
+		return m
+	}
+	protectProd := scheduling.Selector{MatchLabels: env("prod")}
+	// printf 'kratix_promise\tjenkins\nprod\tremoved\n' | sha256sum | cut -c1-16, and so on.
+	const (
+		ackProdRemoved = "ack-5392e71e6d3b0027"
+		ackProdMoved   = "ack-3b68cbc7649b0280" // from store-a kratix/prod to store-b kratix/prod
+		ackDevRemoved  = "ack-739477eab5e05a7b"
+	)
+	for _, c := range []struct {
+		name     string
+		selector scheduling.Selector
+		pool     []placement.Member
+		prior    map[string]placement.Prior
+		rules    []string // nil: passes the guard
+		ack      string
+	}{
+		{
+			name: "selector narrowed", selector: envSelector("dev"), pool: []placement.Member{devM, prodM}, prior: seen,
+			rules: []string{"protected destinations (env=prod) lose files: prod"}, ack: ackProdRemoved,
+		},
+		{
+			name: "protected destination relabelled out of the selector", selector: both,
+			pool: []placement.Member{devM, relabel(prodM, "retired")}, prior: seen,
+			rules: []string{"protected destinations (env=prod) lose files: prod (labelled env=prod before this change)"}, ack: ackProdRemoved,
+		},
+		{
+			name: "protected destination moved to another store", selector: both,
+			pool: []placement.Member{devM, moveB(prodM)}, prior: seen,
+			rules: []string{"protected destinations (env=prod) lose files: prod"}, ack: ackProdMoved,
+		},
+		{
+			name: "protected destination relabelled and moved", selector: both,
+			pool: []placement.Member{devM, moveB(relabel(prodM, "retired"))}, prior: seen,
+			rules: []string{"protected destinations (env=prod) lose files: prod (labelled env=prod before this change)"}, ack: ackProdRemoved,
+		},
+		{
+			// dev becomes env=prod while the promise narrows to what it was: protected by the labels after.
+			name: "destination relabelled into protection", selector: envSelector("dev"),
+			pool: []placement.Member{relabel(devM, "prod"), relabel(prodM, "dev")}, prior: seen,
+			rules: []string{"protected destinations (env=prod) lose files: dev"}, ack: ackDevRemoved,
+		},
+		{
+			name: "unprotected destination relabelled", selector: both,
+			pool: []placement.Member{relabel(devM, "staging"), prodM}, prior: seen,
+		},
+		{
+			// Nothing recorded of the destination before (an import): the labels after decide.
+			name: "relabelled, no member recorded", selector: both,
+			pool: []placement.Member{devM, relabel(prodM, "retired")}, prior: imported,
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			next := planPromise(t, placement.Promise{Name: "jenkins", Selector: c.selector, Dependencies: deps(depsYAML), Pool: c.pool, Prior: c.prior, DeleteUnscheduled: true})
+			losses := placement.Losses(c.prior, next.Records, c.pool)
+			g := placement.Guard{MaxRemoved: -1, Protect: &protectProd}
+			v := g.Check(placement.GuardPromise, "jenkins", losses)
+			equal(t, "rules", v.Rules, c.rules)
+			if v.Ack != c.ack || v.Refused() != (c.rules != nil) {
+				t.Errorf("ack %q refused %v, want %q refused %v (losses %+v)", v.Ack, v.Refused(), c.ack, c.rules != nil, losses)
+			}
+			if c.ack == "" {
+				return
+			}
+			g.Acknowledge = c.ack
+			if v := g.Check(placement.GuardPromise, "jenkins", losses); v.Refused() || !v.Acknowledged {
+				t.Errorf("acknowledged with %s: %+v", c.ack, v)
+			}
+		})
+	}
+}
+
+// TestRequestGuardJudgesLabelsBeforeAndAfter: a request stays on a relabelled destination
+// (misscheduled); a file it stops writing there is a loss on a destination protected by its
+// labels before the relabel. Moved with a relabel, it breaks both rules.
+func TestRequestGuardJudgesLabelsBeforeAndAfter(t *testing.T) {
+	prodM := member("prod", locA(), storePath, "kratix/prod", layout.ModeNestedByMetadata, map[string]string{"env": "prod"})
+	retired := prodM
+	retired.Labels = map[string]string{"env": "retired"}
+	retiredB := retired
+	retiredB.Location = locB()
+	out := func(files ...string) layout.Request {
+		r := layout.Request{Promise: "postgres", Namespace: "default", Name: "db", Pipeline: "instance-configure", Files: map[string][]byte{}}
+		for _, f := range files {
+			r.Files[f] = []byte("kind: " + f + "\n")
+		}
+		return r
+	}
+	sel := scheduling.Selector{MatchLabels: map[string]string{"env": "prod"}}
+	first, _, err := placement.PlanRequest(placement.Request{Key: requestKey, Selector: sel, Output: out("a.yaml", "b.yaml"), Pool: []placement.Member{prodM}})
+	if err != nil || first.Chosen == nil || first.Chosen.Name != "prod" {
+		t.Fatalf("first plan: %+v, %v", first, err)
+	}
+	before := placement.Prior{Record: first.Records["prod"], Member: &prodM}
+	protect := scheduling.Selector{MatchLabels: map[string]string{"env": "prod"}}
+	g := placement.Guard{MaxRemoved: -1, Protect: &protect}
+	// printf 'kratix_resource_request\tdefault/postgres/db\nprod\tfiles\t<path>\n' | sha256sum | cut -c1-16
+	const ackB = "ack-e50be29b63afe269"
+	// printf 'kratix_resource_request\tdefault/postgres/db\nprod\tmoved\ts3://minio:9000/store-a kratix/prod\ts3://minio:9000/store-b kratix/prod\n'
+	const ackMovedB = "ack-c18884834570e2b1"
+	for _, c := range []struct {
+		name   string
+		pool   placement.Member
+		output layout.Request
+		rules  []string
+		ack    string
+	}{
+		{name: "relabelled, nothing lost", pool: retired, output: out("a.yaml", "b.yaml")},
+		{
+			name: "relabelled, a file dropped", pool: retired, output: out("a.yaml"),
+			rules: []string{"protected destinations (env=prod) lose files: prod (labelled env=prod before this change)"}, ack: ackB,
+		},
+		{
+			name: "relabelled and moved to another store", pool: retiredB, output: out("a.yaml", "b.yaml"),
+			rules: []string{"protected destinations (env=prod) lose files: prod (labelled env=prod before this change)", `the request moves off destination "prod"`}, ack: ackMovedB,
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pool := []placement.Member{c.pool}
+			p, _, err := placement.PlanRequest(placement.Request{Key: requestKey, Selector: sel, Output: c.output, Pool: pool, PriorDestination: "prod", Prior: &before})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := g.Check(placement.GuardRequest, requestKey, placement.RequestLosses("prod", &before, p, pool))
+			equal(t, "rules", v.Rules, c.rules)
+			if v.Ack != c.ack {
+				t.Errorf("ack %q, want %q", v.Ack, c.ack)
+			}
+		})
 	}
 }

@@ -102,6 +102,10 @@ func parseRequestImportID(id string) (base string, parts []string, destination s
 type kratixForms struct {
 	index    func(layout.Target) layout.KratixIndex
 	contents [][]byte // the placement's content, compared with an aggregate's documents
+	// hashKey, for a request with write-only content, is the key its records hash with: what a
+	// probe finds is recorded as keyed hashes, never as MD5s, since the adoption travels to the
+	// apply in private state, which a saved plan file holds (see placement.KeyedMark).
+	hashKey []byte
 }
 
 // probed is what probe found: what each folder holds of the placement, and the destinations whose
@@ -121,7 +125,7 @@ func (d *providerData) probe(ctx context.Context, kind, who string, at path.Path
 			continue // the plan reports it
 		}
 		files[m.Name] = f
-		targets[m.Name] = observed{member: m, files: f, record: placement.Probe(m.Member, f)}
+		targets[m.Name] = observed{member: m, files: f, record: placement.Probe(m.Member, f), hashKey: kratix.hashKey}
 	}
 	p := probed{found: d.refresh(ctx, kind, who, targets, diags)}
 	if diags.HasError() {
@@ -236,6 +240,11 @@ func (d *providerData) probeKratix(ctx context.Context, kind, who string, at pat
 	if err != nil {
 		return failed(err)
 	}
+	if kratix.hashKey != nil {
+		if err := rekeyFiles(ctx, store, there, kratix.hashKey); err != nil {
+			return failed(err)
+		}
+	}
 	var own []string
 	for p := range o.files.Put {
 		if !slices.Contains(o.files.Claims, p) {
@@ -280,6 +289,9 @@ func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a
 	if !ok {
 		return a, false // reported by the plan
 	}
+	if plan.writeOnly() && plan.secret == nil {
+		return a, false // the key of its hashes is not known yet: a later plan, or the apply, looks
+	}
 	out, err := plan.output(ctx)
 	if err != nil {
 		return a, false // reported by the plan
@@ -303,7 +315,7 @@ func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a
 		}
 		pool = named
 	}
-	forms := kratixForms{index: func(t layout.Target) layout.KratixIndex { return layout.KratixRequestIndex(t, out) }}
+	forms := kratixForms{index: func(t layout.Target) layout.KratixIndex { return layout.KratixRequestIndex(t, out) }, hashKey: plan.hashKey()}
 	for _, rel := range sortedKeys(out.Files) {
 		forms.contents = append(forms.contents, out.Files[rel])
 	}

@@ -48,6 +48,9 @@ func guardSchema(what string) schema.SingleNestedAttribute {
 			},
 			"protect": selectorsResourceSchema("Destinations where nothing may be deleted, in the form of " +
 				"`destination_selectors`: a plan that deletes any file on a destination these select is refused. " +
+				"A destination is judged by its labels before the change (as this resource last saw them) and after " +
+				"it, and is protected when either matches: relabelling a protected destination, or moving it to " +
+				"another store, cannot take files from it unacknowledged. " +
 				"Entries combine with AND; an empty list protects every destination."),
 			"acknowledge": schema.StringAttribute{
 				Optional: true,

@@ -217,16 +217,37 @@ func aggregateFresh(ctx context.Context, store statestore.Store, a layout.Aggreg
 // from the store (a bucket's objects are downloaded, a git tree is in memory): a record of
 // write-only content never holds an MD5 (see placement.KeyedMark).
 func rekey(ctx context.Context, store statestore.Store, q placement.Query, obs *placement.Observation, key []byte) error {
-	for _, p := range q.Kept(*obs) {
+	paths := q.Kept(*obs)
+	kept := map[string]string{}
+	for _, p := range paths {
+		kept[p] = obs.Found[p]
+	}
+	if err := rekeyFiles(ctx, store, kept, key); err != nil {
+		return err
+	}
+	for _, p := range paths {
+		if sum, ok := kept[p]; ok {
+			obs.Found[p] = sum
+		} else {
+			delete(obs.Found, p) // gone since it was listed
+		}
+	}
+	return nil
+}
+
+// rekeyFiles replaces, in found (store path => MD5), every MD5 by the keyed hash of the content
+// the store holds there, and drops the files that are gone since they were listed.
+func rekeyFiles(ctx context.Context, store statestore.Store, found map[string]string, key []byte) error {
+	for _, p := range sortedKeys(found) {
 		content, err := store.Read(ctx, p)
 		if statestore.IsNotFound(err) {
-			delete(obs.Found, p) // gone since it was listed
+			delete(found, p)
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		obs.Found[p] = placement.Keyed(key, p, content)
+		found[p] = placement.Keyed(key, p, content)
 	}
 	return nil
 }
