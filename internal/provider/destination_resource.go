@@ -96,7 +96,8 @@ func (r *destinationResource) Schema(ctx context.Context, _ resource.SchemaReque
 			"labels": schema.MapAttribute{
 				ElementType: types.StringType, Optional: true,
 				MarkdownDescription: "Labels matched by promises' and resource requests' `destination_selectors`, in " +
-					"Kubernetes label syntax.",
+					"Kubernetes label syntax. A null value is no label: `zone = var.zone` with a null `var.zone` leaves the " +
+					"destination without a `zone` label.",
 				Validators: []validator.Map{labelsValidator{}},
 			},
 			"state_store": storeRefSchema("The store this destination's files go to: pass the store resource, " +

@@ -75,7 +75,7 @@ func dataSelectorsSchema(description string) schema.ListNestedAttribute {
 		MarkdownDescription: description,
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"match_labels": schema.MapAttribute{ElementType: types.StringType, Optional: true,
-				MarkdownDescription: "Labels a destination must carry, with these values.", Validators: []validator.Map{labelsValidator{}}},
+				MarkdownDescription: "Labels a destination must carry, with these values. A null value puts no requirement on its key.", Validators: []validator.Map{labelsValidator{}}},
 			"match_expressions": schema.ListNestedAttribute{
 				Optional: true, MarkdownDescription: "Kubernetes set-based requirements.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
@@ -103,7 +103,7 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 					// Optional here, checked in Read: Terraform validates a list built from resources
 					// ([kratix_destination.a]) before their values are known, and would call them missing.
 					"name":   schema.StringAttribute{Optional: true, MarkdownDescription: "Destination name (required)."},
-					"labels": schema.MapAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Destination labels."},
+					"labels": schema.MapAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Destination labels; a null value is no label."},
 					"state_store": schema.SingleNestedAttribute{Optional: true, MarkdownDescription: "The destination's store (only its name and path are used).",
 						Attributes: map[string]schema.Attribute{
 							"name": schema.StringAttribute{Optional: true, MarkdownDescription: "Store name."},
@@ -190,8 +190,7 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 			continue
 		}
 		byName[name] = dest
-		labels := map[string]string{}
-		resp.Diagnostics.Append(dest.Labels.ElementsAs(ctx, &labels, false)...)
+		labels, _ := labelsFromMap(dest.Labels) // known: Terraform reads a data source once its configuration is
 		pool = append(pool, scheduling.Destination{Name: name, Labels: labels, StrictMatchLabels: dest.StrictMatchLabels.ValueBool()})
 	}
 	if resp.Diagnostics.HasError() {
