@@ -65,7 +65,7 @@ run "reason_of_the_destination_not_chosen" {
   assert {
     condition = startswith(
       [for d in data.kratix_placement.quota.decisions : d.reason if d.destination != kratix_resource_request.quota.destination && d.destination != "preview" && d.destination != "worker-2"][0],
-      "matches, but mode = \"one\" chose ${kratix_resource_request.quota.destination} for key \"default/team-namespace/team-a-quota\""
+      "matches, but mode = \"one\" chose ${kratix_resource_request.quota.destination} for request team-namespace/default/team-a-quota"
     )
     error_message = "The match not chosen says which destination was chosen instead."
   }

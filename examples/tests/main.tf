@@ -133,13 +133,13 @@ data "kratix_placement" "namespace" {
 }
 
 # Where the request may land: the promise's selector plus the request's, one destination chosen
-# by the request's key (<namespace>/<promise>/<name>).
+# as the request with that id (<promise>/<namespace>/<name>) is placed.
 data "kratix_placement" "quota" {
   destinations          = local.pool
   destination_selectors = [{ match_labels = var.promise_selector }]
   resource_selectors    = length(var.request_selector) == 0 ? [] : [{ match_labels = var.request_selector }]
   mode                  = "one"
-  key                   = "default/team-namespace/team-a-quota"
+  request               = "team-namespace/default/team-a-quota"
 }
 
 output "reasons" {

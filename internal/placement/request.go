@@ -8,9 +8,22 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
+// RequestID is a request's identity as users read and type it: its id, its import id, and the
+// name messages and commit messages give it. ids in users' states have this form.
+func RequestID(promise, namespace, name string) string {
+	return promise + "/" + namespace + "/" + name
+}
+
+// RequestKey is what a request's destination is chosen by (the rendezvous key, SPEC 3.4) and
+// what its keyed hashes are bound to. Its order differs from RequestID's, and changing it would
+// move requests and change every keyed hash, so it is never shown: messages say RequestID.
+func RequestKey(promise, namespace, name string) string {
+	return namespace + "/" + promise + "/" + name
+}
+
 // Request is what a plan of a resource request starts from.
 type Request struct {
-	// Key is the request's stable identity, <namespace>/<promise>/<name>: the rendezvous key.
+	// Key is RequestKey of the request: the rendezvous key.
 	Key string
 	// PromiseSelector and Selector are the promise's selectors and the request's own.
 	PromiseSelector, Selector scheduling.Selector
@@ -38,6 +51,7 @@ type RequestPlan struct {
 // choice), otherwise the rendezvous choice among the candidates. A request whose destination
 // left the pool moves, and its old files are that destination's cleanup's business.
 func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
+	id := RequestID(in.Output.Promise, in.Output.Namespace, in.Output.Name)
 	sel, conflicts := scheduling.Combine(in.PromiseSelector, in.Selector)
 	p := RequestPlan{Plan: Plan{Records: map[string]Record{}, prior: map[string]Prior{}}}
 	if in.Prior != nil && in.PriorDestination != "" {
@@ -58,13 +72,13 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 		for _, d := range decisions {
 			if d.Destination == chosen && !d.Selected {
 				p.Misscheduled = true
-				p.Warnings = append(p.Warnings, fmt.Sprintf("Request %s stays on destination %q, which no longer matches (%s): it is misscheduled and still updated.", in.Key, chosen, d.Reason()))
+				p.Warnings = append(p.Warnings, fmt.Sprintf("Request %s stays on destination %q, which no longer matches (%s): it is misscheduled and still updated.", id, chosen, d.Reason()))
 			}
 		}
 	} else if c, ok := scheduling.Choose(in.Key, scheduling.Selected(decisions)); ok {
 		chosen = c
 		if in.PriorDestination != "" {
-			p.Warnings = append(p.Warnings, fmt.Sprintf("Destination %q left the pool: request %s moves to %q.", in.PriorDestination, in.Key, chosen))
+			p.Warnings = append(p.Warnings, fmt.Sprintf("Destination %q left the pool: request %s moves to %q.", in.PriorDestination, id, chosen))
 		}
 	} else {
 		var why []string
@@ -72,7 +86,7 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 			why = append(why, d.Destination+": "+d.Reason())
 		}
 		p.Warnings = append(p.Warnings, fmt.Sprintf("Request %s: no destinations can be selected for scheduling (selectors: %s). Nothing is written until a destination matches.\n\n%s",
-			in.Key, selectorText(sel), strings.Join(why, "\n")))
+			id, selectorText(sel), strings.Join(why, "\n")))
 	}
 	if chosen == "" {
 		return p, decisions, nil

@@ -296,7 +296,7 @@ func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a
 	if err != nil {
 		return a, false // reported by the plan
 	}
-	id := fmt.Sprintf("%s/%s/%s", plan.promiseName(), plan.Namespace.ValueString(), plan.Name.ValueString())
+	id := plan.id()
 	if a.Destination != "" {
 		var named []poolMember
 		var names []string
@@ -362,7 +362,7 @@ func (a adoption) notFoundWarning(plan requestModel, chosen string) string {
 	if len(a.Found) > 0 || chosen == "" {
 		return ""
 	}
-	id := fmt.Sprintf("%s/%s/%s", plan.promiseName(), plan.Namespace.ValueString(), plan.Name.ValueString())
+	id := plan.id()
 	return fmt.Sprintf("Request %s was imported, but no destination of the promise's pool holds its files. It is "+
 		"placed as a new request is, on %q (the rendezvous choice), and the apply writes it there. If it runs on "+
 		"another destination, import it naming that one: %s@<destination>.", id, chosen, id)
@@ -409,11 +409,14 @@ func (r *requestResource) adoptInPlan(ctx context.Context, req resource.ModifyPl
 		return nil, state
 	}
 	a, ok := readAdoption(ctx, req.Private)
-	if !ok || a.Observed {
+	if !ok {
+		return nil, state
+	}
+	if checkImportedRequest(plan, state, &resp.Diagnostics); resp.Diagnostics.HasError() || a.Observed {
 		return nil, state
 	}
 	if r.data.isOffline() {
-		offlineImportWarning(&resp.Diagnostics, "Request "+plan.key())
+		offlineImportWarning(&resp.Diagnostics, "Request "+plan.id())
 		return nil, state
 	}
 	if a, ok = r.adoptRequest(ctx, plan, a, &resp.Diagnostics); !ok {
@@ -446,6 +449,9 @@ func (r *requestResource) adoptInApply(ctx context.Context, req resource.UpdateR
 // pool and returns the prior state to plan from.
 func (r *promiseResource) adoptInPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan, state promiseModel) promiseModel {
 	if req.State.Raw.IsNull() || !state.Placements.IsNull() {
+		return state
+	}
+	if checkImportedName(ctx, req, "Promise", &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return state
 	}
 	a, ok := readAdoption(ctx, req.Private)

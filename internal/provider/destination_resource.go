@@ -96,7 +96,8 @@ func (r *destinationResource) Schema(ctx context.Context, _ resource.SchemaReque
 			"labels": schema.MapAttribute{
 				ElementType: types.StringType, Optional: true,
 				MarkdownDescription: "Labels matched by promises' and resource requests' `destination_selectors`, in " +
-					"Kubernetes label syntax.",
+					"Kubernetes label syntax. A null value is no label: `zone = var.zone` with a null `var.zone` leaves the " +
+					"destination without a `zone` label.",
 				Validators: []validator.Map{labelsValidator{}},
 			},
 			"state_store": storeRefSchema("The store this destination's files go to: pass the store resource, " +
@@ -213,6 +214,9 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if req.Plan.Raw.IsNull() {
 		return
 	}
+	if checkImportedName(ctx, req, "Destination", &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
+	}
 	var plan destinationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -295,6 +299,7 @@ func (r *destinationResource) Update(ctx context.Context, req resource.UpdateReq
 	}
 	ctx, done := startOp(ctx, req.Plan, "kratix_destination", opUpdate, &resp.Diagnostics)
 	defer done()
+	resp.Diagnostics.Append(forgetAdoption(ctx, resp.Private)...) // the import's mark: see import_check.go
 	var plan destinationModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
@@ -379,9 +384,12 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 	tflog.Info(ctx, "destination cleaned up", map[string]any{"destination": name, "deleted": len(res.Deleted)})
 }
 
+// ImportState takes the destination's name; the first plan checks it against the configuration
+// (import_check.go).
 func (r *destinationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
+	resp.Diagnostics.Append(writeAdoption(ctx, resp.Private, adoption{})...)
 }
 
 func (r *destinationResource) open(ref storeRefModel, name string, diags *diag.Diagnostics) statestore.Store {

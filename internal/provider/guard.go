@@ -92,7 +92,7 @@ func guardFrom(ctx context.Context, obj types.Object) (*placement.Guard, diag.Di
 
 // checkGuard applies the resource's guard, if any, to the losses of its plan: an error at
 // `guard` that lists the destinations and prints the acknowledgement, or a warning when the
-// change was acknowledged. who is "Promise \"jenkins\"" or "Request default/postgres/db".
+// change was acknowledged. who is "Promise \"jenkins\"" or "Request postgres/default/db".
 func checkGuard(ctx context.Context, obj types.Object, kind, name, who string, losses []placement.Loss) diag.Diagnostics {
 	g, diags := guardFrom(ctx, obj)
 	if g == nil || diags.HasError() {

@@ -230,7 +230,7 @@ func TestAccGuard(t *testing.T) {
 						// request would move to w5. Refused.
 						PreConfig:   func() { mark = ts.mark(t) },
 						Config:      guardConfig(ts, guardScene{selectors: keep, promiseAck: ackStray, pool: withoutW1, requestSel: "[]"}),
-						ExpectError: inOrder("Change Refused by the Guard", "Request default/p/r", `the request moves off destination "w1"`, "- w1: moves from "+ts.location+" w1 to destination w5", "acknowledge = \""+ackMove+"\""),
+						ExpectError: inOrder("Change Refused by the Guard", "Request p/default/r", `the request moves off destination "w1"`, "- w1: moves from "+ts.location+" w1 to destination w5", "acknowledge = \""+ackMove+"\""),
 					},
 					{
 						PreConfig: func() {

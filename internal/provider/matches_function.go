@@ -32,10 +32,23 @@ func (f *matchesFunction) Definition(_ context.Context, _ function.DefinitionReq
 			"Each entry is an object with optional `match_labels` (map) and `match_expressions` (list of `key`, " +
 			"`operator`, `values`). Labels with `kratix.io/dry-run = \"true\"` never match: Kratix schedules no " +
 			"ordinary placement to a dry-run destination, and neither do the resources. Use it in expressions and " +
-			"`check` blocks.",
+			"`check` blocks.\n\n" +
+			"A null is left out, as it is in a promise and a destination: `selectors = null` is no selectors (everything " +
+			"matches); a null entry, `match_labels` or `match_expressions` adds no requirement; a null value in " +
+			"`match_labels` puts no requirement on its key; a null in `values` is left out; `key` and `operator` must " +
+			"not be null. `labels = null` is a destination without labels, and a null label value is an absent label: " +
+			"`{ env = \"dev\", zone = var.zone }` with a null `var.zone` describes a destination without a `zone` label. " +
+			"While an argument, or any value inside it, is unknown, the result is unknown (Terraform calls the function " +
+			"once it is known).",
 		Parameters: []function.Parameter{
-			function.DynamicParameter{Name: "selectors", MarkdownDescription: "List of selector entries, as a promise's `destination_selectors`."},
-			function.MapParameter{Name: "labels", ElementType: types.StringType, MarkdownDescription: "A destination's labels.", AllowNullValue: true},
+			function.DynamicParameter{
+				Name: "selectors", AllowNullValue: true,
+				MarkdownDescription: "List of selector entries, as a promise's `destination_selectors`; null is no selectors.",
+			},
+			function.MapParameter{
+				Name: "labels", ElementType: types.StringType, AllowNullValue: true,
+				MarkdownDescription: "A destination's labels; null is no labels, a null value an absent label.",
+			},
 		},
 		Return: function.BoolReturn{},
 	}
@@ -43,11 +56,14 @@ func (f *matchesFunction) Definition(_ context.Context, _ function.DefinitionReq
 
 func (f *matchesFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
 	var selectors types.Dynamic
-	var labels map[string]string
-	resp.Error = function.ConcatFuncErrors(req.Arguments.Get(ctx, &selectors, &labels))
+	var labelMap types.Map
+	resp.Error = function.ConcatFuncErrors(req.Arguments.Get(ctx, &selectors, &labelMap))
 	if resp.Error != nil {
 		return
 	}
+	// Terraform does not call a function whose arguments are not wholly known (no parameter
+	// allows unknown values): the result is unknown until they are.
+	labels, _ := labelsFromMap(labelMap)
 	entries, err := selectorsFromDynamic(selectors.UnderlyingValue())
 	if err != nil {
 		resp.Error = function.NewArgumentFuncError(0, err.Error())
@@ -72,11 +88,15 @@ func selectorsFromDynamic(v attr.Value) ([]scheduling.Selector, error) {
 	}
 	out := make([]scheduling.Selector, 0, len(elems))
 	for i, e := range elems {
+		sel := scheduling.Selector{MatchLabels: map[string]string{}}
+		if e.IsNull() {
+			out = append(out, sel) // left out: an empty entry adds no requirement
+			continue
+		}
 		fields, err := objectFields(e)
 		if err != nil {
 			return nil, fmt.Errorf("selectors[%d]: %w", i, err)
 		}
-		sel := scheduling.Selector{MatchLabels: map[string]string{}}
 		for name, fv := range fields {
 			switch name {
 			case "match_labels":
@@ -110,6 +130,9 @@ func requirementsFromDynamic(v attr.Value) ([]scheduling.Requirement, error) {
 	}
 	var out []scheduling.Requirement
 	for i, e := range elems {
+		if e.IsNull() {
+			continue // left out
+		}
 		fields, err := objectFields(e)
 		if err != nil {
 			return nil, fmt.Errorf("[%d]: %w", i, err)
@@ -119,6 +142,9 @@ func requirementsFromDynamic(v attr.Value) ([]scheduling.Requirement, error) {
 			switch name {
 			case "key", "operator":
 				s, ok := fv.(basetypes.StringValue)
+				if fv.IsNull() {
+					return nil, fmt.Errorf("[%d].%s: must not be null", i, name)
+				}
 				if !ok {
 					return nil, fmt.Errorf("[%d].%s: must be a string", i, name)
 				}
@@ -152,13 +178,20 @@ func objectFields(v attr.Value) (map[string]attr.Value, error) {
 	return nil, fmt.Errorf("must be an object, got %s", v.Type(context.Background()))
 }
 
+// stringFields reads match_labels; a null value is no requirement on its key (see labelsFromMap).
 func stringFields(v attr.Value) (map[string]string, error) {
+	out := map[string]string{}
+	if v.IsNull() {
+		return out, nil
+	}
 	fields, err := objectFields(v)
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]string{}
 	for k, fv := range fields {
+		if fv.IsNull() {
+			continue
+		}
 		s, ok := fv.(basetypes.StringValue)
 		if !ok {
 			return nil, fmt.Errorf("value of %q must be a string", k)
@@ -168,13 +201,20 @@ func stringFields(v attr.Value) (map[string]string, error) {
 	return out, nil
 }
 
+// stringElems reads a requirement's values: null is none, and a null value is left out.
 func stringElems(v attr.Value) ([]string, error) {
+	if v.IsNull() {
+		return nil, nil
+	}
 	elems, ok := elementsOf(v)
 	if !ok {
 		return nil, fmt.Errorf("must be a list of strings")
 	}
 	out := make([]string, 0, len(elems))
 	for _, e := range elems {
+		if e.IsNull() {
+			continue
+		}
 		s, ok := e.(basetypes.StringValue)
 		if !ok {
 			return nil, fmt.Errorf("must be a list of strings")

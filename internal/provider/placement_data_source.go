@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
@@ -49,6 +51,7 @@ type placementDataModel struct {
 	Match                types.String `tfsdk:"match"`
 	Mode                 types.String `tfsdk:"mode"`
 	Key                  types.String `tfsdk:"key"`
+	Request              types.String `tfsdk:"request"`
 	RolloutWaves         types.List   `tfsdk:"rollout_waves"` // of waveModel
 	Selected             types.List   `tfsdk:"selected"`
 	Names                types.List   `tfsdk:"names"`
@@ -75,7 +78,7 @@ func dataSelectorsSchema(description string) schema.ListNestedAttribute {
 		MarkdownDescription: description,
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"match_labels": schema.MapAttribute{ElementType: types.StringType, Optional: true,
-				MarkdownDescription: "Labels a destination must carry, with these values.", Validators: []validator.Map{labelsValidator{}}},
+				MarkdownDescription: "Labels a destination must carry, with these values. A null value puts no requirement on its key.", Validators: []validator.Map{labelsValidator{}}},
 			"match_expressions": schema.ListNestedAttribute{
 				Optional: true, MarkdownDescription: "Kubernetes set-based requirements.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
@@ -103,7 +106,7 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 					// Optional here, checked in Read: Terraform validates a list built from resources
 					// ([kratix_destination.a]) before their values are known, and would call them missing.
 					"name":   schema.StringAttribute{Optional: true, MarkdownDescription: "Destination name (required)."},
-					"labels": schema.MapAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Destination labels."},
+					"labels": schema.MapAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Destination labels; a null value is no label."},
 					"state_store": schema.SingleNestedAttribute{Optional: true, MarkdownDescription: "The destination's store (only its name and path are used).",
 						Attributes: map[string]schema.Attribute{
 							"name": schema.StringAttribute{Optional: true, MarkdownDescription: "Store name."},
@@ -118,9 +121,21 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 				"`destination_selectors`, which win a key given in both (a warning names it)."),
 			"match": schema.StringAttribute{Optional: true, MarkdownDescription: "`all` (default: every entry must hold, as in Kratix) or `any` (any entry, as KubeStellar and OCM placements).",
 				Validators: []validator.String{stringvalidator.OneOf("all", "any")}},
-			"mode": schema.StringAttribute{Optional: true, MarkdownDescription: "`all` (default: every match, like dependencies) or `one` (one destination, chosen by rendezvous hashing of `key`, like a resource request).",
+			"mode": schema.StringAttribute{Optional: true, MarkdownDescription: "`all` (default: every match, like dependencies) or `one` (one destination, chosen by rendezvous hashing as a resource request's is: see `request`).",
 				Validators: []validator.String{stringvalidator.OneOf("all", "one")}},
-			"key": schema.StringAttribute{Optional: true, MarkdownDescription: "With `mode = \"one\"`: the stable identity to choose by, e.g. `namespace/promise/name`."},
+			"request": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "With `mode = \"one\"`: a resource request's id, `<promise>/<namespace>/<name>` (its `id` and " +
+					"import id, and how plan messages name it). The destination chosen is the one `kratix_resource_request` " +
+					"chooses for that request.",
+				Validators: []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("key"))},
+			},
+			"key": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "With `mode = \"one\"`: a string hashed as it is given. Use `request` to choose as a resource request does.",
+				DeprecationMessage: "Use request = \"<promise>/<namespace>/<name>\", the request's id. key is hashed as given, " +
+					"and agrees with a request only when spelled <namespace>/<promise>/<name>, an order nothing else uses.",
+			},
 			"rollout_waves": schema.ListNestedAttribute{
 				Optional: true,
 				MarkdownDescription: "A promise's `rollout.waves`, to see which wave each selected destination belongs to " +
@@ -190,8 +205,7 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 			continue
 		}
 		byName[name] = dest
-		labels := map[string]string{}
-		resp.Diagnostics.Append(dest.Labels.ElementsAs(ctx, &labels, false)...)
+		labels, _ := labelsFromMap(dest.Labels) // known: Terraform reads a data source once its configuration is
 		pool = append(pool, scheduling.Destination{Name: name, Labels: labels, StrictMatchLabels: dest.StrictMatchLabels.ValueBool()})
 	}
 	if resp.Diagnostics.HasError() {
@@ -220,7 +234,18 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 		decisions = scheduling.Schedule(sel, pool)
 	}
 	if m.Mode.ValueString() == "one" {
-		decisions = chooseOne(decisions, m.Key.ValueString())
+		key, by := m.Key.ValueString(), fmt.Sprintf("key %q", m.Key.ValueString())
+		if !m.Request.IsNull() {
+			parts := strings.Split(m.Request.ValueString(), "/")
+			if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
+				resp.Diagnostics.AddAttributeError(path.Root("request"), "Invalid Request ID", fmt.Sprintf(
+					"request: %q is not a request's id. Give it as <promise>/<namespace>/<name>, as kratix_resource_request's id "+
+						"and the plan's messages spell it, e.g. \"jenkins/default/dev-instance\".", m.Request.ValueString()))
+				return
+			}
+			key, by = placement.RequestKey(parts[0], parts[1], parts[2]), fmt.Sprintf("request %s", m.Request.ValueString())
+		}
+		decisions = chooseOne(decisions, key, by)
 	}
 
 	names := scheduling.Selected(decisions)
@@ -280,8 +305,8 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 }
 
 // chooseOne keeps one selected destination, chosen by rendezvous hashing of key, as a resource
-// request is placed; the other matches say who was chosen instead.
-func chooseOne(decisions []scheduling.Decision, key string) []scheduling.Decision {
+// request is placed; the other matches say who was chosen instead, and for what (by).
+func chooseOne(decisions []scheduling.Decision, key, by string) []scheduling.Decision {
 	chosen, ok := scheduling.Choose(key, scheduling.Selected(decisions))
 	if !ok {
 		return decisions
@@ -290,7 +315,7 @@ func chooseOne(decisions []scheduling.Decision, key string) []scheduling.Decisio
 	for i, d := range decisions {
 		if d.Selected && d.Destination != chosen {
 			d.Selected = false
-			d = d.WithReason(fmt.Sprintf("matches, but mode = \"one\" chose %s for key %q", chosen, key))
+			d = d.WithReason(fmt.Sprintf("matches, but mode = \"one\" chose %s for %s", chosen, by))
 		}
 		out[i] = d
 	}

@@ -49,6 +49,12 @@ data "kratix_placement" "request" {
 data "kratix_placement" "one" {
   destinations = local.pool
   mode         = "one"
+  request      = "jenkins/default/dev-instance"
+}
+
+data "kratix_placement" "one_by_key" {
+  destinations = local.pool
+  mode         = "one"
   key          = "default/jenkins/dev-instance"
 }
 
@@ -99,11 +105,16 @@ output "not_matches" {
 				statecheck.ExpectKnownValue("data.kratix_placement.request", tfjsonpath.New("names"), names()),
 				statecheck.ExpectKnownValue("data.kratix_placement.request", tfjsonpath.New("decisions").AtSliceIndex(1).AtMapKey("reason"),
 					knownvalue.StringExact("missing label pvCapacity=large")),
-				// The rendezvous choice (SPEC 3.4), worked out once outside the provider:
+				// The rendezvous choice (SPEC 3.4) of request jenkins/default/dev-instance, which
+				// hashes namespace/promise/name, worked out once outside the provider:
 				//   printf 'default/jenkins/dev-instance\0prod' | sha256sum  ->  bc4f2efb3bb57138...
 				//   printf 'default/jenkins/dev-instance\0dev'  | sha256sum  ->  5313b5f06b07c302...
 				// The first 8 bytes of prod's are larger, so prod is the one.
 				statecheck.ExpectKnownValue("data.kratix_placement.one", tfjsonpath.New("names"), names("prod")),
+				statecheck.ExpectKnownValue("data.kratix_placement.one", tfjsonpath.New("decisions").AtSliceIndex(1).AtMapKey("reason"),
+					knownvalue.StringExact(`matches, but mode = "one" chose prod for request jenkins/default/dev-instance`)),
+				// The deprecated key, spelled in the hash's order, still chooses the same.
+				statecheck.ExpectKnownValue("data.kratix_placement.one_by_key", tfjsonpath.New("names"), names("prod")),
 				// Waves by hand: the dev wave takes one of two (dev-1, first by name); 50% of the four
 				// prod is two; dev-2, taken by no wave, goes with the last; staging is not selected.
 				statecheck.ExpectKnownValue("data.kratix_placement.waves", tfjsonpath.New("decisions"), knownvalue.ListExact(func() []knownvalue.Check {
@@ -159,4 +170,27 @@ output "dry_run_false" {
 			},
 		}},
 	})
+}
+
+// TestPlacement_requestIDRefused: request takes a request's id, <promise>/<namespace>/<name>;
+// anything else is refused at its path with the form to use.
+func TestPlacement_requestIDRefused(t *testing.T) {
+	for _, id := range []string{"jenkins/dev-instance", "jenkins//dev-instance", "a/b/c/d"} {
+		t.Run(id, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{{
+					Config: `
+data "kratix_placement" "one" {
+  destinations = [{ name = "dev", labels = { env = "dev" }, path = "dev", state_store = { name = "gitops", path = "" } }]
+  mode         = "one"
+  request      = "` + id + `"
+}
+`,
+					PlanOnly:    true,
+					ExpectError: wrapped(`Invalid Request ID(.|\n)*request: "` + id + `" is not a request's id\. Give it as <promise>/<namespace>/<name>`),
+				}},
+			})
+		})
+	}
 }

@@ -46,7 +46,7 @@ func poolSchema(description string) schema.ListNestedAttribute {
 			"instance_id": schema.StringAttribute{Optional: true, MarkdownDescription: "See kratix_destination: " +
 				"new each time the destination is created, so that the resources on a replaced destination write their " +
 				"files again in the same apply."},
-			"labels": schema.MapAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Destination labels."},
+			"labels": schema.MapAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Destination labels; a null value is no label."},
 			"state_store": schema.SingleNestedAttribute{
 				Optional: true, MarkdownDescription: "The destination's store (required).", Attributes: storeRefAttributes(),
 			},
@@ -99,15 +99,9 @@ func poolFromModel(at path.Path, models []poolMemberModel) (pool []poolMember, o
 		if !known {
 			return nil, false, diags
 		}
-		labels := map[string]string{}
-		if !m.Labels.IsNull() {
-			for k, v := range m.Labels.Elements() {
-				s, isString := v.(types.String)
-				if v.IsUnknown() || !isString {
-					return nil, false, diags
-				}
-				labels[k] = s.ValueString()
-			}
+		labels, known := labelsFromMap(m.Labels)
+		if !known {
+			return nil, false, diags
 		}
 		storePath := placement.CleanStorePath(ref.Path.ValueString())
 		root, err := layout.Root(ref.Path.ValueString(), m.Path.ValueString())

@@ -81,13 +81,13 @@ func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 		MarkdownDescription: "One request for a promise's service, the counterpart of a Kratix resource request. " +
 			"There is no pipeline container: the documents it produces come from Terraform (`templatefile`, " +
 			"modules). It lands on exactly one destination, chosen during plan among the promise's pool matched " +
-			"against the promise's selectors plus this request's, by rendezvous hashing of " +
-			"`<namespace>/<promise>/<name>`: every machine and every plan agree. Once applied, the choice is kept " +
+			"against the promise's selectors plus this request's, by rendezvous hashing of its namespace, promise " +
+			"and name: every machine and every plan agree. Once applied, the choice is kept " +
 			"while that destination stays in the pool, even if it stops matching (then `misscheduled` is true and it " +
 			"is still updated, as Kratix keeps its first choice).",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				Computed: true, MarkdownDescription: "`<promise>/<namespace>/<name>`.",
+				Computed: true, MarkdownDescription: "`<promise>/<namespace>/<name>`: the import id, and how messages and commit messages name the request.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"promise": schema.SingleNestedAttribute{
@@ -156,8 +156,16 @@ func (r *requestResource) Configure(_ context.Context, req resource.ConfigureReq
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
+// id is the request's identity as users read and type it, <promise>/<namespace>/<name>: its id,
+// its import id, and its name in every message and commit message.
+func (m requestModel) id() string {
+	return placement.RequestID(m.promiseName(), m.Namespace.ValueString(), m.Name.ValueString())
+}
+
+// key is what the request's destination is chosen by and its keyed hashes and guard
+// acknowledgements are bound to (placement.RequestKey); never shown.
 func (m requestModel) key() string {
-	return fmt.Sprintf("%s/%s/%s", m.Namespace.ValueString(), m.promiseName(), m.Name.ValueString())
+	return placement.RequestKey(m.promiseName(), m.Namespace.ValueString(), m.Name.ValueString())
 }
 
 // promise is the request's promise; nil while it is null or unknown.
@@ -366,7 +374,7 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if !plan.Guard.IsNull() {
 		if prior, held := state.prior(ctx); held {
 			losses := placement.RequestLosses(state.Destination.ValueString(), &prior, p, members(pool))
-			resp.Diagnostics.Append(checkGuard(ctx, plan.Guard, placement.GuardRequest, plan.key(), "Request "+plan.key(), losses)...)
+			resp.Diagnostics.Append(checkGuard(ctx, plan.Guard, placement.GuardRequest, plan.key(), "Request "+plan.id(), losses)...)
 			if resp.Diagnostics.HasError() {
 				return
 			}
@@ -388,7 +396,7 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 // record sets the computed attributes from an outcome: the destination the request holds
 // files in, or none.
 func (m *requestModel) record(p placement.RequestPlan, o placement.Outcome) {
-	m.ID = types.StringValue(fmt.Sprintf("%s/%s/%s", m.promiseName(), m.Namespace.ValueString(), m.Name.ValueString()))
+	m.ID = types.StringValue(m.id())
 	m.Misscheduled = types.BoolValue(false)
 	m.Destination, m.Location, m.Root = types.StringNull(), types.StringNull(), types.StringNull()
 	m.WrittenFiles = stringMapValue(map[string]string{})
@@ -451,7 +459,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	}
 	dest := state.Destination.ValueString()
 	mem := findMember(state.destinations(), dest)
-	found := r.data.refresh(ctx, "Request", "Request "+state.key(), map[string]observed{dest: {member: *mem, files: f, record: prior.Record, hashKey: state.hashKey()}}, &resp.Diagnostics)
+	found := r.data.refresh(ctx, "Request", "Request "+state.id(), map[string]observed{dest: {member: *mem, files: f, record: prior.Record, hashKey: state.hashKey()}}, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -504,7 +512,7 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 		return
 	}
 	p = p.Spare(readSuccessor(ctx, req.Private)) // a replacement's files stay: see successor.go
-	failed := r.data.writeOps(ctx, "Request", "Request "+state.key(), "Delete from: request/"+state.key(), p.Ops, state.refs(), &resp.Diagnostics)
+	failed := r.data.writeOps(ctx, "Request", "Request "+state.id(), "Delete from: request/"+state.id(), p.Ops, state.refs(), &resp.Diagnostics)
 	if len(failed) > 0 {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...) // kept, so that the next destroy tries again
 	}
@@ -536,7 +544,7 @@ func (r *requestResource) apply(ctx context.Context, plan, state requestModel, o
 		return
 	}
 	refs := state.refs().add(pool...)
-	failed := r.data.writeOps(ctx, "Request", "Request "+plan.key(), "Update from: request/"+plan.key(), p.Ops, refs, diags)
+	failed := r.data.writeOps(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), p.Ops, refs, diags)
 	plan.record(p, p.Settle(failed))
 	diags.Append(out.Set(ctx, &plan)...)
 }

@@ -197,7 +197,7 @@ func (r *requestResource) readKey(state *requestModel, rec placement.Record) (ok
 		diags.AddAttributeError(path.Root("written_files"), "Content Hash Key Missing",
 			fmt.Sprintf("Request %s recorded keyed hashes of its write-only content, and the provider has no content_hash_key "+
 				"to check the store against. Set content_hash_key in the provider block, or the environment variable %s, "+
-				"to the value used when it was applied.", state.key(), contentHashKeyEnv))
+				"to the value used when it was applied.", state.id(), contentHashKeyEnv))
 		return false, diags
 	}
 	state.secret = secret

@@ -45,7 +45,7 @@ func selectorsResourceSchema(description string) rschema.ListNestedAttribute {
 		NestedObject: rschema.NestedAttributeObject{Attributes: map[string]rschema.Attribute{
 			"match_labels": rschema.MapAttribute{
 				ElementType: types.StringType, Optional: true,
-				MarkdownDescription: "Labels a destination must carry, with these values.",
+				MarkdownDescription: "Labels a destination must carry, with these values. A null value puts no requirement on its key.",
 				Validators:          []validator.Map{labelsValidator{}},
 			},
 			"match_expressions": rschema.ListNestedAttribute{
@@ -111,14 +111,11 @@ func selectorsFromModel(ctx context.Context, at path.Path, models []selectorMode
 		if m.MatchLabels.IsUnknown() {
 			return nil, false, nil
 		}
-		sel := scheduling.Selector{MatchLabels: map[string]string{}}
-		for k, v := range m.MatchLabels.Elements() {
-			s, isString := v.(types.String)
-			if !isString || s.IsUnknown() {
-				return nil, false, nil
-			}
-			sel.MatchLabels[k] = s.ValueString()
+		labels, known := labelsFromMap(m.MatchLabels)
+		if !known {
+			return nil, false, nil
 		}
+		sel := scheduling.Selector{MatchLabels: labels}
 		requirements, known, d := objectsAs[requirementModel](ctx, m.MatchExpressions)
 		if !known || d.HasError() {
 			return nil, false, d
@@ -133,6 +130,9 @@ func selectorsFromModel(ctx context.Context, at path.Path, models []selectorMode
 					s, isString := v.(types.String)
 					if !isString || s.IsUnknown() {
 						return nil, false, nil
+					}
+					if s.IsNull() {
+						continue // left out, as a null label is (see labelsFromMap)
 					}
 					values = append(values, s.ValueString())
 				}
@@ -162,6 +162,28 @@ func selectorsFromModel(ctx context.Context, at path.Path, models []selectorMode
 		diags.AddAttributeError(p, "Invalid Selector", fmt.Sprintf("%s: %s", p, fe.Message))
 	}
 	return entries, !diags.HasError(), diags
+}
+
+// labelsFromMap reads a map of labels: a destination's labels, or a selector's match_labels. A
+// null value is an absent label, or no requirement on that key: null means "left out" in HCL,
+// and `zone = var.zone` with no zone given describes a destination without a zone, not one whose
+// zone is "". The promise's pool, kratix_placement and provider::kratix::matches all read labels
+// here, so they agree. known is false while the map or one of its values is unknown.
+func labelsFromMap(m types.Map) (labels map[string]string, known bool) {
+	labels = map[string]string{}
+	if m.IsUnknown() {
+		return nil, false
+	}
+	for k, v := range m.Elements() {
+		s, isString := v.(types.String)
+		if !isString || s.IsUnknown() {
+			return nil, false
+		}
+		if !s.IsNull() {
+			labels[k] = s.ValueString()
+		}
+	}
+	return labels, true
 }
 
 func stringList(names []string) types.List {

@@ -200,7 +200,10 @@ func (r *stateStoreResource) Configure(_ context.Context, req resource.Configure
 }
 
 func (r *stateStoreResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
+	if req.Plan.Raw.IsNull() {
+		return
+	}
+	if checkImportedName(ctx, req, "State store", &resp.Diagnostics); resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
 	var plan stateStoreModel
@@ -289,6 +292,7 @@ func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 	ctx, done := startOp(ctx, req.Plan, "kratix_state_store", opUpdate, &resp.Diagnostics)
 	defer done()
+	resp.Diagnostics.Append(forgetAdoption(ctx, resp.Private)...) // the import's mark: see import_check.go
 	r.save(ctx, req.Plan.Get, &resp.State, &resp.Diagnostics)
 }
 
@@ -309,9 +313,12 @@ func (r *stateStoreResource) Delete(_ context.Context, _ resource.DeleteRequest,
 	r.data.refuseOffline("kratix_state_store", "delete", &resp.Diagnostics)
 }
 
+// ImportState takes the store's name; the first plan checks it against the configuration
+// (import_check.go).
 func (r *stateStoreResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
+	resp.Diagnostics.Append(writeAdoption(ctx, resp.Private, adoption{})...)
 }
 
 // check proves the store can be written; it reports failures and returns false.

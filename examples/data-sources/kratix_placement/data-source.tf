@@ -25,7 +25,7 @@ data "kratix_placement" "either" {
 data "kratix_placement" "one" {
   destinations = local.pool
   mode         = "one"
-  key          = "default/jenkins/dev-instance"
+  request      = "jenkins/default/dev-instance" # the request's id: <promise>/<namespace>/<name>
 }
 
 output "dev_names" {
