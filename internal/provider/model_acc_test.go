@@ -265,6 +265,15 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 		}
 		applied := time.Since(stepStart)
 		after := conn.fingerprint(t)
+		if op.quiet {
+			// (A rollout in flight goes on with its next wave whatever the step changes.)
+			if len(flying) == 0 && !maps.Equal(after, before) {
+				fail(step, "%s must write nothing, but the stores changed:\n%s\n\nwhat the apply did:\n%s", op.name, conn.writes(before, after), planSummary(out))
+			}
+			if added, destroyed, ok := applyCounts(out); !ok || added != 0 || destroyed != 0 {
+				fail(step, "%s must replace nothing, but the apply added %d and destroyed %d resources:\n%s", op.name, added, destroyed, planSummary(out))
+			}
+		}
 		choices, err := modelChoices(c)
 		if err != nil {
 			fail(step, "reading the requests' destinations: %v", err)
