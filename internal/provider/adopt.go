@@ -152,8 +152,8 @@ func (d *providerData) probe(ctx context.Context, kind, who string, at path.Path
 
 // probeKratix looks in one member's folder for the placement as Kratix lays it out: in mode
 // none, an index file named after its WorkPlacement (any random suffix) whose files are all
-// there, recorded with the files it lists, so that the plan shows what changes (the provider
-// then writes its own index file beside Kratix's); in mode aggregatedYAML, an aggregate with no
+// there, recorded with the files it lists and the index file itself, which the placement keeps
+// as its own (layout's Kept: no second index file is written); in mode aggregatedYAML, an aggregate with no
 // part of this provider, or the remainder part that keeps the documents of such a file that no
 // part holds yet (layout.RemainderPart: the first part written adds it), that holds every
 // document of the placement, recorded as stale, so that the plan shows the part written and the
@@ -232,7 +232,7 @@ func (d *providerData) probeKratix(ctx context.Context, kind, who string, at pat
 	if len(indexes) == 0 {
 		return rec, false
 	}
-	there, err := store.Hashes(ctx, listed)
+	there, err := store.Hashes(ctx, append(listed, sortedKeys(indexes)...))
 	if err != nil {
 		return failed(err)
 	}
@@ -263,6 +263,9 @@ func (d *providerData) probeKratix(ctx context.Context, kind, who string, at pat
 	for _, p := range indexes[chosen[0]] {
 		out.Files[p] = there[p]
 	}
+	// Kratix's index file is the placement's own from now on (layout's Kept): the provider keeps
+	// it, updated as its own would be, rather than adding a second that lists the same files.
+	out.Files[chosen[0]] = there[chosen[0]]
 	return out, true
 }
 

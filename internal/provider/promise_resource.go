@@ -214,7 +214,9 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 		if pr.member == nil {
 			continue // not in the recorded pool: nothing to reach it with
 		}
-		f, err := layout.DependencyFiles(pr.member.Target, held(dest))
+		at := held(dest)
+		at.Kept = sortedKeys(pr.Record.Files) // an adopted index file of Kratix's keeps its name
+		f, err := layout.DependencyFiles(pr.member.Target, at)
 		if err != nil {
 			continue
 		}

@@ -441,6 +441,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if err != nil {
 		return
 	}
+	out.Kept = sortedKeys(prior.Record.Files) // an adopted index file of Kratix's keeps its name
 	f, err := layout.RequestFiles(prior.Member.Target, out)
 	if err != nil {
 		return
