@@ -126,7 +126,8 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if state = r.adoptInPlan(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
+	adopted, state := r.adoptInPlan(ctx, req, resp, plan, state)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	in, pool, ok, diags := plan.input(ctx, state)
@@ -164,6 +165,11 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		resp.Diagnostics.Append(checkGuard(ctx, plan.Guard, placement.GuardPromise, name, fmt.Sprintf("Promise %q", name), losses)...)
 		if resp.Diagnostics.HasError() {
 			return
+		}
+	}
+	if adopted != nil {
+		if w := bookkeepingWarning(fmt.Sprintf("Promise %q", plan.Name.ValueString()), adopted.Found, p.Records); w != "" {
+			resp.Diagnostics.AddWarning("Import Adds Bookkeeping Files", w)
 		}
 	}
 	plan.record(p.Settle(nil))

@@ -376,6 +376,10 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		if w := adopted.notFoundWarning(plan, p.Chosen.Name); w != "" {
 			resp.Diagnostics.AddWarning("Imported Request Not Found", w)
 		}
+		who := fmt.Sprintf("Request %s/%s/%s", plan.promiseName(), plan.Namespace.ValueString(), plan.Name.ValueString())
+		if w := bookkeepingWarning(who, adopted.Found, p.Records); w != "" {
+			resp.Diagnostics.AddWarning("Import Adds Bookkeeping Files", w)
+		}
 	}
 	plan.record(p, p.Settle(nil))
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
