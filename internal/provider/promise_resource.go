@@ -221,7 +221,7 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 			continue // not in the recorded pool: nothing to reach it with
 		}
 		at := held(dest)
-		at.Kept = sortedKeys(pr.Record.Files) // an adopted index file of Kratix's keeps its name
+		at.Kept = sortedKeys(pr.Files) // an adopted index file of Kratix's keeps its name
 		f, err := layout.DependencyFiles(pr.member.Target, at)
 		if err != nil {
 			continue
