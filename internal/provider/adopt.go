@@ -510,7 +510,8 @@ func bookkeepingWarning(who string, found, planned map[string]placement.Record) 
 				lines = append(lines, fmt.Sprintf("- %s (destination %q): the part that holds %s's documents of "+
 					"the aggregatedYAML file; every writer rebuilds that file from the parts, which Kratix does not keep. "+
 					"Until each promise and request in the file has its part, %s beside it keeps the documents no "+
-					"part holds yet, and goes once they all do.", p, dest, who, layout.RemainderPart))
+					"part holds yet, and goes once they all do. The file keeps every document, in the order of the "+
+					"parts' names, which may differ from the order Kratix wrote.", p, dest, who, layout.RemainderPart))
 			case strings.Contains("/"+p, "/"+layout.IndexDir+"/"):
 				lines = append(lines, fmt.Sprintf("- %s (destination %q): the index file of mode none that lists the "+
 					"files %s writes there, so that a later apply removes those it no longer writes (no index file of "+
@@ -521,6 +522,6 @@ func bookkeepingWarning(who string, found, planned map[string]placement.Record) 
 	if len(lines) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s was imported and stays where it was found; no file it holds is changed by this. The "+
-		"apply adds these files, which the provider keeps to manage it:\n%s", who, strings.Join(lines, "\n"))
+	return fmt.Sprintf("%s was imported and stays where it was found. The apply adds these files, which the "+
+		"provider keeps to manage it:\n%s", who, strings.Join(lines, "\n"))
 }

@@ -38,7 +38,8 @@ func TestBookkeepingWarning(t *testing.T) {
 	}
 	got := bookkeepingWarning(`Promise "p"`, found, planned)
 	for _, want := range []string{
-		`Promise "p" was imported and stays where it was found; no file it holds is changed by this.`,
+		`Promise "p" was imported and stays where it was found. The apply adds these files`,
+		"in the order of the parts' names, which may differ from the order Kratix wrote.",
 		"- " + part + ` (destination "a1"): the part that holds Promise "p"'s documents of the aggregatedYAML file;`,
 		"- " + ownIndex + ` (destination "n1"): the index file of mode none that lists the files Promise "p" writes there`,
 	} {
