@@ -7,8 +7,10 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 )
 
-// Kratix keeps at most 56 characters of a Work's identifier, then drops any trailing character
-// that is not a letter or a digit, before adding "-" and five random characters.
+// Kratix keeps an identifier of up to 57 characters whole and cuts a longer one to 56
+// (lib/objectutil/name.go: maxNameLength is 63-1-5, and a longer name is cut to maxNameLength-1),
+// then drops any trailing character that is not a letter or a digit, before adding "-" and five
+// random characters.
 func TestKratixWorkPrefix(t *testing.T) {
 	tests := []struct{ identifier, want string }{
 		{"p-alpha-default-instance-configure", "p-alpha-default-instance-configure"},
@@ -26,6 +28,10 @@ func TestKratixWorkPrefix(t *testing.T) {
 			"db-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
 		// Exactly 56 characters: kept whole.
 		{"db-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "db-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
+		// Exactly 57 characters: kept whole too.
+		{"db-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab", "db-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab"},
+		// 58 characters: cut to 56.
+		{"db-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaabc", "db-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
 		// Short, but ending in "-" all the same.
 		{"db-x-", "db-x"},
 	}
@@ -33,24 +39,22 @@ func TestKratixWorkPrefix(t *testing.T) {
 		if got := layout.KratixWorkPrefix(tt.identifier); got != tt.want {
 			t.Errorf("KratixWorkPrefix(%q) = %q, want %q", tt.identifier, got, tt.want)
 		}
-		if got := layout.KratixWorkPrefix(tt.identifier); len(got) > 56 {
+		if got := layout.KratixWorkPrefix(tt.identifier); len(got) > 57 {
 			t.Errorf("KratixWorkPrefix(%q) has %d characters", tt.identifier, len(got))
 		}
 	}
 }
 
+// A default promise's request Work has no namespace part (Kratix passes --resource-namespace to
+// its work-creator only when the promise sets workflows.config.pipelineNamespace): request
+// sample-b of promise sample, seen from a real Kratix, was `sample-sample-b-instance-configure-e4d7c`.
 func TestKratixRequestIdentifier(t *testing.T) {
-	tests := []struct {
-		r    layout.Request
-		want string
-	}{
-		{layout.Request{Promise: "p", Name: "alpha", Namespace: "default", Pipeline: "instance-configure"}, "p-alpha-default-instance-configure"},
-		{layout.Request{Promise: "p", Name: "alpha", Pipeline: "instance-configure"}, "p-alpha-instance-configure"},
+	r := layout.Request{Promise: "sample", Name: "sample-b", Namespace: "default", Pipeline: "instance-configure"}
+	if got, want := layout.KratixRequestIdentifier(r), "sample-sample-b-instance-configure"; got != want {
+		t.Errorf("KratixRequestIdentifier = %q, want %q", got, want)
 	}
-	for _, tt := range tests {
-		if got := layout.KratixRequestIdentifier(tt.r); got != tt.want {
-			t.Errorf("KratixRequestIdentifier(%+v) = %q, want %q", tt.r, got, tt.want)
-		}
+	if got, want := layout.KratixNamespacedRequestIdentifier(r), "sample-sample-b-default-instance-configure"; got != want {
+		t.Errorf("KratixNamespacedRequestIdentifier = %q, want %q", got, want)
 	}
 }
 
@@ -71,7 +75,16 @@ func TestKratixIndexMatch(t *testing.T) {
 		path  string
 		want  bool
 	}{
-		{"the request's", alpha, "kratix/k2/.kratix/default-p-alpha-default-instance-configure-x7k2p.k2-5058f.yaml", true},
+		{"the request's, default promise", alpha, "kratix/k2/.kratix/default-p-alpha-instance-configure-x7k2p.k2-5058f.yaml", true},
+		{"the request's, pipelineNamespace set", alpha, "kratix/k2/.kratix/pipelines-p-alpha-default-instance-configure-x7k2p.k2-5058f.yaml", true},
+		{"the request's, pipelineNamespace default", alpha, "kratix/k2/.kratix/default-p-alpha-default-instance-configure-x7k2p.k2-5058f.yaml", true},
+		{"a pipelineNamespace with dashes", alpha, "kratix/k2/.kratix/team-pipelines-p-alpha-default-instance-configure-x7k2p.k2-5058f.yaml", true},
+		{"the real one", layout.KratixRequestIndex(layout.Target{Destination: "worker-1", Root: "worker-1"},
+			layout.Request{Promise: "sample", Name: "sample-b", Namespace: "default", Pipeline: "instance-configure"}),
+			"worker-1/.kratix/default-sample-sample-b-instance-configure-e4d7c.worker-1-5058f.yaml", true},
+		{"default promise, another namespace", alpha, "kratix/k2/.kratix/team-p-alpha-instance-configure-x7k2p.k2-5058f.yaml", false},
+		{"a pipelineNamespace that is no namespace", alpha, "kratix/k2/.kratix/-p-alpha-default-instance-configure-x7k2p.k2-5058f.yaml", false},
+		{"request alpha-2, default promise", alpha, "kratix/k2/.kratix/default-p-alpha-2-instance-configure-x7k2p.k2-5058f.yaml", false},
 		{"random characters from a UUID", alpha, "kratix/k2/.kratix/default-p-alpha-default-instance-configure-3f9a1.k2-5058f.yaml", true},
 		{"four random characters", alpha, "kratix/k2/.kratix/default-p-alpha-default-instance-configure-x7k2.k2-5058f.yaml", false},
 		{"six random characters", alpha, "kratix/k2/.kratix/default-p-alpha-default-instance-configure-x7k2pq.k2-5058f.yaml", false},
@@ -87,8 +100,10 @@ func TestKratixIndexMatch(t *testing.T) {
 		{"another namespace", alpha, "kratix/k2/.kratix/team-p-alpha-team-instance-configure-x7k2p.k2-5058f.yaml", false},
 		{"request alpha-2", alpha, "kratix/k2/.kratix/default-p-alpha-2-default-instance-configure-x7k2p.k2-5058f.yaml", false},
 		{"a .yml suffix", alpha, "kratix/k2/.kratix/default-p-alpha-default-instance-configure-x7k2p.k2-5058f.yml", false},
-		{"cut at 56 characters", long, "kratix/k2/.kratix/default-postgres-a-very-long-request-name-for-the-orders-team-de-x7k2p.k2-5058f.yaml", true},
+		{"cut at 56 characters", long, "kratix/k2/.kratix/default-postgres-a-very-long-request-name-for-the-orders-team-in-x7k2p.k2-5058f.yaml", true},
+		{"cut at 56 characters, pipelineNamespace set", long, "kratix/k2/.kratix/pipelines-postgres-a-very-long-request-name-for-the-orders-team-de-x7k2p.k2-5058f.yaml", true},
 		{"not cut", long, "kratix/k2/.kratix/default-postgres-a-very-long-request-name-for-the-orders-team-default-instance-configure-x7k2p.k2-5058f.yaml", false},
+		{"not cut, default promise", long, "kratix/k2/.kratix/default-postgres-a-very-long-request-name-for-the-orders-team-instance-configure-x7k2p.k2-5058f.yaml", false},
 		{"the promise's", deps, "kratix/k2/.kratix/kratix-platform-system-p-static-deps-q3v9z.k2-5058f.yaml", true},
 		{"promise p-static's", deps, "kratix/k2/.kratix/kratix-platform-system-p-static-static-deps-q3v9z.k2-5058f.yaml", false},
 		{"a request's, for the promise", deps, "kratix/k2/.kratix/default-p-alpha-default-instance-configure-x7k2p.k2-5058f.yaml", false},
@@ -112,7 +127,7 @@ func TestKratixIndexMatch(t *testing.T) {
 // both match the same file, which the adoption must then refuse to choose between.
 func TestKratixIndexAmbiguous(t *testing.T) {
 	k2 := layout.Target{Destination: "k2", Root: "k2"}
-	file := "k2/.kratix/default-db-a-b-default-instance-configure-x7k2p.k2-5058f.yaml"
+	file := "k2/.kratix/default-db-a-b-instance-configure-x7k2p.k2-5058f.yaml"
 	for _, r := range []layout.Request{
 		{Promise: "db", Name: "a-b", Namespace: "default", Pipeline: "instance-configure"},
 		{Promise: "db-a", Name: "b", Namespace: "default", Pipeline: "instance-configure"},

@@ -27,6 +27,8 @@ type Dependencies struct {
 	All     []byte // every document
 	CRDs    []byte // the CustomResourceDefinitions only (splitByKind); nil when none
 	Others  []byte // every other document (splitByKind); nil when none
+	// Kept lists the store paths the promise holds already, on any destination (see keptIndex).
+	Kept []string
 }
 
 // Files is what one placement keeps in a store.
@@ -86,6 +88,9 @@ func DependencyFiles(t Target, deps Dependencies) (Files, error) {
 		index, err := indexFile(t, PromiseNamespace, placement, []string{written})
 		if err != nil {
 			return Files{}, err
+		}
+		if kept := keptIndex(KratixDependencyIndex(t, p), deps.Kept); kept != "" {
+			index.path = kept
 		}
 		f := Files{Put: map[string][]byte{}, Claims: []string{written, index.path}}
 		if !empty {
@@ -188,6 +193,27 @@ type Request struct {
 	Files                              map[string][]byte
 	// CRDs and Others are the documents of Files split for splitByKind, already serialised.
 	CRDs, Others []byte
+	// Kept lists the store paths the request holds already (see keptIndex).
+	Kept []string
+}
+
+// keptIndex is the index file a placement of mode none keeps: among the store paths it holds
+// already (kept), the one that k matches, that is the index file Kratix wrote for it in this
+// folder and that an import adopted; "" when there is none, and the provider's own name is used.
+// Kratix's index lists the files the placement writes, as the provider's would: writing a second
+// one beside it would add a file that says the same thing (and leave two owners of one list).
+func keptIndex(k KratixIndex, kept []string) string {
+	var found []string
+	for _, p := range kept {
+		if k.Match(p) {
+			found = append(found, p)
+		}
+	}
+	if len(found) == 0 {
+		return ""
+	}
+	sort.Strings(found)
+	return found[0]
 }
 
 // RequestWork names a request's Work in the order Kratix does (promise, name, namespace,
@@ -221,6 +247,9 @@ func RequestFiles(t Target, r Request) (Files, error) {
 		index, err := indexFile(t, r.Namespace, placement, written)
 		if err != nil {
 			return Files{}, err
+		}
+		if kept := keptIndex(KratixRequestIndex(t, r), r.Kept); kept != "" {
+			index.path = kept
 		}
 		f := Files{Put: put, Claims: []string{index.path}}
 		if len(put) > 0 {

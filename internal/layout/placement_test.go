@@ -142,3 +142,55 @@ func TestRequestWorkNamesDoNotCollide(t *testing.T) {
 		t.Fatalf("both requests are named %q", a)
 	}
 }
+
+// An index file Kratix wrote for a placement of mode none, once an import adopted it (the
+// placement holds it: Kept), is the placement's index file: no second one is written beside it.
+// Anything else in Kept (another destination's, another request's, the provider's own name)
+// changes nothing.
+func TestKeptKratixIndex(t *testing.T) {
+	w1 := Target{Destination: "w1", Mode: ModeNone, Root: "w1"}
+	r := Request{Promise: "sample", Namespace: "default", Name: "sample-b", Pipeline: "instance-configure",
+		Files: map[string][]byte{"b.yaml": []byte("b\n")}}
+	const (
+		kratix  = "w1/.kratix/default-sample-sample-b-instance-configure-e4d7c.w1-5058f.yaml"
+		ours    = "w1/.kratix/default-sample_sample-b_default_instance-configure.w1-5058f.yaml"
+		listing = "files:\n- w1/b.yaml\n"
+	)
+	tests := []struct {
+		name      string
+		kept      []string
+		wantIndex string
+	}{
+		{"nothing kept", nil, ours},
+		{"Kratix's, adopted", []string{"w1/b.yaml", kratix}, kratix},
+		{"Kratix's, pipelineNamespace set", []string{"w1/.kratix/pipelines-sample-sample-b-default-instance-configure-e4d7c.w1-5058f.yaml"},
+			"w1/.kratix/pipelines-sample-sample-b-default-instance-configure-e4d7c.w1-5058f.yaml"},
+		{"our own", []string{ours}, ours},
+		{"another destination's", []string{"w2/.kratix/default-sample-sample-b-instance-configure-e4d7c.w2-5058f.yaml"}, ours},
+		{"another request's", []string{"w1/.kratix/default-sample-sample-c-instance-configure-e4d7c.w1-5058f.yaml"}, ours},
+	}
+	for _, tt := range tests {
+		r.Kept = tt.kept
+		f, err := RequestFiles(w1, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"w1/b.yaml": "b\n", tt.wantIndex: listing}
+		got := map[string]string{}
+		for p, c := range f.Put {
+			got[p] = string(c)
+		}
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(f.Claims, []string{tt.wantIndex}) {
+			t.Errorf("%s: put %v claims %v, want %v claims [%s]", tt.name, got, f.Claims, want, tt.wantIndex)
+		}
+	}
+
+	const deps = "w1/.kratix/kratix-platform-system-p-static-deps-q3v9z.w1-5058f.yaml"
+	f, err := DependencyFiles(w1, Dependencies{Promise: "p", All: []byte("all\n"), Kept: []string{deps}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.Put[deps]; !ok || !reflect.DeepEqual(f.Claims, []string{"w1/static/p-dependencies.yaml", deps}) {
+		t.Errorf("the promise does not keep Kratix's index file: put %v claims %v", sortedFileNames(f.Put), f.Claims)
+	}
+}

@@ -39,6 +39,7 @@ func PlanPromise(in Promise) (Plan, []scheduling.Decision, error) {
 	for _, m := range in.Pool {
 		members[m.Name] = m
 	}
+	in.Dependencies.Kept = keptFiles(in.Prior)
 	filesAt := func(m Member) (layout.Files, error) { return layout.DependencyFiles(m.Target, in.Dependencies) }
 	for _, d := range decisions {
 		m := members[d.Destination]
@@ -54,7 +55,9 @@ func PlanPromise(in Promise) (Plan, []scheduling.Decision, error) {
 			}
 			files := filesAt
 			if staged && deps != nil {
-				files = func(m Member) (layout.Files, error) { return layout.DependencyFiles(m.Target, *deps) }
+				staging := *deps
+				staging.Kept = in.Dependencies.Kept
+				files = func(m Member) (layout.Files, error) { return layout.DependencyFiles(m.Target, staging) }
 			}
 			f, err := files(m)
 			if err != nil {
@@ -106,6 +109,7 @@ func PlanPromise(in Promise) (Plan, []scheduling.Decision, error) {
 // RemovePromise takes every placement of a promise away, misscheduled ones included, as
 // Kratix cascades a promise's deletion: each owned folder goes whole.
 func RemovePromise(deps layout.Dependencies, prior map[string]Prior) (Plan, error) {
+	deps.Kept = keptFiles(prior)
 	filesAt := func(m Member) (layout.Files, error) { return layout.DependencyFiles(m.Target, deps) }
 	return removeAll(prior, filesAt)
 }
@@ -168,4 +172,16 @@ func selectorText(s scheduling.Selector) string {
 		return t
 	}
 	return "(none)"
+}
+
+// keptFiles lists every file the prior records hold, so that a layout keeps the names of the
+// files an import adopted (layout.Dependencies.Kept).
+func keptFiles(prior map[string]Prior) []string {
+	all := map[string]bool{}
+	for _, pr := range prior {
+		for f := range pr.Record.Files {
+			all[f] = true
+		}
+	}
+	return sortedKeys(all)
 }

@@ -56,6 +56,7 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 	p := RequestPlan{Plan: Plan{Records: map[string]Record{}, prior: map[string]Prior{}}}
 	if in.Prior != nil && in.PriorDestination != "" {
 		p.prior[in.PriorDestination] = *in.Prior
+		in.Output.Kept = sortedKeys(in.Prior.Record.Files)
 	}
 	for _, c := range conflicts {
 		p.Warnings = append(p.Warnings, fmt.Sprintf("destination_selectors: %s=%s is ignored: promise %q selects %s=%s, and a request can never leave its promise's placement.",
@@ -116,6 +117,7 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 
 // RemoveRequest takes a request's files away from its destination: its owned folder whole.
 func RemoveRequest(out layout.Request, dest string, prior Prior) (Plan, error) {
+	out.Kept = sortedKeys(prior.Record.Files)
 	filesAt := func(m Member) (layout.Files, error) { return layout.RequestFiles(m.Target, out) }
 	return removeAll(map[string]Prior{dest: prior}, filesAt)
 }

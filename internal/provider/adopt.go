@@ -137,27 +137,44 @@ func (d *providerData) probe(ctx context.Context, kind, who string, at path.Path
 		held[dest] = true
 	}
 	for _, dest := range sortedKeys(targets) {
-		if held[dest] {
+		o := targets[dest]
+		// A folder that holds the placement in this provider's layout is looked at again only
+		// in mode none without the provider's index file: its files were found (a promise's
+		// static file has the same path in both layouts), but Kratix's index file for them is
+		// what records them there, and becomes the placement's own.
+		if held[dest] && (o.member.Target.Mode != layout.ModeNone || ownIndexFound(o.files, p.found[dest])) {
 			continue
 		}
-		o := targets[dest]
 		rec, ok := d.probeKratix(ctx, kind, who, at, dest, o, p.found[dest], kratix, diags)
 		if diags.HasError() {
 			return p
 		}
 		if ok {
 			p.found[dest] = rec
-			p.holders = append(p.holders, dest)
+			if !held[dest] {
+				p.holders = append(p.holders, dest)
+			}
 		}
 	}
 	sort.Strings(p.holders)
 	return p
 }
 
+// ownIndexFound reports whether a folder holds the index file of mode none that this provider
+// names for the placement laid out as f.
+func ownIndexFound(f layout.Files, r placement.Record) bool {
+	for _, c := range f.Claims {
+		if _, ok := r.Files[c]; ok && strings.Contains("/"+c, "/"+layout.IndexDir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // probeKratix looks in one member's folder for the placement as Kratix lays it out: in mode
 // none, an index file named after its WorkPlacement (any random suffix) whose files are all
-// there, recorded with the files it lists, so that the plan shows what changes (the provider
-// then writes its own index file beside Kratix's); in mode aggregatedYAML, an aggregate with no
+// there, recorded with the files it lists and the index file itself, which the placement keeps
+// as its own (layout's Kept: no second index file is written); in mode aggregatedYAML, an aggregate with no
 // part of this provider, or the remainder part that keeps the documents of such a file that no
 // part holds yet (layout.RemainderPart: the first part written adds it), that holds every
 // document of the placement, recorded as stale, so that the plan shows the part written and the
@@ -236,7 +253,7 @@ func (d *providerData) probeKratix(ctx context.Context, kind, who string, at pat
 	if len(indexes) == 0 {
 		return rec, false
 	}
-	there, err := store.Hashes(ctx, listed)
+	there, err := store.Hashes(ctx, append(listed, sortedKeys(indexes)...))
 	if err != nil {
 		return failed(err)
 	}
@@ -272,6 +289,9 @@ func (d *providerData) probeKratix(ctx context.Context, kind, who string, at pat
 	for _, p := range indexes[chosen[0]] {
 		out.Files[p] = there[p]
 	}
+	// Kratix's index file is the placement's own from now on (layout's Kept): the provider keeps
+	// it, updated as its own would be, rather than adding a second that lists the same files.
+	out.Files[chosen[0]] = there[chosen[0]]
 	return out, true
 }
 
@@ -446,27 +466,28 @@ func (r *requestResource) adoptInApply(ctx context.Context, req resource.UpdateR
 }
 
 // adoptInPlan, for the first plan after an import, looks for the promise in every folder of the
-// pool and returns the prior state to plan from.
-func (r *promiseResource) adoptInPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan, state promiseModel) promiseModel {
+// pool and returns the prior state to plan from (the adoption is nil when there is nothing to
+// adopt).
+func (r *promiseResource) adoptInPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan, state promiseModel) (*adoption, promiseModel) {
 	if req.State.Raw.IsNull() || !state.Placements.IsNull() {
-		return state
+		return nil, state
 	}
 	if checkImportedName(ctx, req, "Promise", &resp.Diagnostics); resp.Diagnostics.HasError() {
-		return state
+		return nil, state
 	}
 	a, ok := readAdoption(ctx, req.Private)
 	if !ok || a.Observed {
-		return state
+		return nil, state
 	}
 	if r.data.isOffline() {
 		offlineImportWarning(&resp.Diagnostics, fmt.Sprintf("Promise %q", plan.Name.ValueString()))
-		return state
+		return nil, state
 	}
 	if a, ok = r.adoptPromise(ctx, plan, a, &resp.Diagnostics); !ok {
-		return state
+		return nil, state
 	}
 	resp.Diagnostics.Append(writeAdoption(ctx, resp.Private, a)...)
-	return a.promisePrior(plan, state)
+	return &a, a.promisePrior(plan, state)
 }
 
 // adoptInApply starts the apply after an import from what its plan found, and forgets the import.
@@ -485,4 +506,40 @@ func (r *promiseResource) adoptInApply(ctx context.Context, req resource.UpdateR
 	}
 	resp.Diagnostics.Append(forgetAdoption(ctx, resp.Private)...)
 	return state
+}
+
+// bookkeepingWarning lists, per file, what an adoption's apply adds beside what it found: the
+// files the provider keeps to manage a placement and Kratix does not (an index file of mode none
+// where Kratix's own was not found, a part of an aggregatedYAML file), with where and why. Files
+// the placement found stay as they are; "" when nothing is added.
+func bookkeepingWarning(who string, found, planned map[string]placement.Record) string {
+	var lines []string
+	for _, dest := range sortedKeys(planned) {
+		had, ok := found[dest]
+		if !ok {
+			continue // not found there: a plain write, shown as such
+		}
+		for _, p := range sortedKeys(planned[dest].Files) {
+			if _, there := had.Files[p]; there {
+				continue
+			}
+			switch {
+			case strings.Contains("/"+p, "/"+layout.AggregatesDir+"/"):
+				lines = append(lines, fmt.Sprintf("- %s (destination %q): the part that holds %s's documents of "+
+					"the aggregatedYAML file; every writer rebuilds that file from the parts, which Kratix does not keep. "+
+					"Until each promise and request in the file has its part, %s beside it keeps the documents no "+
+					"part holds yet, and goes once they all do. The file keeps every document, in the order of the "+
+					"parts' names, which may differ from the order Kratix wrote.", p, dest, who, layout.RemainderPart))
+			case strings.Contains("/"+p, "/"+layout.IndexDir+"/"):
+				lines = append(lines, fmt.Sprintf("- %s (destination %q): the index file of mode none that lists the "+
+					"files %s writes there, so that a later apply removes those it no longer writes (no index file of "+
+					"Kratix's for it was found).", p, dest, who))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s was imported and stays where it was found. The apply adds these files, which the "+
+		"provider keeps to manage it:\n%s", who, strings.Join(lines, "\n"))
 }

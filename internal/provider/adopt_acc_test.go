@@ -334,7 +334,8 @@ var kratixNamedModes = map[string]string{"k1": "none", "k2": "none", "k3": "aggr
 
 const (
 	// A request whose Kratix identifier, p-orders-database-for-the-payments-team-in-emea-region1-
-	// default-instance-configure, is cut at 56 characters, just after "region1-", and loses the "-".
+	// instance-configure (a default promise's Work has no namespace part), is cut at 56
+	// characters, just after "region1-", and loses the "-".
 	kratixLongName = "orders-database-for-the-payments-team-in-emea-region1"
 	kratixLongWork = "p-orders-database-for-the-payments-team-in-emea-region1-x7k2p"
 )
@@ -342,10 +343,11 @@ const (
 // testAdoptKratixNamed: requests and a promise in a store Kratix wrote in modes none and
 // aggregatedYAML, on destinations the rendezvous choice would not pick, are found where they are
 // from Kratix's own index files and aggregates, with plain import ids. The first plan keeps them
-// there and shows what the apply writes: the provider's own index files and parts, and the
-// aggregate rebuilt from the parts (the same documents, in the order of this provider's placement
-// names). The apply writes nothing else, never writes an aggregate without one of Kratix's
-// documents, moves no workload file and leaves Kratix's index files; the next plan is empty.
+// there and shows what the apply writes: the provider's parts, and the aggregate rebuilt from
+// the parts (the same documents, in the order of this provider's placement names). Kratix's index
+// files become the placements' own: no index file is added. The apply writes nothing else, never
+// writes an aggregate without one of Kratix's documents, moves no workload file and leaves
+// Kratix's index files as they are; the next plan is empty.
 func testAdoptKratixNamed(t *testing.T, kind string) {
 	if minioServer == nil {
 		t.Skip("acceptance test: set TF_ACC=1")
@@ -359,10 +361,10 @@ func testAdoptKratixNamed(t *testing.T, kind string) {
 		"k2/.kratix/kratix-platform-system-p-static-deps-q3v9z.k2-5058f.yaml": "files:\n- k2/static/p-dependencies.yaml\n",
 		// alpha on k1, and the long-named request on k2.
 		"k1/alpha.yaml": requestYAML("alpha"),
-		"k1/.kratix/default-p-alpha-default-instance-configure-x7k2p.k1-5058f.yaml": "files:\n- k1/alpha.yaml\n",
-		"k2/" + kratixLongName + ".yaml":                                            requestYAML(kratixLongName),
-		"k2/.kratix/default-" + kratixLongWork + ".k2-5058f.yaml":                   "files:\n- k2/" + kratixLongName + ".yaml\n",
-		// beta on k3: "p-beta-default-instance-configure-x7k2p.k3-5058f" sorts before
+		"k1/.kratix/default-p-alpha-instance-configure-x7k2p.k1-5058f.yaml": "files:\n- k1/alpha.yaml\n",
+		"k2/" + kratixLongName + ".yaml":                                    requestYAML(kratixLongName),
+		"k2/.kratix/default-" + kratixLongWork + ".k2-5058f.yaml":           "files:\n- k2/" + kratixLongName + ".yaml\n",
+		// beta on k3: "p-beta-instance-configure-x7k2p.k3-5058f" sorts before
 		// "p-static-deps-q3v9z.k3-5058f".
 		"k3/aggregated.yaml": requestYAML("beta") + "\n---\n" + adoptDeps,
 		"k4/aggregated.yaml": adoptDeps,
@@ -385,26 +387,23 @@ func testAdoptKratixNamed(t *testing.T, kind string) {
 	}
 	before := ts.list(t)
 
-	// What the provider writes: its own index files and parts, named without random characters.
+	// What the provider writes: its parts, named without random characters. In mode none it
+	// keeps Kratix's index files as its own, and adds none.
 	const (
 		k3Deps = ".kratix-aggregates/k3/aggregated.yaml/p-static-deps.k3-5058f.part"
 		k4Deps = ".kratix-aggregates/k4/aggregated.yaml/p-static-deps.k4-5058f.part"
 		k3Beta = ".kratix-aggregates/k3/aggregated.yaml/p_beta_default_instance-configure.k3-5058f.part"
 	)
-	longIndex := "k2/.kratix/default-p_" + kratixLongName + "_default_instance-configure.k2-5058f.yaml"
+	longIndex := "k2/.kratix/default-" + kratixLongWork + ".k2-5058f.yaml"
 	ours := map[string]string{
-		"k1/.kratix/kratix-platform-system-p-static-deps.k1-5058f.yaml":       "files:\n- k1/static/p-dependencies.yaml\n",
-		"k2/.kratix/kratix-platform-system-p-static-deps.k2-5058f.yaml":       "files:\n- k2/static/p-dependencies.yaml\n",
-		"k1/.kratix/default-p_alpha_default_instance-configure.k1-5058f.yaml": "files:\n- k1/alpha.yaml\n",
-		longIndex: "files:\n- k2/" + kratixLongName + ".yaml\n",
-		k3Deps:    adoptDeps,
-		k4Deps:    adoptDeps,
-		k3Beta:    requestYAML("beta"),
+		k3Deps: adoptDeps,
+		k4Deps: adoptDeps,
+		k3Beta: requestYAML("beta"),
 	}
 	wantRequests := map[string]map[string]any{
 		"alpha": {
 			"k1/alpha.yaml": md5Of(requestYAML("alpha")),
-			"k1/.kratix/default-p_alpha_default_instance-configure.k1-5058f.yaml": md5Of("files:\n- k1/alpha.yaml\n"),
+			"k1/.kratix/default-p-alpha-instance-configure-x7k2p.k1-5058f.yaml": md5Of("files:\n- k1/alpha.yaml\n"),
 		},
 		kratixLongName: {
 			"k2/" + kratixLongName + ".yaml": md5Of(requestYAML(kratixLongName)),
@@ -414,12 +413,12 @@ func testAdoptKratixNamed(t *testing.T, kind string) {
 	}
 	wantPromise := map[string]map[string]any{
 		"k1": {
-			"k1/static/p-dependencies.yaml":                                 md5Of(adoptDeps),
-			"k1/.kratix/kratix-platform-system-p-static-deps.k1-5058f.yaml": md5Of("files:\n- k1/static/p-dependencies.yaml\n"),
+			"k1/static/p-dependencies.yaml":                                       md5Of(adoptDeps),
+			"k1/.kratix/kratix-platform-system-p-static-deps-q3v9z.k1-5058f.yaml": md5Of("files:\n- k1/static/p-dependencies.yaml\n"),
 		},
 		"k2": {
-			"k2/static/p-dependencies.yaml":                                 md5Of(adoptDeps),
-			"k2/.kratix/kratix-platform-system-p-static-deps.k2-5058f.yaml": md5Of("files:\n- k2/static/p-dependencies.yaml\n"),
+			"k2/static/p-dependencies.yaml":                                       md5Of(adoptDeps),
+			"k2/.kratix/kratix-platform-system-p-static-deps-q3v9z.k2-5058f.yaml": md5Of("files:\n- k2/static/p-dependencies.yaml\n"),
 		},
 		"k3": {k3Deps: md5Of(adoptDeps), "k3/aggregated.yaml": "part:" + md5Of(adoptDeps)},
 		"k4": {k4Deps: md5Of(adoptDeps), "k4/aggregated.yaml": "part:" + md5Of(adoptDeps)},
@@ -476,15 +475,12 @@ func testAdoptKratixNamed(t *testing.T, kind string) {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
 	if kind == "bucket" {
-		// The promise's part comes with the remainder of each file (every document of it, then
-		// what the part does not hold: beta on k3, nothing on k4, whose remainder goes), so that
-		// the file it rebuilds is what Kratix wrote; beta's part empties k3's remainder, and the
-		// file is rebuilt in the order of the parts' names.
-		const (
-			k3Rest = ".kratix-aggregates/k3/aggregated.yaml/kratix-remainder.part"
-			k4Rest = ".kratix-aggregates/k4/aggregated.yaml/kratix-remainder.part"
-		)
-		want := append(puts(sortedKeys(ours)...), "PUT "+k3Rest, "PUT "+k3Rest, "DELETE "+k3Rest, "PUT "+k4Rest, "DELETE "+k4Rest,
+		// The promise's part comes with the remainder of k3's file (every document of it, then
+		// what the part does not hold: beta), so that the file it rebuilds is what Kratix wrote;
+		// beta's part empties the remainder, and the file is rebuilt in the order of the parts'
+		// names. k4's file, whose every document the promise's part holds, needs no remainder.
+		const k3Rest = ".kratix-aggregates/k3/aggregated.yaml/kratix-remainder.part"
+		want := append(puts(sortedKeys(ours)...), "PUT "+k3Rest, "PUT "+k3Rest, "DELETE "+k3Rest,
 			"PUT k3/aggregated.yaml")
 		if err := ts.expectWritesSince(t, &mark, want)(nil); err != nil {
 			t.Error(err)

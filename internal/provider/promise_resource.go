@@ -126,7 +126,8 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if state = r.adoptInPlan(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
+	adopted, state := r.adoptInPlan(ctx, req, resp, plan, state)
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	in, pool, ok, diags := plan.input(ctx, state)
@@ -164,6 +165,11 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		resp.Diagnostics.Append(checkGuard(ctx, plan.Guard, placement.GuardPromise, name, fmt.Sprintf("Promise %q", name), losses)...)
 		if resp.Diagnostics.HasError() {
 			return
+		}
+	}
+	if adopted != nil {
+		if w := bookkeepingWarning(fmt.Sprintf("Promise %q", plan.Name.ValueString()), adopted.Found, p.Records); w != "" {
+			resp.Diagnostics.AddWarning("Import Adds Bookkeeping Files", w)
 		}
 	}
 	plan.record(p.Settle(nil))
@@ -218,7 +224,9 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 		if pr.member == nil {
 			continue // not in the recorded pool: nothing to reach it with
 		}
-		f, err := layout.DependencyFiles(pr.member.Target, held(dest))
+		at := held(dest)
+		at.Kept = sortedKeys(pr.Files) // an adopted index file of Kratix's keeps its name
+		f, err := layout.DependencyFiles(pr.member.Target, at)
 		if err != nil {
 			continue
 		}

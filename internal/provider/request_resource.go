@@ -384,6 +384,10 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		if w := adopted.notFoundWarning(plan, p.Chosen.Name); w != "" {
 			resp.Diagnostics.AddWarning("Imported Request Not Found", w)
 		}
+		who := fmt.Sprintf("Request %s/%s/%s", plan.promiseName(), plan.Namespace.ValueString(), plan.Name.ValueString())
+		if w := bookkeepingWarning(who, adopted.Found, p.Records); w != "" {
+			resp.Diagnostics.AddWarning("Import Adds Bookkeeping Files", w)
+		}
 	}
 	plan.record(p, p.Settle(nil))
 	if req.State.Raw.IsNull() {
@@ -453,6 +457,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if err != nil {
 		return
 	}
+	out.Kept = sortedKeys(prior.Record.Files) // an adopted index file of Kratix's keeps its name
 	f, err := layout.RequestFiles(prior.Member.Target, out)
 	if err != nil {
 		return

@@ -78,7 +78,9 @@ func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"Creating the resource proves that the store can be written, without leaving anything behind: for a " +
 			"bucket it writes an empty probe object under the store's `path` and deletes it at once (so credentials " +
 			"limited to that prefix are enough), for Git it authenticates for a push and checks that the " +
-			"branch exists (an empty repository is accepted: the first write creates the branch). Destroying it " +
+			"branch exists (an empty repository is accepted: the first write creates the branch). An imported store " +
+			"is not probed: the apply that completes its import only reads (the bucket must exist and be listable " +
+			"under `path`; a git store is checked as above, which pushes nothing). Destroying it " +
 			"removes nothing from the store.\n\n" +
 			"A bucket deleted outside Terraform is noticed at refresh: with `create_bucket = true` the plan creates " +
 			"the store again (which creates the bucket) and the destinations on it write their files again; " +
@@ -223,7 +225,7 @@ func (r *stateStoreResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	ctx, done := startOp(ctx, req.Plan, "kratix_state_store", opCreate, &resp.Diagnostics)
 	defer done()
-	r.save(ctx, req.Plan.Get, &resp.State, &resp.Diagnostics)
+	r.save(ctx, req.Plan.Get, r.check, &resp.State, &resp.Diagnostics)
 }
 
 // Read looks whether a bucket store's bucket still exists (one listing of at most one key under
@@ -285,7 +287,10 @@ func storePrefix(p types.String) string {
 	return layout.Prefix(placement.CleanStorePath(p.ValueString()))
 }
 
-// Update checks the store again: its location or credentials may have changed.
+// Update checks the store again: its location or credentials may have changed. The update that
+// completes an import (whose state holds only the name: neither bucket nor git) writes nothing:
+// the store is already in use, by Kratix or by an earlier state, and its import promises no
+// write; it only reads (see readCheck).
 func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	if r.data.refuseOffline("kratix_state_store", "update", &resp.Diagnostics) {
 		return
@@ -293,14 +298,23 @@ func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequ
 	ctx, done := startOp(ctx, req.Plan, "kratix_state_store", opUpdate, &resp.Diagnostics)
 	defer done()
 	resp.Diagnostics.Append(forgetAdoption(ctx, resp.Private)...) // the import's mark: see import_check.go
-	r.save(ctx, req.Plan.Get, &resp.State, &resp.Diagnostics)
+	var state stateStoreModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	check := r.check
+	if state.Bucket == nil && state.Git == nil {
+		check = r.readCheck
+	}
+	r.save(ctx, req.Plan.Get, check, &resp.State, &resp.Diagnostics)
 }
 
-// save proves the planned store can be written, then records it.
-func (r *stateStoreResource) save(ctx context.Context, get func(context.Context, any) diag.Diagnostics, state *tfsdk.State, diags *diag.Diagnostics) {
+// save proves the planned store usable with check, then records it.
+func (r *stateStoreResource) save(ctx context.Context, get func(context.Context, any) diag.Diagnostics, check func(context.Context, stateStoreModel, *diag.Diagnostics) bool, state *tfsdk.State, diags *diag.Diagnostics) {
 	var plan stateStoreModel
 	diags.Append(get(ctx, &plan)...)
-	if diags.HasError() || !r.check(ctx, plan, diags) {
+	if diags.HasError() || !check(ctx, plan, diags) {
 		return
 	}
 	plan.ID = plan.Name
@@ -319,6 +333,40 @@ func (r *stateStoreResource) ImportState(ctx context.Context, req resource.Impor
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
 	resp.Diagnostics.Append(writeAdoption(ctx, resp.Private, adoption{})...)
+}
+
+// readCheck proves an imported store usable without writing to it: a bucket must exist and be
+// listable under the store's path (one listing of at most one key), a git branch is checked as
+// check does (a push session that pushes nothing). Whether it can be written shows at the first
+// write of a destination, promise or request, which reports the store by name.
+func (r *stateStoreResource) readCheck(ctx context.Context, m stateStoreModel, diags *diag.Diagnostics) bool {
+	if m.Bucket == nil {
+		return r.check(ctx, m, diags)
+	}
+	ref := m.storeRef()
+	what := fmt.Sprintf("State store %q cannot be read", m.Name.ValueString())
+	store, err := r.data.open(ref, false)
+	if err != nil {
+		diags.AddAttributeError(path.Root("secret_ref"), "State Store Not Usable", what+": "+err.Error())
+		return false
+	}
+	probe, ok := store.(statestore.BucketProbe)
+	if !ok {
+		return true
+	}
+	exists, err := probe.BucketExists(ctx, storePrefix(m.Path))
+	if err != nil {
+		addStoreError(diags, "State Store Not Readable", what, err)
+		return false
+	}
+	if !exists {
+		diags.AddAttributeError(path.Root("bucket").AtName("bucket_name"), "Bucket Not Found", fmt.Sprintf(
+			"State store %q was imported, but its bucket %q does not exist. Check bucket_name and endpoint, or "+
+				"create the bucket (or remove the import and let the store be created with create_bucket = true).",
+			m.Name.ValueString(), m.Bucket.BucketName.ValueString()))
+		return false
+	}
+	return true
 }
 
 // check proves the store can be written; it reports failures and returns false.

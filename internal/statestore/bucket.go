@@ -370,7 +370,7 @@ func (b *bucketStore) Apply(ctx context.Context, change Change) (_ Result, err e
 
 	var res Result
 	for _, a := range change.Aggregates {
-		if err := b.seedRemainder(ctx, a, &res); err != nil {
+		if err := b.seedRemainder(ctx, a, partsUnder(change.Put, a.Dir), &res); err != nil {
 			sortResult(&res)
 			return res, err
 		}
@@ -530,8 +530,12 @@ func (b *bucketStore) tryRebuildAggregate(ctx context.Context, a Aggregate, res 
 // parts lack, so that another writer's rebuild between this write and the parts' loses nothing;
 // this Apply's rebuild then drops what the parts hold. It is written only if it does not exist
 // (If-None-Match), so that two writers seeding at once keep the first seed. Nothing is done when
-// the parts folder holds anything: the file is then rebuilt from the parts, a hand edit repaired.
-func (b *bucketStore) seedRemainder(ctx context.Context, a Aggregate, res *Result) error {
+// the parts folder holds anything: the file is then rebuilt from the parts, a hand edit repaired;
+// nor when the parts this Apply writes (parts) hold every document of the file: no rebuild can
+// then lose one (a writer that finds no part seeds for itself, one that finds these rebuilds
+// with them), and the remainder would be written only for this Apply's own rebuild to delete it
+// (git, which seeds in memory, never writes it then).
+func (b *bucketStore) seedRemainder(ctx context.Context, a Aggregate, parts [][]byte, res *Result) error {
 	b.lists.Add(1)
 	noOwner := false
 	var err error
@@ -556,6 +560,9 @@ func (b *bucketStore) seedRemainder(ctx context.Context, a Aggregate, res *Resul
 	}
 	if err != nil {
 		return b.fail("write", classifyBucketError(err), fmt.Errorf("%s: %w", a.File, err))
+	}
+	if layout.Remainder(content, parts) == nil {
+		return nil
 	}
 	kept := layout.Remainder(content, nil)
 	if kept == nil {
@@ -1233,4 +1240,21 @@ func underAny(p string, prefixes []string) bool {
 		}
 	}
 	return false
+}
+
+// partsUnder lists the contents of the files of put under dir (an aggregate's parts), in the
+// order of their paths.
+func partsUnder(put map[string][]byte, dir string) [][]byte {
+	var keys []string
+	for k := range put {
+		if strings.HasPrefix(k, dir) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		out[i] = put[k]
+	}
+	return out
 }

@@ -1,0 +1,58 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+)
+
+// The warning lists each file an adoption adds beside what it found, with its destination and
+// why: a part of an aggregate, an index file of mode none where Kratix's was not found. Files
+// found (Kratix's index kept as the placement's own, the aggregate itself) and destinations
+// where nothing was found (a plain write, shown as such) are not listed; nothing added, no
+// warning.
+func TestBookkeepingWarning(t *testing.T) {
+	const (
+		part     = ".kratix-aggregates/a1/aggregated.yaml/p-static-deps.a1-5058f.part"
+		ownIndex = "n1/.kratix/kratix-platform-system-p-static-deps.n1-5058f.yaml"
+		kratix   = "n2/.kratix/kratix-platform-system-p-static-deps-q3v9z.n2-5058f.yaml"
+	)
+	rec := func(files ...string) placement.Record {
+		r := placement.Record{Files: map[string]string{}}
+		for _, f := range files {
+			r.Files[f] = "x"
+		}
+		return r
+	}
+	found := map[string]placement.Record{
+		"a1": rec("a1/aggregated.yaml"),
+		"n1": rec("n1/static/p-dependencies.yaml"),
+		"n2": rec("n2/static/p-dependencies.yaml", kratix),
+	}
+	planned := map[string]placement.Record{
+		"a1": rec(part, "a1/aggregated.yaml"),
+		"n1": rec("n1/static/p-dependencies.yaml", ownIndex),
+		"n2": rec("n2/static/p-dependencies.yaml", kratix),
+		"n3": rec("n3/static/p-dependencies.yaml", "n3/.kratix/kratix-platform-system-p-static-deps.n3-5058f.yaml"),
+	}
+	got := bookkeepingWarning(`Promise "p"`, found, planned)
+	for _, want := range []string{
+		`Promise "p" was imported and stays where it was found. The apply adds these files`,
+		"in the order of the parts' names, which may differ from the order Kratix wrote.",
+		"- " + part + ` (destination "a1"): the part that holds Promise "p"'s documents of the aggregatedYAML file;`,
+		"- " + ownIndex + ` (destination "n1"): the index file of mode none that lists the files Promise "p" writes there`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the warning does not say %q:\n%s", want, got)
+		}
+	}
+	for _, not := range []string{kratix, "n3/", "a1/aggregated.yaml (", "static/p-dependencies.yaml ("} {
+		if strings.Contains(got, not) {
+			t.Errorf("the warning lists %q:\n%s", not, got)
+		}
+	}
+	if got := bookkeepingWarning(`Promise "p"`, found, map[string]placement.Record{"n2": planned["n2"]}); got != "" {
+		t.Errorf("nothing added, yet a warning:\n%s", got)
+	}
+}
