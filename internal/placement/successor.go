@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -121,9 +122,27 @@ func (p Plan) recordedUnder(location, prefix string) []string {
 // folder itself as it lays it out (see folderEntry).
 func DestinationSuccessor(m Member, p Plan) Successor {
 	s := SuccessorOf(p.Ops)
-	key := m.Location.String()
-	s[key] = unique(append(s[key], folderEntry(m)))
+	s[folderKey(m)] = []string{folderEntry(m)}
 	return s
+}
+
+// SpareFiles takes out of a change at a location the files the successor writes there again: a
+// destination's cleanup keeps the canaries its successor in the same folder, laid out another
+// way, writes at the same paths. Folders removed whole stay removed (no canary is in a
+// placement's folder).
+func (s Successor) SpareFiles(loc Location, c Change) Change {
+	keeps := s[loc.String()]
+	if len(keeps) == 0 {
+		return c
+	}
+	var deletes []string
+	for _, d := range c.Delete {
+		if strings.HasSuffix(d, "/") || !slices.Contains(keeps, d) {
+			deletes = append(deletes, d)
+		}
+	}
+	c.Delete = deletes
+	return c
 }
 
 // HasFolder reports whether the successor is a destination with m's folder at m's location, laid
@@ -133,17 +152,14 @@ func DestinationSuccessor(m Member, p Plan) Successor {
 // moves within the folder, and the cleanup takes what the old layout left (misscheduled
 // placements included, which are not written again).
 func (s Successor) HasFolder(m Member) bool {
-	want := folderEntry(m)
-	for _, p := range s[m.Location.String()] {
-		if p == want {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(s[folderKey(m)], folderEntry(m))
 }
 
-// folderEntry names a destination's folder and layout in a Successor; no store path ends in "/"
-// followed by a space, so it cannot be taken for a file.
+// folderKey is where a Successor keeps a destination's folder: apart from the paths written at
+// its location, which Spare reads.
+func folderKey(m Member) string { return "destination " + m.Location.String() }
+
+// folderEntry names a destination's folder and layout.
 func folderEntry(m Member) string {
-	return layout.Prefix(m.Target.Root) + "/ " + string(mode(m.Target)) + " " + aggregateName(m.Target)
+	return layout.Prefix(m.Target.Root) + " " + string(mode(m.Target)) + " " + aggregateName(m.Target)
 }

@@ -191,3 +191,21 @@ func TestDestinationSuccessorOfAnotherLayout(t *testing.T) {
 		t.Errorf("the same aggregated layout does not hold the folder")
 	}
 }
+
+// A destination replaced in its folder with another layout is cleaned up, but the canaries its
+// successor writes again at the same paths stay.
+func TestSpareFilesKeepsTheSuccessorsCanaries(t *testing.T) {
+	before := withAggName(dev(layout.ModeAggregatedYAML), "all.yaml")
+	after := withAggName(dev(layout.ModeAggregatedYAML), "fleet.yaml")
+	s := placement.DestinationSuccessor(after, placement.PlanCanaries(after, true))
+	canaries := s[locA().String()]
+	if len(canaries) == 0 {
+		t.Fatalf("the successor writes no canary: %v", s)
+	}
+	cleanup := placement.Change{Delete: append([]string{"kratix/dev/all.yaml", aggPartsDir}, canaries...)}
+	got := s.SpareFiles(before.Location, cleanup)
+	sameSet(t, "Delete", got.Delete, []string{"kratix/dev/all.yaml", aggPartsDir})
+	if other := s.SpareFiles(locB(), cleanup); len(other.Delete) != len(cleanup.Delete) {
+		t.Errorf("paths at %s spare a cleanup at %s: %q", locA(), locB(), other.Delete)
+	}
+}

@@ -355,7 +355,8 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 		return
 	}
 	name := state.Name.ValueString()
-	if readSuccessor(ctx, req.Private).HasFolder(m.Member) {
+	successor := readSuccessor(ctx, req.Private)
+	if successor.HasFolder(m.Member) {
 		// Replaced by a destination with the same folder and layout: what its promises and
 		// requests wrote there stays for them (see successor.go).
 		tflog.Info(ctx, "destination replaced in place: its folder is kept", map[string]any{"destination": name})
@@ -375,7 +376,7 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 		addStoreError(&resp.Diagnostics, "Cannot Clean Up Destination", fmt.Sprintf("Reading the index files of destination %q failed", name), err)
 		return
 	}
-	c := placement.Cleanup(m.Target, sortedKeys(listing), indexes)
+	c := successor.SpareFiles(m.Location, placement.Cleanup(m.Target, sortedKeys(listing), indexes))
 	res, err := store.Apply(ctx, storeChange("Delete from: destination/"+name, c))
 	if err != nil {
 		addStoreError(&resp.Diagnostics, "Cannot Clean Up Destination", fmt.Sprintf("Removing the files of destination %q failed", name), err)
