@@ -390,7 +390,8 @@ func (r *promiseResource) adoptPromise(ctx context.Context, plan promiseModel, a
 	return a, true
 }
 
-// promisePrior is the prior state an adopted promise plans from: placed where it was found.
+// promisePrior is the prior state an adopted promise plans from: placed where it was found, with
+// its rollout where it stands (see adopt_rollout.go).
 func (a adoption) promisePrior(plan, state promiseModel) promiseModel {
 	state.Destinations = plan.Destinations
 	state.Placements = recordsToModel(a.Found)
