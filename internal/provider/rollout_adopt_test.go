@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A promise moved between states mid-rollout (`terraform state rm`, then an import block) goes
@@ -18,8 +19,9 @@ import (
 
 // adoptRolloutConfig is promise p over dev-1, staging-1, prod-1 and prod-2 (labelled env by
 // their prefix) in the given filepath mode, rolled out in waves dev, staging, prod, with the
-// dependencies of namespace ns; importing adds an import block for the promise.
-func adoptRolloutConfig(ts *testStore, mode, ns string, importing bool) string {
+// dependencies of namespace ns and the rollout arguments extra; importing adds an import block
+// for the promise.
+func adoptRolloutConfig(ts *testStore, mode, ns, extra string, importing bool) string {
 	imp := ""
 	if importing {
 		imp = "import {\n  to = kratix_promise.p\n  id = \"p\"\n}\n"
@@ -52,9 +54,10 @@ resource "kratix_promise" "p" {
       { name = "staging", destination_selectors = [{ match_labels = { env = "staging" } }] },
       { name = "prod", destination_selectors = [{ match_labels = { env = "prod" } }] },
     ]
+    %s
   }
 }
-%s`, ts.store, mode, rolloutNamespace(ns), imp)
+%s`, ts.store, mode, rolloutNamespace(ns), extra, imp)
 }
 
 // storeFiles is every file of the store and its content, read with the independent client.
@@ -137,9 +140,9 @@ func TestAccRolloutAdoptedMidway(t *testing.T) {
 				}
 				return rolloutDepFile(d)
 			}
-			c := newCLI(t, map[string]string{"main.tf": adoptRolloutConfig(ts, tc.mode, "v1", false)})
+			c := newCLI(t, map[string]string{"main.tf": adoptRolloutConfig(ts, tc.mode, "v1", "", false)})
 			write := func(ns string, importing bool) {
-				if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(adoptRolloutConfig(ts, tc.mode, ns, importing)), 0o600); err != nil {
+				if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(adoptRolloutConfig(ts, tc.mode, ns, "", importing)), 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -232,5 +235,57 @@ func TestAccRolloutAdoptedMidway(t *testing.T) {
 			apply("the apply of wave prod", "prod-1", "prod-2")
 			plan("the plan after the rollout", 0)
 		})
+	}
+}
+
+// TestAccRolloutAdoptedMidway_minWait: with min_wait, the stores do not say when the dev wave
+// went, so the import's plan counts min_wait from itself: it writes nothing, says when the next
+// wave may go, and -detailed-exitcode says 2; its apply writes nothing and records the time.
+func TestAccRolloutAdoptedMidway_minWait(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ts := newTestStore(t, "bucket")
+	const wait = `min_wait = "1h"`
+	c := newCLI(t, map[string]string{"main.tf": adoptRolloutConfig(ts, "nestedByMetadata", "v1", wait, false)})
+	write := func(importing bool) {
+		if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(adoptRolloutConfig(ts, "nestedByMetadata", "v2", wait, importing)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustRun := func(args ...string) {
+		if out, err := c.run(args...); err != nil {
+			t.Fatalf("terraform %v: %v\n%s", args, err, out)
+		}
+	}
+	mustRun("apply", "-auto-approve")
+	write(false)
+	mustRun("apply", "-auto-approve") // wave dev
+	mustRun("state", "rm", "kratix_promise.p")
+	write(true)
+	before := time.Now().UTC().Truncate(time.Second)
+	out, err := c.run("plan", "-detailed-exitcode")
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Fatalf("the plan after the import: %v, want exit 2\n%s", err, out)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{"This apply writes nothing.", "Waiting (they keep what they hold): prod-1, prod-2, staging-1.", `Next wave: "staging", not before `} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the plan after the import does not say %q\n%s", want, out)
+		}
+	}
+	mark := ts.mark(t)
+	mustRun("apply", "-auto-approve")
+	if err := ts.expectNoWritesSince(t, &mark)(nil); err != nil {
+		t.Error(err)
+	}
+	status, _ := stateValues(t, c, "kratix_promise.p")["rollout_status"].(map[string]any)
+	last, err := time.Parse(time.RFC3339, fmt.Sprint(status["last_wave_at"]))
+	if err != nil || last.Before(before) || status["next_wave"] != "staging" {
+		t.Errorf("rollout_status after the import's apply: %v; want last_wave_at at the import (not before %s), next_wave staging", status, before.Format(time.RFC3339))
+	}
+	if got, want := fmt.Sprint(status["waiting"]), "[prod-1 prod-2 staging-1]"; got != want {
+		t.Errorf("rollout_status.waiting %s, want %s", got, want)
 	}
 }
