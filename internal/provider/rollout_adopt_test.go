@@ -289,3 +289,60 @@ func TestAccRolloutAdoptedMidway_minWait(t *testing.T) {
 		t.Errorf("rollout_status.waiting %s, want %s", got, want)
 	}
 }
+
+// TestAccRolloutAdoptedChange: a promise imported with dependencies that no destination holds
+// yet is a change like any other: the import's plan writes the first wave only. In mode
+// aggregatedYAML, where what a destination holds is read back from its part of the aggregate.
+func TestAccRolloutAdoptedChange(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ts := newTestStore(t, "bucket")
+	const mode = "aggregatedYAML"
+	c := newCLI(t, map[string]string{"main.tf": adoptRolloutConfig(ts, mode, "v1", "", false)})
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("first apply: %v\n%s", err, out)
+	}
+	if out, err := c.run("state", "rm", "kratix_promise.p"); err != nil {
+		t.Fatalf("state rm: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(adoptRolloutConfig(ts, mode, "v2", "", true)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.run("plan", "-detailed-exitcode")
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Fatalf("the plan after the import: %v, want exit 2\n%s", err, out)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{
+		fmt.Sprintf(`Promise "p" rolls out revision %s (the fleet held %s).`, rolloutRevisionOf(t, "v2"), rolloutRevisionOf(t, "v1")),
+		`This apply writes wave "dev" to: dev-1.`,
+		"Waiting (they keep what they hold): prod-1, prod-2, staging-1.",
+	} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the plan after the import does not say %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("the plan after the import:\n%s", out)
+	}
+	before, mark := storeFiles(t, ts), ts.mark(t)
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	// dev-1's part and the aggregate rebuilt from it, spelled out by hand.
+	part := ".kratix-aggregates/dev-1/aggregated.yaml/p-static-deps.dev-1-5058f.part"
+	want := []string{part, "dev-1/aggregated.yaml"}
+	sort.Strings(want)
+	after := storeFiles(t, ts)
+	if got := changedFiles(before, after); !reflect.DeepEqual(got, want) {
+		t.Errorf("the import's apply changed %v, want %v", got, want)
+	}
+	if after[part] != rolloutNamespace("v2") {
+		t.Errorf("%s holds %q, want v2", part, after[part])
+	}
+	if err := ts.expectWritesSince(t, &mark, puts(want...))(nil); err != nil {
+		t.Error(err)
+	}
+}
