@@ -105,6 +105,26 @@ func DependencyFiles(t Target, deps Dependencies) (Files, error) {
 	return Files{}, fmt.Errorf("unknown filepath mode %q", t.Mode)
 }
 
+// DependencyDocuments lists the files in which DependencyFiles puts the dependencies' documents
+// in t (not index files), in the order their documents join (the CRDs file before the other in
+// splitByKind), so that what a destination holds can be read back from them.
+func DependencyDocuments(t Target, promise string) ([]string, error) {
+	marks := Dependencies{Promise: promise, All: []byte("all"), CRDs: []byte("crds"), Others: []byte("others")}
+	f, err := DependencyFiles(t, marks)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, mark := range [][]byte{marks.All, marks.CRDs, marks.Others} {
+		for p, content := range f.Put {
+			if string(content) == string(mark) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out, nil
+}
+
 // contribution is a placement's part of an aggregatedYAML file: kept apart from the destination's
 // folder, so that the folder holds exactly the aggregate and the canaries, as Kratix writes it.
 func contribution(t Target, placement string, content []byte) Files {

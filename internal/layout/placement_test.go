@@ -194,3 +194,29 @@ func TestKeptKratixIndex(t *testing.T) {
 		t.Errorf("the promise does not keep Kratix's index file: put %v claims %v", sortedFileNames(f.Put), f.Claims)
 	}
 }
+
+// TestDependencyDocuments: the files that hold a promise's documents, in the order they join,
+// spelled out by hand per mode.
+func TestDependencyDocuments(t *testing.T) {
+	for _, tt := range []struct {
+		mode      Mode
+		root      string
+		storePath string
+		want      []string
+	}{
+		{ModeNestedByMetadata, "dev", "", []string{"dev/dependencies/jenkins/5058f/static/jenkins-dependencies.yaml"}},
+		{ModeNone, "stores/dev", "stores", []string{"stores/dev/static/jenkins-dependencies.yaml"}},
+		{ModeAggregatedYAML, "dev", "", []string{".kratix-aggregates/dev/aggregated.yaml/jenkins-static-deps.worker-1-5058f.part"}},
+		{ModeSplitByKind, "w", "", []string{"w/crds/00-default-jenkins-default-crds.yaml", "w/resources/01-default-jenkins-default-resources.yaml"}},
+	} {
+		t.Run(string(tt.mode), func(t *testing.T) {
+			got, err := DependencyDocuments(Target{Destination: "worker-1", Mode: tt.mode, Root: tt.root, StorePath: tt.storePath}, "jenkins")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("DependencyDocuments = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

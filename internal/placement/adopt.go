@@ -112,3 +112,18 @@ func AggregateHolds(aggregate []byte, contents [][]byte) bool {
 	}
 	return n > 0
 }
+
+// HoldsExactly reports whether a folder, as found there (a record as Refresh returns it), holds
+// every file a placement laid out as f writes, with the same content: an imported promise's
+// destination that holds the configured dependencies, which need not be read back.
+func HoldsExactly(f layout.Files, r Record) bool {
+	if len(f.Put) == 0 {
+		return false
+	}
+	for p, content := range f.Put {
+		if r.Files[p] != MD5(content) {
+			return false
+		}
+	}
+	return true
+}

@@ -157,3 +157,39 @@ func TestAggregateHolds(t *testing.T) {
 		})
 	}
 }
+
+// An imported promise's destination holds the configured dependencies when every file they lay
+// out is there with their content (MD5s spelled out by hand: "kind: A\n" and the index file).
+func TestHoldsExactly(t *testing.T) {
+	deps := layout.Dependencies{Promise: "p", All: []byte("kind: A\n")}
+	f, err := layout.DependencyFiles(dev(layout.ModeNone).Target, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		file  = "kratix/dev/static/p-dependencies.yaml"
+		index = "kratix/dev/.kratix/kratix-platform-system-p-static-deps.dev-5058f.yaml"
+		sumA  = "de72ff05fc6e8397a93b74c5d9d0976e" // md5("kind: A\n")
+	)
+	sumIndex := placement.MD5(f.Put[index])
+	for _, tc := range []struct {
+		name  string
+		found map[string]string
+		want  bool
+	}{
+		{"every file, same content", map[string]string{file: sumA, index: sumIndex}, true},
+		{"with a stray file beside them", map[string]string{file: sumA, index: sumIndex, "kratix/dev/x.yaml": "beef"}, true},
+		{"other content", map[string]string{file: "beef", index: sumIndex}, false},
+		{"the index file missing (Kratix wrote it)", map[string]string{file: sumA}, false},
+		{"nothing", map[string]string{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := placement.HoldsExactly(f, placement.Record{Files: tc.found}); got != tc.want {
+				t.Errorf("HoldsExactly = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	if placement.HoldsExactly(layout.Files{}, placement.Record{Files: map[string]string{}}) {
+		t.Error("a placement that writes nothing holds nothing to compare")
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -36,6 +37,9 @@ type adoption struct {
 	// Observed is set once a plan has looked; Found is then what it found, per destination.
 	Observed bool                        `json:"observed,omitempty"`
 	Found    map[string]placement.Record `json:"found,omitempty"`
+	// Rollout is, for a promise imported while its rollout was in flight, where it stands (see
+	// adopt_rollout.go); nil otherwise.
+	Rollout *adoptedRollout `json:"rollout,omitempty"`
 }
 
 type privateReader interface {
@@ -412,14 +416,18 @@ func (r *promiseResource) adoptPromise(ctx context.Context, plan promiseModel, a
 	for _, dest := range p.holders {
 		a.Found[dest] = p.found[dest]
 	}
+	if a.Rollout = r.data.adoptRollout(ctx, plan, pool, deps, a.Found, time.Now(), diags); diags.HasError() {
+		return a, false
+	}
 	return a, true
 }
 
-// promisePrior is the prior state an adopted promise plans from: placed where it was found.
+// promisePrior is the prior state an adopted promise plans from: placed where it was found, with
+// its rollout where it stands (see adopt_rollout.go).
 func (a adoption) promisePrior(plan, state promiseModel) promiseModel {
 	state.Destinations = plan.Destinations
 	state.Placements = recordsToModel(a.Found)
-	return state
+	return a.Rollout.prior(state)
 }
 
 // adoptInPlan, for the first plan after an import, finds where the request is and returns the

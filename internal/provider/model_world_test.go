@@ -519,9 +519,7 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 		// the model (a rollout in flight goes on where it stands).
 		var targets []string
 		for _, p := range promises {
-			if p.rollout == nil { // TODO(issue 19, point 4): promises with a rollout once adoption restores it
-				targets = append(targets, "kratix_promise."+p.name+"="+p.name)
-			}
+			targets = append(targets, "kratix_promise."+p.name+"="+p.name)
 		}
 		for _, r := range requests {
 			if p := w.promises[r.promise]; p.present {

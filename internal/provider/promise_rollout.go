@@ -78,7 +78,8 @@ func rolloutSchema() schema.SingleNestedAttribute {
 			"revision each one holds and `rollout_status` which wave comes next. A destination that joins during a " +
 			"rollout gets the revision that last completed; a destination that stops matching is handled at once " +
 			"(removals are not staged); a further change during a rollout starts again from the first wave. The " +
-			"first apply of a new promise writes everywhere at once. See the guide \"Rolling out a change safely\".",
+			"first apply of a new promise writes everywhere at once; an imported promise goes on where the stores say its " +
+			"rollout stands (see Import). See the guide \"Rolling out a change safely\".",
 		Attributes: map[string]schema.Attribute{
 			"waves": schema.ListNestedAttribute{
 				Required: true,

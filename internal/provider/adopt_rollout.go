@@ -1,0 +1,155 @@
+package provider
+
+// Adopting a rollout in flight: a promise imported while some destinations wait for their wave
+// holds different revisions in different folders. A state that never lost the promise would
+// know, per destination, the revision it holds, the completed revision's YAML (what the waiting
+// destinations keep) and which waves are done; the first plan after the import reads all three
+// back from the stores, so that the rollout goes on where it stands rather than writing the
+// configured revision everywhere at once.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
+	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
+)
+
+// adoptedRollout is where an imported promise's rollout stands, as the first plan read it.
+type adoptedRollout struct {
+	// Revisions maps the destinations found holding the promise to the revision they hold; one
+	// whose files could not be read back as dependencies is left out (it is then taken to hold
+	// the completed revision, and a waiting one is repaired to it, as in a rollout kept in state).
+	Revisions map[string]string `json:"revisions"`
+	// Completed is the revision the destinations not yet reached hold, and its canonical YAML.
+	Completed rolloutBase `json:"completed"`
+	Target    string      `json:"target"`
+	WavesDone int         `json:"waves_done"`
+	LastWave  string      `json:"last_wave,omitempty"` // RFC 3339; the adoption's time (see rollout.Adopt)
+}
+
+// adoptRollout reads, for a promise with a rollout, the revision each destination found holding
+// it holds, and decides where its rollout stands. It returns nil when there is no rollout or
+// every scheduled destination holds the configured dependencies: the adoption then plans as
+// before. Destinations that hold exactly the configured files are not read again.
+func (d *providerData) adoptRollout(ctx context.Context, plan promiseModel, pool []poolMember, deps layout.Dependencies, found map[string]placement.Record, now time.Time, diags *diag.Diagnostics) *adoptedRollout {
+	policy, _, known, _ := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout)
+	in, _, ok, _ := plan.input(ctx, promiseModel{})
+	if policy == nil || !known || !ok {
+		return nil // no rollout, or not known yet: the plan reports what is wrong
+	}
+	byName := map[string]poolMember{}
+	for _, m := range pool {
+		byName[m.Name] = m
+	}
+	var scheduled []rollout.Destination
+	for _, dec := range scheduling.Schedule(in.Selector, placement.Destinations(in.Pool)) {
+		if dec.Selected {
+			scheduled = append(scheduled, rollout.Destination{Name: dec.Destination, Labels: byName[dec.Destination].Labels})
+		}
+	}
+	configured := rollout.Revision(deps.All)
+	held, yamls := map[string]string{}, map[string]string{}
+	for _, dest := range sortedKeys(found) {
+		m, inPool := byName[dest]
+		if !inPool {
+			continue
+		}
+		if f, err := layout.DependencyFiles(m.Target, deps); err == nil && placement.HoldsExactly(f, found[dest]) {
+			held[dest] = configured
+			continue
+		}
+		yaml, ok := d.heldDependencies(ctx, plan.Name.ValueString(), dest, m, diags)
+		if diags.HasError() {
+			return nil
+		}
+		if ok {
+			rev := rollout.Revision(yaml.All)
+			held[dest], yamls[rev] = rev, string(yaml.All)
+		}
+	}
+	a := rollout.Adopt(policy.Waves, configured, scheduled, held, now)
+	if a.Complete {
+		return nil
+	}
+	out := &adoptedRollout{
+		Revisions: held, Completed: rolloutBase{Revision: a.Status.Completed, Dependencies: yamls[a.Status.Completed]},
+		Target: a.Status.Target, WavesDone: a.Status.WavesDone,
+	}
+	if !a.Status.LastWave.IsZero() {
+		out.LastWave = a.Status.LastWave.UTC().Format(time.RFC3339)
+	}
+	return out
+}
+
+// heldDependencies reads back the dependencies destination dest's folder holds, from the files
+// they are laid out in there. ok is false when there are none, or they do not parse (a file
+// edited by hand).
+func (d *providerData) heldDependencies(ctx context.Context, promise, dest string, m poolMember, diags *diag.Diagnostics) (layout.Dependencies, bool) {
+	paths, err := layout.DependencyDocuments(m.Target, promise)
+	if err != nil {
+		return layout.Dependencies{}, false
+	}
+	who := fmt.Sprintf("Promise %q", promise)
+	store, err := d.openRef(storeRefs{}.add(m), m.Location.String(), m.Member.Store)
+	if errors.Is(err, errSecretsUnknown) {
+		return layout.Dependencies{}, false // cannot be read in this plan
+	}
+	if err != nil {
+		diags.AddError("State Store Not Usable", fmt.Sprintf("%s cannot use state store %q: %v", who, m.Member.Store, err))
+		return layout.Dependencies{}, false
+	}
+	var docs []string
+	for _, p := range paths {
+		content, err := store.Read(ctx, p)
+		if statestore.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			addStoreError(diags, "Cannot Read Promise", fmt.Sprintf(
+				"%s was imported with a rollout, and reading the dependencies destination %q holds (%s) failed", who, dest, p), err)
+			return layout.Dependencies{}, false
+		}
+		docs = append(docs, string(content))
+	}
+	if len(docs) == 0 {
+		return layout.Dependencies{}, false
+	}
+	deps, ok := dependenciesOf(promise, strings.Join(docs, "\n---\n"))
+	return deps, ok && len(deps.All) > 0
+}
+
+// prior sets, on the prior state an adopted promise plans from, what a state that kept the
+// rollout would hold: the completed revision's dependencies (the rollout's base, kept in private
+// state by the plan as a rollout in flight keeps it), the revision of every destination, and
+// the status.
+func (r *adoptedRollout) prior(state promiseModel) promiseModel {
+	if r == nil {
+		return state
+	}
+	state.Dependencies = manifestsValue{types.StringValue(r.Completed.Dependencies)}
+	state.Revisions = stringMapValue(r.Revisions)
+	lastWave := types.StringNull()
+	if r.LastWave != "" {
+		lastWave = types.StringValue(r.LastWave)
+	}
+	state.RolloutStatus = types.ObjectValueMust(rolloutStatusAttrTypes, map[string]attr.Value{
+		"revision": types.StringValue(r.Target), "completed_revision": types.StringValue(r.Completed.Revision),
+		"waves_done": types.Int64Value(int64(r.WavesDone)),
+		"next_wave":  types.StringNull(), "next_wave_not_before": types.StringNull(),
+		"waiting": stringList(nil), "waves": stringMapValue(map[string]string{}),
+		"last_wave_at": lastWave, "checked_at": types.StringNull(),
+	})
+	return state
+}
