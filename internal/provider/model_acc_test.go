@@ -212,7 +212,13 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 			if after := conn.fingerprint(t); !maps.Equal(after, before) {
 				fail(step, "the refused apply wrote to the stores:\n%s\n%s", conn.writes(before, after), tail(out, 40))
 			}
-			op.revert()
+			if op.ackGuard != "" {
+				if err := w.acknowledgeGuard(op.ackGuard, out); err != nil {
+					fail(step, "%v", err)
+				}
+			} else {
+				op.revert()
+			}
 		}
 		var part *modelPartExpect
 		if op.part != nil {
@@ -265,6 +271,9 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 		}
 		applied := time.Since(stepStart)
 		after := conn.fingerprint(t)
+		if op.ackGuard != "" {
+			w.promise(op.ackGuard).guard = nil // acknowledged and applied: the next configuration has no guard
+		}
 		if op.quiet {
 			// (A rollout in flight goes on with its next wave whatever the step changes.)
 			if len(flying) == 0 && !maps.Equal(after, before) {

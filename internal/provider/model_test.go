@@ -226,6 +226,7 @@ type modelPromise struct {
 	delete    bool            // on_unschedule = "delete"
 	left      map[string]bool // destinations left out of its pool (`destinations`), present or not
 	rollout   *modelRollout   // nil: none
+	guard     *modelGuard     // nil: none (model_guard_test.go)
 }
 
 // inPool: d is a present destination of p's pool.

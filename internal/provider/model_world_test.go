@@ -22,7 +22,7 @@ var modelOpNames = []string{
 	"relabel", "selectors", "move", "cosmetic", "mode", "aggname",
 	"edit", "stray", "deps", "emptydeps", "reqfiles", "destroy",
 	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part", "pool", "drift", "index",
-	"stage", "pause", "rollout", "reimport",
+	"stage", "pause", "rollout", "reimport", "guard",
 }
 
 // modelDriftOps are the changes "drift" combines with a hand edit: those without hand edits of
@@ -182,6 +182,9 @@ type modelOp struct {
 	// restores the configuration, which the step applies as usual (the model is unchanged).
 	expectError string
 	revert      func()
+	// ackGuard: instead of reverting after the refusal, set the acknowledgement the refusal
+	// printed on this promise's guard and apply the same change (model_guard_test.go).
+	ackGuard string
 	// stateRm are resource addresses the runner removes from state (`terraform state rm`)
 	// before the apply; the world's imports bring them back (see "reimport").
 	stateRm []string
@@ -257,7 +260,7 @@ func (m *refModel) nextOp(rng *rand.Rand, allowed []string) modelOp {
 func (m *refModel) tryValidOp(rng *rand.Rand, name string) (modelOp, bool) {
 	saved := m.w.clone()
 	op, ok := m.tryOp(rng, name)
-	if ok && (op.expectError != "" || !modelFoldersOverlap(m.w)) {
+	if ok && (op.expectError != "" && op.ackGuard == "" || !modelFoldersOverlap(m.w)) {
 		return op, true
 	}
 	*m.w = *saved
@@ -281,6 +284,7 @@ func (w *modelWorld) clone() *modelWorld {
 		p2 := *p
 		p2.left = maps.Clone(p.left)
 		p2.rollout = p.rollout.clone()
+		p2.guard = p.guard.clone()
 		c.promises = append(c.promises, &p2)
 	}
 	for _, r := range w.requests {
@@ -512,6 +516,9 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 			}
 		}
 		return modelOp{desc: desc}, true
+
+	case "guard":
+		return m.guardOp(rng)
 
 	case "reimport":
 		// `terraform state rm`, then an import block: the usual way to move an object between
@@ -1047,6 +1054,7 @@ func (w *modelWorld) render(c *modelConn) string {
 		if p.rollout != nil {
 			b.WriteString(p.rollout.hcl())
 		}
+		b.WriteString(p.guard.hcl())
 		b.WriteString("}\n")
 	}
 	var outputs []string
@@ -1107,7 +1115,9 @@ func TestModelRandomWalks(t *testing.T) {
 						counts["change in flight"]++
 					}
 				}
-				if op.expectError != "" {
+				if op.ackGuard != "" {
+					w.promise(op.ackGuard).guard = nil // refused, acknowledged and applied
+				} else if op.expectError != "" {
 					if !modelFoldersOverlap(w) {
 						t.Fatalf("seed %d step %d: %s: no two folders overlap: %s", seed, step, op.name, w.describe())
 					}
