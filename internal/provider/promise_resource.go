@@ -166,6 +166,9 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 			return
 		}
 	}
+	if resp.Diagnostics.Append(r.data.checkOwners(ctx, placement.PromiseOwner(plan.Name.ValueString()), "Promise", p.Records, priorRecordsOf(in.Prior), pool, dependenciesAttr)...); resp.Diagnostics.HasError() {
+		return
+	}
 	plan.record(p.Settle(nil))
 	plan.recordRollout(ctx, state, s, p.Records)
 	resp.Diagnostics.Append(keepRolloutBase(ctx, req.Private, resp.Private, s)...)
