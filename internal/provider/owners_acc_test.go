@@ -165,3 +165,49 @@ func TestAccOwnersDestroySparesListedFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestAccOwnersSharedFilesKey: two requests of one promise, with other names, whose files share
+// a key on one destination in mode none. The plan refuses it at that key of files.
+func TestAccOwnersSharedFilesKey(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ts := newTestStore(t, "bucket")
+	config := ownersConfig(ts) + `
+resource "kratix_promise" "app" {
+  name         = "app"
+  destinations = [kratix_destination.dev]
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app-system\n"
+}
+
+resource "kratix_resource_request" "one" {
+  promise = kratix_promise.app
+  name    = "one"
+  files   = { "shared/settings.yaml" = "owner: one\n" }
+}
+
+resource "kratix_resource_request" "two" {
+  promise = kratix_promise.app
+  name    = "two"
+  files   = { "shared/settings.yaml" = "owner: two\n" }
+}
+`
+	c := newCLI(t, map[string]string{"main.tf": config})
+	if out, err := c.run("apply", "-auto-approve", "-target=kratix_destination.dev"); err != nil {
+		t.Fatalf("creating the destination: %v\n%s", err, out)
+	}
+	out, err := c.run("plan")
+	if err == nil {
+		t.Fatalf("the plan succeeded; want it refused because two requests write dev/shared/settings.yaml:\n%s", out)
+	}
+	f := strings.ToLower(flat(out))
+	for _, want := range []string{"error: file claimed by another owner", `"dev/shared/settings.yaml"`,
+		"request default/app/one", "request default/app/two", `"shared/settings.yaml" = "owner:`} {
+		if !strings.Contains(f, want) {
+			t.Errorf("the plan's output lacks %q:\n%s", want, out)
+		}
+	}
+	if files := ts.list(t); len(files) > 0 {
+		t.Errorf("the store holds %v, want nothing", files)
+	}
+}
