@@ -181,11 +181,10 @@ func readIndexesFrom(ctx context.Context, store statestore.Store, storePath, dir
 			if err != nil {
 				return nil, false, err
 			}
-			idx, err := layout.ParseIndex(content)
-			if err != nil {
-				return nil, false, nil
+			if idx, err := layout.ParseIndex(content); err == nil {
+				return layout.IndexedFiles(storePath, idx), true, nil
 			}
-			return layout.IndexedFiles(storePath, idx), true, nil
+			return nil, false, nil // not an index file: it lists nothing
 		}
 		if cache == nil {
 			cache = func(_, _ string, read func() ([]string, bool, error)) ([]string, bool, error) { return read() }
