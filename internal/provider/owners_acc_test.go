@@ -2,6 +2,8 @@ package provider
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -209,5 +211,45 @@ resource "kratix_resource_request" "two" {
 	}
 	if files := ts.list(t); len(files) > 0 {
 		t.Errorf("the store holds %v, want nothing", files)
+	}
+}
+
+// TestAccOwnersPruneSparesListedFiles: as above, but B's request stops writing dev/team-a.yaml
+// (documents replaced by another file) instead of being destroyed. The update writes the new
+// file and leaves dev/team-a.yaml, which Kratix's index lists, with a warning.
+func TestAccOwnersPruneSparesListedFiles(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ts := newTestStore(t, "bucket")
+	config := ownersConfig(ts, "redis")
+	b := newCLI(t, map[string]string{"main.tf": config})
+	if out, err := b.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("workspace B: %v\n%s", err, out)
+	}
+	kratixIndex := "dev/.kratix/default-postgres-team-a-default-instance-configure-ab12c.dev-5058f.yaml"
+	postgres := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: team-a\ndata:\n  promise: postgres\n"
+	ts.put(t, "dev/team-a.yaml", []byte(postgres))
+	ts.put(t, kratixIndex, []byte("files:\n- dev/team-a.yaml\n"))
+
+	documents := `  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: team-a\ndata:\n  promise: redis\n"`
+	if !strings.Contains(config, documents) {
+		t.Fatalf("the configuration has no line %s", documents)
+	}
+	if err := os.WriteFile(filepath.Join(b.dir, "main.tf"), []byte(strings.Replace(config, documents, `  files = { "other.yaml" = "x: 1\n" }`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := b.run("apply", "-auto-approve")
+	if err != nil {
+		t.Fatalf("update: %v\n%s", err, out)
+	}
+	if got, ok := ts.read(t, "dev/team-a.yaml"); !ok || string(got) != postgres {
+		t.Errorf("after the update dev/team-a.yaml is %q (exists: %v), want Kratix's file kept; the store holds %v", got, ok, ts.list(t))
+	}
+	if got, _ := ts.read(t, "dev/other.yaml"); string(got) != "x: 1\n" {
+		t.Errorf("dev/other.yaml holds %q, want the new file", got)
+	}
+	if f := flat(out); !strings.Contains(f, "Warning: File Kept For Another Owner") || !strings.Contains(f, kratixIndex) {
+		t.Errorf("no warning naming %s:\n%s", kratixIndex, out)
 	}
 }
