@@ -172,6 +172,9 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 			resp.Diagnostics.AddWarning("Import Adds Bookkeeping Files", w)
 		}
 	}
+	if resp.Diagnostics.Append(r.data.checkOwners(ctx, placement.PromiseOwner(plan.Name.ValueString()), "Promise", p.Records, priorRecordsOf(in.Prior), pool, dependenciesAttr)...); resp.Diagnostics.HasError() {
+		return
+	}
 	plan.record(p.Settle(nil))
 	if req.State.Raw.IsNull() {
 		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.

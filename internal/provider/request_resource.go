@@ -380,6 +380,9 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 			}
 		}
 	}
+	if resp.Diagnostics.Append(r.data.checkOwners(ctx, plan.owner(), "Request", p.Records, state.priorRecords(ctx), pool, plan.fileAttr(ctx, p.Records))...); resp.Diagnostics.HasError() {
+		return
+	}
 	if adopted != nil && p.Chosen != nil {
 		if w := adopted.notFoundWarning(plan, p.Chosen.Name); w != "" {
 			resp.Diagnostics.AddWarning("Imported Request Not Found", w)

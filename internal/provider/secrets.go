@@ -66,6 +66,8 @@ type providerData struct {
 	hashKeyUnknown bool
 	// offline is the provider's offline attribute: plan without stores, refuse to apply (offline.go).
 	offline bool
+	// owners is which owner's plan claims each store path in this process (owners.go).
+	owners ownerRegistry
 }
 
 // configureSecrets records the provider's secrets. During plan some may be unknown (a

@@ -46,7 +46,13 @@ func (d *providerData) writeOps(ctx context.Context, kind, who, message string, 
 		}
 		// The write itself says which files it replaced, from the content it found: no read
 		// before it, which would cost a round trip and, on git, a turn on the repository.
-		res, err := store.Apply(ctx, storeChange(message, op.Change))
+		change, err := spareListed(ctx, store, op.Member.Target.StorePath, who, op.Change, diags)
+		if err != nil {
+			addStoreError(diags, "Cannot Write "+kind, fmt.Sprintf("%s: reading the index files of destinations %s failed", who, strings.Join(op.Destinations, ", ")), err)
+			failed[key] = true
+			continue
+		}
+		res, err := store.Apply(ctx, storeChange(message, change))
 		warnTakeOver(store, who, op.Fresh, res.Replaced, diags)
 		if err != nil {
 			addStoreError(diags, "Cannot Write "+kind,

@@ -1,0 +1,293 @@
+package provider
+
+// One file, one owner (see placement/owners.go): the plan of a request or a promise refuses a
+// store path another owner claims, whether that owner is planned in this provider process or only
+// known from the index files of mode none in the destination's folder; a write never deletes a
+// file another placement's index lists.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	tfpath "github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
+)
+
+// ownerRegistry is the claims of every plan made in this provider process: every resource of one
+// plan is planned by one process, so the second plan that claims a path sees the first.
+type ownerRegistry struct {
+	mu     sync.Mutex
+	claims placement.Claims
+	// indexes caches what each index file read at plan lists, by location, path and MD5: the
+	// plans of every request on one destination read the same index files.
+	indexes map[string][]string
+}
+
+// claim records an owner's planned records and returns the paths another owner claims already.
+func (d *providerData) claim(o placement.Owner, records map[string]placement.Record) []placement.Collision {
+	d.owners.mu.Lock()
+	defer d.owners.mu.Unlock()
+	return d.owners.claims.Claim(o, records)
+}
+
+// refuseCollisions adds one error per path another owner claims, at the attribute that makes
+// the path (attr).
+func refuseCollisions(o placement.Owner, dest func(placement.Collision) string, collisions []placement.Collision, attr func(string) tfpath.Path, diags *diag.Diagnostics) {
+	for _, c := range collisions {
+		diags.AddAttributeError(attr(c.Path), "File Claimed By Another Owner", placement.CollisionDetail(o, dest(c), c))
+	}
+}
+
+// checkOwners refuses what an owner's plan (records, per destination) would write where another
+// owner writes: in this plan (the process's claims), or, for a path it did not hold before
+// (prior, per destination), where an index file of another placement lists it in the folder of
+// a destination in mode none (another workspace, another state, Kratix). A path the owner held
+// already is its own: asking again on every plan would read every index file of every folder.
+func (d *providerData) checkOwners(ctx context.Context, o placement.Owner, kind string, records map[string]placement.Record, prior map[string]placement.Record, pool []poolMember, attr func(string) tfpath.Path) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if d == nil {
+		return diags
+	}
+	destOf := map[string]string{}
+	for dest, r := range records {
+		for p := range r.Files {
+			destOf[r.Location+"|"+p] = dest
+		}
+	}
+	named := func(c placement.Collision) string { return destOf[c.Location+"|"+c.Path] }
+	refuseCollisions(o, named, d.claim(o, records), attr, &diags)
+	if diags.HasError() || d.isOffline() {
+		return diags
+	}
+	byName := map[string]poolMember{}
+	for _, m := range pool {
+		byName[m.Name] = m
+	}
+	for _, dest := range sortedKeys(records) {
+		m, ok := byName[dest]
+		r := records[dest]
+		if !ok || m.Target.Mode != layout.ModeNone || m.Location.String() != r.Location {
+			continue
+		}
+		var fresh, mine []string
+		for _, p := range sortedKeys(r.Files) {
+			if placement.IsIndexFile(p) {
+				mine = append(mine, p)
+				continue
+			}
+			if before, held := prior[dest]; !held || before.Location != r.Location || !hasKey(before.Files, p) {
+				fresh = append(fresh, p)
+			}
+		}
+		if len(fresh) == 0 {
+			continue
+		}
+		indexes, err := d.indexesAt(ctx, m, layout.Prefix(m.Target.Root, layout.IndexDir), true)
+		if errors.Is(err, errSecretsUnknown) || errors.Is(err, errOffline) {
+			continue // the store cannot be read in this plan; the apply's writes spare what others list
+		}
+		if err != nil {
+			addStoreError(&diags, "Cannot Read "+kind, fmt.Sprintf("%s: reading the index files of destination %q failed", capitalised(o), dest), err)
+			return diags
+		}
+		listed := placement.ListedBy(indexes, placement.OwnIndex(mine), fresh)
+		for _, p := range sortedKeys(listed) {
+			other, _ := placement.IndexOwner(listed[p])
+			c := placement.Collision{Location: r.Location, Path: p, Other: other, Index: listed[p]}
+			diags.AddAttributeError(attr(p), "File Claimed By Another Owner", placement.CollisionDetail(o, dest, c))
+		}
+	}
+	return diags
+}
+
+func hasKey(m map[string]string, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+func capitalised(o placement.Owner) string {
+	s := string(o)
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// indexesAt reads every index file in a `.kratix/` folder of a member's store: index file =>
+// the store paths it lists. A plan reads through the listing shared by the process (shared);
+// a write lists at the moment it writes. A file that is not an index file lists nothing.
+func (d *providerData) indexesAt(ctx context.Context, m poolMember, dir string, shared bool) (map[string][]string, error) {
+	store, err := d.open(m.Store, false)
+	if err != nil {
+		return nil, err
+	}
+	return readIndexesFrom(ctx, store, m.Target.StorePath, dir, shared, d.indexCache(m.Location.String()))
+}
+
+// indexCache remembers, for one location, what the index files read at plan list.
+func (d *providerData) indexCache(location string) indexCache {
+	return func(p, sum string, read func() ([]string, bool, error)) ([]string, bool, error) {
+		key := location + "|" + p + "|" + sum
+		d.owners.mu.Lock()
+		files, ok := d.owners.indexes[key]
+		d.owners.mu.Unlock()
+		if ok {
+			return files, true, nil
+		}
+		files, found, err := read()
+		if err == nil && found {
+			d.owners.mu.Lock()
+			if d.owners.indexes == nil {
+				d.owners.indexes = map[string][]string{}
+			}
+			d.owners.indexes[key] = files
+			d.owners.mu.Unlock()
+		}
+		return files, found, err
+	}
+}
+
+// indexCache answers what the index file p with MD5 sum lists, reading it when it must; found
+// is false when it is gone or is not an index file.
+type indexCache func(p, sum string, read func() ([]string, bool, error)) ([]string, bool, error)
+
+func readIndexesFrom(ctx context.Context, store statestore.Store, storePath, dir string, shared bool, cache indexCache) (map[string][]string, error) {
+	view := store
+	if shared {
+		view = sharedView(store, storePath)
+	}
+	listing, err := view.List(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]string{}
+	for _, p := range sortedKeys(listing) {
+		if !placement.IsIndexFile(p) || path.Dir(p)+"/" != dir {
+			continue
+		}
+		read := func() ([]string, bool, error) {
+			content, err := view.Read(ctx, p)
+			if statestore.IsNotFound(err) {
+				return nil, false, nil
+			}
+			if err != nil {
+				return nil, false, err
+			}
+			if idx, err := layout.ParseIndex(content); err == nil {
+				return layout.IndexedFiles(storePath, idx), true, nil
+			}
+			return nil, false, nil // not an index file: it lists nothing
+		}
+		if cache == nil {
+			cache = func(_, _ string, read func() ([]string, bool, error)) ([]string, bool, error) { return read() }
+		}
+		files, found, err := cache(p, listing[p], read)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			out[p] = files
+		}
+	}
+	return out, nil
+}
+
+// spareListed takes out of a change the deletes of files another placement's index lists,
+// read from the store as it is now, and warns about each: the file stays with its other owner.
+// storePath is the store's path the index files are relative to.
+func spareListed(ctx context.Context, store statestore.Store, storePath, who string, c placement.Change, diags *diag.Diagnostics) (placement.Change, error) {
+	deletesFiles := false
+	for _, p := range c.Delete {
+		if !strings.HasSuffix(p, "/") && !placement.IsIndexFile(p) {
+			deletesFiles = true
+		}
+	}
+	dirs := placement.IndexDirs(c)
+	if !deletesFiles || len(dirs) == 0 {
+		return c, nil
+	}
+	indexes := map[string][]string{}
+	for _, dir := range dirs {
+		found, err := readIndexesFrom(ctx, store, storePath, dir, false, nil)
+		if err != nil {
+			return c, err
+		}
+		for p, files := range found {
+			indexes[p] = files
+		}
+	}
+	out, spared := placement.KeepListed(c, indexes)
+	for _, s := range spared {
+		other := "another placement"
+		if o, ok := placement.IndexOwner(s.Index); ok {
+			other = string(o)
+		}
+		diags.AddWarning("File Kept For Another Owner", fmt.Sprintf(
+			"%s no longer writes %q (%s), but index file %q of %s lists it, so it stays: one file has one "+
+				"owner, and deleting it would take it from the other. Remove it by hand if nothing uses it.",
+			who, s.Path, store.Describe(), s.Index, other))
+	}
+	return out, nil
+}
+
+// owner is the request as an owner of files.
+func (m requestModel) owner() placement.Owner {
+	return placement.RequestOwner(m.Namespace.ValueString(), m.promiseName(), m.Name.ValueString())
+}
+
+// priorRecords is what state says the request held, by destination.
+func (m requestModel) priorRecords(ctx context.Context) map[string]placement.Record {
+	out := map[string]placement.Record{}
+	if pr, ok := m.prior(ctx); ok {
+		out[m.Destination.ValueString()] = pr.Record
+	}
+	return out
+}
+
+// fileAttr is the attribute that makes a store path of the request's: documents (or
+// documents_wo) for `<name>.yaml`, the key of files (or files_wo) that names it, name otherwise
+// (an index file is named after the request).
+func (m requestModel) fileAttr(ctx context.Context, records map[string]placement.Record) func(string) tfpath.Path {
+	return func(p string) tfpath.Path {
+		for _, r := range records {
+			rel, ok := strings.CutPrefix(p, layout.Prefix(r.Root))
+			if !ok {
+				continue
+			}
+			for attr, files := range map[string]map[string]string{"files": stringMap(ctx, m.Files), "files_wo": stringMap(ctx, m.FilesWO)} {
+				for key := range files {
+					if clean, err := layout.NormaliseFileKey(key); err == nil && clean == rel {
+						return tfpath.Root(attr).AtMapKey(key)
+					}
+				}
+			}
+			if rel == m.Name.ValueString()+".yaml" {
+				if !m.DocumentsWO.IsNull() {
+					return tfpath.Root("documents_wo")
+				}
+				return tfpath.Root("documents")
+			}
+		}
+		return tfpath.Root("name")
+	}
+}
+
+// priorRecordsOf is what a promise held before, by destination.
+func priorRecordsOf(prior map[string]placement.Prior) map[string]placement.Record {
+	out := make(map[string]placement.Record, len(prior))
+	for dest, p := range prior {
+		out[dest] = p.Record
+	}
+	return out
+}
+
+// dependenciesAttr: every file a promise writes comes from its dependencies.
+func dependenciesAttr(string) tfpath.Path { return tfpath.Root("dependencies") }
