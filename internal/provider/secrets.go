@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
@@ -66,6 +67,9 @@ type providerData struct {
 	hashKeyUnknown bool
 	// offline is the provider's offline attribute: plan without stores, refuse to apply (offline.go).
 	offline bool
+	// folders are the destination folders the resources planned by this process have seen
+	// (claimFolders in pool.go).
+	folders layout.Claims
 }
 
 // configureSecrets records the provider's secrets. During plan some may be unknown (a
