@@ -305,7 +305,7 @@ func (m *MinIO) waitReady(proc *minioProcess) error {
 		client.Transport = tr
 	}
 	deadline := time.After(minioStartTimeout)
-	last := "no answer yet"
+	var last string // the last answer, for the error
 	for {
 		resp, err := client.Get(url)
 		if err == nil {
