@@ -3,6 +3,7 @@ package layout
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Folder is a destination's folder as the stores see it: Location is the store's normalised
@@ -69,6 +70,84 @@ func FindOverlaps(folders []Folder) []Overlap {
 		}
 		return x.J - y.J
 	})
+	return out
+}
+
+// Claim is a destination's folder as one resource of a plan sees it: the destination's own
+// resource, or a pool (of a promise, a request) that lists it.
+type Claim struct {
+	Destination string
+	Folder      Folder
+}
+
+// Clash is a claim of the resource that Claims.Add was given that breaks the rule FindOverlaps
+// holds one pool to: Other, a claim of another destination recorded earlier, by OtherBy, has a
+// folder equal to Claim's (Equal) or one inside the other.
+type Clash struct {
+	At      int // Claim's position in Add's claims
+	Claim   Claim
+	Other   Claim
+	OtherBy string
+	Equal   bool
+}
+
+// Claims holds the destination folders that the resources of one plan see, so that nested
+// folders follow one rule wherever the plan can see them: two destinations in one pool, in the
+// pools of two promises, or in two destination resources whose stores are one repository under
+// two names. Terraform plans every resource of a configuration in one provider process, each
+// after those it depends on, so the second resource to see one of two overlapping destinations
+// finds the first here. A destination seen by several resources (its own, each pool that lists
+// it) is one claim while its name and folder agree. Safe for concurrent use: Terraform plans
+// resources in parallel.
+type Claims struct {
+	mu    sync.Mutex
+	all   []Claim
+	index map[Claim]int // position in all, with cleaned roots
+	by    []string      // the resource that recorded each claim first
+}
+
+// Add records the claims of one resource (by names it in messages) and returns, sorted by
+// position in claims, each of them that overlaps a claim recorded earlier for another
+// destination that claims does not list. Overlaps within claims are FindOverlaps' to report
+// (the pool's own check), and are left out here.
+func (c *Claims) Add(by string, claims []Claim) []Clash {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.index == nil {
+		c.index = map[Claim]int{}
+	}
+	mine := map[int]int{} // position in all -> position in claims
+	for i, cl := range claims {
+		cl.Folder.Root = cleanRoot(cl.Folder.Root)
+		j, seen := c.index[cl]
+		if !seen {
+			j = len(c.all)
+			c.index[cl] = j
+			c.all = append(c.all, cl)
+			c.by = append(c.by, by)
+		}
+		if _, dup := mine[j]; !dup {
+			mine[j] = i
+		}
+	}
+	folders := make([]Folder, len(c.all))
+	for i, cl := range c.all {
+		folders[i] = cl.Folder
+	}
+	var out []Clash
+	for _, o := range FindOverlaps(folders) {
+		i, iMine := mine[o.I]
+		j, jMine := mine[o.J]
+		switch {
+		case iMine && jMine, !iMine && !jMine:
+			continue
+		case iMine:
+			out = append(out, Clash{At: i, Claim: claims[i], Other: c.all[o.J], OtherBy: c.by[o.J], Equal: o.Equal})
+		default:
+			out = append(out, Clash{At: j, Claim: claims[j], Other: c.all[o.I], OtherBy: c.by[o.I], Equal: o.Equal})
+		}
+	}
+	slices.SortStableFunc(out, func(x, y Clash) int { return x.At - y.At })
 	return out
 }
 

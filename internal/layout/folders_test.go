@@ -191,3 +191,87 @@ func TestCleanRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestClaims: the destinations that several resources of one plan see are held to the rule one
+// pool is held to, whichever resource sees them.
+func TestClaims(t *testing.T) {
+	root := Claim{"platform", Folder{repo, ""}}
+	w1 := Claim{"worker-1", Folder{repo, "worker-1"}}
+	w2 := Claim{"worker-2", Folder{repo, "worker-2"}}
+	type add struct {
+		by     string
+		claims []Claim
+		want   []Clash
+	}
+	tests := []struct {
+		name string
+		adds []add
+	}{
+		{"a root destination and another, in the pools of two promises", []add{
+			{"promise a", []Claim{root}, nil},
+			{"promise b", []Claim{w1}, []Clash{{At: 0, Claim: w1, Other: root, OtherBy: "promise a"}}},
+		}},
+		{"the other way round: the clash is the second resource's", []add{
+			{"promise b", []Claim{w1}, nil},
+			{"promise a", []Claim{root}, []Clash{{At: 0, Claim: root, Other: w1, OtherBy: "promise b"}}},
+		}},
+		{"one destination seen by its resource and by two pools", []add{
+			{"destination worker-1", []Claim{w1}, nil},
+			{"promise a", []Claim{w1, w2}, nil},
+			{"promise b", []Claim{w1}, nil},
+		}},
+		{"overlaps within one resource's claims are the pool's to report", []add{
+			{"promise a", []Claim{root, w1}, nil},
+			{"request r", []Claim{root, w1}, nil},
+		}},
+		{"destination resources, then a pool listing them: the pool reports its own", []add{
+			{"destination platform", []Claim{root}, nil},
+			{"destination worker-1", []Claim{w1}, []Clash{{At: 0, Claim: w1, Other: root, OtherBy: "destination platform"}}},
+			{"promise a", []Claim{w2, root, w1}, nil},
+			{"promise b", []Claim{w2}, []Clash{{At: 0, Claim: w2, Other: root, OtherBy: "destination platform"}}},
+		}},
+		{"the same folder under two names, spelled differently", []add{
+			{"destination a", []Claim{{"a", Folder{repo, "team/x"}}}, nil},
+			{"destination b", []Claim{{"b", Folder{repo, "/team//x/"}}}, []Clash{
+				{At: 0, Claim: Claim{"b", Folder{repo, "/team//x/"}}, Other: Claim{"a", Folder{repo, "team/x"}}, OtherBy: "destination a", Equal: true}}},
+		}},
+		{"other locations do not meet", []add{
+			{"destination a", []Claim{{"a", Folder{minio, ""}}}, nil},
+			{"destination b", []Claim{{"b", Folder{other, "x"}}, {"c", Folder{repo, "x"}}}, nil},
+		}},
+		{"siblings do not meet", []add{
+			{"promise a", []Claim{w1}, nil},
+			{"promise b", []Claim{w2, {"w10", Folder{repo, "worker-10"}}}, nil},
+		}},
+		{"a destination whose folder changed name is two claims", []add{
+			{"destination worker-1", []Claim{w1}, nil},
+			{"promise a", []Claim{{"worker-1", Folder{repo, "worker-1/x"}}}, []Clash{
+				{At: 0, Claim: Claim{"worker-1", Folder{repo, "worker-1/x"}}, Other: w1, OtherBy: "destination worker-1"}}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var c Claims
+			for i, a := range tt.adds {
+				if got := c.Add(a.by, a.claims); !reflect.DeepEqual(got, a.want) {
+					t.Errorf("Add %d (%s) = %+v, want %+v", i, a.by, got, a.want)
+				}
+			}
+		})
+	}
+}
+
+// TestClaimsInParallel: resources are planned in parallel; of two overlapping destinations added
+// at once, exactly one is told.
+func TestClaimsInParallel(t *testing.T) {
+	for range 50 {
+		var c Claims
+		clashes := make(chan []Clash, 2)
+		for _, cl := range []Claim{{"platform", Folder{repo, ""}}, {"worker-1", Folder{repo, "worker-1"}}} {
+			go func() { clashes <- c.Add("destination "+cl.Destination, []Claim{cl}) }()
+		}
+		if n := len(<-clashes) + len(<-clashes); n != 1 {
+			t.Fatalf("%d clashes, want 1", n)
+		}
+	}
+}

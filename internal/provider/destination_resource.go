@@ -230,6 +230,11 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if r.data != nil {
 		resp.Diagnostics.Append(r.data.checkCredentials(m.Store, path.Root(storeAttributeName))...)
 	}
+	resp.Diagnostics.Append(r.data.claimFolders(fmt.Sprintf("kratix_destination %q", m.Name),
+		func(int) path.Path { return path.Root("path") }, []poolMember{m})...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	p := placement.PlanCanaries(m.Member, plan.InitWorkloads.ValueBool())
 	plan.Root = types.StringValue(m.Target.Root)
 	plan.Files = stringMapValue(p.Records[m.Name].Files)

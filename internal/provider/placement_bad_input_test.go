@@ -11,7 +11,9 @@ import (
 // TestPlacementBadInput: what would let one placement reach another's files is refused at plan,
 // with the attribute path, and nothing is written: request file keys that name one file twice,
 // the folder itself, index files, canaries or another placement's files; destinations whose
-// folders are equal or nested, whatever their store resources are called.
+// folders are equal or nested, whatever their store resources are called. Overlapping destination
+// resources are refused at the second of them that is planned, or in the pool, whichever
+// Terraform plans first.
 func TestPlacementBadInput(t *testing.T) {
 	repo := newFileRepo(t)
 	url := "file://" + strings.TrimSuffix(repo, ".git")
@@ -73,7 +75,7 @@ resource "kratix_destination" "b" {
   name        = "b"
   path        = "a"
   state_store = merge(kratix_state_store.team, { path = "" })
-}`), `Overlapping Destination Folders[\s\S]*destinations\[1\].path[\s\S]*same folder`},
+}`), `Overlapping Destination Folders[\s\S]*(destinations\[1\]\.)?path[\s\S]*same folder`},
 		{"store path joined with destination path", base + `
 resource "kratix_destination" "x" {
   name        = "x"
@@ -92,13 +94,13 @@ resource "kratix_promise" "p" {
   dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
   destinations = [kratix_destination.x, kratix_destination.y]
 }
-`, `Overlapping Destination Folders[\s\S]*destinations\[1\].path`},
+`, `Overlapping Destination Folders[\s\S]*(destinations\[1\]\.)?path`},
 		{"nested folders", pool(`
 resource "kratix_destination" "b" {
   name        = "b"
   path        = "a/resources/x"
   state_store = kratix_state_store.s
-}`), `Overlapping Destination Folders[\s\S]*destinations\[1\].path[\s\S]*inside the folder of`},
+}`), `Overlapping Destination Folders[\s\S]*(destinations\[1\]\.)?path[\s\S]*(inside|contains) the folder of`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

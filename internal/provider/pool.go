@@ -165,6 +165,41 @@ func overlappingFolders(at path.Path, pool []poolMember, index []int) diag.Diagn
 	return diags
 }
 
+// claimFolders holds the destinations one resource sees to the rule overlappingFolders holds a
+// pool to, across every resource this provider process plans (layout.Claims): a destination at
+// a repository's root in one promise's pool and another destination of that repository in a
+// second promise's pool are refused as they are in one pool. by names the resource; at gives
+// the attribute of each member's path. Called from ModifyPlan only, with known members: the
+// claims are those of the plan, not of state.
+func (d *providerData) claimFolders(by string, at func(i int) path.Path, members []poolMember) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if d == nil || len(members) == 0 {
+		return diags
+	}
+	claims := make([]layout.Claim, len(members))
+	for i, m := range members {
+		claims[i] = layout.Claim{Destination: m.Name, Folder: layout.Folder{Location: m.Location.String(), Root: m.Target.Root}}
+	}
+	for _, c := range d.folders.Add(by, claims) {
+		m := members[c.At]
+		el := at(c.At)
+		how := "is inside the folder of"
+		switch {
+		case c.Equal:
+			how = "is the same folder as that of"
+		case len(m.Target.Root) < len(c.Other.Folder.Root):
+			how = "contains the folder of"
+		}
+		diags.AddAttributeError(el, "Overlapping Destination Folders",
+			fmt.Sprintf("%s: destination %q (%s) writes to folder %q of %s, which %s destination %q, planned by %s in the same plan. "+
+				"Each destination needs a folder of its own, neither equal to nor inside another's, whichever promises, requests "+
+				"and stores list them: one would write into, clean up or prune the other's files. Give one of them another "+
+				"path; a destination at the root of its store holds every other folder there (see the guide \"Moving from Kratix\").",
+				el, m.Name, by, m.Target.Root, m.Location, how, c.Other.Destination, c.OtherBy))
+	}
+	return diags
+}
+
 // mapKnown says whether a map and every value in it are known.
 func mapKnown(m types.Map) bool {
 	if m.IsUnknown() {

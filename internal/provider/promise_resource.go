@@ -135,6 +135,11 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if !ok {
 		return
 	}
+	resp.Diagnostics.Append(r.data.claimFolders(fmt.Sprintf("kratix_promise %q", plan.Name.ValueString()),
+		func(i int) path.Path { return path.Root("destinations").AtListIndex(i).AtName("path") }, pool)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	p, diags := planPromise(in)
 	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return

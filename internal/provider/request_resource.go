@@ -363,6 +363,14 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if !ok {
 		return
 	}
+	by := fmt.Sprintf("kratix_resource_request %q (namespace %q)", plan.Name.ValueString(), plan.Namespace.ValueString())
+	pathAt := func(i int) path.Path {
+		return path.Root("promise").AtName("destinations").AtListIndex(i).AtName("path")
+	}
+	resp.Diagnostics.Append(r.data.claimFolders(by, pathAt, pool)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	if p.Chosen != nil && r.data != nil {
 		if mem := findMember(plan.destinations(), p.Chosen.Name); mem != nil {
 			resp.Diagnostics.Append(r.data.checkCredentials(mem.Store, path.Root("promise").AtName("destinations"))...)

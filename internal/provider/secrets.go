@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
@@ -68,6 +69,9 @@ type providerData struct {
 	offline bool
 	// owners is which owner's plan claims each store path in this process (owners.go).
 	owners ownerRegistry
+	// folders are the destination folders the resources planned by this process have seen
+	// (claimFolders in pool.go).
+	folders layout.Claims
 }
 
 // configureSecrets records the provider's secrets. During plan some may be unknown (a

@@ -22,14 +22,22 @@ func TestGitLargeRepository(t *testing.T) {
 		put[fmt.Sprintf("dest-%03d/dependencies/bundle.yaml", i)] = largeManifest(i, 1900*1024)
 	}
 
+	// The bounds are on processor time, not on the clock: with other builds on both cores a write
+	// waits for its turn on them, but it does not do more work. Where processor time cannot be
+	// read, the clock is used.
 	timed := func(what string, limit time.Duration, fn func() error) {
 		t.Helper()
 		start := time.Now()
+		cpu0, measured := cpuTime()
 		if err := fn(); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		d := time.Since(start)
-		t.Logf("%s: %v", what, d)
+		wall := time.Since(start)
+		d := wall
+		if cpu1, ok := cpuTime(); measured && ok {
+			d = cpu1 - cpu0
+		}
+		t.Logf("%s: %v of processor time, %v on the clock", what, d, wall)
 		if d > limit {
 			t.Errorf("%s took %v, want under %v", what, d, limit)
 		}

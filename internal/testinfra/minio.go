@@ -53,7 +53,10 @@ type minioProcess struct {
 }
 
 const (
-	minioStartTimeout = 60 * time.Second
+	// minioStartTimeout bounds the wait for a server to be ready. Idle, MinIO is ready in about a
+	// second; with the machine's cores busy with other builds (load 20 on two cores) it has taken
+	// tens of seconds.
+	minioStartTimeout = 3 * time.Minute
 	minioStopGrace    = 5 * time.Second
 	minioRootUser     = "kratix-root"
 )
@@ -63,7 +66,8 @@ const (
 var errExitedEarly = errors.New("minio exited before it was ready")
 
 // StartMinIO starts a MinIO server (see MinIOBinary) serving plain HTTP on free loopback ports
-// with an empty temporary data folder and waits until it answers its liveness check. Call Stop
+// with an empty temporary data folder and waits until it is ready for S3 and admin calls (see
+// waitReady). Call Stop
 // when done.
 func StartMinIO() (*MinIO, error) { return StartMinIOWith(MinIOOptions{}) }
 
@@ -158,7 +162,7 @@ func (m *MinIO) installCertificate() error {
 }
 
 // Up starts the server process again after Down, on the same ports and data folder, and waits
-// until it is live. Fault tests use Down and Up to take the store away and bring it back.
+// until it is ready (see waitReady). Fault tests use Down and Up to take the store away and bring it back.
 func (m *MinIO) Up() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -172,7 +176,7 @@ func (m *MinIO) Up() error {
 	if err != nil {
 		return err
 	}
-	if err := m.waitLive(proc); err != nil {
+	if err := m.waitReady(proc); err != nil {
 		proc.stop()
 		return fmt.Errorf("%w\nminio.log:\n%s", err, m.logTail())
 	}
@@ -283,11 +287,15 @@ func (m *MinIO) launch() (*minioProcess, error) {
 	return proc, nil
 }
 
-// waitLive polls /minio/health/live until it answers 200, the process exits, or the start
-// timeout passes.
-func (m *MinIO) waitLive(proc *minioProcess) error {
-	url := m.scheme() + "://" + m.Endpoint + "/minio/health/live"
-	client := &http.Client{Timeout: 2 * time.Second}
+// waitReady polls /minio/health/cluster until it answers 200, the process exits, or the start
+// timeout passes. The liveness check (/minio/health/live) answers 200 as soon as the server
+// listens, while its object layer, bucket metadata and IAM are still being initialised in the
+// background: on a loaded machine an admin call made then fails with 503
+// XMinioServerNotInitialized. The cluster check answers 200 only once all three are up (MinIO's
+// checkHealth in cmd/healthcheck-handler.go), and says which is missing in x-minio-server-status.
+func (m *MinIO) waitReady(proc *minioProcess) error {
+	url := m.scheme() + "://" + m.Endpoint + "/minio/health/cluster"
+	client := &http.Client{Timeout: 5 * time.Second}
 	if m.certs != nil {
 		tr, err := m.certs.httpTransport()
 		if err != nil {
@@ -297,18 +305,27 @@ func (m *MinIO) waitLive(proc *minioProcess) error {
 		client.Transport = tr
 	}
 	deadline := time.After(minioStartTimeout)
+	var last string // the last answer, for the error
 	for {
-		if resp, err := client.Get(url); err == nil {
+		resp, err := client.Get(url)
+		if err == nil {
 			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return nil
 			}
+			last = resp.Status
+			if status := resp.Header.Get("X-Minio-Server-Status"); status != "" {
+				last += " (x-minio-server-status: " + status + ")"
+			}
+		} else {
+			last = err.Error()
 		}
 		select {
 		case <-proc.done:
 			return fmt.Errorf("MinIO on %s: %w (%v)", m.Endpoint, errExitedEarly, proc.cmd.ProcessState)
 		case <-deadline:
-			return fmt.Errorf("MinIO on %s: %s did not answer 200 within %s", m.Endpoint, url, minioStartTimeout)
+			return fmt.Errorf("MinIO on %s was not ready within %s: %s did not answer 200 (its object layer, "+
+				"bucket metadata or IAM were not initialised); last answer: %s", m.Endpoint, minioStartTimeout, url, last)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

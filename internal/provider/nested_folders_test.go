@@ -1,0 +1,117 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestAccNestedFoldersOneRule: destinations whose folders are equal or nested are refused
+// wherever the plan sees them, not only inside one pool: a destination at the repository's root
+// (path ".", mode none, which Kratix accepts) beside another destination of the repository is
+// refused in one promise's pool, and also when the two are split over two promises, as
+// destination resources or as object literals, and through two store resources for one
+// repository. Destinations that do not overlap, and one destination in several pools, plan.
+// Nothing is written by the refused plans.
+func TestAccNestedFoldersOneRule(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives the Terraform CLI; skipped with -short")
+	}
+	repo := newFileRepo(t)
+	url := "file://" + strings.TrimSuffix(repo, ".git")
+	head := fmt.Sprintf(`
+terraform {
+  required_providers {
+    kratix = { source = "promise-platform/kratix" }
+  }
+}
+
+resource "kratix_state_store" "s" {
+  name = "s"
+  git  = { url = "%[1]s" }
+}
+
+# The same repository and branch, spelled differently, with a path.
+resource "kratix_state_store" "team" {
+  name = "team"
+  path = "team"
+  git  = { url = "%[1]s.git/", branch = "main" }
+}
+
+locals {
+  deps = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n"
+}
+`, url)
+	destination := func(name, path, store string) string {
+		return fmt.Sprintf(`
+resource "kratix_destination" %[1]q {
+  name          = %[1]q
+  path          = %[2]q
+  filepath_mode = "none"
+  state_store   = kratix_state_store.%[3]s
+}
+`, name, path, store)
+	}
+	promise := func(name, destinations string) string {
+		return fmt.Sprintf(`
+resource "kratix_promise" %[1]q {
+  name         = %[1]q
+  dependencies = local.deps
+  destinations = [%[2]s]
+}
+`, name, destinations)
+	}
+	// A destination shared by workspaces is written as an object literal: no destination
+	// resource of this configuration sees it.
+	literal := func(name, path string) string {
+		return fmt.Sprintf(`{ name = %q, path = %q, filepath_mode = "none", state_store = kratix_state_store.s }`, name, path)
+	}
+	refused := `Overlapping Destination Folders`
+	// Which of two resources planned in parallel is refused is Terraform's choice.
+	nested := refused + `[\s\S]*(contains the folder of destination "worker-1"|is inside the folder of destination "platform")`
+	tests := []struct {
+		name, config string
+		want         string // a regular expression the refusal matches; "" when the plan must pass
+	}{
+		{"one pool", head + promise("p", literal("platform", ".")+", "+literal("worker-1", "worker-1")),
+			refused + `[\s\S]*destinations\[1\]\.path: destination "worker-1" writes to folder "worker-1" .* which is inside the folder of destination "platform"`},
+		{"one pool, destination resources", head + destination("platform", ".", "s") + destination("worker-1", "worker-1", "s") +
+			promise("p", "kratix_destination.platform, kratix_destination.worker-1"), nested},
+		{"two promises", head + destination("platform", ".", "s") + destination("worker-1", "worker-1", "s") +
+			promise("p", "kratix_destination.platform") + promise("q", "kratix_destination.worker-1"),
+			nested},
+		{"two promises, destinations as object literals", head +
+			promise("p", literal("platform", ".")) + promise("q", literal("worker-1", "worker-1")),
+			refused + `[\s\S]*destinations\[0\]\.path: destination "(platform|worker-1)" \(kratix_promise "[pq]"\)`},
+		{"two store resources for one repository", head + destination("platform", ".", "team") + destination("worker-1", "team/worker-1", "s") +
+			promise("p", "kratix_destination.platform") + promise("q", "kratix_destination.worker-1"),
+			nested},
+		{"siblings in two promises, one destination in both", head + destination("platform", "platform", "s") +
+			destination("worker-1", "worker-1", "s") + destination("worker-10", "worker-10", "team") +
+			promise("p", "kratix_destination.platform, kratix_destination.worker-1") +
+			promise("q", "kratix_destination.worker-1, kratix_destination.worker-10") +
+			promise("r", literal("worker-1", "worker-1")), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCLI(t, map[string]string{"main.tf": tt.config})
+			out, err := c.run("plan")
+			// Terraform wraps a diagnostic's lines inside a box: read the words alone.
+			flat := strings.Join(strings.Fields(strings.ReplaceAll(out, "│", " ")), " ")
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("the plan failed: %v\n%s", err, out)
+			case tt.want != "" && err == nil:
+				t.Errorf("the plan passed; want it refused with %q:\n%s", tt.want, out)
+			case tt.want != "" && !regexp.MustCompile(tt.want).MatchString(flat):
+				t.Errorf("the plan failed without %q:\n%s", tt.want, out)
+			default:
+				t.Logf("%s", out)
+			}
+		})
+	}
+	if n := commitCount(t, repo); n != 1 {
+		t.Errorf("the repository has %d commits after the plans, want 1", n)
+	}
+}
