@@ -109,6 +109,10 @@ func modelRequestFiles(req string, i int) map[string]modelYAML {
 			"sub/deep/" + req + "-cfg.yaml":                yamlOf(svcDoc(req+"-cfg", 9090), cmDoc(req+"-cfg", "level", "deep")),
 			"sub/" + req + "/kratix-canary-namespace.yaml": yamlOf(cmDoc(req+"-look", "like", "canary")),
 		}
+	case modelRequestCollides:
+		// One name for every request ("collide" only): two requests on one destination in mode
+		// none write the same file, which the plan must refuse.
+		return map[string]modelYAML{"shared-settings.yaml": yamlOf(cmDoc(req+"-shared", "owner", req))}
 	}
 	return nil // modelRequestNoFiles
 }
@@ -116,6 +120,8 @@ func modelRequestFiles(req string, i int) map[string]modelYAML {
 const (
 	modelRequestNoFiles    = 4
 	modelRequestFilesCount = 5
+	// modelRequestCollides is never drawn at random: see "collide".
+	modelRequestCollides = 5
 )
 
 // modelRequestDocuments are a request's `documents` (index 0: not set).

@@ -22,7 +22,7 @@ var modelOpNames = []string{
 	"relabel", "selectors", "move", "cosmetic", "mode", "aggname",
 	"edit", "stray", "deps", "emptydeps", "reqfiles", "destroy",
 	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part", "pool", "drift", "index",
-	"stage", "pause", "rollout", "reimport", "guard",
+	"stage", "pause", "rollout", "reimport", "guard", "collide",
 }
 
 // modelDriftOps are the changes "drift" combines with a hand edit: those without hand edits of
@@ -519,6 +519,32 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 
 	case "guard":
 		return m.guardOp(rng)
+
+	case "collide":
+		// Two requests on one destination in mode none are given a file of the same name: the
+		// plan must refuse it, naming both, and write nothing.
+		type pair struct{ r, q *modelRequest }
+		var pairs []pair
+		for _, r := range requests {
+			for _, q := range requests {
+				d := w.dest(m.choice[r.name])
+				if r.name < q.name && d != nil && d.present && d.mode == "none" && m.choice[q.name] == d.name {
+					pairs = append(pairs, pair{r, q})
+				}
+			}
+		}
+		if len(pairs) == 0 {
+			return modelOp{}, false
+		}
+		pr := pick(rng, pairs)
+		r, q := pr.r, pr.q
+		rf, qf := r.files, q.files
+		r.files, q.files = modelRequestCollides, modelRequestCollides
+		return modelOp{
+			desc:        fmt.Sprintf("requests %s and %s (promises %s, %s) both write shared-settings.yaml on %s (none): refused", r.name, q.name, w.promises[r.promise].name, w.promises[q.promise].name, m.choice[r.name]),
+			expectError: "File Claimed By Another Owner",
+			revert:      func() { r.files, q.files = rf, qf },
+		}, true
 
 	case "reimport":
 		// `terraform state rm`, then an import block: the usual way to move an object between
@@ -1118,7 +1144,7 @@ func TestModelRandomWalks(t *testing.T) {
 				if op.ackGuard != "" {
 					w.promise(op.ackGuard).guard = nil // refused, acknowledged and applied
 				} else if op.expectError != "" {
-					if !modelFoldersOverlap(w) {
+					if op.name == "overlap" && !modelFoldersOverlap(w) {
 						t.Fatalf("seed %d step %d: %s: no two folders overlap: %s", seed, step, op.name, w.describe())
 					}
 					op.revert()
