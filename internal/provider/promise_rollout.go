@@ -550,7 +550,13 @@ func (m *promiseModel) settleRevisions(ctx context.Context, state promiseModel, 
 		}
 		switch {
 		case reflect.DeepEqual(planned[dest], rec):
-			out[dest] = given[dest]
+			// As the plan recorded it (recordRollout): the revision given, else the one held
+			// before; a destination the rollout does not stage (misscheduled) has none.
+			if rev, ok := given[dest]; ok {
+				out[dest] = rev
+			} else if rev, ok := before[dest]; ok {
+				out[dest] = rev
+			}
 		case before[dest] != "":
 			out[dest] = before[dest]
 		case priorRev != "":
