@@ -74,14 +74,17 @@ func (m *refModel) guardOp(rng *rand.Rand) (modelOp, bool) {
 	p, d := tg.p, tg.d
 	p.guard = &modelGuard{protect: maps.Clone(d.labels)}
 	op := modelOp{expectError: "Change Refused by the Guard", ackGuard: p.name}
-	if p.delete && len(p.selectors.merged()) > 0 && rng.IntN(2) == 0 {
-		before := d.labels
+	if len(p.selectors.merged()) > 0 && rng.IntN(4) > 0 {
+		// A relabel that unschedules the promise there; on_unschedule = "delete" (set in the same
+		// step when it was "keep") makes that take its files.
+		before, wasDelete := d.labels, p.delete
 		for i := 0; i < 16 && selects(p.selectors.merged(), d); i++ {
 			d.labels = randomLabels(rng)
 		}
 		if !selects(p.selectors.merged(), d) {
-			op.desc = fmt.Sprintf("promise %s guarded (protect %s); %s labels %s -> %s takes its files there: refused, then acknowledged",
-				p.name, labelText(before), d.name, labelText(before), labelText(d.labels))
+			p.delete = true
+			op.desc = fmt.Sprintf("promise %s guarded (protect %s), on_unschedule %s -> delete; %s labels %s -> %s takes its files there: refused, then acknowledged",
+				p.name, labelText(before), map[bool]string{true: "delete", false: "keep"}[wasDelete], d.name, labelText(before), labelText(d.labels))
 			return op, true
 		}
 		d.labels = before
