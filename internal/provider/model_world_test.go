@@ -563,6 +563,10 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 			return modelOp{}, false
 		}
 		target := pick(rng, targets)
+		if flying := m.inFlight(); len(flying) > 0 && rng.IntN(2) == 0 {
+			name := pick(rng, flying) // mid-rollout: the import must pick the rollout up where it stands
+			target = "kratix_promise." + name + "=" + name
+		}
 		addr, id, _ := strings.Cut(target, "=")
 		w.imports = []string{target}
 		return modelOp{desc: fmt.Sprintf("terraform state rm %s, then import it as %q", addr, id), stateRm: []string{addr}, quiet: true}, true
