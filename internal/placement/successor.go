@@ -118,14 +118,6 @@ func (p Plan) recordedUnder(location, prefix string) []string {
 	return out
 }
 
-// DestinationSuccessor is what a destination planned as new will hold: its canaries, and its
-// folder itself as it lays it out (see folderEntry).
-func DestinationSuccessor(m Member, p Plan) Successor {
-	s := SuccessorOf(p.Ops)
-	s[folderKey(m)] = []string{folderEntry(m)}
-	return s
-}
-
 // SpareFiles takes out of a change at a location the files the successor writes there again: a
 // destination's cleanup keeps the canaries its successor in the same folder, laid out another
 // way, writes at the same paths. Folders removed whole stay removed (no canary is in a
@@ -143,23 +135,4 @@ func (s Successor) SpareFiles(loc Location, c Change) Change {
 	}
 	c.Delete = deletes
 	return c
-}
-
-// HasFolder reports whether the successor is a destination with m's folder at m's location, laid
-// out the same way: the destination is replaced in place (Terraform deletes, then creates it
-// again), so its cleanup must not empty a folder that its promises and requests keep writing to
-// as they are. A successor with another layout is not: every placement there is laid out anew and
-// moves within the folder, and the cleanup takes what the old layout left (misscheduled
-// placements included, which are not written again).
-func (s Successor) HasFolder(m Member) bool {
-	return slices.Contains(s[folderKey(m)], folderEntry(m))
-}
-
-// folderKey is where a Successor keeps a destination's folder: apart from the paths written at
-// its location, which Spare reads.
-func folderKey(m Member) string { return "destination " + m.Location.String() }
-
-// folderEntry names a destination's folder and layout.
-func folderEntry(m Member) string {
-	return layout.Prefix(m.Target.Root) + " " + string(mode(m.Target)) + " " + aggregateName(m.Target)
 }

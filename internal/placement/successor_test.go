@@ -144,60 +144,12 @@ func keysOf[V any](m map[placement.Location]V) []string {
 	return out
 }
 
-// A destination replaced by one with the same folder at the same location keeps its folder; one
-// that moves, or that did not exist, does not.
-func TestDestinationSuccessorHasFolder(t *testing.T) {
-	m := dev("")
-	s := placement.DestinationSuccessor(m, placement.PlanCanaries(m, true))
-	if !s.HasFolder(m) {
-		t.Errorf("%v does not hold %s's folder", s, m.Target.Root)
-	}
-	if !contains(s[locA().String()], "kratix/dev/kratix-canary-namespace.yaml") && !anyContains(s[locA().String()], "canary") {
-		t.Errorf("successor %v lists no canary", s)
-	}
-	moved := member("dev", locB(), storePath, devRoot, "", nil)
-	if s.HasFolder(moved) {
-		t.Errorf("a successor at %s holds the folder at %s", locA(), locB())
-	}
-	other := member("dev", locA(), storePath, "kratix/dev2", "", nil)
-	if s.HasFolder(other) {
-		t.Errorf("a successor of folder %s holds %s", devRoot, "kratix/dev2")
-	}
-	root := member("root", locA(), "", "", layout.ModeNone, nil)
-	if !placement.DestinationSuccessor(root, placement.PlanCanaries(root, false)).HasFolder(root) {
-		t.Errorf("a destination at the store's root is not its own successor")
-	}
-	if (placement.Successor{}).HasFolder(m) || placement.Successor(nil).HasFolder(m) {
-		t.Errorf("no successor holds a folder")
-	}
-}
-
-// A destination replaced in its folder with another layout is not replaced in place: its
-// cleanup runs (its placements are laid out anew anyway).
-func TestDestinationSuccessorOfAnotherLayout(t *testing.T) {
-	before := dev(layout.ModeSplitByKind)
-	for _, after := range []placement.Member{dev(layout.ModeNestedByMetadata), withAggName(dev(layout.ModeAggregatedYAML), "all.yaml")} {
-		s := placement.DestinationSuccessor(after, placement.PlanCanaries(after, true))
-		if s.HasFolder(before) {
-			t.Errorf("a successor in mode %s holds the folder of one in mode %s", after.Target.Mode, before.Target.Mode)
-		}
-	}
-	agg := withAggName(dev(layout.ModeAggregatedYAML), "all.yaml")
-	renamed := withAggName(dev(layout.ModeAggregatedYAML), "fleet.yaml")
-	if placement.DestinationSuccessor(renamed, placement.PlanCanaries(renamed, true)).HasFolder(agg) {
-		t.Errorf("a successor with another aggregated_filename holds the folder")
-	}
-	if !placement.DestinationSuccessor(agg, placement.PlanCanaries(agg, false)).HasFolder(agg) {
-		t.Errorf("the same aggregated layout does not hold the folder")
-	}
-}
-
 // A destination replaced in its folder with another layout is cleaned up, but the canaries its
 // successor writes again at the same paths stay.
 func TestSpareFilesKeepsTheSuccessorsCanaries(t *testing.T) {
 	before := withAggName(dev(layout.ModeAggregatedYAML), "all.yaml")
 	after := withAggName(dev(layout.ModeAggregatedYAML), "fleet.yaml")
-	s := placement.DestinationSuccessor(after, placement.PlanCanaries(after, true))
+	s := placement.SuccessorOf(placement.PlanCanaries(after, true).Ops)
 	canaries := s[locA().String()]
 	if len(canaries) == 0 {
 		t.Fatalf("the successor writes no canary: %v", s)

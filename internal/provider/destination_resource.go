@@ -240,7 +240,7 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	plan.Files = stringMapValue(p.Records[m.Name].Files)
 	if req.State.Raw.IsNull() {
 		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
-		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.DestinationSuccessor(m.Member, p))...)
+		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorOf(p.Ops))...)
 	}
 	if plan.InstanceID.IsNull() {
 		plan.InstanceID = types.StringUnknown() // imported: the apply gives it one
@@ -360,13 +360,10 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 		return
 	}
 	name := state.Name.ValueString()
+	// Replaced by a destination in the same folder: the canaries it writes again stay (see
+	// successor.go). What the promises and requests wrote is cleaned up as for any destroy, and
+	// they write it again in the same apply: a cleanup cannot tell their files from orphans.
 	successor := readSuccessor(ctx, req.Private)
-	if successor.HasFolder(m.Member) {
-		// Replaced by a destination with the same folder and layout: what its promises and
-		// requests wrote there stays for them (see successor.go).
-		tflog.Info(ctx, "destination replaced in place: its folder is kept", map[string]any{"destination": name})
-		return
-	}
 	store := r.open(m.Store, name, &resp.Diagnostics)
 	if store == nil {
 		return

@@ -293,7 +293,13 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 			if err != nil {
 				fail(step, "%v", err)
 			}
-			if p := conn.faultProblems(t, fault, certainBefore, certainAfter); len(p) > 0 {
+			var cleared []modelLoc
+			for _, d := range presentDests(w) {
+				if d.cleanup == "all" && incs[d.name] != m.incs[d.name] {
+					cleared = append(cleared, w.loc(d))
+				}
+			}
+			if p := conn.faultProblems(t, fault, certainBefore, certainAfter, cleared); len(p) > 0 {
 				fail(step, "with store %d down during the first apply (which %s), files the model keeps were lost:\n  %s\n\nwhat the failed apply did:\n%s\n\nwhat the apply after it did:\n%s",
 					down, map[bool]string{true: "failed", false: "succeeded"}[fault.failed], strings.Join(p, "\n  "), tail(fault.out, 40), planSummary(out))
 			}

@@ -10,7 +10,8 @@ package provider
 //     store (a kept file), is still there after the failed apply;
 //   - no kept file is deleted on the wire (a DELETE request to a bucket, a commit that removes it
 //     from a repository) by the failed apply or by the apply that recovers from it: a GitOps
-//     agent that prunes would take it off its cluster in between;
+//     agent that prunes would take it off its cluster in between (but in the folder of a
+//     destination the step replaces with cleanup = "all", which empties it by design);
 //   - after the recovering apply, the stores hold what the model says, as after any step, and
 //     the next plan is empty.
 //
@@ -191,9 +192,21 @@ func (c *modelConn) downUnchanged(down int, before, after map[string]string) []s
 // faultProblems checks, once the model knows what the step keeps, that the failed apply left
 // every kept file in place and deleted none on the wire, and that the apply after it deleted
 // nothing that the failed apply had written as the model wants it.
-func (c *modelConn) faultProblems(t *testing.T, f modelFault, certainBefore, certainAfter [2]map[string][]byte) []string {
+func (c *modelConn) faultProblems(t *testing.T, f modelFault, certainBefore, certainAfter [2]map[string][]byte, cleared []modelLoc) []string {
 	t.Helper()
 	kept := keptFiles(certainBefore, certainAfter, f.before)
+	recovered := keptFiles(f.snap, certainAfter, f.snap)
+	// A destination replaced with cleanup = "all" empties its folder, and the promises and
+	// requests on it write their files again in the same apply: nothing there is kept.
+	for _, loc := range cleared {
+		for _, k := range []map[string][]byte{kept[loc.store], recovered[loc.store]} {
+			for p := range k {
+				if under(loc.root, p) {
+					delete(k, p)
+				}
+			}
+		}
+	}
 	var out []string
 	for store := range 2 {
 		for _, p := range modelKeys(kept[store]) {
@@ -203,7 +216,7 @@ func (c *modelConn) faultProblems(t *testing.T, f modelFault, certainBefore, cer
 		}
 	}
 	out = append(out, c.keptDeleted(t, f.mark, kept)...)
-	out = append(out, c.keptDeleted(t, f.recoverMark, keptFiles(f.snap, certainAfter, f.snap))...)
+	out = append(out, c.keptDeleted(t, f.recoverMark, recovered)...)
 	slices.Sort(out)
 	return slices.Compact(out)
 }

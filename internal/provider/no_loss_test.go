@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"os/exec"
 	"reflect"
 	"slices"
 	"strings"
@@ -108,10 +109,10 @@ resource "kratix_promise" "p" {
 	}
 }
 
-// TestAccReplaceDeletesNothingItWritesAgain: `terraform apply -replace` of a promise, a request
-// and a destination with cleanup = "all" (each deleted, then created again in the same apply)
-// changes nothing in the store: no DELETE reaches the bucket, no commit lands on the repository,
-// and every file is still there after each.
+// TestAccReplaceDeletesNothingItWritesAgain: `terraform apply -replace` of a promise and of a
+// request (each deleted, then created again in the same apply) changes nothing in the store: no
+// DELETE reaches the bucket, no commit lands on the repository, and every file is still there
+// after each. A destination with cleanup = "all" replaced in its folder keeps its canaries.
 func TestAccReplaceDeletesNothingItWritesAgain(t *testing.T) {
 	if minioServer == nil {
 		t.Skip("acceptance test: set TF_ACC=1")
@@ -172,7 +173,7 @@ resource "kratix_resource_request" "r" {
 					t.Fatalf("%s was not written; the store holds %q", f, held)
 				}
 			}
-			for _, addr := range []string{"kratix_promise.p", "kratix_resource_request.r", "kratix_destination.w1", "kratix_destination.flat"} {
+			for _, addr := range []string{"kratix_promise.p", "kratix_resource_request.r"} {
 				before := ts.mark(t)
 				out, err := c.run("apply", "-auto-approve", "-replace="+addr)
 				if err != nil {
@@ -188,9 +189,48 @@ resource "kratix_resource_request" "r" {
 					t.Errorf("after replacing %s the store holds\n  %q\nwant\n  %q", addr, now, held)
 				}
 			}
+			// A destination with cleanup = "all" replaced in its folder cleans it up (it cannot tell
+			// its placements' files from orphans), and they write theirs again in the same apply;
+			// the canaries its successor writes again are never deleted.
+			for _, d := range []struct{ addr, ns, cm string }{
+				{"kratix_destination.w1", "w1/dependencies/kratix-canary-namespace.yaml", "w1/resources/kratix-canary-configmap.yaml"},
+				{"kratix_destination.flat", "flat/kratix-canary-namespace.yaml", "flat/kratix-canary-configmap.yaml"},
+			} {
+				before := ts.mark(t)
+				if out, err := c.run("apply", "-auto-approve", "-replace="+d.addr); err != nil {
+					t.Fatalf("apply -replace=%s: %v\n%s", d.addr, err, out)
+				}
+				for _, w := range ts.writesSince(t, before) {
+					if kind == "bucket" && (w == "DELETE "+d.ns || w == "DELETE "+d.cm) {
+						t.Errorf("replacing %s deleted its canary: %s", d.addr, w)
+					}
+				}
+				if kind != "bucket" {
+					if removed := removedSince(t, ts, before); slices.Contains(removed, d.ns) || slices.Contains(removed, d.cm) {
+						t.Errorf("replacing %s removed its canaries in a commit: %q", d.addr, removed)
+					}
+				}
+				if now := ts.list(t); !reflect.DeepEqual(now, held) {
+					t.Errorf("after replacing %s the store holds\n  %q\nwant\n  %q", d.addr, now, held)
+				}
+			}
 			if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
 				t.Errorf("the plan after the replacements is not empty: %v\n%s", err, out)
 			}
 		})
 	}
+}
+
+// removedSince lists the files that the commits made after mark removed from a git test store.
+func removedSince(t *testing.T, ts *testStore, mark storeMark) []string {
+	t.Helper()
+	n := len(ts.writesSince(t, mark))
+	if n == 0 {
+		return nil
+	}
+	out, err := exec.Command("git", "--git-dir", gitServer.RepoPath(storeName(ts)), "log", "-n", fmt.Sprint(n), "--diff-filter=D", "--name-only", "--format=", "refs/heads/main").Output()
+	if err != nil {
+		t.Fatalf("git log: %v", err)
+	}
+	return strings.Fields(string(out))
 }
