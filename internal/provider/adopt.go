@@ -37,6 +37,10 @@ type adoption struct {
 	// Observed is set once a plan has looked; Found is then what it found, per destination.
 	Observed bool                        `json:"observed,omitempty"`
 	Found    map[string]placement.Record `json:"found,omitempty"`
+	// ImportedAt (RFC 3339) is when the import ran: an adopted rollout counts its last wave from
+	// it. Every plan of the import, the apply's included, reads the same value, where a clock
+	// read in each would differ by the seconds between them.
+	ImportedAt string `json:"imported_at,omitempty"`
 	// Rollout is, for a promise imported while its rollout was in flight, where it stands (see
 	// adopt_rollout.go); nil otherwise.
 	Rollout *adoptedRollout `json:"rollout,omitempty"`
@@ -416,7 +420,7 @@ func (r *promiseResource) adoptPromise(ctx context.Context, plan promiseModel, a
 	for _, dest := range p.holders {
 		a.Found[dest] = p.found[dest]
 	}
-	if a.Rollout = r.data.adoptRollout(ctx, plan, pool, deps, a.Found, time.Now(), diags); diags.HasError() {
+	if a.Rollout = r.data.adoptRollout(ctx, plan, pool, deps, a.Found, a.importedAt(), diags); diags.HasError() {
 		return a, false
 	}
 	return a, true
@@ -550,4 +554,12 @@ func bookkeepingWarning(who string, found, planned map[string]placement.Record) 
 	}
 	return fmt.Sprintf("%s was imported and stays where it was found. The apply adds these files, which the "+
 		"provider keeps to manage it:\n%s", who, strings.Join(lines, "\n"))
+}
+
+// importedAt is when the import ran, or now for an import recorded before the time was kept.
+func (a adoption) importedAt() time.Time {
+	if t, err := time.Parse(time.RFC3339, a.ImportedAt); err == nil {
+		return t
+	}
+	return time.Now()
 }

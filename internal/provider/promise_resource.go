@@ -314,7 +314,7 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 func (r *promiseResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
-	resp.Diagnostics.Append(writeAdoption(ctx, resp.Private, adoption{})...)
+	resp.Diagnostics.Append(writeAdoption(ctx, resp.Private, adoption{ImportedAt: time.Now().UTC().Format(time.RFC3339)})...)
 }
 
 // apply makes every store location hold what the plan decided, compared with what the location

@@ -161,7 +161,13 @@ func TestAccRolloutAdoptedMidway(t *testing.T) {
 			apply := func(what string, wantChanged ...string) {
 				t.Helper()
 				before, mark := storeFiles(t, ts), ts.mark(t)
-				if code, out := run("apply", "-auto-approve"); code != 0 {
+				// A saved plan applied a second later: the apply plans again, and whatever the
+				// plan knew (an adopted rollout's last_wave_at) must not change with the clock.
+				if code, out := run("plan", "-out", "step.tfplan"); code != 0 {
+					t.Fatalf("%s: plan: exit %d\n%s", what, code, out)
+				}
+				time.Sleep(1100 * time.Millisecond)
+				if code, out := run("apply", "step.tfplan"); code != 0 {
 					t.Fatalf("%s: exit %d\n%s", what, code, out)
 				}
 				after := storeFiles(t, ts)
@@ -276,7 +282,11 @@ func TestAccRolloutAdoptedMidway_minWait(t *testing.T) {
 		}
 	}
 	mark := ts.mark(t)
-	mustRun("apply", "-auto-approve")
+	// The import's plan saved and applied a second later: the apply plans again, and the
+	// adopted last_wave_at the plan showed must not move with the clock.
+	mustRun("plan", "-out", "import.tfplan")
+	time.Sleep(1100 * time.Millisecond)
+	mustRun("apply", "import.tfplan")
 	if err := ts.expectNoWritesSince(t, &mark)(nil); err != nil {
 		t.Error(err)
 	}
