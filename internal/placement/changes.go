@@ -66,6 +66,33 @@ type ops struct {
 	byKey map[string]*Op
 	// kept are destinations whose earlier records stay: their files could not be reached.
 	kept []string
+	// roots are, by location, the folders of every destination this operation knows of (see
+	// know): the canaries of any mode at these roots are never deleted.
+	roots map[string]map[string]bool
+}
+
+// know notes the folders of destinations the operation knows of, as they are now or were: the
+// canaries at each of them are protected (see owns).
+func (o *ops) know(ms ...Member) {
+	if o.roots == nil {
+		o.roots = map[string]map[string]bool{}
+	}
+	for _, m := range ms {
+		loc := m.Location.String()
+		if o.roots[loc] == nil {
+			o.roots[loc] = map[string]bool{}
+		}
+		o.roots[loc][m.Target.Root] = true
+	}
+}
+
+// knowPrior notes the folders destinations had when the resource last saw them.
+func (o *ops) knowPrior(prior map[string]Prior) {
+	for _, before := range prior {
+		if before.Member != nil {
+			o.know(*before.Member)
+		}
+	}
 }
 
 func (o *ops) keep(dest string) { o.kept = append(o.kept, dest) }
@@ -74,6 +101,7 @@ func (o *ops) at(m Member, dest string) *Op {
 	if o.byKey == nil {
 		o.byKey = map[string]*Op{}
 	}
+	o.know(m)
 	key := m.Location.String()
 	op, ok := o.byKey[key]
 	if !ok {
@@ -104,7 +132,7 @@ func (o *ops) write(m Member, f layout.Files, dest string, recorded map[string]s
 		}
 	}
 	for _, p := range sortedKeys(recorded) {
-		if _, put := f.Put[p]; !put && owns(m.Target, f, p, recorded[p]) {
+		if _, put := f.Put[p]; !put && o.owns(m, f, p, recorded[p]) {
 			op.Change.Delete = append(op.Change.Delete, p)
 		}
 	}
@@ -120,7 +148,7 @@ func (o *ops) remove(m Member, f layout.Files, dest string, recorded map[string]
 	op.Change.Delete = append(op.Change.Delete, f.Prune...)
 	op.Change.Delete = append(op.Change.Delete, f.Claims...)
 	for _, p := range sortedKeys(recorded) {
-		if owns(m.Target, f, p, recorded[p]) {
+		if o.owns(m, f, p, recorded[p]) {
 			op.Change.Delete = append(op.Change.Delete, p)
 		}
 	}
@@ -129,18 +157,21 @@ func (o *ops) remove(m Member, f layout.Files, dest string, recorded map[string]
 	}
 }
 
-// owns says whether a path recorded by a placement is one it may delete. State is not trusted
-// for this: only a clean file path inside the destination's folder qualifies, never a canary of
-// any mode, never an index file or an aggregate part it does not claim now, never the shared
-// aggregate (rebuilt, not deleted).
-func owns(t layout.Target, f layout.Files, p, value string) bool {
+// owns says whether a path recorded by a placement in m is one it may delete. State is not
+// trusted for this: only a clean file path inside the destination's folder qualifies, never a
+// canary of any mode at the folder of a destination the operation knows of (see know), never an
+// index file or an aggregate part it does not claim now, never the shared aggregate (rebuilt,
+// not deleted). A file of the placement's own whose name only ends like a canary's path, in a
+// sub-folder (a request's "sub/kratix-canary-namespace.yaml"), is the placement's like any other.
+func (o *ops) owns(m Member, f layout.Files, p, value string) bool {
+	t := m.Target
 	if value == Stale || strings.HasPrefix(value, AggregateMark) {
 		return false
 	}
 	if f.Aggregate != nil && p == f.Aggregate.File {
 		return false
 	}
-	if p == "" || strings.HasSuffix(p, "/") || layout.Join(p) != p || isCanary(p) {
+	if p == "" || strings.HasSuffix(p, "/") || layout.Join(p) != p || o.isCanary(m.Location.String(), p) {
 		return false
 	}
 	for _, seg := range strings.Split(p, "/") {
@@ -160,11 +191,12 @@ func claimed(f layout.Files, p string) bool {
 	return false
 }
 
-// isCanary reports whether a path ends in the canary path of any mode.
-func isCanary(p string) bool {
-	for _, m := range layout.Modes {
-		for c := range layout.Canaries(m, "") {
-			if p == c || strings.HasSuffix(p, "/"+c) {
+// isCanary reports whether a path at a location is the canary path of any mode at the folder of
+// a destination the operation knows of there.
+func (o *ops) isCanary(loc, p string) bool {
+	for root := range o.roots[loc] {
+		for _, m := range layout.Modes {
+			if _, ok := layout.Canaries(m, root)[p]; ok {
 				return true
 			}
 		}

@@ -35,6 +35,8 @@ func PlanPromise(in Promise) (Plan, []scheduling.Decision, error) {
 	decisions := scheduling.Schedule(in.Selector, Destinations(in.Pool))
 	p := Plan{Records: map[string]Record{}, prior: in.Prior}
 	var o ops
+	o.know(in.Pool...)
+	o.knowPrior(in.Prior)
 	members := map[string]Member{}
 	for _, m := range in.Pool {
 		members[m.Name] = m
@@ -117,6 +119,7 @@ func RemovePromise(deps layout.Dependencies, prior map[string]Prior) (Plan, erro
 func removeAll(prior map[string]Prior, filesAt func(Member) (layout.Files, error)) (Plan, error) {
 	p := Plan{Records: map[string]Record{}, prior: prior}
 	var o ops
+	o.knowPrior(prior)
 	for _, dest := range sortedKeys(prior) {
 		if err := unplace(&o, prior[dest], dest, filesAt); err != nil {
 			return Plan{}, err

@@ -100,6 +100,8 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 		return RequestPlan{}, nil, err
 	}
 	var o ops
+	o.know(in.Pool...)
+	o.knowPrior(p.prior)
 	before, held := p.prior[chosen]
 	if err := place(&o, m, f, chosen, before, held, filesAt); err != nil {
 		return RequestPlan{}, nil, err

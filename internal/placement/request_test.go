@@ -283,3 +283,58 @@ func TestRequestLayouts(t *testing.T) {
 		})
 	}
 }
+
+// SPEC 5.3 reserves the canaries' own paths, not their names: a request's file in a sub-folder
+// named like a canary ("sub/kratix-canary-namespace.yaml") is the request's, and goes when the
+// request drops it or is destroyed, while the destination's canaries (every mode's, at its
+// folder) never do. Before, any recorded path that ended like a canary's was kept for ever.
+func TestRequestNoneModeCanaryNamedFileInSubfolder(t *testing.T) {
+	const look = "kratix/dev/sub/kratix-canary-namespace.yaml"
+	m := dev(layout.ModeNone)
+	rec := placement.Record{Store: "store", Location: locA().String(), Root: devRoot, Files: map[string]string{
+		look: md5hex("look"), "kratix/dev/a.yaml": md5hex("a"), noneReqIndex: md5hex("index"),
+		// Recorded by mistake (state can say anything): the canaries of every mode at the folder.
+		"kratix/dev/kratix-canary-namespace.yaml": md5hex("c"), "kratix/dev/dependencies/kratix-canary-namespace.yaml": md5hex("c"),
+		"kratix/dev/resources/kratix-canary-configmap.yaml": md5hex("c"), "kratix/dev/crds/kratix-crds.yaml": md5hex("c"),
+	}}
+	prior := &placement.Prior{Record: rec, Member: &m}
+
+	p := planRequest(t, placement.Request{Output: pgRequest(map[string]string{"a.yaml": dbYAML}), Pool: []placement.Member{m},
+		PriorDestination: "dev", Prior: prior})
+	if len(p.Ops) != 1 {
+		t.Fatalf("got %d Ops, want 1", len(p.Ops))
+	}
+	sameSet(t, "Delete after dropping the file", p.Ops[0].Change.Delete, []string{look})
+
+	r, err := placement.RemoveRequest(pgRequest(map[string]string{"a.yaml": dbYAML}), "dev", *prior)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Ops) != 1 {
+		t.Fatalf("got %d Ops, want 1", len(r.Ops))
+	}
+	sameSet(t, "Delete on destroy", r.Ops[0].Change.Delete, []string{look, "kratix/dev/a.yaml", noneReqIndex})
+}
+
+// A request moved off a folder that now holds another destination's folder (dev moved deeper,
+// into "kratix/dev/sub") keeps that destination's canaries even when it recorded their paths:
+// the plan knows the pool as it is now.
+func TestRequestMoveKeepsCanariesOfThePoolAsItIsNow(t *testing.T) {
+	const look = "kratix/dev/sub/kratix-canary-namespace.yaml"
+	old := dev(layout.ModeNone)
+	now := member("dev", locA(), storePath, "kratix/dev/sub", layout.ModeNone, map[string]string{"env": "dev"})
+	rec := placement.Record{Store: "store", Location: locA().String(), Root: devRoot, Files: map[string]string{
+		look: md5hex("look"), "kratix/dev/a.yaml": md5hex("a")}}
+	p := planRequest(t, placement.Request{Output: pgRequest(map[string]string{"a.yaml": dbYAML}), Pool: []placement.Member{now},
+		PriorDestination: "dev", Prior: &placement.Prior{Record: rec, Member: &old}})
+	var deleted []string
+	for _, op := range p.Ops {
+		deleted = append(deleted, op.Change.Delete...)
+	}
+	if contains(deleted, look) {
+		t.Errorf("the move deletes %s, the canary of dev where it is now: %q", look, deleted)
+	}
+	if !contains(deleted, "kratix/dev/a.yaml") {
+		t.Errorf("the move keeps kratix/dev/a.yaml where dev was: %q", deleted)
+	}
+}
