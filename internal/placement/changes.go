@@ -57,6 +57,9 @@ type Record struct {
 type Prior struct {
 	Record Record
 	Member *Member
+	// WrittenLabels are the destination's labels when the files of Record were last written (see
+	// WrittenLabels); nil when unknown.
+	WrittenLabels map[string]string
 }
 
 // ops gathers the changes of one resource operation by location, so that each location gets one

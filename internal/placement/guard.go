@@ -44,6 +44,11 @@ type Loss struct {
 	// relabel must not take a protected destination out of the guard's sight in the very plan
 	// whose deletions the new labels cause.
 	Labels, PriorLabels map[string]string
+	// WrittenLabels are the destination's labels when the placement's files there were last
+	// written (Prior.WrittenLabels; nil when unknown). A placement kept misscheduled
+	// (on_unschedule = "keep") is not written again, so a relabel in one plan and a removal in a
+	// later one are judged by the labels its files were written under.
+	WrittenLabels map[string]string
 }
 
 // What says in words what the destination loses; a long list of paths is cut after a few.
@@ -99,6 +104,7 @@ func Losses(prior map[string]Prior, next map[string]Record, pool []Member) []Los
 		}
 		loss := Loss{Destination: dest}
 		loss.Labels, loss.PriorLabels = labelsOf(dest, before, inPool)
+		loss.WrittenLabels = before.WrittenLabels
 		after, kept := next[dest]
 		switch {
 		case !kept:
@@ -156,6 +162,7 @@ func RequestLosses(priorDest string, prior *Prior, p RequestPlan, pool []Member)
 	}
 	move := Loss{Destination: priorDest, Kind: LossMoved, From: folder(prior.Record), To: to}
 	move.Labels, move.PriorLabels = labelsOf(priorDest, *prior, inPool)
+	move.WrittenLabels = prior.WrittenLabels
 	return append(out, move)
 }
 
@@ -255,6 +262,10 @@ func (g Guard) Check(kind, name string, losses []Loss) Verdict {
 				// Protected by the labels it had: a relabel does not lift the protection in the
 				// plan that makes it.
 				hit = append(hit, fmt.Sprintf("%s (labelled %s before this change)", l.Destination, labelsText(l.PriorLabels)))
+			case l.WrittenLabels != nil && scheduling.Matches(*g.Protect, l.WrittenLabels):
+				// Protected by the labels its files were written under: a relabel while the files
+				// were kept, then a removal, is the same change made in two plans.
+				hit = append(hit, fmt.Sprintf("%s (labelled %s when its files were written)", l.Destination, labelsText(l.WrittenLabels)))
 			}
 		}
 		if len(hit) > 0 {
@@ -289,4 +300,40 @@ func Acknowledgement(kind, name string, losses []Loss) string {
 	sort.Strings(lines)
 	sum := sha256.Sum256([]byte(kind + "\t" + name + "\n" + strings.Join(lines, "")))
 	return "ack-" + hex.EncodeToString(sum[:])[:16]
+}
+
+// WrittenLabels returns, per destination the resource holds files in after an apply (o), the
+// labels the destination had when those files were last written: its labels in the pool where
+// the apply wrote it, and what was known before where it did not (a placement kept misscheduled
+// or waiting, a write that failed): the prior WrittenLabels, else the labels the resource last
+// saw. A destination with no labels known is left out.
+func WrittenLabels(prior map[string]Prior, o Outcome, pool []Member) map[string]map[string]string {
+	inPool := map[string]Member{}
+	for _, m := range pool {
+		inPool[m.Name] = m
+	}
+	written := map[string]bool{}
+	for _, d := range o.Scheduled {
+		written[d] = true
+	}
+	out := map[string]map[string]string{}
+	for dest := range o.Records {
+		before, held := prior[dest]
+		switch m, ok := inPool[dest]; {
+		case ok && (written[dest] || !held):
+			out[dest] = nonNil(m.Labels)
+		case held && before.WrittenLabels != nil:
+			out[dest] = before.WrittenLabels
+		case held && before.Member != nil:
+			out[dest] = nonNil(before.Member.Labels)
+		}
+	}
+	return out
+}
+
+func nonNil(labels map[string]string) map[string]string {
+	if labels == nil {
+		return map[string]string{}
+	}
+	return labels
 }

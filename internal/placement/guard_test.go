@@ -456,3 +456,66 @@ func TestRequestGuardJudgesLabelsBeforeAndAfter(t *testing.T) {
 		})
 	}
 }
+
+// TestGuardJudgesLabelsFilesWereWrittenUnder: the walk-around in two plans. A protected
+// destination is relabelled out of the promise while on_unschedule is "keep": nothing is lost,
+// the placement is kept misscheduled, and WrittenLabels keeps the labels its files were written
+// under (env=prod). The next plan switches to "delete" with the destination's labels env=retired
+// before and after: the removal is still refused, by the labels the files were written under.
+// An unprotected destination relabelled the same way passes.
+func TestGuardJudgesLabelsFilesWereWrittenUnder(t *testing.T) {
+	env := func(v string) map[string]string { return map[string]string{"env": v} }
+	devM := member("dev", locA(), storePath, "kratix/dev", layout.ModeNestedByMetadata, env("dev"))
+	prodM := member("prod", locA(), storePath, "kratix/prod", layout.ModeNestedByMetadata, env("prod"))
+	notRetired := scheduling.Selector{MatchExpressions: []scheduling.Requirement{{Key: "env", Operator: "NotIn", Values: []string{"retired"}}}}
+	protectProd := scheduling.Selector{MatchLabels: env("prod")}
+	g := placement.Guard{MaxRemoved: -1, Protect: &protectProd}
+	first := planPromise(t, placement.Promise{Name: "jenkins", Selector: notRetired, Dependencies: deps(depsYAML), Pool: []placement.Member{devM, prodM}})
+	firstOut := first.Settle(nil)
+	written := placement.WrittenLabels(nil, firstOut, []placement.Member{devM, prodM})
+	equal(t, "written after the first apply", written, map[string]map[string]string{"dev": env("dev"), "prod": env("prod")})
+
+	for _, c := range []struct {
+		name  string
+		which placement.Member
+		rules []string
+	}{
+		{name: "protected", which: prodM, rules: []string{"protected destinations (env=prod) lose files: prod (labelled env=prod when its files were written)"}},
+		{name: "unprotected", which: devM},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			retired := c.which
+			retired.Labels = env("retired")
+			pool := []placement.Member{retired}
+			other := devM
+			if c.which.Name == "dev" {
+				other = prodM
+			}
+			pool = append(pool, other)
+			prior := map[string]placement.Prior{}
+			for _, m := range []placement.Member{devM, prodM} {
+				m := m
+				prior[m.Name] = placement.Prior{Record: firstOut.Records[m.Name], Member: &m, WrittenLabels: written[m.Name]}
+			}
+			// Plan 1: relabel under keep. Nothing lost; the labels the files were written under stay.
+			kept := planPromise(t, placement.Promise{Name: "jenkins", Selector: notRetired, Dependencies: deps(depsYAML), Pool: pool, Prior: prior})
+			if v := g.Check(placement.GuardPromise, "jenkins", placement.Losses(prior, kept.Records, pool)); len(v.Rules) != 0 {
+				t.Fatalf("the relabel under keep: %v, want no rule", v.Rules)
+			}
+			keptOut := kept.Settle(nil)
+			written2 := placement.WrittenLabels(prior, keptOut, pool)
+			if got := written2[c.which.Name]; got["env"] != c.which.Labels["env"] {
+				t.Fatalf("after the relabel under keep, %s's files are recorded as written under %v, want %v", c.which.Name, got, c.which.Labels)
+			}
+			// Plan 2: on_unschedule = "delete", labels unchanged since plan 1.
+			prior2 := map[string]placement.Prior{}
+			for _, m := range pool {
+				m := m
+				prior2[m.Name] = placement.Prior{Record: keptOut.Records[m.Name], Member: &m, WrittenLabels: written2[m.Name]}
+			}
+			next := planPromise(t, placement.Promise{Name: "jenkins", Selector: notRetired, Dependencies: deps(depsYAML), Pool: pool, Prior: prior2, DeleteUnscheduled: true})
+			v := g.Check(placement.GuardPromise, "jenkins", placement.Losses(prior2, next.Records, pool))
+			equal(t, "rules", v.Rules, c.rules)
+		})
+	}
+}

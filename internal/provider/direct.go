@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync/atomic"
 
@@ -115,7 +116,7 @@ func (s *directServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.
 
 func (s *directServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	r, ready := s.resource()
-	if req.TypeName != promiseTypeName || !ready || req.CurrentState == nil || !emptyPrivate(req.Private) {
+	if req.TypeName != promiseTypeName || !ready || req.CurrentState == nil || !steadyPrivate(req.Private) {
 		return s.ProviderServer.ReadResource(ctx, req) // private state holds an import being adopted
 	}
 	current, err := req.CurrentState.Unmarshal(s.typ)
@@ -172,7 +173,7 @@ func (s *directServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Pl
 // planNoChange answers a plan that changes nothing; ok is false for any other.
 func (s *directServer) planNoChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
 	r, ready := s.resource()
-	if !ready || req.PriorState == nil || req.ProposedNewState == nil || req.Config == nil || !emptyPrivate(req.PriorPrivate) {
+	if !ready || req.PriorState == nil || req.ProposedNewState == nil || req.Config == nil || !steadyPrivate(req.PriorPrivate) {
 		return nil, false
 	}
 	prior, err := req.PriorState.Unmarshal(s.typ)
@@ -310,6 +311,27 @@ func samePrivate(a, b []byte) bool {
 }
 
 func emptyPrivate(p []byte) bool { return len(p) == 0 || string(p) == "{}" || string(p) == "null" }
+
+// steadyPrivate reports whether private state holds nothing a steady-state Read or no-change
+// plan reads: nothing at all, or only the labels the promise's files were written under (see
+// written_labels.go). Those count only for a plan that takes files away, which changes
+// `placements` and so is never a no-change plan; the direct answer passes them on untouched.
+// Anything else (an import being adopted, a rollout's base) goes to the framework.
+func steadyPrivate(p []byte) bool {
+	if emptyPrivate(p) {
+		return true
+	}
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(p, &keys) != nil {
+		return false
+	}
+	for k := range keys {
+		if k != writtenLabelsKey {
+			return false
+		}
+	}
+	return true
+}
 
 func directMismatch(rpc, detail string) *tfprotov6.Diagnostic {
 	return &tfprotov6.Diagnostic{

@@ -50,7 +50,9 @@ func guardSchema(what string) schema.SingleNestedAttribute {
 				"`destination_selectors`: a plan that deletes any file on a destination these select is refused. " +
 				"A destination is judged by its labels before the change (as this resource last saw them) and after " +
 				"it, and is protected when either matches: relabelling a protected destination, or moving it to " +
-				"another store, cannot take files from it unacknowledged. " +
+				"another store, cannot take files from it unacknowledged. A promise also judges a destination by " +
+				"the labels it had when the promise's files there were last written, so a relabel under " +
+				"`on_unschedule = \"keep\"` followed by a switch to `\"delete\"` is refused too. " +
 				"Entries combine with AND; an empty list protects every destination."),
 			"acknowledge": schema.StringAttribute{
 				Optional: true,

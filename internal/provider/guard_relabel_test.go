@@ -25,6 +25,7 @@ variable "prod_env" { default = "prod" }
 variable "prod_store" { default = "a" }
 variable "promise_ack" { default = null }
 variable "request_files" { default = ["a.yaml", "b.yaml"] }
+variable "on_unschedule" { default = "delete" }
 
 resource "kratix_state_store" "a" {
   name = "a"
@@ -54,7 +55,7 @@ resource "kratix_promise" "p" {
   name                  = "jenkins"
   destinations          = [kratix_destination.dev, kratix_destination.prod]
   destination_selectors = [{ match_expressions = [{ key = "env", operator = "NotIn", values = ["retired"] }] }]
-  on_unschedule         = "delete"
+  on_unschedule         = var.on_unschedule
   dependencies          = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: jenkins\n"
   guard = {
     protect     = [{ match_labels = { env = "prod" } }]
@@ -186,5 +187,77 @@ func TestAccGuardRelabel(t *testing.T) {
 	has(repoA, true, depsFile("dev"), requestFile("a.yaml"), requestFile("b.yaml"))
 	if got := files(repoB); got != "README.md" {
 		t.Errorf("store b holds:\n%s", got)
+	}
+}
+
+// TestAccGuardRelabelThenDelete: the same walk-around in two plans. prod is relabelled
+// env=retired while on_unschedule = "keep": the plan passes (nothing is deleted; the promise is
+// kept on prod, misscheduled) and the apply writes nothing. Switching to "delete" then removes the
+// promise's files from prod, whose labels are env=retired before and after that plan: it is
+// refused all the same, by the labels the files were written under, with the acknowledgement
+// worked out by hand; acknowledged, the apply removes them from prod alone.
+func TestAccGuardRelabelThenDelete(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	repoA, repoB := newFileRepo(t), newFileRepo(t)
+	cli := newCLI(t, map[string]string{"main.tf": guardRelabelConfig, "provider.tf": "provider \"kratix\" {}\n"},
+		"TF_VAR_repo_a=file://"+repoA, "TF_VAR_repo_b=file://"+repoB)
+	vars := func(lines ...string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(cli.dir, "terraform.tfvars"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apply := func() {
+		t.Helper()
+		if out, err := cli.run("apply", "-auto-approve"); err != nil {
+			t.Fatalf("terraform apply: %v\n%s", err, out)
+		}
+	}
+	listing := func() string {
+		t.Helper()
+		out, err := exec.Command("git", "--git-dir", repoA, "ls-tree", "-r", "--name-only", "main").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "\n" + strings.TrimSpace(string(out)) + "\n"
+	}
+	prodDeps := "\nprod/dependencies/jenkins/5058f/static/jenkins-dependencies.yaml\n"
+	devDeps := "\ndev/dependencies/jenkins/5058f/static/jenkins-dependencies.yaml\n"
+
+	vars(`on_unschedule = "keep"`)
+	apply()
+	vars(`on_unschedule = "keep"`, `prod_env = "retired"`)
+	commits := commitCount(t, repoA)
+	apply()
+	if got := commitCount(t, repoA); got != commits {
+		t.Errorf("the relabel under keep made %d commits, want none", got-commits)
+	}
+	if l := listing(); !strings.Contains(l, prodDeps) {
+		t.Fatalf("the relabel under keep removed the promise's file from prod:%s", l)
+	}
+
+	ack := ackOf("kratix_promise", "jenkins", "prod\tremoved")
+	vars(`on_unschedule = "delete"`, `prod_env = "retired"`)
+	out, err := cli.run("plan", "-detailed-exitcode")
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("plan: %v, want exit code 1 (refused)\n%s", err, out)
+	}
+	if !inOrder("Error: Change Refused by the Guard", `Promise "jenkins": this plan breaks the guard:`,
+		"- protected destinations (env=prod) lose files: prod (labelled env=prod when its files were written)",
+		"- prod: every file of the placement is removed", `guard = { ..., acknowledge = "`+ack+`" }`).MatchString(out) {
+		t.Errorf("the refusal does not say why, or prints another acknowledgement:\n%s", out)
+	}
+	if got := commitCount(t, repoA); got != commits {
+		t.Errorf("the refused plan made %d commits", got-commits)
+	}
+
+	vars(`on_unschedule = "delete"`, `prod_env = "retired"`, `promise_ack = "`+ack+`"`)
+	apply()
+	l := listing()
+	if strings.Contains(l, prodDeps) || !strings.Contains(l, devDeps) {
+		t.Errorf("after the acknowledged apply, want the promise's file gone from prod and kept on dev:%s", l)
 	}
 }

@@ -135,6 +135,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if !ok {
 		return
 	}
+	withWrittenLabels(in.Prior, readWrittenLabels(ctx, req.Private))
 	resp.Diagnostics.Append(r.data.claimFolders(fmt.Sprintf("kratix_promise %q", plan.Name.ValueString()),
 		func(i int) path.Path { return path.Root("destinations").AtListIndex(i).AtName("path") }, pool)...)
 	if resp.Diagnostics.HasError() {
@@ -204,7 +205,7 @@ func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, plan, promiseModel{}, nil, &resp.State, &resp.Diagnostics)
+	r.apply(ctx, plan, promiseModel{}, nil, resp.Private, &resp.State, &resp.Diagnostics)
 }
 
 // Read looks at what every placement's location holds now (see placement.Observe) and records
@@ -272,7 +273,7 @@ func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest
 	if state = r.adoptInApply(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, plan, state, req.Private, &resp.State, &resp.Diagnostics)
+	r.apply(ctx, plan, state, req.Private, resp.Private, &resp.State, &resp.Diagnostics)
 }
 
 // Delete removes the promise's owned folders from every destination it wrote to, misscheduled
@@ -321,13 +322,14 @@ func (r *promiseResource) ImportState(ctx context.Context, req resource.ImportSt
 // holds now (not with state), and records, per destination, what was written.
 //
 // With a rollout, each destination gets the revision the plan gave it in `revisions`.
-func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, private privateData, out *tfsdk.State, diags *diag.Diagnostics) {
+func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, private privateData, outPrivate privateWriter, out *tfsdk.State, diags *diag.Diagnostics) {
 	in, pool, ok, d := plan.input(ctx, state)
 	diags.Append(d...)
 	if !ok || diags.HasError() {
 		diags.AddError("Promise Not Known", "The promise's inputs are still unknown at apply; this is a bug in the provider.")
 		return
 	}
+	withWrittenLabels(in.Prior, readWrittenLabels(ctx, private))
 	s := plan.given(ctx, state, in, private)
 	in.Staged = s.staged()
 	p, d := planPromise(in)
@@ -340,6 +342,7 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	plan.ID = plan.Name
 	o := p.Settle(failed)
 	plan.record(o)
+	diags.Append(writeWrittenLabels(ctx, outPrivate, placement.WrittenLabels(in.Prior, o, in.Pool))...)
 	missed := plan.settleRevisions(ctx, state, s, p.Records, o.Records)
 	policy, _, _, _ := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout)
 	if policy != nil {
