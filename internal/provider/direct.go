@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync/atomic"
 
@@ -29,8 +30,9 @@ import (
 // the resource's own Read and ModifyPlan and the values decoded once:
 //   - UpgradeResourceState of a state at the current version: decode and re-encode, as the
 //     framework does (a promise has no write-only attribute to nullify);
-//   - ReadResource, by calling Read, unless private state holds an import being adopted (a
-//     promise has no semantic-equality type whose meaning Read changes, and no identity);
+//   - ReadResource, by calling Read, unless private state holds more than the instance token
+//     (an import being adopted, say; see onlyInstance) (a promise has no semantic-equality type
+//     whose meaning Read changes, and no identity);
 //   - PlanResourceChange when nothing changes: the proposed state, with the schema's one default
 //     applied, equals the prior state, and ModifyPlan leaves it as it is without an error. The
 //     plan modifiers of the schema (UseStateForUnknown, RequiresReplace) do nothing then. Any
@@ -115,7 +117,7 @@ func (s *directServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.
 
 func (s *directServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
 	r, ready := s.resource()
-	if req.TypeName != promiseTypeName || !ready || req.CurrentState == nil || !emptyPrivate(req.Private) {
+	if req.TypeName != promiseTypeName || !ready || req.CurrentState == nil || !onlyInstance(req.Private) {
 		return s.ProviderServer.ReadResource(ctx, req) // private state holds an import being adopted
 	}
 	current, err := req.CurrentState.Unmarshal(s.typ)
@@ -172,7 +174,7 @@ func (s *directServer) PlanResourceChange(ctx context.Context, req *tfprotov6.Pl
 // planNoChange answers a plan that changes nothing; ok is false for any other.
 func (s *directServer) planNoChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
 	r, ready := s.resource()
-	if !ready || req.PriorState == nil || req.ProposedNewState == nil || req.Config == nil || !emptyPrivate(req.PriorPrivate) {
+	if !ready || req.PriorState == nil || req.ProposedNewState == nil || req.Config == nil || !onlyInstance(req.PriorPrivate) {
 		return nil, false
 	}
 	prior, err := req.PriorState.Unmarshal(s.typ)
@@ -310,6 +312,26 @@ func samePrivate(a, b []byte) bool {
 }
 
 func emptyPrivate(p []byte) bool { return len(p) == 0 || string(p) == "{}" || string(p) == "null" }
+
+// onlyInstance reports whether private state holds nothing but the object's instance token
+// (writelog.go), which neither Read nor ModifyPlan reads: the steady state of every promise
+// created since tokens exist. Anything else (an import being adopted, a rollout's base) sends
+// the request to the framework, which hands it to them.
+func onlyInstance(p []byte) bool {
+	if emptyPrivate(p) {
+		return true
+	}
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(p, &keys) != nil {
+		return false
+	}
+	for k := range keys {
+		if k != instanceKey {
+			return false
+		}
+	}
+	return true
+}
 
 func directMismatch(rpc, detail string) *tfprotov6.Diagnostic {
 	return &tfprotov6.Diagnostic{
