@@ -119,3 +119,61 @@ resource "kratix_resource_request" "r" {
 		})
 	}
 }
+
+// TestAccCreateBeforeDestroyKeepsTheSuccessorsCanaries: a destination with cleanup = "all" and
+// create_before_destroy, replaced in its folder, is created again first; the old destination's
+// cleanup then must not delete the canaries its successor has just written.
+func TestAccCreateBeforeDestroyKeepsTheSuccessorsCanaries(t *testing.T) {
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	ts := newTestStore(t, "bucket")
+	config := ts.provider + fmt.Sprintf(`
+terraform {
+  required_providers {
+    kratix = { source = "promise-platform/kratix" }
+  }
+}
+
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "w1" {
+  name        = "w1"
+  path        = "w1"
+  cleanup     = "all"
+  state_store = kratix_state_store.s
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+`, ts.store)
+	c := newCLI(t, map[string]string{"main.tf": config})
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	want := []string{"w1/dependencies/kratix-canary-namespace.yaml", "w1/resources/kratix-canary-configmap.yaml"}
+	if held := ts.list(t); !reflect.DeepEqual(held, want) {
+		t.Fatalf("the store holds %q, want %q", held, want)
+	}
+	before := ts.mark(t)
+	out, err := c.run("apply", "-auto-approve", "-replace=kratix_destination.w1")
+	if err != nil {
+		t.Fatalf("apply -replace: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "kratix_destination.w1 (deposed object") {
+		t.Fatalf("apply -replace did not create before it destroyed:\n%s", out)
+	}
+	for _, w := range ts.writesSince(t, before) {
+		if strings.HasPrefix(w, "DELETE") {
+			t.Errorf("replacing the destination deleted from the bucket: %s", w)
+		}
+	}
+	if held := ts.list(t); !reflect.DeepEqual(held, want) {
+		t.Errorf("after the replacement the store holds %q, want %q", held, want)
+	}
+	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after the replacement is not empty: %v\n%s", err, out)
+	}
+}
