@@ -42,8 +42,11 @@ func SuccessorOf(ops []Op) Successor {
 // Spare takes out of a removal everything the successor writes again at the same location: a
 // path it puts is not deleted, and a folder deleted whole is narrowed to the files the removed
 // placement recorded there that the successor does not write (the successor's own write owns
-// that folder and clears what else is there). Locations the successor does not write to are
-// removed as before. An operation left with nothing to do is dropped.
+// that folder and clears what else is there). An aggregate the successor rebuilds is not
+// rebuilt by the removal, unless the removal still deletes a part of it: the rebuild must then
+// drop that part's documents (the aggregate may be another writer's, written before the
+// removal). Locations the successor does not write to are removed as before. An operation left
+// with nothing to do is dropped.
 func (p Plan) Spare(s Successor) Plan {
 	if len(s) == 0 {
 		return p
@@ -80,7 +83,7 @@ func (p Plan) Spare(s Successor) Plan {
 		op.Change.Delete = unique(deletes)
 		var aggs []layout.Aggregate
 		for _, a := range op.Change.Aggregates {
-			if !kept[a.File] {
+			if !kept[a.File] || anyUnder(op.Change.Delete, a.Dir) {
 				aggs = append(aggs, a)
 			}
 		}
@@ -89,6 +92,26 @@ func (p Plan) Spare(s Successor) Plan {
 			continue
 		}
 		out.Ops = append(out.Ops, op)
+	}
+	return out
+}
+
+// With is the union of two lists of what is written again, each location's paths sorted.
+func (s Successor) With(o Successor) Successor {
+	if len(o) == 0 {
+		return s
+	}
+	if len(s) == 0 {
+		return o
+	}
+	out := Successor{}
+	for _, m := range []Successor{s, o} {
+		for loc, paths := range m {
+			out[loc] = append(out[loc], paths...)
+		}
+	}
+	for loc, paths := range out {
+		out[loc] = unique(paths)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package placement_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
@@ -159,5 +160,41 @@ func TestSpareFilesKeepsTheSuccessorsCanaries(t *testing.T) {
 	sameSet(t, "Delete", got.Delete, []string{"kratix/dev/all.yaml", aggPartsDir})
 	if other := s.SpareFiles(locB(), cleanup); len(other.Delete) != len(cleanup.Delete) {
 		t.Errorf("paths at %s spare a cleanup at %s: %q", locA(), locB(), other.Delete)
+	}
+}
+
+// A removal whose part of an aggregate is still deleted rebuilds the aggregate, even though
+// someone wrote the aggregate earlier in the same apply (another promise's part, rebuilt before
+// this removal): without the rebuild the shared file would keep the removed part's documents.
+func TestSpareRebuildsAnAggregateWhosePartGoes(t *testing.T) {
+	m := dev(layout.ModeAggregatedYAML)
+	removal, err := placement.RemovePromise(deps(depsYAML), map[string]placement.Prior{
+		"dev": {Member: &m, Record: placement.Record{Location: locA().String(), Root: devRoot,
+			Files: map[string]string{aggFile: placement.AggregateMark + depsMD5}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := removal.Spare(placement.Successor{locA().String(): {aggFile}})
+	a := opAt(t, p.Ops, locA())
+	if !contains(a.Change.Delete, aggDepsPart) {
+		t.Errorf("the part is no longer deleted: %+v", a.Change)
+	}
+	if len(a.Change.Aggregates) != 1 || a.Change.Aggregates[0].File != aggFile {
+		t.Errorf("aggregates rebuilt %+v, want %s", a.Change.Aggregates, aggFile)
+	}
+}
+
+// With merges two lists path by path, sorted, without repeats.
+func TestSuccessorWith(t *testing.T) {
+	a := placement.Successor{"x": {"b", "a"}, "y": {"c"}}
+	b := placement.Successor{"x": {"a", "d"}, "z": {"e"}}
+	got := a.With(b)
+	want := placement.Successor{"x": {"a", "b", "d"}, "y": {"c"}, "z": {"e"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	if got := placement.Successor(nil).With(b); !reflect.DeepEqual(got, b) {
+		t.Errorf("nil with b: %v", got)
 	}
 }

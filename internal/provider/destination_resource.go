@@ -327,15 +327,16 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 	if !plan.InitWorkloads.ValueBool() {
 		message = "Delete from: " + layout.CanaryWorkName
 	}
+	if plan.InstanceID.IsUnknown() || plan.InstanceID.IsNull() {
+		plan.InstanceID = types.StringValue(newInstanceID())
+	}
 	who := fmt.Sprintf("Destination %q", plan.Name.ValueString())
-	failed := r.data.writeOps(ctx, "Destination", who, message, p.Ops, storeRefs{}.add(m), diags)
+	writer := destinationWriter(plan.InstanceID.ValueString())
+	failed := r.data.writeOps(ctx, "Destination", who, message, writer, p.Ops, storeRefs{}.add(m), diags)
 	if len(failed) > 0 {
 		return
 	}
 	plan.ID = plan.Name
-	if plan.InstanceID.IsUnknown() || plan.InstanceID.IsNull() {
-		plan.InstanceID = types.StringValue(newInstanceID())
-	}
 	plan.Root = types.StringValue(m.Target.Root)
 	plan.Files = stringMapValue(p.Records[m.Name].Files)
 	diags.Append(state.Set(ctx, &plan)...)
@@ -361,9 +362,10 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 	}
 	name := state.Name.ValueString()
 	// Replaced by a destination in the same folder: the canaries it writes again stay (see
-	// successor.go). What the promises and requests wrote is cleaned up as for any destroy, and
+	// successor.go), as do those it wrote already, created before this one is destroyed (see
+	// writelog.go). What the promises and requests wrote is cleaned up as for any destroy, and
 	// they write it again in the same apply: a cleanup cannot tell their files from orphans.
-	successor := readSuccessor(ctx, req.Private)
+	successor := readSuccessor(ctx, req.Private).With(r.data.canariesByOthers(destinationWriter(state.InstanceID.ValueString())))
 	store := r.open(m.Store, name, &resp.Diagnostics)
 	if store == nil {
 		return

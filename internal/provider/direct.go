@@ -30,8 +30,9 @@ import (
 // the resource's own Read and ModifyPlan and the values decoded once:
 //   - UpgradeResourceState of a state at the current version: decode and re-encode, as the
 //     framework does (a promise has no write-only attribute to nullify);
-//   - ReadResource, by calling Read, unless private state holds an import being adopted (a
-//     promise has no semantic-equality type whose meaning Read changes, and no identity);
+//   - ReadResource, by calling Read, unless private state holds more than the instance token and
+//     the labels files were written under (an import being adopted, say; see steadyPrivate) (a promise has no semantic-equality type
+//     whose meaning Read changes, and no identity);
 //   - PlanResourceChange when nothing changes: the proposed state, with the schema's one default
 //     applied, equals the prior state, and ModifyPlan leaves it as it is without an error. The
 //     plan modifiers of the schema (UseStateForUnknown, RequiresReplace) do nothing then. Any
@@ -313,9 +314,10 @@ func samePrivate(a, b []byte) bool {
 func emptyPrivate(p []byte) bool { return len(p) == 0 || string(p) == "{}" || string(p) == "null" }
 
 // steadyPrivate reports whether private state holds nothing a steady-state Read or no-change
-// plan reads: nothing at all, or only the labels the promise's files were written under (see
-// written_labels.go). Those count only for a plan that takes files away, which changes
-// `placements` and so is never a no-change plan; the direct answer passes them on untouched.
+// plan reads: nothing at all, or only the object's instance token (writelog.go) and the labels
+// the promise's files were written under (written_labels.go). Neither Read nor a no-change plan
+// reads the token; the labels count only for a plan that takes files away, which changes
+// `placements` and so is never a no-change plan. The direct answer passes both on untouched.
 // Anything else (an import being adopted, a rollout's base) goes to the framework.
 func steadyPrivate(p []byte) bool {
 	if emptyPrivate(p) {
@@ -326,7 +328,7 @@ func steadyPrivate(p []byte) bool {
 		return false
 	}
 	for k := range keys {
-		if k != writtenLabelsKey {
+		if k != writtenLabelsKey && k != instanceKey {
 			return false
 		}
 	}

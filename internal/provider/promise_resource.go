@@ -205,7 +205,8 @@ func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, plan, promiseModel{}, nil, resp.Private, &resp.State, &resp.Diagnostics)
+	writer := ensureInstance(ctx, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, plan, promiseModel{}, nil, resp.Private, writer, &resp.State, &resp.Diagnostics)
 }
 
 // Read looks at what every placement's location holds now (see placement.Observe) and records
@@ -273,13 +274,16 @@ func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest
 	if state = r.adoptInApply(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, plan, state, req.Private, resp.Private, &resp.State, &resp.Diagnostics)
+	writer := ensureInstance(ctx, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, plan, state, req.Private, resp.Private, writer, &resp.State, &resp.Diagnostics)
 }
 
 // Delete removes the promise's owned folders from every destination it wrote to, misscheduled
 // ones included, as Kratix cascades a promise's deletion. When Terraform deletes the promise to
 // replace it (a create that failed somewhere leaves it tainted), what the replacement writes
-// again stays: see successor.go.
+// again stays: see successor.go; and so does what another instance wrote earlier in the same
+// apply, as the replacement does before a create_before_destroy deletes the old object: see
+// writelog.go.
 func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	if r.data.refuseOffline("kratix_promise", "delete", &resp.Diagnostics) {
 		return
@@ -298,9 +302,9 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 		resp.Diagnostics.AddError("Cannot Lay Out Promise", err.Error())
 		return
 	}
-	p = p.Spare(readSuccessor(ctx, req.Private))
+	p = p.Spare(readSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
 	who := fmt.Sprintf("Promise %q", state.Name.ValueString())
-	failed := r.data.writeOps(ctx, "Promise", who, "Delete from: promise/"+state.Name.ValueString(), p.Ops, refsOf(prior), &resp.Diagnostics)
+	failed := r.data.writeOps(ctx, "Promise", who, "Delete from: promise/"+state.Name.ValueString(), "", p.Ops, refsOf(prior), &resp.Diagnostics)
 	if len(failed) > 0 {
 		// Keep what could not be removed, so that the next destroy tries again.
 		state.record(p.Settle(failed))
@@ -321,8 +325,10 @@ func (r *promiseResource) ImportState(ctx context.Context, req resource.ImportSt
 // apply makes every store location hold what the plan decided, compared with what the location
 // holds now (not with state), and records, per destination, what was written.
 //
-// With a rollout, each destination gets the revision the plan gave it in `revisions`.
-func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, private privateData, outPrivate privateWriter, out *tfsdk.State, diags *diag.Diagnostics) {
+// With a rollout, each destination gets the revision the plan gave it in `revisions`. writer is
+// the object's instance token, for the write log (writelog.go); outPrivate keeps the labels the
+// files were written under (written_labels.go).
+func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, private privateData, outPrivate privateWriter, writer string, out *tfsdk.State, diags *diag.Diagnostics) {
 	in, pool, ok, d := plan.input(ctx, state)
 	diags.Append(d...)
 	if !ok || diags.HasError() {
@@ -338,7 +344,7 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	}
 	name := plan.Name.ValueString()
 	refs := refsOf(state.prior(ctx)).add(pool...)
-	failed := r.data.writeOps(ctx, "Promise", fmt.Sprintf("Promise %q", name), "Update from: promise/"+name, p.Ops, refs, diags)
+	failed := r.data.writeOps(ctx, "Promise", fmt.Sprintf("Promise %q", name), "Update from: promise/"+name, writer, p.Ops, refs, diags)
 	plan.ID = plan.Name
 	o := p.Settle(failed)
 	plan.record(o)

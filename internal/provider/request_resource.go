@@ -440,7 +440,8 @@ func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, plan, requestModel{}, &resp.State, &resp.Diagnostics)
+	writer := ensureInstance(ctx, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, plan, requestModel{}, writer, &resp.State, &resp.Diagnostics)
 }
 
 // Read looks at what the request's destination holds now; see kratix_promise. Offline, state
@@ -501,11 +502,13 @@ func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest
 	if state = r.adoptInApply(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, plan, state, &resp.State, &resp.Diagnostics)
+	writer := ensureInstance(ctx, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, plan, state, writer, &resp.State, &resp.Diagnostics)
 }
 
 // Delete removes the request's owned folder (or its files and index, or its part of an
-// aggregate) from its destination.
+// aggregate) from its destination, sparing what a replacement writes again (successor.go) or
+// another instance wrote earlier in the same apply (writelog.go).
 func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	if r.data.refuseOffline("kratix_resource_request", "delete", &resp.Diagnostics) {
 		return
@@ -527,8 +530,8 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 		resp.Diagnostics.AddError("Cannot Lay Out Request", err.Error())
 		return
 	}
-	p = p.Spare(readSuccessor(ctx, req.Private)) // a replacement's files stay: see successor.go
-	failed := r.data.writeOps(ctx, "Request", "Request "+state.id(), "Delete from: request/"+state.id(), p.Ops, state.refs(), &resp.Diagnostics)
+	p = p.Spare(readSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
+	failed := r.data.writeOps(ctx, "Request", "Request "+state.id(), "Delete from: request/"+state.id(), "", p.Ops, state.refs(), &resp.Diagnostics)
 	if len(failed) > 0 {
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...) // kept, so that the next destroy tries again
 	}
@@ -551,8 +554,9 @@ func (r *requestResource) ImportState(ctx context.Context, req resource.ImportSt
 }
 
 // apply makes the request's destination hold what the plan decided, compared with what it holds
-// now (not with state), and records what was written.
-func (r *requestResource) apply(ctx context.Context, plan, state requestModel, out *tfsdk.State, diags *diag.Diagnostics) {
+// now (not with state), and records what was written. writer is the object's instance token,
+// for the write log (writelog.go).
+func (r *requestResource) apply(ctx context.Context, plan, state requestModel, writer string, out *tfsdk.State, diags *diag.Diagnostics) {
 	p, pool, ok, d := plan.plan(ctx, state)
 	diags.Append(d...)
 	if !ok || diags.HasError() {
@@ -560,7 +564,7 @@ func (r *requestResource) apply(ctx context.Context, plan, state requestModel, o
 		return
 	}
 	refs := state.refs().add(pool...)
-	failed := r.data.writeOps(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), p.Ops, refs, diags)
+	failed := r.data.writeOps(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), writer, p.Ops, refs, diags)
 	plan.record(p, p.Settle(failed))
 	diags.Append(out.Set(ctx, &plan)...)
 }

@@ -72,6 +72,8 @@ type providerData struct {
 	// folders are the destination folders the resources planned by this process have seen
 	// (claimFolders in pool.go).
 	folders layout.Claims
+	// writes is what this process wrote, and for which instance (writelog.go).
+	writes writeLog
 }
 
 // configureSecrets records the provider's secrets. During plan some may be unknown (a

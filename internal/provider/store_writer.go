@@ -30,8 +30,10 @@ func (r storeRefs) add(pool ...poolMember) storeRefs {
 // writeOps makes every operation of a plan, one write per store location, and returns the
 // locations that failed. A failing store does not stop the others: each is tried, and every
 // failure is reported. kind names the object in summaries ("Promise", "Request", "Destination"),
-// who names the resource in details.
-func (d *providerData) writeOps(ctx context.Context, kind, who, message string, ops []placement.Op, refs storeRefs, diags *diag.Diagnostics) map[string]bool {
+// who names the resource in details. writer, unless "", is the token the write log notes the
+// paths under (writelog.go): every path a location was made to hold, or, when its write failed,
+// those it reported written.
+func (d *providerData) writeOps(ctx context.Context, kind, who, message, writer string, ops []placement.Op, refs storeRefs, diags *diag.Diagnostics) map[string]bool {
 	failed := map[string]bool{}
 	for _, op := range ops {
 		key := op.Location.String()
@@ -55,11 +57,13 @@ func (d *providerData) writeOps(ctx context.Context, kind, who, message string, 
 		res, err := store.Apply(ctx, storeChange(message, change))
 		warnTakeOver(store, who, op.Fresh, res.Replaced, diags)
 		if err != nil {
+			d.writes.record(key, writer, res.Written)
 			addStoreError(diags, "Cannot Write "+kind,
 				fmt.Sprintf("%s: writing to destinations %s failed", who, strings.Join(op.Destinations, ", ")), err)
 			failed[key] = true
 			continue
 		}
+		d.writes.record(key, writer, opPaths(change))
 		tflog.Debug(ctx, "store written", map[string]any{
 			"who": who, "store": store.Describe(), "destinations": strings.Join(op.Destinations, ","),
 			"written": len(res.Written), "deleted": len(res.Deleted), "revision": res.Revision,

@@ -1,0 +1,173 @@
+package provider
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+)
+
+// What an apply writes stays written for the rest of that apply.
+//
+// The successor list (successor.go) covers a replacement that deletes the old object first. With
+// `lifecycle { create_before_destroy = true }` Terraform does the opposite: it creates the new
+// object, updates what depends on it, and only then deletes the old ("deposed") object, in a
+// delete that gets the old object's private state and nothing of its successor's. That delete
+// would remove every file the new object has just written at the same paths.
+//
+// So each promise and request carries an instance token in its private state, given at its
+// create (or at its first update, for an object created before tokens existed), and the
+// provider process keeps a write log: per store location and path, the token of the instance
+// whose write last made the store hold it. A delete spares every logged path whose writer is
+// another instance, whoever it is: the successor, or any other resource of the same apply.
+//
+// The log lives in what Configure builds (providerData), so it holds the writes of one command.
+// Terraform starts the provider for each command (plan, apply, destroy) and configures it once
+// there; terraform-plugin-testing likewise starts its in-process servers afresh for each
+// command. A process that serves several commands (a debug server reattached through
+// TF_REATTACH_PROVIDERS; direct.go wraps the framework's server and keeps no state of its own)
+// is configured again by each command and starts an empty log. Within one command the tokens
+// make the rule exact whatever the order: a destroy still removes what its own object wrote,
+// even right after that object's create in the same process (the tokens are equal), and spares
+// only what another instance wrote.
+//
+// What the log cannot cover is an apply that stops between the successor's create and the old
+// object's destroy (a failure in between): the next command destroys the deposed object with an
+// empty log, and its files go until the apply after writes them back, as before.
+const instanceKey = "instance"
+
+// readInstance returns the token of the object whose private state this is; "" for an object
+// created by a version of the provider without tokens (or before its first write).
+func readInstance(ctx context.Context, p privateReader) string {
+	if p == nil {
+		return ""
+	}
+	b, d := p.GetKey(ctx, instanceKey)
+	if d.HasError() || len(b) == 0 {
+		return ""
+	}
+	var token string
+	if json.Unmarshal(b, &token) != nil {
+		return ""
+	}
+	return token
+}
+
+// privateState reads and writes a resource operation's private state.
+type privateState interface {
+	privateReader
+	privateWriter
+}
+
+// ensureInstance returns the object's token, giving it one first if it has none.
+func ensureInstance(ctx context.Context, p privateState, diags *diag.Diagnostics) string {
+	if token := readInstance(ctx, p); token != "" {
+		return token
+	}
+	token := newInstanceToken()
+	if p != nil {
+		b, _ := json.Marshal(token)
+		diags.Append(p.SetKey(ctx, instanceKey, b)...)
+	}
+	return token
+}
+
+// newInstanceToken is 16 random hex digits.
+func newInstanceToken() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// destinationWriter is the token under which a destination's canary writes are logged: its
+// instance_id, which a replacement changes.
+func destinationWriter(instanceID string) string { return destinationPrefix + instanceID }
+
+const destinationPrefix = "destination:"
+
+// writeLog is the process's log of writes: location => path => writer token.
+type writeLog struct {
+	mu      sync.Mutex
+	written map[string]map[string]string
+}
+
+// record notes that writer's write made the location hold paths.
+func (l *writeLog) record(location, writer string, paths []string) {
+	if writer == "" || len(paths) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.written == nil {
+		l.written = map[string]map[string]string{}
+	}
+	at := l.written[location]
+	if at == nil {
+		at = map[string]string{}
+		l.written[location] = at
+	}
+	for _, p := range paths {
+		at[p] = writer
+	}
+}
+
+// byOthers lists, per location, the paths written by any writer other than the given one (and,
+// with only set, one it accepts), in the shape of a successor list so that a removal can be
+// spared them (placement.Plan.Spare).
+func (l *writeLog) byOthers(writer string, only func(string) bool) placement.Successor {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := placement.Successor{}
+	for loc, at := range l.written {
+		var paths []string
+		for p, w := range at {
+			if w != writer && (only == nil || only(w)) {
+				paths = append(paths, p)
+			}
+		}
+		if len(paths) > 0 {
+			sort.Strings(paths)
+			out[loc] = paths
+		}
+	}
+	return out
+}
+
+// writtenByOthers is what this process wrote for anyone but writer (nil when unconfigured).
+func (d *providerData) writtenByOthers(writer string) placement.Successor {
+	if d == nil {
+		return nil
+	}
+	return d.writes.byOthers(writer, nil)
+}
+
+// canariesByOthers is what this process wrote for destinations other than writer: their canary
+// files. A destination's cleanup spares them (a successor in the same folder wrote them before
+// the cleanup, under create_before_destroy); it does not spare what promises and requests
+// wrote, which it cannot tell from orphans (see its Delete).
+func (d *providerData) canariesByOthers(writer string) placement.Successor {
+	if d == nil {
+		return nil
+	}
+	return d.writes.byOthers(writer, func(w string) bool { return strings.HasPrefix(w, destinationPrefix) })
+}
+
+// opPaths are the paths an operation makes its location hold: what it puts and the aggregates
+// it rebuilds.
+func opPaths(c placement.Change) []string {
+	out := make([]string, 0, len(c.Put)+len(c.Aggregates))
+	for p := range c.Put {
+		out = append(out, p)
+	}
+	for _, a := range c.Aggregates {
+		out = append(out, a.File)
+	}
+	return out
+}
