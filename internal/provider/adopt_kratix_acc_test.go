@@ -48,10 +48,25 @@ var kratixWorkRequests = map[string]kratixWorkRequest{
 		"n1/piped.yaml": requestYAML("piped"),
 		"n1/.kratix/pipelines-p-piped-default-instance-configure-b81f0.n1-5058f.yaml": "files:\n- n1/piped.yaml\n",
 	}},
+	// multi's pipeline wrote three files (kratixWorkOutputs), which Kratix lists in the order it
+	// walked /kratix/output: the folder multi before multi-x.yaml before multi.yaml, where
+	// comparing whole paths would put them the other way round.
+	"multi": {"n1", map[string]string{
+		"n1/multi.yaml":        requestYAML("multi"),
+		"n1/multi-x.yaml":      requestYAML("multi-x"),
+		"n1/multi/deploy.yaml": requestYAML("multi-deploy"),
+		"n1/.kratix/default-p-multi-instance-configure-7hq2d.n1-5058f.yaml": "files:\n- n1/multi/deploy.yaml\n- n1/multi-x.yaml\n- n1/multi.yaml\n",
+	}},
 	"nested": {"m2", map[string]string{"m2/resources/default/p/nested/instance-configure/5058f/nested.yaml": requestYAML("nested")}},
 	"split":  {"s2", map[string]string{"s2/resources/01-default-p-default-default-split-resources.yaml": requestYAML("split")}},
 	// agg's documents are in a2's aggregate (below), which Kratix wrote without parts.
 	"agg": {"a2", nil},
+}
+
+// kratixWorkOutputs are the files of the requests whose pipeline wrote more than <name>.yaml, by
+// path in /kratix/output.
+var kratixWorkOutputs = map[string]map[string]string{
+	"multi": {"multi.yaml": requestYAML("multi"), "multi-x.yaml": requestYAML("multi-x"), "multi/deploy.yaml": requestYAML("multi-deploy")},
 }
 
 // kratixWorkStore is every file Kratix wrote: canaries, the promise's static dependencies on all
@@ -90,7 +105,8 @@ func kratixWorkStore() map[string]string {
 }
 
 // kratixWorkConfig is the store, the eight destinations (env=dev), promise p selecting env=dev,
-// and the requests, each with one file <name>.yaml, with import blocks for all of them.
+// and the requests, each with one file <name>.yaml (or its kratixWorkOutputs), with import blocks
+// for all of them.
 func kratixWorkConfig(ts *testStore, requests []string) string {
 	names := sortedKeys(kratixWorkModes)
 	var locals []string
@@ -148,7 +164,10 @@ import {
 }
 `, ts.store, strings.Join(locals, ", "), pool, adoptDeps, storeName(ts))
 	for _, r := range requests {
-		output := map[string]string{r + ".yaml": requestYAML(r)}
+		output := kratixWorkOutputs[r]
+		if output == nil {
+			output = map[string]string{r + ".yaml": requestYAML(r)}
+		}
 		var files []string
 		for _, name := range sortedKeys(output) {
 			files = append(files, fmt.Sprintf("%q = %q", name, output[name]))
@@ -176,10 +195,11 @@ import {
 // namespace part). The apply probes no store (no write check on the imported state store), and
 // writes nothing in the folders of modes none, nestedByMetadata and splitByKind: Kratix's own
 // index files of mode none are the placements' index files from now on, so none is added beside
-// them. In aggregatedYAML the parts the provider keeps are added, each listed in the plan with
-// where and why, and no aggregate is written: a2's, which Kratix joined from two WorkPlacements
-// in the order of their names, holds the same pieces as the parts' join in another order, and
-// stays as Kratix wrote it. The next plan is empty.
+// them, and none is rewritten (multi's lists its files in the order Kratix walked them, which is
+// not the order of the whole paths). In aggregatedYAML the parts the provider keeps are added,
+// each listed in the plan with where and why, and no aggregate is written: a2's, which Kratix
+// joined from two WorkPlacements in the order of their names, holds the same pieces as the
+// parts' join in another order, and stays as Kratix wrote it. The next plan is empty.
 //
 // What stays: on a bucket, a2's remainder part is put with every document of the file before the
 // promise's part (so that a rebuild by another writer in between loses none, see seedRemainder),
