@@ -3,6 +3,7 @@ package layout
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -184,7 +185,11 @@ type generated struct {
 }
 
 // indexFile records, as Kratix does in mode none, the files a placement wrote, relative to the
-// store's path, so that stale files can be found and removed.
+// store's path, so that stale files can be found and removed. They are listed in Kratix's order
+// (see sortKratixPaths), so that an index file Kratix wrote for the same files is the same bytes
+// and an adoption leaves it as it is; the YAML is the same too (Kratix marshals its
+// StateFile{Files []string `json:"files"`} with gopkg.in/yaml.v2, which sigs.k8s.io/yaml uses
+// underneath).
 func indexFile(t Target, namespace, placement string, written []string) (generated, error) {
 	base := clean(strings.TrimPrefix(t.StorePath, "/"))
 	rel := make([]string, 0, len(written))
@@ -195,12 +200,34 @@ func indexFile(t Target, namespace, placement string, written []string) (generat
 		}
 		rel = append(rel, r)
 	}
-	sort.Strings(rel)
+	sortKratixPaths(rel)
 	content, err := yaml.Marshal(Index{Files: rel})
 	if err != nil {
 		return generated{}, err
 	}
 	return generated{path: Join(t.Root, IndexDir, fmt.Sprintf("%s-%s.yaml", namespace, placement)), content: content}, nil
+}
+
+// sortKratixPaths puts paths in the order Kratix lists a WorkPlacement's files in its index file:
+// the order of the Work's workloads, which the work creator collects by walking the pipeline's
+// output folder depth first, each folder's entries sorted by name (os.ReadDir), a folder's files
+// listed where the folder comes (work-creator/lib/work_creator.go, getWorkloadsFromDir); the
+// WorkPlacement keeps that order (internal/controller/scheduler.go) and so does its index file
+// (internal/controller/workplacement_controller.go, generateKratixStateFile). That is paths
+// compared folder by folder, each name by its bytes: "app/deploy.yaml" comes before "app.yaml"
+// (the folder "app" sorts before the file "app.yaml"), where comparing whole paths puts "app.yaml"
+// first ("." sorts before "/"). A path that is a folder of another cannot be a file as well, so
+// ties between a name and a longer path do not arise among files; the shorter goes first.
+func sortKratixPaths(paths []string) {
+	slices.SortFunc(paths, func(a, b string) int {
+		as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+		for i := 0; i < len(as) && i < len(bs); i++ {
+			if c := strings.Compare(as[i], bs[i]); c != 0 {
+				return c
+			}
+		}
+		return len(as) - len(bs)
+	})
 }
 
 // DefaultPipeline is the pipeline a resource request's files are filed under when none is given.

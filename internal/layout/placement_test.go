@@ -2,6 +2,7 @@ package layout
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -218,5 +219,48 @@ func TestDependencyDocuments(t *testing.T) {
 				t.Errorf("DependencyDocuments = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// sortKratixPaths: the order in which Kratix's work creator walks a pipeline's output (each
+// folder's entries by name, a folder's files where the folder comes), written out by hand.
+func TestSortKratixPaths(t *testing.T) {
+	for _, tc := range []struct{ in, want []string }{
+		// The folder "app" sorts before the file "app.yaml"; as whole strings "." < "/".
+		{[]string{"app.yaml", "app/deploy.yaml"}, []string{"app/deploy.yaml", "app.yaml"}},
+		// "sub" < "sub-x.yaml" < "sub.yaml"; as whole strings "-" < "." < "/".
+		{[]string{"sub.yaml", "sub-x.yaml", "sub/b.yaml"}, []string{"sub/b.yaml", "sub-x.yaml", "sub.yaml"}},
+		// Deeper: a's entries are the folders b and b-c, then the file b.yaml.
+		{[]string{"b.yaml", "a.yaml", "a/b.yaml", "a/b-c/d.yaml", "a/b/c.yaml"},
+			[]string{"a/b/c.yaml", "a/b-c/d.yaml", "a/b.yaml", "a.yaml", "b.yaml"}},
+		// Names compare by their bytes: upper case first.
+		{[]string{"a.yaml", "B.yaml", "_c.yaml"}, []string{"B.yaml", "_c.yaml", "a.yaml"}},
+		// Behind a destination's folder, as an index file lists them.
+		{[]string{"n1/x.yaml", "n1/x/y.yaml", "n1/w.yaml"}, []string{"n1/w.yaml", "n1/x/y.yaml", "n1/x.yaml"}},
+		{[]string{"only.yaml"}, []string{"only.yaml"}},
+		{nil, nil},
+	} {
+		got := slices.Clone(tc.in)
+		sortKratixPaths(got)
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("sortKratixPaths(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// A request's index file of mode none lists its files in Kratix's order, in the bytes Kratix
+// writes (Kratix marshals with gopkg.in/yaml.v2: "files:", then "- " and each path).
+func TestRequestIndexInKratixOrder(t *testing.T) {
+	r := Request{Promise: "p", Namespace: "default", Name: "multi", Pipeline: DefaultPipeline, Files: map[string][]byte{
+		"multi.yaml": []byte("a\n"), "multi-x.yaml": []byte("b\n"), "multi/deploy.yaml": []byte("c\n"),
+	}}
+	f, err := RequestFiles(Target{Destination: "n1", Mode: ModeNone, StorePath: "s", Root: "s/n1"}, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const index = "s/n1/.kratix/default-p_multi_default_instance-configure.n1-5058f.yaml"
+	want := "files:\n- n1/multi/deploy.yaml\n- n1/multi-x.yaml\n- n1/multi.yaml\n"
+	if got := string(f.Put[index]); got != want {
+		t.Errorf("index file %s = %q, want %q", index, got, want)
 	}
 }

@@ -77,3 +77,34 @@ func DocumentKeys(content []byte) []string {
 	}
 	return nil
 }
+
+// SameAggregate reports whether an aggregatedYAML file's content (current) holds exactly the
+// pieces of the join of its parts (joined), in any order: the same bytes, or the same multiset
+// of pieces between the separators Kratix joins its WorkPlacements with, each compared as exact
+// text. Kratix orders the pieces by its WorkPlacements' names, which are not this provider's
+// part names; a file Kratix wrote with the parts' documents is therefore up to date as it is,
+// and no writer rewrites it only to change the order.
+func SameAggregate(current, joined []byte) bool {
+	if string(current) == string(joined) {
+		return true
+	}
+	if len(current) != len(joined) {
+		return false // a reordering keeps the length
+	}
+	want := strings.Split(string(joined), aggregateSeparator)
+	have := strings.Split(string(current), aggregateSeparator)
+	if len(have) != len(want) {
+		return false
+	}
+	count := make(map[string]int, len(want))
+	for _, piece := range want {
+		count[piece]++
+	}
+	for _, piece := range have {
+		if count[piece] == 0 {
+			return false
+		}
+		count[piece]--
+	}
+	return true // as many pieces, each one matched: the same multiset
+}

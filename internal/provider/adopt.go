@@ -540,8 +540,11 @@ func bookkeepingWarning(who string, found, planned map[string]placement.Record) 
 				lines = append(lines, fmt.Sprintf("- %s (destination %q): the part that holds %s's documents of "+
 					"the aggregatedYAML file; every writer rebuilds that file from the parts, which Kratix does not keep. "+
 					"Until each promise and request in the file has its part, %s beside it keeps the documents no "+
-					"part holds yet, and goes once they all do. The file keeps every document, in the order of the "+
-					"parts' names, which may differ from the order Kratix wrote.", p, dest, who, layout.RemainderPart))
+					"part holds yet: it is written before the first part with every document of the file, rewritten "+
+					"as parts take documents over, and deleted once they all do. The file keeps every document; it is "+
+					"rewritten only where a part's text differs from the file's, never for the order of the documents "+
+					"alone (Kratix orders them by its own names).",
+					p, dest, who, layout.RemainderPart))
 			case strings.Contains("/"+p, "/"+layout.IndexDir+"/"):
 				lines = append(lines, fmt.Sprintf("- %s (destination %q): the index file of mode none that lists the "+
 					"files %s writes there, so that a later apply removes those it no longer writes (no index file of "+

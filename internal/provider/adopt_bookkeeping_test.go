@@ -39,7 +39,8 @@ func TestBookkeepingWarning(t *testing.T) {
 	got := bookkeepingWarning(`Promise "p"`, found, planned)
 	for _, want := range []string{
 		`Promise "p" was imported and stays where it was found. The apply adds these files`,
-		"in the order of the parts' names, which may differ from the order Kratix wrote.",
+		"it is written before the first part with every document of the file, rewritten as parts take documents over, and deleted once they all do.",
+		"it is rewritten only where a part's text differs from the file's, never for the order of the documents alone",
 		"- " + part + ` (destination "a1"): the part that holds Promise "p"'s documents of the aggregatedYAML file;`,
 		"- " + ownIndex + ` (destination "n1"): the index file of mode none that lists the files Promise "p" writes there`,
 	} {

@@ -1184,9 +1184,12 @@ func splitAggregate(s string) []string {
 	return parts
 }
 
-// check compares an aggregate with the documents it must hold. Its order is by placement name,
-// which is the provider's choice, so it is compared as a multiset of documents: every certain
-// document, and otherwise only documents that may be there.
+// check compares an aggregate with the documents it must hold. Its order is not something the
+// provider promises: a rebuild joins the parts by placement name (the provider's choice), and a
+// file that already holds the join's pieces in another order is left as it is (as Kratix orders
+// them, by WorkPlacement names, which differ from the provider's part names anyway; see
+// layout.SameAggregate). So it is compared as a multiset of documents: every certain document,
+// and otherwise only documents that may be there.
 func (a *aggExpect) check(got []byte) string {
 	have := map[string]int{}
 	for _, d := range splitAggregate(string(got)) {

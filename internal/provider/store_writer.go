@@ -193,8 +193,10 @@ func observe(ctx context.Context, store statestore.Store, q placement.Query) (pl
 	return obs, nil
 }
 
-// aggregateFresh reports whether an aggregate file holds exactly the join of its parts (and is
-// absent when there are none), and returns the parts' hashes.
+// aggregateFresh reports whether an aggregate file holds the join of its parts (and is absent
+// when there are none), and returns the parts' hashes. A file whose hash differs from the join's
+// is read: the join's pieces in another order (as Kratix orders them, see layout.SameAggregate)
+// are fresh too, as the writers leave such a file as it is.
 func aggregateFresh(ctx context.Context, store statestore.Store, a layout.Aggregate) (bool, map[string]string, error) {
 	parts, err := store.List(ctx, a.Dir)
 	if err != nil {
@@ -220,7 +222,21 @@ func aggregateFresh(ctx context.Context, store statestore.Store, a layout.Aggreg
 	if len(contents) == 0 {
 		return !exists, parts, nil
 	}
-	return exists && sum == placement.MD5(layout.JoinAggregate(contents)), parts, nil
+	if !exists {
+		return false, parts, nil
+	}
+	joined := layout.JoinAggregate(contents)
+	if sum == placement.MD5(joined) {
+		return true, parts, nil
+	}
+	current, err := store.Read(ctx, a.File)
+	if statestore.IsNotFound(err) {
+		return false, parts, nil
+	}
+	if err != nil {
+		return false, nil, err
+	}
+	return layout.SameAggregate(current, joined), parts, nil
 }
 
 // rekey replaces the MD5s of what a refresh keeps by keyed hashes of the content, read back

@@ -2,7 +2,9 @@ package statestore
 
 import (
 	"context"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -140,10 +142,11 @@ func TestAggregateRemainder(t *testing.T) {
 				}
 			}
 
-			// The promise's part holds docC: the file keeps docA and docB, after the part (the
-			// remainder's name sorts after a placement's "a-promise...").
+			// The promise's part holds docC: the file keeps docA and docB. The parts' join (the
+			// part, then the remainder, whose name sorts after a placement's "a-promise...") holds
+			// the same pieces as Kratix's file, so the file is left as Kratix ordered it.
 			apply("a-promise.w-5058f", docC)
-			expect(docC+"\n---\n"+docA+"\n---\n"+kratixB, docA+"\n---\n"+kratixB)
+			expect(docA+"\n---\n"+kratixB+"\n---\n"+docC, docA+"\n---\n"+kratixB)
 			if got := st.list(agg.Dir); !reflect.DeepEqual(got, []string{agg.Dir + "a-promise.w-5058f.part", remainder}) {
 				t.Errorf("parts %v", got)
 			}
@@ -206,5 +209,66 @@ func TestAggregateRemainderOnlyWithoutParts(t *testing.T) {
 				t.Errorf("aggregate = %q", got)
 			}
 		})
+	}
+}
+
+// TestAggregateKeepsKratixOrder: Kratix joins its WorkPlacements in the order of their names,
+// which are not this provider's part names. A file Kratix wrote that holds exactly the parts'
+// pieces, in another order, is up to date: no apply rewrites it, whether the parts come in one
+// apply, or one at a time through the remainder (as an adoption writes them: the promise's part,
+// then the request's). Once a piece changes, the file is the parts' join again.
+func TestAggregateKeepsKratixOrder(t *testing.T) {
+	const (
+		deps = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: deps\n"
+		req  = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: req\n"
+		req2 = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: re2\n"
+		// Kratix's order: WorkPlacement p-req-instance-configure-x1y2z.w-5058f sorts before
+		// p-static-deps-q3v9z.w-5058f; the provider's parts sort the other way ("-" < "_").
+		kratix   = req + "\n---\n" + deps
+		depsPart = "p-static-deps.w-5058f.part"
+		reqPart  = "p_req_default_instance-configure.w-5058f.part"
+	)
+	for _, kind := range []string{"bucket", "git"} {
+		for _, oneByOne := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/one-by-one=%v", kind, oneByOne), func(t *testing.T) {
+				ctx := context.Background()
+				st := aggregateBackends(t, kind)
+				agg := Aggregate{File: "w/aggregated.yaml", Dir: ".kratix-aggregates/w/aggregated.yaml/"}
+				st.write(agg.File, kratix)
+				var written []string
+				apply := func(put map[string]string) {
+					t.Helper()
+					c := Change{Message: "Update", Put: map[string][]byte{}, Aggregates: []Aggregate{agg}}
+					for p, content := range put {
+						c.Put[agg.Dir+p] = []byte(content)
+					}
+					res, err := st.s.Apply(ctx, c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					written = append(written, res.Written...)
+				}
+				if oneByOne {
+					apply(map[string]string{depsPart: deps})
+					apply(map[string]string{reqPart: req})
+				} else {
+					apply(map[string]string{depsPart: deps, reqPart: req})
+				}
+				if got, _ := st.read(agg.File); got != kratix {
+					t.Errorf("aggregate = %q\nwant Kratix's %q", got, kratix)
+				}
+				if slices.Contains(written, agg.File) {
+					t.Errorf("the aggregate was written (writes %v)", written)
+				}
+				if got, want := st.list(agg.Dir), []string{agg.Dir + depsPart, agg.Dir + reqPart}; !reflect.DeepEqual(got, want) {
+					t.Errorf("parts %v, want %v", got, want)
+				}
+				// The same length, another piece: rebuilt, in the parts' order.
+				apply(map[string]string{reqPart: req2})
+				if got, want := st.read(agg.File); got != deps+"\n---\n"+req2 {
+					t.Errorf("after a piece changed: aggregate = %q (exists %v), want %q", got, want, deps+"\n---\n"+req2)
+				}
+			})
+		}
 	}
 }

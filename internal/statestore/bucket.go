@@ -412,7 +412,9 @@ func sortResult(res *Result) {
 	sort.Strings(res.Replaced)
 }
 
-// rebuildAggregate makes a.File the join of every object under a.Dir, or removes it. Rebuilds
+// rebuildAggregate makes a.File the join of every object under a.Dir, or removes it; a file that
+// holds the join's pieces in another order (as Kratix orders them, by its WorkPlacements' names)
+// is left as it is (layout.SameAggregate), and read only when its size allows that. Rebuilds
 // of one file take turns within the process; across processes (other workspaces contributing to
 // the same destination) the write is a compare-and-swap: the file's ETag is read before the
 // parts are listed, and the new content is written only if the file still has it (If-Match, or
@@ -448,7 +450,7 @@ func (b *bucketStore) rebuildAggregate(ctx context.Context, a Aggregate, res *Re
 // tryRebuildAggregate makes one attempt; done is false when another writer changed the file
 // between the listing and the write.
 func (b *bucketStore) tryRebuildAggregate(ctx context.Context, a Aggregate, res *Result) (done bool, err error) {
-	etag, sum, exists, err := b.etag(ctx, a.File)
+	etag, sum, size, exists, err := b.etag(ctx, a.File)
 	if err != nil {
 		return false, err
 	}
@@ -503,6 +505,11 @@ func (b *bucketStore) tryRebuildAggregate(ctx context.Context, a Aggregate, res 
 	contentSum := md5Hex(content)
 	if exists && sum == contentSum {
 		return true, nil
+	}
+	if exists && size == int64(len(content)) { // the same pieces in another order keep the size
+		if same, err := b.sameAggregate(ctx, a.File, content); err != nil || same {
+			return same, err
+		}
 	}
 	opts := minio.PutObjectOptions{ContentType: contentType(a.File), DisableMultipart: true,
 		UserMetadata: map[string]string{md5MetaKey: contentSum}}
@@ -612,17 +619,34 @@ func (b *bucketStore) pruneRemainder(ctx context.Context, a Aggregate, contribut
 	return nil
 }
 
-// etag reads an object's ETag as stored (quotes removed) and the MD5 of its content where that
-// is known without downloading it ("" otherwise); exists is false when there is none.
-func (b *bucketStore) etag(ctx context.Context, key string) (etag, sum string, exists bool, err error) {
+// etag reads an object's ETag as stored (quotes removed), its size, and the MD5 of its content
+// where that is known without downloading it ("" otherwise); exists is false when there is none.
+func (b *bucketStore) etag(ctx context.Context, key string) (etag, sum string, size int64, exists bool, err error) {
 	info, err := b.head(ctx, key)
 	if err != nil {
 		if classifyBucketError(err) == KindNotFound {
-			return "", "", false, nil
+			return "", "", 0, false, nil
 		}
-		return "", "", false, b.fail("write", classifyBucketError(err), fmt.Errorf("%s: %w", key, err))
+		return "", "", 0, false, b.fail("write", classifyBucketError(err), fmt.Errorf("%s: %w", key, err))
 	}
-	return strings.Trim(info.ETag, `"`), knownMD5(info), true, nil
+	return strings.Trim(info.ETag, `"`), knownMD5(info), info.Size, true, nil
+}
+
+// sameAggregate reads the aggregate at key and reports whether it holds the same pieces as joined,
+// in any order (layout.SameAggregate): a file Kratix wrote in the order of its WorkPlacements'
+// names is then left as it is. What is read may be newer than the ETag the rebuild started from:
+// it is then another writer's since, and holds what this rebuild would write, or is not the same
+// and the conditional write that follows loses and starts again. A file gone since is not the
+// same either, for the same reason.
+func (b *bucketStore) sameAggregate(ctx context.Context, key string, joined []byte) (bool, error) {
+	content, err := b.get(ctx, key)
+	if classifyBucketError(err) == KindNotFound {
+		return false, nil
+	}
+	if err != nil {
+		return false, b.fail("write", classifyBucketError(err), fmt.Errorf("%s: %w", key, err))
+	}
+	return layout.SameAggregate(content, joined), nil
 }
 
 func (b *bucketStore) lockAggregate(file string) func() {

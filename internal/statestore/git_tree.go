@@ -125,8 +125,9 @@ func applyToFiles(st storer.EncodedObjectStorer, files map[string]treeFile, chan
 	return res, nil
 }
 
-// rebuildAggregate makes a.File the join of every file under a.Dir, or removes it. seed, when
-// set, is the remainder to start from (the documents of a file found with no part): the
+// rebuildAggregate makes a.File the join of every file under a.Dir, or removes it; a file that
+// holds the join's pieces in another order (as Kratix orders them, by its WorkPlacements' names)
+// is left as it is (layout.SameAggregate). seed, when set, is the remainder to start from (the documents of a file found with no part): the
 // remainder part keeps what of it, or of the remainder already there, no other part holds, and
 // goes once that is nothing.
 func rebuildAggregate(st storer.EncodedObjectStorer, files map[string]treeFile, a Aggregate, seed []byte, res *Result) error {
@@ -166,7 +167,17 @@ func rebuildAggregate(st storer.EncodedObjectStorer, files map[string]treeFile, 
 		}
 		return nil
 	}
-	return setFile(st, files, a.File, joinContributions(contributions), res)
+	joined := joinContributions(contributions)
+	if f, ok := files[a.File]; ok && f.hash != plumbing.ComputeHash(plumbing.BlobObject, joined) {
+		current, err := readBlob(st, f.hash)
+		if err != nil {
+			return err
+		}
+		if layout.SameAggregate(current, joined) {
+			return nil // the parts' pieces in another order (Kratix's): left as it is
+		}
+	}
+	return setFile(st, files, a.File, joined, res)
 }
 
 // setFile makes p hold content, unless it already does.

@@ -36,8 +36,9 @@ type Change struct {
 }
 
 // Aggregate is a file made of every file under Dir (a prefix ending in "/"), ordered by name,
-// joined with "\n---\n", as Kratix builds an aggregatedYAML destination's file. File is removed
-// when Dir holds nothing. A file found with no part in Dir (one Kratix wrote) is not rebuilt from
+// joined with "\n---\n", as Kratix builds an aggregatedYAML destination's file; a File that holds
+// the same pieces in another order (Kratix's) is not rewritten. File is removed when Dir holds
+// nothing. A file found with no part in Dir (one Kratix wrote) is not rebuilt from
 // the new parts alone: its documents are first kept in a remainder part (layout.RemainderPart),
 // from which each rebuild drops the documents that another part holds.
 type Aggregate struct {
