@@ -7,10 +7,13 @@ package provider
 // must hold exactly what the reference model (model_test.go) says, nothing may be outside the
 // destination folders (but aggregate parts under <store path>/.kratix-aggregates/), and the next
 // plan must be empty, except while the model says a promise's rollout is in flight
-// (model_rollout_test.go): then it must be non-empty and update nothing but those promises. Some operations expect more: "quiet" ones (cosmetic store edits, a
-// destination given another store resource for the same place) must replace and write nothing;
-// "overlap" must be refused at plan with nothing written; "part" must get the aggregate part
-// edited by hand back, byte for byte; "replace" runs `terraform apply -replace=...`.
+// (model_rollout_test.go): then it must be non-empty and update nothing but those promises.
+// Some operations expect more: "quiet" ones (cosmetic store edits, a destination given another
+// store resource for the same place) must replace and write nothing; "overlap" must be refused
+// at plan with nothing written, and so must "collide" (two requests writing one file in mode
+// none, model_collide_test.go), whose refusal must name both requests and the file; "part" must
+// get the aggregate part edited by hand back, byte for byte; "replace" runs
+// `terraform apply -replace=...`.
 //
 // Knobs (environment):
 //   KRATIX_MODEL_SEED=N       run only seed N (or -seed=N on the go test command line)
@@ -126,6 +129,7 @@ func runModelTest(t *testing.T, kind string) {
 		failed []int64
 		wg     sync.WaitGroup
 	)
+	ran := &modelTally{steps: map[string]int{}}
 	jobs := make(chan int64)
 	for range s.parallel {
 		wg.Add(1)
@@ -134,7 +138,7 @@ func runModelTest(t *testing.T, kind string) {
 			for seed := range jobs {
 				// t.Run may be called from several goroutines: the seeds run concurrently,
 				// bounded by KRATIX_MODEL_PARALLEL rather than by go test's -parallel.
-				if !t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { runModelSeed(t, kind, seed, s) }) {
+				if !t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { runModelSeed(t, kind, seed, s, ran) }) {
 					mu.Lock()
 					failed = append(failed, seed)
 					mu.Unlock()
@@ -149,10 +153,38 @@ func runModelTest(t *testing.T, kind string) {
 	wg.Wait()
 	slices.Sort(failed)
 	t.Logf("%s: %d seeds x %d steps (operations %s; modes %s) in %s", kind, len(s.seeds), s.steps, strings.Join(s.ops, ","), strings.Join(s.modes, ","), time.Since(start).Round(time.Second))
+	t.Logf("%s: steps that passed, by operation: %s", kind, ran.text())
+	t.Logf("%s: collide steps refused as the model says: %d", kind, ran.steps["collide"])
+	if slices.Contains(s.ops, "collide") && len(s.seeds)*s.steps >= 100 && ran.steps["collide"] == 0 && len(failed) == 0 {
+		// Drawn in most worlds (TestModelCollideOp): 100 steps without one mean it is not reached.
+		t.Errorf("%s: no collide step ran in %d steps", kind, len(s.seeds)*s.steps)
+	}
 	if len(failed) > 0 {
 		t.Errorf("MODEL FAILURES %s: seeds %v of %d; reproduce one with KRATIX_MODEL_SEED=<seed> KRATIX_MODEL_STEPS=%d%s TF_ACC=1 go test ./internal/provider -run '^%s$' -v",
 			kind, failed, len(s.seeds), s.steps, opsEnv(s), t.Name())
 	}
+}
+
+// modelTally counts the steps that passed, by operation, over the seeds of one run.
+type modelTally struct {
+	mu    sync.Mutex
+	steps map[string]int
+}
+
+func (c *modelTally) add(op string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.steps[op]++
+}
+
+func (c *modelTally) text() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var parts []string
+	for _, op := range modelKeys(c.steps) {
+		parts = append(parts, fmt.Sprintf("%s %d", op, c.steps[op]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // opsEnv is the part of a reproduction command that restricts operations and modes.
@@ -168,7 +200,7 @@ func opsEnv(s modelSettings) string {
 }
 
 // runModelSeed plays one seed: the first apply, then s.steps operations.
-func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
+func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *modelTally) {
 	rng := newModelRNG(seed)
 	conn := newModelConn(t, kind)
 	w := newModelWorld(rng, kind, s.modes)
@@ -208,6 +240,11 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 			out, err := c.run("apply", "-auto-approve", "-input=false")
 			if err == nil || !strings.Contains(out, op.expectError) {
 				fail(step, "terraform apply should fail with %q (err %v):\n%s\n\nconfiguration:\n%s", op.expectError, err, tail(out, 60), config)
+			}
+			for _, want := range op.expectAlso {
+				if !strings.Contains(strings.ToLower(flat(out)), strings.ToLower(want)) {
+					fail(step, "the refusal %q does not say %s:\n%s\n\nconfiguration:\n%s", op.expectError, want, tail(out, 60), config)
+				}
 			}
 			if after := conn.fingerprint(t); !maps.Equal(after, before) {
 				fail(step, "the refused apply wrote to the stores:\n%s\n%s", conn.writes(before, after), tail(out, 40))
@@ -352,6 +389,7 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings) {
 		if down >= 0 {
 			faultNote = fmt.Sprintf(" [store %d down during a first apply, which %s]", down, map[bool]string{true: "failed", false: "succeeded"}[fault.failed])
 		}
+		ran.add(op.name)
 		t.Logf("step %2d %-9s apply %s, total %s: %s %s%s", step, op.name, applied.Round(10*time.Millisecond), time.Since(stepStart).Round(10*time.Millisecond), firstLine(op.desc), m.rolloutText(), faultNote)
 	}
 }

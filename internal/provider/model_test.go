@@ -239,12 +239,23 @@ type modelPromise struct {
 func (p *modelPromise) inPool(d *modelDest) bool { return d != nil && d.present && !p.left[d.name] }
 
 type modelRequest struct {
-	name, namespace, pipeline string
-	present                   bool
-	promise                   int
-	selectors                 modelSelector
-	files                     int // modelRequestFiles index
-	documents                 int // modelRequestDocuments index
+	// name is the resource's name in the configuration and the model's key for the request;
+	// kname, when set, is the request's name in Kratix instead ("collide" gives two requests of
+	// different promises, or namespaces, one name).
+	name, kname, namespace, pipeline string
+	present                          bool
+	promise                          int
+	selectors                        modelSelector
+	files                            int // modelRequestFiles index
+	documents                        int // modelRequestDocuments index
+}
+
+// kratixName is the request's `name` attribute: what its files and folders are named after.
+func (r *modelRequest) kratixName() string {
+	if r.kname != "" {
+		return r.kname
+	}
+	return r.name
 }
 
 func (w *modelWorld) dest(name string) *modelDest {
@@ -433,11 +444,11 @@ func splitFiles(root, work string, docs []modelDoc) placementFiles {
 // as <name>.yaml.
 func (w *modelWorld) requestOutput(r *modelRequest) map[string]modelYAML {
 	out := map[string]modelYAML{}
-	for name, y := range modelRequestFiles(r.name, r.files) {
+	for name, y := range modelRequestFiles(r.kratixName(), r.files) {
 		out[name] = y
 	}
-	if docs, ok := modelRequestDocuments(r.name, r.documents); ok {
-		out[r.name+".yaml"] = docs
+	if docs, ok := modelRequestDocuments(r.kratixName(), r.documents); ok {
+		out[r.kratixName()+".yaml"] = docs
 	}
 	return out
 }
@@ -457,7 +468,7 @@ func (w *modelWorld) requestFiles(mode, root, agg string, r *modelRequest) place
 	sort.Strings(names)
 	switch mode {
 	case modeNested:
-		folder := path.Join(root, "resources", r.namespace, promise, r.name, pipeline, modelGroup) + "/"
+		folder := path.Join(root, "resources", r.namespace, promise, r.kratixName(), pipeline, modelGroup) + "/"
 		files := map[string][]byte{}
 		for _, n := range names {
 			files[folder+n] = []byte(out[n].literal)
@@ -485,7 +496,7 @@ func (w *modelWorld) requestFiles(mode, root, agg string, r *modelRequest) place
 		for _, n := range names {
 			docs = append(docs, out[n].docs...)
 		}
-		return splitFiles(root, r.namespace+"-"+promise+"-default-"+r.namespace+"-"+r.name, docs)
+		return splitFiles(root, r.namespace+"-"+promise+"-default-"+r.namespace+"-"+r.kratixName(), docs)
 	}
 	panic("unknown mode " + mode)
 }

@@ -1,0 +1,273 @@
+package provider
+
+// "collide" in the model-based test: two requests on one destination in filepath mode none
+// write one file (SPEC 4.2 puts every request's files straight into the folder, so their names
+// meet there). The plan must refuse it, naming both requests and the file, and write nothing;
+// then the step is reverted and applied as usual.
+//
+// The step arranges what it needs instead of waiting for the random walk to bring two requests
+// onto one such destination (which it hardly ever does): it takes a destination in mode none
+// (switching one to none when there is none), keeps the requests already there, and adds new
+// ones whose selectors leave that destination as their only candidate. Then either both write
+// shared-settings.yaml (`files`), or, as in issue 19's finding 2, two requests of different
+// promises (or namespaces) with one name both write <name>.yaml (`documents`).
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// modelCollideLabel is the label a destination gets for the step when none of its own labels
+// singles it out: the new requests select it.
+const modelCollideLabel = "collide"
+
+// collidePin is how a new request of a promise lands on the destination: its selector, and
+// whether the destination needs modelCollideLabel for it.
+type collidePin struct {
+	promise  int
+	selector map[string]string
+	label    bool
+}
+
+// collidePins are the ways a new request can be made to have d as its only candidate, one per
+// promise at most (SPEC 3.1 and 3.4: a new request goes to one of its candidates).
+func (w *modelWorld) collidePins(d *modelDest) []collidePin {
+	labelled := *d
+	labelled.labels = map[string]string{modelCollideLabel: d.name}
+	for k, v := range d.labels {
+		labelled.labels[k] = v
+	}
+	// The label may be added only where it changes no promise's choice of d.
+	labelOK := true
+	for _, p := range w.promises {
+		if p.present && p.inPool(d) && selects(p.selectors.merged(), d) != selects(p.selectors.merged(), &labelled) {
+			labelOK = false
+		}
+	}
+	var out []collidePin
+	for i, p := range w.promises {
+		if !p.present || !p.inPool(d) {
+			continue
+		}
+		found := false
+		for _, k := range modelKeys(d.labels) {
+			sel := map[string]string{k: d.labels[k]}
+			probe := &modelRequest{promise: i, selectors: modelSelector{sel}}
+			if slices.Equal(w.candidates(probe), []string{d.name}) {
+				out = append(out, collidePin{promise: i, selector: sel})
+				found = true
+				break
+			}
+		}
+		if !found && labelOK && selects(p.selectors.merged(), &labelled) {
+			out = append(out, collidePin{promise: i, selector: map[string]string{modelCollideLabel: d.name}, label: true})
+		}
+	}
+	return out
+}
+
+// collideOp builds the "collide" step. requests are the present ones.
+func (m *refModel) collideOp(rng *rand.Rand, dests []*modelDest, requests []*modelRequest) (modelOp, bool) {
+	w := m.w
+	saved := w.clone()
+	var nones []*modelDest
+	for _, d := range dests {
+		if d.mode == modeNone {
+			nones = append(nones, d)
+		}
+	}
+	switched := map[*modelDest]string{}
+	if len(nones) == 0 && slices.Contains(w.modes, modeNone) {
+		// No destination in mode none: one becomes one in the same step (a replacement the plan
+		// must see through).
+		for _, d := range dests {
+			switched[d] = d.mode
+			nones = append(nones, d)
+		}
+	}
+	for _, i := range rng.Perm(len(nones)) {
+		d := nones[i]
+		before, switching := switched[d]
+		d.mode = modeNone
+		if op, ok := m.collideOn(rng, d, requests); ok {
+			if switching {
+				op.desc = fmt.Sprintf("%s filepath_mode %s -> none; %s", d.name, before, op.desc)
+			}
+			op.revert = func() { *w = *saved }
+			return op, true
+		}
+		if switching {
+			d.mode = before
+		}
+	}
+	return modelOp{}, false
+}
+
+// collideOn puts two requests on d, which is in mode none, writing one file. It changes the
+// world only when it succeeds; the caller sets revert.
+func (m *refModel) collideOn(rng *rand.Rand, d *modelDest, requests []*modelRequest) (modelOp, bool) {
+	w := m.w
+	var on []*modelRequest
+	for _, r := range requests {
+		if m.choice[r.name] == d.name {
+			on = append(on, r)
+		}
+	}
+	pins := w.collidePins(d)
+	// How many of the two are requests already on d; the others are new.
+	var counts []int
+	for k := 0; k <= min(len(on), 2); k++ {
+		if k == 2 || len(pins) > 0 {
+			counts = append(counts, k)
+		}
+	}
+	if len(counts) == 0 {
+		return modelOp{}, false
+	}
+	k := pick(rng, counts)
+	rng.Shuffle(len(on), func(i, j int) { on[i], on[j] = on[j], on[i] })
+	pair := slices.Clone(on[:k])
+	fresh := map[*modelRequest]bool{}
+	labelled := false
+	var added []string
+	for j := k; j < 2; j++ {
+		pin := pick(rng, pins)
+		q := &modelRequest{name: fmt.Sprintf("c%d", j), namespace: "default", present: true, promise: pin.promise,
+			selectors: modelSelector{pin.selector}}
+		if pin.label && !labelled {
+			d.labels[modelCollideLabel] = d.name
+			labelled = true
+		}
+		w.requests = append(w.requests, q)
+		pair = append(pair, q)
+		fresh[q] = true
+		added = append(added, fmt.Sprintf("new request %s of promise %s selecting %s", q.name, w.promises[q.promise].name, labelText(pin.selector)))
+	}
+	a, b := pair[0], pair[1]
+	var file string
+	if fresh[b] && rng.IntN(2) == 0 {
+		// One name (finding 2): b is new, so its name is free to choose; it differs from a by
+		// promise or, failing that, by namespace, so that the two are two requests.
+		if fresh[a] {
+			a.kname = "team-a"
+		}
+		b.kname = a.kratixName()
+		if b.promise == a.promise && b.namespace == a.namespace {
+			b.namespace = map[string]string{"default": "team-a", "team-a": "default"}[a.namespace]
+		}
+		for _, r := range pair {
+			if fresh[r] {
+				r.files = modelRequestNoFiles
+			}
+			if r.documents == 0 {
+				r.documents = 1 + rng.IntN(modelRequestDocumentsCount-1)
+			}
+		}
+		file = a.kratixName() + ".yaml"
+	} else {
+		a.files, b.files = modelRequestCollides, modelRequestCollides
+		file = "shared-settings.yaml"
+	}
+	p := inFolder(w.root(d), file)
+	owner := func(r *modelRequest) string {
+		return fmt.Sprintf("request %s/%s/%s", r.namespace, w.promises[r.promise].name, r.kratixName())
+	}
+	desc := fmt.Sprintf("%s and %s both write %s on %s (none)", owner(a), owner(b), p, d.name)
+	if len(added) > 0 {
+		desc += ": " + strings.Join(added, ", ")
+		if labelled {
+			desc += fmt.Sprintf(", %s labelled %s=%s", d.name, modelCollideLabel, d.name)
+		}
+	}
+	return modelOp{
+		desc:        desc + "; refused, then reverted",
+		expectError: "File Claimed By Another Owner",
+		expectAlso:  []string{owner(a), owner(b), fmt.Sprintf("%q", p)},
+	}, true
+}
+
+// TestModelCollideOp: in most worlds the step finds two requests for one destination in mode
+// none; they write one file there (said here from the requests' outputs, not from the step's
+// own choice of file), both are placed on it, and revert gives the world back.
+func TestModelCollideOp(t *testing.T) {
+	found, sameName, added := 0, 0, 0
+	for seed := int64(1); seed <= 200; seed++ {
+		rng := newModelRNG(seed)
+		w := newModelWorld(rng, "bucket", modelModes)
+		m := newRefModel(w)
+		choices := map[string]string{}
+		for _, r := range w.requests {
+			if c := w.candidates(r); len(c) > 0 {
+				choices[r.name] = c[0]
+			}
+		}
+		m.settle(choices)
+		before := w.describe()
+		op, ok := m.collideOp(rng, presentDests(w), slices.Clone(w.requests))
+		if !ok {
+			continue
+		}
+		found++
+		// The two requests that write one path: every present request is either placed (by
+		// the model's choice) or new with a single candidate.
+		where := map[string]string{}
+		for _, r := range w.requests {
+			if !r.present {
+				continue
+			}
+			dest := m.choice[r.name]
+			if r.name[0] == 'c' {
+				added++
+				c := w.candidates(r)
+				if len(c) != 1 {
+					t.Fatalf("seed %d: %s: new request %s has candidates %v", seed, op.desc, r.name, c)
+				}
+				dest = c[0]
+			}
+			d := w.dest(dest)
+			if d == nil || d.mode != modeNone {
+				continue
+			}
+			for name := range w.requestOutput(r) {
+				p := inFolder(w.root(d), name)
+				if other, ok := where[p]; ok {
+					if !strings.Contains(op.desc, p) || !strings.Contains(op.desc, other) {
+						t.Errorf("seed %d: %s and %s write %s, but the step says %s", seed, other, r.name, p, op.desc)
+					}
+					where[p] = "twice"
+					if path.Base(p) == r.kratixName()+".yaml" {
+						sameName++
+					}
+				} else {
+					where[p] = fmt.Sprintf("request %s/%s/%s", r.namespace, w.promises[r.promise].name, r.kratixName())
+				}
+			}
+		}
+		if !slices.Contains(modelKeysOfValue(where, "twice"), strings.Trim(op.expectAlso[2], `"`)) {
+			t.Errorf("seed %d: no two requests write %s: %s\n%s", seed, op.expectAlso[2], op.desc, w.describe())
+		}
+		op.revert()
+		if after := w.describe(); after != before {
+			t.Errorf("seed %d: revert does not restore the world:\n%s\n%s", seed, before, after)
+		}
+	}
+	t.Logf("of 200 worlds, %d give a collision (%d of one request name, %d new requests)", found, sameName, added)
+	if found < 150 || sameName < 20 || added < 100 {
+		t.Errorf("of 200 worlds, %d give a collision (%d of one request name, %d new requests)", found, sameName, added)
+	}
+}
+
+// modelKeysOfValue are the keys of m whose value is v, sorted.
+func modelKeysOfValue(m map[string]string, v string) []string {
+	var out []string
+	for _, k := range modelKeys(m) {
+		if m[k] == v {
+			out = append(out, k)
+		}
+	}
+	return out
+}
