@@ -23,8 +23,8 @@ import (
 // schema up from the root (NullifyCollectionBlocks, TransformDefaults, the schema's plan
 // modifiers, write-only nullification). In a plan of 20 promises x 100 destinations that was
 // more than half of the provider's CPU time and made the plan twice Terraform's own cost; the
-// same plan answered with no work at all costs 0.8x the fair floor. BenchmarkSteadyState
-// measures one request of each kind both ways.
+// same plan answered with no work at all costs 0.8x the fair floor. BenchmarkSteadyState makes
+// the three requests below for one promise both ways.
 //
 // So the three requests a no-change `terraform plan` makes per promise are answered here, with
 // the resource's own Read and ModifyPlan and the values decoded once:
