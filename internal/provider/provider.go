@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
@@ -31,13 +32,23 @@ type kratixProvider struct {
 	version string
 	// lookupEnv reads the environment; tests replace it.
 	lookupEnv func(string) (string, bool)
-	// configured is what Configure gave the resources, for the requests direct.go answers.
+	// configured is what Configure gave the resources, for the requests the steady-state server
+	// answers itself (steady_state_server.go).
 	configured atomic.Pointer[providerData]
 }
 
-// New returns a constructor for the provider at the given version.
-func New(version string) func() provider.Provider {
-	return func() provider.Provider { return newProvider(version) }
+// NewServer returns the constructor of the provider's protocol server at the given version, the
+// one main.go serves: terraform-plugin-framework's server for this provider, with the steady
+// state of kratix_promise answered without the framework's per-value walks
+// (steady_state_server.go).
+func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
+	return func() (tfprotov6.ProviderServer, error) {
+		s, err := newSteadyStateServer(version)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
 }
 
 func newProvider(version string) *kratixProvider {

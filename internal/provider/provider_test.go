@@ -11,9 +11,10 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
-// testAccProviders serves the provider in-process to the real Terraform CLI.
+// testAccProviders serves the provider in-process to the real Terraform CLI, in verify mode
+// (steady_state_verify_test.go).
 var testAccProviders = map[string]func() (tfprotov6.ProviderServer, error){
-	"kratix": newServer("test", true),
+	"kratix": verifiedServer("test"),
 }
 
 // The servers the acceptance tests write to, started once for the package when TF_ACC is set.

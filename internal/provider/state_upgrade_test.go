@@ -92,7 +92,7 @@ var upgradeCases = []struct {
 // does with every state it loads, and compares what comes back with the state written out by hand.
 func TestUpgradeState(t *testing.T) {
 	ctx := context.Background()
-	server, err := newServer("test", true)() // the served one: direct.go answers current-version states
+	server, err := verifiedServer("test")() // as served, in verify mode: it answers current-version promise states itself
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,13 +2,16 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
@@ -18,9 +21,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 )
 
-// TestAccDirectAnswers: a promise's steady state is answered by direct.go, and every such answer
-// equals the framework's (the servers run in verify mode, where a difference is an error that
-// fails the step). Steps: apply; a no-change plan; a file deleted by hand (Read records it, the
+// TestAccDirectAnswers: a promise's steady state is answered by the steady-state server, and
+// every such answer equals the framework's (the servers run in verify mode, where a difference is
+// an error that fails the step). Steps: apply; a no-change plan; a file deleted by hand (Read records it, the
 // plan is an update and goes to the framework); the repair; on_unschedule set, then unset again
 // (its default, which the direct plan applies itself).
 func TestAccDirectAnswers(t *testing.T) {
@@ -31,16 +34,18 @@ func TestAccDirectAnswers(t *testing.T) {
 			}
 			ts := newTestStore(t, kind)
 			var mu sync.Mutex
-			var servers []*directServer
+			var servers []*countedServer
 			factories := map[string]func() (tfprotov6.ProviderServer, error){
 				"kratix": func() (tfprotov6.ProviderServer, error) {
-					s, err := newServer("test", true)()
-					if err == nil {
-						mu.Lock()
-						servers = append(servers, s.(*directServer))
-						mu.Unlock()
+					s, check, err := newVerifiedServer("test")
+					if err != nil {
+						return nil, err
 					}
-					return s, err
+					cs := &countedServer{steadyStateServer: s, check: check}
+					mu.Lock()
+					servers = append(servers, cs)
+					mu.Unlock()
+					return cs, nil
 				},
 			}
 			type seen struct{ upgrades, reads, plans, passed int64 }
@@ -48,10 +53,10 @@ func TestAccDirectAnswers(t *testing.T) {
 				mu.Lock()
 				defer mu.Unlock()
 				for _, s := range servers {
-					c.upgrades += s.counts.Upgrades.Load()
-					c.reads += s.counts.Reads.Load()
-					c.plans += s.counts.Plans.Load()
-					c.passed += s.counts.PlansPassed.Load()
+					c.upgrades += s.check.upgrades.Load()
+					c.reads += s.check.reads.Load()
+					c.plans += s.check.plans.Load()
+					c.passed += s.plans.Load() - s.check.plans.Load()
 				}
 				return c
 			}
@@ -108,11 +113,10 @@ func TestAccDirectAnswers(t *testing.T) {
 // TestDirectCompareReportsDifferences: the verify mode's comparison sees a different value,
 // different diagnostics and different private state, and nothing else.
 func TestDirectCompareReportsDifferences(t *testing.T) {
-	s, err := newServer("test", true)()
+	ds, check, err := newVerifiedServer("test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := s.(*directServer)
 	null := tftypes.NewValue(ds.typ, nil)
 	objType := ds.typ.(tftypes.Object)
 	m := map[string]tftypes.Value{}
@@ -147,18 +151,80 @@ func TestDirectCompareReportsDifferences(t *testing.T) {
 		{"private", named("a"), named("a"), nil, nil, []byte(`{"adopt":"e30="}`), nil, 1},
 		{"all three", named("a"), nil, nil, warn, nil, []byte(`{"a":"b"}`), 3},
 	} {
-		if got := ds.compare("Test", c.a, c.b, c.da, c.db, c.pa, c.pb); len(got) != c.mismatches {
+		if got := check.compare("Test", c.a, c.b, c.da, c.db, c.pa, c.pb); len(got) != c.mismatches {
 			t.Errorf("%s: %d mismatches, want %d: %v", c.name, len(got), c.mismatches, got)
 		}
 	}
 }
 
-// TestPromiseSchemaDefaultsAndModifiers: planNoChange applies the schema's defaults itself and
-// relies on its plan modifiers doing nothing when the plan equals the state. A default or a plan
-// modifier added to kratix_promise must be handled there first; this lists what it knows.
-func TestPromiseSchemaDefaultsAndModifiers(t *testing.T) {
+// TestServedProviderHasNoCheck: the server main.go serves compares nothing with the framework;
+// only the tests' servers do.
+func TestServedProviderHasNoCheck(t *testing.T) {
+	s, err := NewServer("test")()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, ok := s.(*steadyStateServer)
+	if !ok {
+		t.Fatalf("NewServer serves a %T, want the steady-state server", s)
+	}
+	if ss.check != nil {
+		t.Errorf("the served server has a check (%T): users would pay for the framework's answers too", ss.check)
+	}
+}
+
+// countedServer counts the kratix_promise plans it is asked, answered directly or not.
+type countedServer struct {
+	*steadyStateServer
+	check *frameworkCheck
+	plans atomic.Int64
+}
+
+func (s *countedServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	if req.TypeName == promiseTypeName {
+		s.plans.Add(1)
+	}
+	return s.steadyStateServer.PlanResourceChange(ctx, req)
+}
+
+// TestPromiseSchemaSteadyStateFeatures: the steady-state server answers a promise's upgrade,
+// read and no-change plan without the framework, so it must do whatever the framework would do
+// for the schema's features. planNoChange applies the schema's defaults itself and relies on its
+// plan modifiers doing nothing when the plan equals the state. A custom type with semantic
+// equality can change what the framework's Read returns when Read changes the value; a write-only
+// attribute is nulled by the framework in every answer; an identity is read and returned beside
+// the state. A default, plan modifier, custom type, write-only attribute or identity added to
+// kratix_promise must be handled by steady_state_server.go first; this lists those it handles.
+func TestPromiseSchemaSteadyStateFeatures(t *testing.T) {
 	var sr fwresource.SchemaResponse
 	(&promiseResource{}).Schema(context.Background(), fwresource.SchemaRequest{}, &sr)
+	found := schemaFeatures(reflect.ValueOf(sr.Schema))
+	if _, ok := any(&promiseResource{}).(fwresource.ResourceWithIdentity); ok {
+		found = append(found, " identity")
+	}
+	slices.Sort(found)
+	want := []string{
+		// ModifyPlan keeps the prior value when the configured one means the same
+		// (keepIfSameMeaning), and Read never changes it, so the framework's semantic
+		// equality after Read, which can only put the prior value back, changes nothing.
+		".dependencies custom type provider.manifestsType",
+		".id stringplanmodifier.useStateForUnknownModifier",
+		".name stringplanmodifier.requiresReplaceIfModifier",
+		".on_unschedule default",
+		// An object type with no semantic equality: its values are compared as plain objects.
+		".timeouts custom type timeouts.Type",
+	}
+	if !slices.Equal(found, want) {
+		t.Errorf("kratix_promise's defaults, plan modifiers, custom types, write-only attributes and identity:\n got %q\nwant %q\n"+
+			"(handle the new one in withPromiseDefaults and planNoChange in steady_state_server.go, or pass such "+
+			"promises to the framework, then add it here)", found, want)
+	}
+}
+
+// schemaFeatures lists, by attribute path, the defaults, plan modifiers, custom types and
+// write-only attributes of a schema, a nested object or an attribute, found by reflection so
+// that a new kind of attribute or block is walked too.
+func schemaFeatures(v reflect.Value) []string {
 	var found []string
 	var walk func(prefix string, v reflect.Value)
 	walk = func(prefix string, v reflect.Value) {
@@ -179,6 +245,17 @@ func TestPromiseSchemaDefaultsAndModifiers(t *testing.T) {
 				found = append(found, prefix+" "+reflect.Indirect(f.Index(i).Elem()).Type().String())
 			}
 		}
+		if f := v.FieldByName("CustomType"); f.IsValid() && !f.IsZero() {
+			found = append(found, prefix+" custom type "+reflect.Indirect(f.Elem()).Type().String())
+		}
+		if f := v.FieldByName("WriteOnly"); f.IsValid() && f.Kind() == reflect.Bool && f.Bool() {
+			found = append(found, prefix+" write-only")
+		}
+		if f := v.FieldByName("ElementType"); f.IsValid() && !f.IsZero() {
+			if typ, ok := f.Interface().(attr.Type); ok {
+				found = append(found, customTypesIn(prefix+"[*]", typ)...)
+			}
+		}
 		for _, field := range []string{"Attributes", "Blocks"} {
 			if f := v.FieldByName(field); f.IsValid() && f.Kind() == reflect.Map {
 				for _, k := range f.MapKeys() {
@@ -190,14 +267,28 @@ func TestPromiseSchemaDefaultsAndModifiers(t *testing.T) {
 			walk(prefix+"[*]", f)
 		}
 	}
-	walk("", reflect.ValueOf(sr.Schema))
-	slices.Sort(found)
-	want := []string{
-		".id stringplanmodifier.useStateForUnknownModifier",
-		".name stringplanmodifier.requiresReplaceIfModifier",
-		".on_unschedule default",
+	walk("", v)
+	return found
+}
+
+// customTypesIn lists the types in typ, an element type, that are not the framework's own.
+func customTypesIn(prefix string, typ attr.Type) []string {
+	const frameworkTypes = "github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	var found []string
+	if rt := reflect.Indirect(reflect.ValueOf(typ)).Type(); rt.PkgPath() != frameworkTypes {
+		found = append(found, prefix+" custom type "+rt.String())
 	}
-	if !slices.Equal(found, want) {
-		t.Errorf("kratix_promise's defaults and plan modifiers:\n got %q\nwant %q\n(see withPromiseDefaults and planNoChange in direct.go)", found, want)
+	switch t := typ.(type) {
+	case attr.TypeWithElementType:
+		found = append(found, customTypesIn(prefix+"[*]", t.ElementType())...)
+	case attr.TypeWithElementTypes:
+		for i, et := range t.ElementTypes() {
+			found = append(found, customTypesIn(fmt.Sprintf("%s[%d]", prefix, i), et)...)
+		}
+	case attr.TypeWithAttributeTypes:
+		for name, at := range t.AttributeTypes() {
+			found = append(found, customTypesIn(prefix+"."+name, at)...)
+		}
 	}
+	return found
 }

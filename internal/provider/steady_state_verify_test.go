@@ -1,0 +1,125 @@
+package provider
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// The verify mode of the steady-state server, for tests only: every answer the server gives
+// without the framework is also asked of the framework, and any difference (value, diagnostics,
+// private state, a replacement) is added to the answer as an error, which fails the test step
+// that produced it. It lives here so that none of it is in the provider users run.
+
+// verifiedServer is NewServer as the acceptance tests serve it: in verify mode.
+func verifiedServer(version string) func() (tfprotov6.ProviderServer, error) {
+	return func() (tfprotov6.ProviderServer, error) {
+		s, _, err := newVerifiedServer(version)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+}
+
+// newVerifiedServer returns a steady-state server in verify mode and its check, which counts the
+// direct answers it was given.
+func newVerifiedServer(version string) (*steadyStateServer, *frameworkCheck, error) {
+	s, err := newSteadyStateServer(version)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := &frameworkCheck{fw: s.ProviderServer, typ: s.typ}
+	s.check = c
+	return s, c, nil
+}
+
+// frameworkCheck asks the framework's server each request answered directly and compares.
+type frameworkCheck struct {
+	fw  tfprotov6.ProviderServer
+	typ tftypes.Type
+
+	upgrades, reads, plans atomic.Int64 // direct answers seen
+}
+
+var _ answerCheck = (*frameworkCheck)(nil)
+
+func (c *frameworkCheck) upgrade(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest, resp *tfprotov6.UpgradeResourceStateResponse) []*tfprotov6.Diagnostic {
+	c.upgrades.Add(1)
+	fw, err := c.fw.UpgradeResourceState(ctx, req)
+	if err != nil {
+		return []*tfprotov6.Diagnostic{directMismatch("UpgradeResourceState", "the framework failed: "+err.Error())}
+	}
+	return c.compare("UpgradeResourceState", resp.UpgradedState, fw.UpgradedState, resp.Diagnostics, fw.Diagnostics, nil, nil)
+}
+
+func (c *frameworkCheck) read(ctx context.Context, req *tfprotov6.ReadResourceRequest, resp *tfprotov6.ReadResourceResponse) []*tfprotov6.Diagnostic {
+	c.reads.Add(1)
+	fw, err := c.fw.ReadResource(ctx, req)
+	if err != nil {
+		return []*tfprotov6.Diagnostic{directMismatch("ReadResource", "the framework failed: "+err.Error())}
+	}
+	return c.compare("ReadResource", resp.NewState, fw.NewState, resp.Diagnostics, fw.Diagnostics, resp.Private, fw.Private)
+}
+
+func (c *frameworkCheck) plan(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest, resp *tfprotov6.PlanResourceChangeResponse) []*tfprotov6.Diagnostic {
+	c.plans.Add(1)
+	fw, err := c.fw.PlanResourceChange(ctx, req)
+	if err != nil {
+		return []*tfprotov6.Diagnostic{directMismatch("PlanResourceChange", "the framework failed: "+err.Error())}
+	}
+	var out []*tfprotov6.Diagnostic
+	if len(fw.RequiresReplace) > 0 {
+		out = append(out, directMismatch("PlanResourceChange", fmt.Sprintf("the framework plans a replacement (%v)", fw.RequiresReplace)))
+	}
+	return append(out, c.compare("PlanResourceChange", resp.PlannedState, fw.PlannedState, resp.Diagnostics, fw.Diagnostics, resp.PlannedPrivate, fw.PlannedPrivate)...)
+}
+
+// compare reports how a direct answer differs from the framework's.
+func (c *frameworkCheck) compare(rpc string, direct, fw *tfprotov6.DynamicValue, directDiags, fwDiags []*tfprotov6.Diagnostic, directPrivate, fwPrivate []byte) []*tfprotov6.Diagnostic {
+	var out []*tfprotov6.Diagnostic
+	dv, derr := decodeOrNull(direct, c.typ)
+	fv, ferr := decodeOrNull(fw, c.typ)
+	if derr != nil || ferr != nil || !dv.Equal(fv) {
+		out = append(out, directMismatch(rpc, fmt.Sprintf("value: direct %v (%v), framework %v (%v)", dv, derr, fv, ferr)))
+	}
+	if a, b := protoDiagnosticsText(directDiags), protoDiagnosticsText(fwDiags); a != b {
+		out = append(out, directMismatch(rpc, fmt.Sprintf("diagnostics: direct %q, framework %q", a, b)))
+	}
+	if !samePrivate(directPrivate, fwPrivate) {
+		out = append(out, directMismatch(rpc, fmt.Sprintf("private state: direct %q, framework %q", directPrivate, fwPrivate)))
+	}
+	return out
+}
+
+func decodeOrNull(v *tfprotov6.DynamicValue, typ tftypes.Type) (tftypes.Value, error) {
+	if v == nil {
+		return tftypes.NewValue(typ, nil), nil
+	}
+	return v.Unmarshal(typ)
+}
+
+func protoDiagnosticsText(diags []*tfprotov6.Diagnostic) string {
+	var b bytes.Buffer
+	for _, d := range diags {
+		fmt.Fprintf(&b, "%v|%s|%s|%v\n", d.Severity, d.Summary, d.Detail, d.Attribute)
+	}
+	return b.String()
+}
+
+// samePrivate treats no private state and an empty one as the same.
+func samePrivate(a, b []byte) bool {
+	return bytes.Equal(a, b) || (emptyPrivate(a) && emptyPrivate(b))
+}
+
+func directMismatch(rpc, detail string) *tfprotov6.Diagnostic {
+	return &tfprotov6.Diagnostic{
+		Severity: tfprotov6.DiagnosticSeverityError,
+		Summary:  "Direct Answer Differs From The Framework's",
+		Detail:   rpc + " of " + promiseTypeName + ": " + detail,
+	}
+}
