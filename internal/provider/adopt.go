@@ -197,7 +197,7 @@ func (d *providerData) probeKratix(ctx context.Context, kind, who string, at pat
 		return rec, false // cannot be read in this plan; a later plan looks
 	}
 	if err != nil {
-		diags.AddError("State Store Not Usable", fmt.Sprintf("%s cannot use state store %q: %v", who, o.member.Member.Store, err))
+		diags.Append(storeNotUsable(who, o.member.Member.Store, err))
 		return rec, false
 	}
 	failed := func(err error) (placement.Record, bool) {

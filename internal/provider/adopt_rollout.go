@@ -107,7 +107,7 @@ func (d *providerData) heldDependencies(ctx context.Context, promise, dest strin
 		return layout.Dependencies{}, false // cannot be read in this plan
 	}
 	if err != nil {
-		diags.AddError("State Store Not Usable", fmt.Sprintf("%s cannot use state store %q: %v", who, m.Member.Store, err))
+		diags.Append(storeNotUsable(who, m.Member.Store, err))
 		return layout.Dependencies{}, false
 	}
 	var docs []string

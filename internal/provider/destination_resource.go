@@ -192,7 +192,7 @@ func (m destinationModel) member() (poolMember, bool, diag.Diagnostics) {
 	}
 	root, err := layout.Root(ref.Path.ValueString(), m.Path.ValueString())
 	if err != nil {
-		diags.AddAttributeError(path.Root("path"), "Invalid Path", fmt.Sprintf("Destination %q: %s.", m.Name.ValueString(), err))
+		diags.Append(invalidPath(path.Root("path"), m.Name.ValueString(), err))
 		return poolMember{}, false, diags
 	}
 	name := m.Name.ValueString()
@@ -319,7 +319,7 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 	m, ok, d := plan.member()
 	diags.Append(d...)
 	if !ok || diags.HasError() {
-		diags.AddError("Destination Not Known", "The destination's store or path is still unknown at apply; this is a bug in the provider.")
+		diags.Append(notKnown("Destination Not Known", "The destination's store or path is"))
 		return
 	}
 	p := placement.PlanCanaries(m.Member, plan.InitWorkloads.ValueBool())
@@ -399,13 +399,12 @@ func (r *destinationResource) ImportState(ctx context.Context, req resource.Impo
 
 func (r *destinationResource) open(ref storeRefModel, name string, diags *diag.Diagnostics) statestore.Store {
 	if r.data == nil {
-		diags.AddError("Provider Not Configured", "The kratix provider was not configured; this is a bug in the provider.")
+		diags.Append(providerNotConfigured())
 		return nil
 	}
 	store, err := r.data.open(ref, false)
 	if err != nil {
-		diags.AddAttributeError(path.Root(storeAttributeName), "State Store Not Usable",
-			fmt.Sprintf("Destination %q cannot use state store %q: %v", name, ref.Name.ValueString(), err))
+		diags.Append(storeNotUsableAt(path.Root(storeAttributeName), fmt.Sprintf("Destination %q cannot use state store %q", name, ref.Name.ValueString()), err))
 		return nil
 	}
 	return store

@@ -5,9 +5,14 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
+
+// The provider's repeated diagnostics, each built in one place so that it says the same thing
+// everywhere: what failed, for which object and where, and what to do about it. A diagnostic
+// used once stays where it is raised.
 
 // storeErrorDetail explains a failed store operation: the object, the store, the cause and what
 // to do about it.
@@ -22,6 +27,79 @@ func storeErrorDetail(what string, err error) string {
 // addStoreError adds an error diagnostic for a failed store operation.
 func addStoreError(diags *diag.Diagnostics, summary, what string, err error) {
 	diags.AddError(summary, storeErrorDetail(what, err))
+}
+
+// storeNotUsableAdvice is what to do when a store's client cannot be made.
+const storeNotUsableAdvice = "The store's settings or credentials could not be turned into a client; the cause above " +
+	"says which. Check the kratix_state_store resource and the credentials it names (provider `secrets`, or the " +
+	"KRATIX_SECRET_<NAME>_<KEY> environment variables), then plan again. Nothing was written to this store."
+
+// storeNotUsable: who (e.g. `Promise "jenkins"`) cannot open state store store.
+func storeNotUsable(who, store string, err error) diag.Diagnostic {
+	return diag.NewErrorDiagnostic("State Store Not Usable",
+		fmt.Sprintf("%s cannot use state store %q: %v\n\n%s", who, store, err, storeNotUsableAdvice))
+}
+
+// storeNotUsableAt is storeNotUsable reported at an attribute; what says who and which store
+// (`Destination "dev" cannot use state store "s"`).
+func storeNotUsableAt(at path.Path, what string, err error) diag.Diagnostic {
+	return diag.NewAttributeErrorDiagnostic(at, "State Store Not Usable",
+		fmt.Sprintf("%s: %v\n\n%s", what, err, storeNotUsableAdvice))
+}
+
+// notKnown: an object's inputs are unknown where Terraform has resolved every value (when it
+// applies a resource, or reads a data source), which Terraform's own rules rule out. summary
+// names the object ("Promise Not Known"), what says which inputs ("The promise's inputs are").
+func notKnown(summary, what string) diag.Diagnostic {
+	return diag.NewErrorDiagnostic(summary, what+" still unknown where Terraform has resolved every value "+
+		"(at apply, or when a data source is read), so this is a bug in the provider: please report it with the "+
+		"plan's output (`terraform plan -out=tfplan && terraform show tfplan`). Nothing was written.")
+}
+
+// providerNotConfigured: a resource is used before the provider's Configure ran.
+func providerNotConfigured() diag.Diagnostic {
+	return diag.NewErrorDiagnostic("Provider Not Configured", "The kratix provider was not configured before the "+
+		"resource was used. Terraform configures a provider before it applies its resources, so this is a bug in "+
+		"the provider: please report it with the command you ran.")
+}
+
+// cannotLayOut: kind ("Promise", "Request") cannot be laid out in its destinations' folders.
+func cannotLayOut(kind string, err error) diag.Diagnostic {
+	return diag.NewErrorDiagnostic("Cannot Lay Out "+kind, fmt.Sprintf("The %s's files cannot be laid out in "+
+		"the folders of its destinations: %v\n\nChange what the message names (a file key, a destination's path "+
+		"or filepath_mode) and plan again. Nothing was written.", lower(kind), err))
+}
+
+// incompleteDestination: a destination object at at lacks what it needs (needs: "name",
+// "name, path and state_store").
+func incompleteDestination(at path.Path, needs string) diag.Diagnostic {
+	return diag.NewAttributeErrorDiagnostic(at, "Incomplete Destination", fmt.Sprintf("%s: a destination needs %s; "+
+		"pass the destination resources, e.g. destinations = values(kratix_destination.workers).", at, needs))
+}
+
+// duplicateDestination: destination name is listed twice, the second time at at.
+func duplicateDestination(at path.Path, name string) diag.Diagnostic {
+	return diag.NewAttributeErrorDiagnostic(at, "Duplicate Destination", fmt.Sprintf("%s: destination %q is listed "+
+		"twice. List each destination once (a destination's name is its identity in every store).", at, name))
+}
+
+// invalidPath: the folder of destination name (at at) is not a clean relative path.
+func invalidPath(at path.Path, name string, err error) diag.Diagnostic {
+	return diag.NewAttributeErrorDiagnostic(at, "Invalid Path", fmt.Sprintf("%s: destination %q: %s. Use a clean path "+
+		"relative to the store's path, e.g. \"clusters/dev\", or \".\" for the store's path itself.", at, name, err))
+}
+
+// invalidYAML: the YAML at an attribute is not Kubernetes documents; detail says where and why.
+func invalidYAML(at path.Path, detail string) diag.Diagnostic {
+	return diag.NewAttributeErrorDiagnostic(at, "Invalid Kubernetes YAML",
+		detail+"\n\nEvery document must be a Kubernetes object with apiVersion, kind and metadata.name.")
+}
+
+func lower(s string) string {
+	if s == "" {
+		return s
+	}
+	return string(s[0]|0x20) + s[1:]
 }
 
 // providerDataFrom is the Configure step shared by every resource and data source.

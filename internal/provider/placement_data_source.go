@@ -186,7 +186,7 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 	}
 	if !okSel || !okSecond || !okDests {
 		// Terraform reads a data source whose configuration is not wholly known at apply, once it is.
-		resp.Diagnostics.AddError("Placement Not Known", "The inputs of kratix_placement are still unknown when it is read; this is a bug in the provider.")
+		resp.Diagnostics.Append(notKnown("Placement Not Known", "The inputs of kratix_placement are"))
 		return
 	}
 	var pool []scheduling.Destination
@@ -194,14 +194,12 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 	for i, dest := range dests {
 		if dest.Name.IsNull() {
 			at := path.Root("destinations").AtListIndex(i).AtName("name")
-			resp.Diagnostics.AddAttributeError(at, "Incomplete Destination",
-				fmt.Sprintf("%s: a destination needs a name; pass the destination resources, e.g. destinations = values(kratix_destination.workers).", at))
+			resp.Diagnostics.Append(incompleteDestination(at, "a name"))
 			continue
 		}
 		name := dest.Name.ValueString()
 		if _, dup := byName[name]; dup {
-			resp.Diagnostics.AddAttributeError(path.Root("destinations").AtListIndex(i).AtName("name"), "Duplicate Destination",
-				fmt.Sprintf("destinations[%d].name: destination %q is listed twice.", i, name))
+			resp.Diagnostics.Append(duplicateDestination(path.Root("destinations").AtListIndex(i).AtName("name"), name))
 			continue
 		}
 		byName[name] = dest
@@ -254,7 +252,7 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 		waves, waveNames, ok, diags := wavesFromList(ctx, path.Root("rollout_waves"), m.RolloutWaves)
 		if resp.Diagnostics.Append(diags...); !ok || diags.HasError() {
 			if !diags.HasError() {
-				resp.Diagnostics.AddError("Placement Not Known", "The rollout waves of kratix_placement are still unknown when it is read; this is a bug in the provider.")
+				resp.Diagnostics.Append(notKnown("Placement Not Known", "The rollout waves of kratix_placement are"))
 			}
 			return
 		}

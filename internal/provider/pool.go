@@ -91,8 +91,7 @@ func poolFromModel(at path.Path, models []poolMemberModel) (pool []poolMember, o
 			return nil, false, diags
 		}
 		if m.Name.IsNull() || m.Path.IsNull() || m.StateStore.IsNull() {
-			diags.AddAttributeError(el, "Incomplete Destination",
-				fmt.Sprintf("%s: a destination needs name, path and state_store; pass the destination resources, e.g. destinations = values(kratix_destination.workers).", el))
+			diags.Append(incompleteDestination(el, "name, path and state_store"))
 			continue
 		}
 		ref, known := storeRefFromObject(m.StateStore)
@@ -106,7 +105,7 @@ func poolFromModel(at path.Path, models []poolMemberModel) (pool []poolMember, o
 		storePath := placement.CleanStorePath(ref.Path.ValueString())
 		root, err := layout.Root(ref.Path.ValueString(), m.Path.ValueString())
 		if err != nil {
-			diags.AddAttributeError(el.AtName("path"), "Invalid Path", fmt.Sprintf("%s: destination %q: %s.", el.AtName("path"), m.Name.ValueString(), err))
+			diags.Append(invalidPath(el.AtName("path"), m.Name.ValueString(), err))
 			continue
 		}
 		name := m.Name.ValueString()

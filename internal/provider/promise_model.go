@@ -81,7 +81,7 @@ func planPromise(in placement.Promise) (placement.Plan, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	p, _, err := placement.PlanPromise(in)
 	if err != nil {
-		diags.AddError("Cannot Lay Out Promise", err.Error())
+		diags.Append(cannotLayOut("Promise", err))
 	}
 	return p, diags
 }

@@ -299,7 +299,7 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	deps, _ := state.dependencies()
 	p, err := placement.RemovePromise(deps, priorsOf(prior))
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot Lay Out Promise", err.Error())
+		resp.Diagnostics.Append(cannotLayOut("Promise", err))
 		return
 	}
 	p = p.Spare(readSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
@@ -332,7 +332,7 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	in, pool, ok, d := plan.input(ctx, state)
 	diags.Append(d...)
 	if !ok || diags.HasError() {
-		diags.AddError("Promise Not Known", "The promise's inputs are still unknown at apply; this is a bug in the provider.")
+		diags.Append(notKnown("Promise Not Known", "The promise's inputs are"))
 		return
 	}
 	withWrittenLabels(in.Prior, readWrittenLabels(ctx, private))

@@ -234,7 +234,7 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (placement.R
 	}
 	p, _, err := placement.PlanRequest(in)
 	if err != nil {
-		diags.AddError("Cannot Lay Out Request", err.Error())
+		diags.Append(cannotLayOut("Request", err))
 		return placement.RequestPlan{}, nil, false, diags
 	}
 	return p, pool, true, diags
@@ -527,7 +527,7 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 	out, _ := state.output(ctx)
 	p, err := placement.RemoveRequest(out, state.Destination.ValueString(), prior)
 	if err != nil {
-		resp.Diagnostics.AddError("Cannot Lay Out Request", err.Error())
+		resp.Diagnostics.Append(cannotLayOut("Request", err))
 		return
 	}
 	p = p.Spare(readSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
@@ -560,7 +560,7 @@ func (r *requestResource) apply(ctx context.Context, plan, state requestModel, w
 	p, pool, ok, d := plan.plan(ctx, state)
 	diags.Append(d...)
 	if !ok || diags.HasError() {
-		diags.AddError("Request Not Known", "The request's inputs are still unknown at apply; this is a bug in the provider.")
+		diags.Append(notKnown("Request Not Known", "The request's inputs are"))
 		return
 	}
 	refs := state.refs().add(pool...)

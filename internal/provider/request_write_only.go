@@ -114,7 +114,7 @@ func (writeOnlyYAML) ValidateString(_ context.Context, req validator.StringReque
 		return
 	}
 	if err := checkWriteOnlyYAML(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Kubernetes YAML", fmt.Sprintf("%s: %v", req.Path, err))
+		resp.Diagnostics.Append(invalidYAML(req.Path, fmt.Sprintf("%s: %v", req.Path, err)))
 	}
 }
 

@@ -347,7 +347,7 @@ func (r *stateStoreResource) readCheck(ctx context.Context, m stateStoreModel, d
 	what := fmt.Sprintf("State store %q cannot be read", m.Name.ValueString())
 	store, err := r.data.open(ref, false)
 	if err != nil {
-		diags.AddAttributeError(path.Root("secret_ref"), "State Store Not Usable", what+": "+err.Error())
+		diags.Append(storeNotUsableAt(path.Root("secret_ref"), what, err))
 		return false
 	}
 	probe, ok := store.(statestore.BucketProbe)
@@ -375,7 +375,7 @@ func (r *stateStoreResource) check(ctx context.Context, m stateStoreModel, diags
 	what := fmt.Sprintf("State store %q cannot be written", m.Name.ValueString())
 	store, err := r.data.open(ref, m.Bucket != nil && m.Bucket.CreateBucket.ValueBool())
 	if err != nil {
-		diags.AddAttributeError(path.Root("secret_ref"), "State Store Not Usable", what+": "+err.Error())
+		diags.Append(storeNotUsableAt(path.Root("secret_ref"), what, err))
 		return false
 	}
 	tflog.Debug(ctx, "checking state store", map[string]any{"store": store.Describe()})

@@ -42,7 +42,7 @@ func (d *providerData) writeOps(ctx context.Context, kind, who, message, writer 
 		}
 		store, err := d.openRef(refs, key, op.Member.Store)
 		if err != nil {
-			diags.AddError("State Store Not Usable", fmt.Sprintf("%s cannot use state store %q: %v", who, op.Member.Store, err))
+			diags.Append(storeNotUsable(who, op.Member.Store, err))
 			failed[key] = true
 			continue
 		}
@@ -125,7 +125,7 @@ func (d *providerData) refresh(ctx context.Context, kind, who string, placements
 			continue
 		}
 		if err != nil {
-			diags.AddError("State Store Not Usable", fmt.Sprintf("%s cannot use state store %q: %v", who, placements[dests[0]].member.Member.Store, err))
+			diags.Append(storeNotUsable(who, placements[dests[0]].member.Member.Store, err))
 			return nil
 		}
 		for _, dest := range dests {

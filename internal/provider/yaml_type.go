@@ -84,8 +84,7 @@ func (v manifestsValue) ValidateAttribute(_ context.Context, req xattr.ValidateA
 		if errors.As(err, &me) {
 			detail = fmt.Sprintf("%s: document %d (line %d): %s", req.Path, me.Document, me.Line, me.Message)
 		}
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Kubernetes YAML",
-			detail+"\n\nEvery document must be a Kubernetes object with apiVersion, kind and metadata.name.")
+		resp.Diagnostics.Append(invalidYAML(req.Path, detail))
 	}
 }
 
