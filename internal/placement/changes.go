@@ -9,8 +9,13 @@ import (
 
 // Change is what one operation makes one store location hold. It is declarative: the store
 // compares it with what it holds when it writes, skips what is already there, and can apply it
-// again on a newer revision after a concurrent write.
+// again on a newer revision after a concurrent write. It is the one change type from placement
+// to the store (statestore.Change is this type). Paths are slash-separated, relative to the
+// bucket or repository root, without a leading slash.
 type Change struct {
+	// Message names the operation in Kratix's style ("Update from: promise/jenkins"); git uses
+	// it as the commit message. The caller sets it: the plan says what, not in whose name.
+	Message string
 	// Put maps a store path to the exact bytes it must hold.
 	Put map[string][]byte
 	// Delete lists files to remove; a path ending in "/" removes everything under it. Put wins

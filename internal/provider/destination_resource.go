@@ -381,7 +381,8 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 		return
 	}
 	c := successor.SpareFiles(m.Location, placement.Cleanup(m.Target, sortedKeys(listing), indexes))
-	res, err := store.Apply(ctx, storeChange("Delete from: destination/"+name, c))
+	c.Message = "Delete from: destination/" + name
+	res, err := store.Apply(ctx, c)
 	if err != nil {
 		addStoreError(&resp.Diagnostics, "Cannot Clean Up Destination", fmt.Sprintf("Removing the files of destination %q failed", name), err)
 		return

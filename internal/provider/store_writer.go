@@ -54,7 +54,8 @@ func (d *providerData) writeOps(ctx context.Context, kind, who, message, writer 
 			failed[key] = true
 			continue
 		}
-		res, err := store.Apply(ctx, storeChange(message, change))
+		change.Message = message
+		res, err := store.Apply(ctx, change)
 		warnTakeOver(store, who, op.Fresh, res.Replaced, diags)
 		if err != nil {
 			d.writes.record(key, writer, res.Written)
@@ -81,14 +82,6 @@ func (d *providerData) openRef(refs storeRefs, key, name string) (statestore.Sto
 		return nil, fmt.Errorf("store %q (%s) is not known to this resource", name, key)
 	}
 	return d.open(ref, false)
-}
-
-func storeChange(message string, c placement.Change) statestore.Change {
-	out := statestore.Change{Message: message, Put: c.Put, Delete: c.Delete, Prune: c.Prune}
-	for _, a := range c.Aggregates {
-		out.Aggregates = append(out.Aggregates, statestore.Aggregate{File: a.File, Dir: a.Dir})
-	}
-	return out
 }
 
 // observed is a placement to refresh: its record, where it is and how it is laid out.

@@ -14,37 +14,22 @@ import (
 	"time"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 )
 
-// Change is one operation against a store: the files to write and the files to remove.
-// Paths are slash-separated, relative to the bucket or repository root, without a leading slash.
-type Change struct {
-	// Message names the operation in Kratix's style ("Update from: kratix-canary"); git uses it as
-	// the commit message.
-	Message string
-	// Put maps a path to the exact bytes it must hold afterwards. Unchanged files are not rewritten.
-	Put map[string][]byte
-	// Delete lists files to remove. A missing file is not an error. A path ending in "/" removes
-	// every file under that prefix.
-	Delete []string
-	// Prune lists folder prefixes (ending in "/") that this operation owns: every file under them
-	// that is not in Put is removed, as Kratix does when it replaces a placement's folder.
-	Prune []string
-	// Aggregates are files rebuilt, after the writes and deletes above, from every file in a
-	// folder: several writers contribute to one file, and each rebuilds the whole.
-	Aggregates []Aggregate
-}
+// Change is one operation against a store: placement.Change, the one change type from
+// placement to the store. The store compares it with what it holds and skips what is already
+// there: Put is written where it differs, Delete and Prune remove what they name (a missing file
+// is not an error), and each Aggregate is rebuilt after the writes and deletes.
+type Change = placement.Change
 
-// Aggregate is a file made of every file under Dir (a prefix ending in "/"), ordered by name,
-// joined with "\n---\n", as Kratix builds an aggregatedYAML destination's file; a File that holds
-// the same pieces in another order (Kratix's) is not rewritten. File is removed when Dir holds
-// nothing. A file found with no part in Dir (one Kratix wrote) is not rebuilt from
-// the new parts alone: its documents are first kept in a remainder part (layout.RemainderPart),
-// from which each rebuild drops the documents that another part holds.
-type Aggregate struct {
-	File string
-	Dir  string
-}
+// Aggregate is an aggregatedYAML file (layout.Aggregate): File is made of every file under Dir
+// (a prefix ending in "/"), ordered by name, joined with "\n---\n", as Kratix builds an
+// aggregatedYAML destination's file, and removed when Dir holds nothing. A file found with no
+// part in Dir (one Kratix wrote) is not rebuilt from the new parts alone: its documents are
+// first kept in a remainder part (layout.RemainderPart), from which each rebuild drops the
+// documents that another part holds.
+type Aggregate = layout.Aggregate
 
 // joinContributions builds an aggregate's content from its parts by path, in Kratix's order
 // (package layout owns the rule).
