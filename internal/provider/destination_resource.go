@@ -2,15 +2,10 @@ package provider
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"sort"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -26,7 +21,6 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
-	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
@@ -46,24 +40,6 @@ const (
 func NewDestinationResource() resource.Resource { return &destinationResource{} }
 
 type destinationResource struct{ data *providerData }
-
-type destinationModel struct {
-	ID                 types.String `tfsdk:"id"`
-	Name               types.String `tfsdk:"name"`
-	Labels             types.Map    `tfsdk:"labels"`
-	StateStore         types.Object `tfsdk:"state_store"`
-	Path               types.String `tfsdk:"path"`
-	StrictMatchLabels  types.Bool   `tfsdk:"strict_match_labels"`
-	FilepathMode       types.String `tfsdk:"filepath_mode"`
-	AggregatedFilename types.String `tfsdk:"aggregated_filename"`
-	InitWorkloads      types.Bool   `tfsdk:"init_workloads"`
-	Cleanup            types.String `tfsdk:"cleanup"`
-	Root               types.String `tfsdk:"root"`
-	Files              types.Map    `tfsdk:"files"`
-	InstanceID         types.String `tfsdk:"instance_id"`
-
-	Timeouts timeouts.Value `tfsdk:"timeouts"`
-}
 
 func (r *destinationResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_destination"
@@ -170,44 +146,6 @@ func (r *destinationResource) Schema(ctx context.Context, _ resource.SchemaReque
 
 func (r *destinationResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-// member is the destination as the placement engine sees it; ok is false while the inputs are
-// not known.
-func (m destinationModel) member() (poolMember, bool, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	ref, known := storeRefFromObject(m.StateStore)
-	if !known || m.Path.IsUnknown() || m.FilepathMode.IsUnknown() || m.InitWorkloads.IsUnknown() || m.AggregatedFilename.IsUnknown() {
-		return poolMember{}, false, diags
-	}
-	if ref.Name.ValueString() == "" {
-		diags.AddAttributeError(path.Root(storeAttributeName), "Invalid State Store",
-			"state_store.name: the store object has no name. Pass the store resource: state_store = kratix_state_store.<name>.")
-		return poolMember{}, false, diags
-	}
-	if ref.Bucket == nil && ref.Git == nil || ref.Bucket != nil && ref.Git != nil {
-		diags.AddAttributeError(path.Root(storeAttributeName), "Invalid State Store",
-			fmt.Sprintf("State store %q must have exactly one of bucket and git. Pass the store resource: state_store = kratix_state_store.<name>.", ref.Name.ValueString()))
-		return poolMember{}, false, diags
-	}
-	root, err := layout.Root(ref.Path.ValueString(), m.Path.ValueString())
-	if err != nil {
-		diags.Append(invalidPath(path.Root("path"), m.Name.ValueString(), err))
-		return poolMember{}, false, diags
-	}
-	name := m.Name.ValueString()
-	return poolMember{
-		Member: placement.Member{
-			Destination: scheduling.Destination{Name: name},
-			Store:       ref.Name.ValueString(),
-			Location:    ref.place(),
-			Target: layout.Target{
-				Destination: name, Mode: layout.Mode(m.FilepathMode.ValueString()), StorePath: placement.CleanStorePath(ref.Path.ValueString()),
-				Root: root, AggregatedFilename: m.AggregatedFilename.ValueString(),
-			},
-		},
-		Store: ref,
-	}, true, diags
 }
 
 func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -411,26 +349,6 @@ func (r *destinationResource) open(ref storeRefModel, name string, diags *diag.D
 	return store
 }
 
-// warnTakeOver warns about the files a write replaced (see statestore.Result.Replaced) that the
-// resource did not hold before (fresh): they held other content, written by Kratix or another
-// workspace.
-func warnTakeOver(store statestore.Store, who string, fresh map[string]string, replaced []string, diags *diag.Diagnostics) {
-	for _, p := range replaced {
-		if _, ok := fresh[p]; ok {
-			diags.AddWarning("Taking Over Existing File",
-				fmt.Sprintf("%s replaces %s in %s, which held different content (written by Kratix or another workspace?).",
-					who, p, store.Describe()))
-		}
-	}
-}
-
-// newInstanceID is a random value that names one incarnation of a destination.
-func newInstanceID() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 // readIndexes reads the `.kratix/` index files found in a listing under prefix. A file that is
 // not an index of ours is skipped: it is removed with the folder, the files it names are not.
 func readIndexes(ctx context.Context, store statestore.Store, prefix string, listing map[string]string) (map[string]layout.Index, error) {
@@ -453,30 +371,4 @@ func readIndexes(ctx context.Context, store statestore.Store, prefix string, lis
 		}
 	}
 	return out, nil
-}
-
-func stringMapValue(m map[string]string) types.Map {
-	elems := make(map[string]attr.Value, len(m))
-	for k, v := range m {
-		elems[k] = types.StringValue(v)
-	}
-	return types.MapValueMust(types.StringType, elems)
-}
-
-func stringMap(ctx context.Context, m types.Map) map[string]string {
-	out := map[string]string{}
-	if m.IsNull() || m.IsUnknown() {
-		return out
-	}
-	_ = m.ElementsAs(ctx, &out, false)
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

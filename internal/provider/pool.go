@@ -211,3 +211,39 @@ func mapKnown(m types.Map) bool {
 	}
 	return true
 }
+
+// lenientPool converts a recorded pool by name, keeping what converts: state was valid when it
+// was written.
+func lenientPool(list types.List) map[string]poolMember {
+	out := map[string]poolMember{}
+	models, _ := poolModelsFromList(list)
+	for i := range models {
+		pool, _, _ := poolFromModel(path.Root("destinations"), models[i:i+1])
+		for _, m := range pool {
+			out[m.Name] = m
+		}
+	}
+	return out
+}
+
+func members(pool []poolMember) []placement.Member {
+	out := make([]placement.Member, len(pool))
+	for i, m := range pool {
+		out[i] = m.Member
+	}
+	return out
+}
+
+// checkPoolCredentials finds credential mistakes of every store of a pool during plan, once per
+// store location.
+func (d *providerData) checkPoolCredentials(pool []poolMember, at path.Path) diag.Diagnostics {
+	var diags diag.Diagnostics
+	checked := map[string]bool{}
+	for i, m := range pool {
+		if key := m.Store.location(); !checked[key] {
+			checked[key] = true
+			diags.Append(d.checkCredentials(m.Store, at.AtListIndex(i).AtName("state_store"))...)
+		}
+	}
+	return diags
+}

@@ -143,20 +143,6 @@ func (m promiseModel) prior(ctx context.Context) map[string]priorPlacement {
 	return out
 }
 
-// lenientPool converts a recorded pool by name, keeping what converts: state was valid when it
-// was written.
-func lenientPool(list types.List) map[string]poolMember {
-	out := map[string]poolMember{}
-	models, _ := poolModelsFromList(list)
-	for i := range models {
-		pool, _, _ := poolFromModel(path.Root("destinations"), models[i:i+1])
-		for _, m := range pool {
-			out[m.Name] = m
-		}
-	}
-	return out
-}
-
 func priorsOf(prior map[string]priorPlacement) map[string]placement.Prior {
 	out := make(map[string]placement.Prior, len(prior))
 	for dest, pr := range prior {
@@ -178,14 +164,6 @@ func refsOf(prior map[string]priorPlacement) storeRefs {
 		}
 	}
 	return refs
-}
-
-func members(pool []poolMember) []placement.Member {
-	out := make([]placement.Member, len(pool))
-	for i, m := range pool {
-		out[i] = m.Member
-	}
-	return out
 }
 
 func recordsFromModel(ctx context.Context, m types.Map) map[string]placement.Record {
@@ -215,30 +193,4 @@ func recordsToModel(records map[string]placement.Record) types.Map {
 		})
 	}
 	return types.MapValueMust(types.ObjectType{AttrTypes: placementAttrTypes}, elems)
-}
-
-// keepIfSameMeaning returns the prior value when the planned one means the same YAML: Terraform
-// accepts it in place of the configured one, so a change of formatting only plans nothing.
-func keepIfSameMeaning(ctx context.Context, planned, prior manifestsValue) manifestsValue {
-	if prior.IsNull() || prior.IsUnknown() || planned.IsUnknown() {
-		return planned
-	}
-	if same, _ := planned.StringSemanticEquals(ctx, prior); same {
-		return prior
-	}
-	return planned
-}
-
-// checkPoolCredentials finds credential mistakes of every store of a pool during plan, once per
-// store location.
-func (d *providerData) checkPoolCredentials(pool []poolMember, at path.Path) diag.Diagnostics {
-	var diags diag.Diagnostics
-	checked := map[string]bool{}
-	for i, m := range pool {
-		if key := m.Store.location(); !checked[key] {
-			checked[key] = true
-			diags.Append(d.checkCredentials(m.Store, at.AtListIndex(i).AtName("state_store"))...)
-		}
-	}
-	return diags
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -15,12 +14,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
-	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
-	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
 var (
@@ -34,40 +30,6 @@ var (
 func NewRequestResource() resource.Resource { return &requestResource{} }
 
 type requestResource struct{ data *providerData }
-
-// promiseRefModel is what a request receives of its promise (`promise = kratix_promise.jenkins`).
-// The lists may be unknown at plan, and the whole object too (see requestModel.promise).
-type promiseRefModel struct {
-	Name                 types.String `tfsdk:"name"`
-	DestinationSelectors types.List   `tfsdk:"destination_selectors"`
-	Destinations         types.List   `tfsdk:"destinations"`
-}
-
-type requestModel struct {
-	ID                   types.String   `tfsdk:"id"`
-	Promise              types.Object   `tfsdk:"promise"` // promiseRefModel; unknown when chosen by a condition known after apply
-	Name                 types.String   `tfsdk:"name"`
-	Namespace            types.String   `tfsdk:"namespace"`
-	Pipeline             types.String   `tfsdk:"pipeline"`
-	Documents            manifestsValue `tfsdk:"documents"`
-	Files                types.Map      `tfsdk:"files"`
-	DestinationSelectors types.List     `tfsdk:"destination_selectors"`
-	Destination          types.String   `tfsdk:"destination"`
-	Misscheduled         types.Bool     `tfsdk:"misscheduled"`
-	Location             types.String   `tfsdk:"location"`
-	Root                 types.String   `tfsdk:"root"`
-	WrittenFiles         types.Map      `tfsdk:"written_files"`
-	DocumentsWO          types.String   `tfsdk:"documents_wo"`
-	FilesWO              types.Map      `tfsdk:"files_wo"`
-	ContentWOVersion     types.Int64    `tfsdk:"content_wo_version"`
-	Guard                types.Object   `tfsdk:"guard"` // guardModel; see guard.go
-
-	// secret is the provider's content_hash_key when the content is write-only (see
-	// request_write_only.go); never stored.
-	secret []byte
-
-	Timeouts timeouts.Value `tfsdk:"timeouts"`
-}
 
 func (r *requestResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_resource_request"
@@ -156,190 +118,6 @@ func (r *requestResource) Configure(_ context.Context, req resource.ConfigureReq
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-// id is the request's identity as users read and type it, <promise>/<namespace>/<name>: its id,
-// its import id, and its name in every message and commit message.
-func (m requestModel) id() string {
-	return placement.RequestID(m.promiseName(), m.Namespace.ValueString(), m.Name.ValueString())
-}
-
-// key is what the request's destination is chosen by and its keyed hashes and guard
-// acknowledgements are bound to (placement.RequestKey); never shown.
-func (m requestModel) key() string {
-	return placement.RequestKey(m.promiseName(), m.Namespace.ValueString(), m.Name.ValueString())
-}
-
-// promise is the request's promise; nil while it is null or unknown.
-func (m requestModel) promise() *promiseRefModel {
-	if m.Promise.IsNull() || m.Promise.IsUnknown() {
-		return nil
-	}
-	var p promiseRefModel
-	if d := m.Promise.As(context.Background(), &p, basetypes.ObjectAsOptions{}); d.HasError() {
-		return nil
-	}
-	return &p
-}
-
-// promiseName is the promise's name; "" while the promise is not known.
-func (m requestModel) promiseName() string {
-	if p := m.promise(); p != nil {
-		return p.Name.ValueString()
-	}
-	return ""
-}
-
-// destinations is the promise's pool, as the request received it.
-func (m requestModel) destinations() types.List {
-	if p := m.promise(); p != nil {
-		return p.Destinations
-	}
-	return types.ListNull(types.ObjectType{})
-}
-
-// plan runs the placement engine on the configuration, given what state says the request held.
-// ok is false while some input is unknown.
-func (m requestModel) plan(ctx context.Context, state requestModel) (placement.RequestPlan, []poolMember, bool, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	promise := m.promise()
-	if promise == nil || promise.Name.IsUnknown() || m.Name.IsUnknown() || m.Namespace.IsUnknown() ||
-		m.Pipeline.IsUnknown() || m.Documents.IsUnknown() || !mapKnown(m.Files) ||
-		m.DocumentsWO.IsUnknown() || !mapKnown(m.FilesWO) || (m.writeOnly() && m.secret == nil) {
-		return placement.RequestPlan{}, nil, false, diags
-	}
-	promiseEntries, okP, d := selectorsFromList(ctx, path.Root("promise").AtName("destination_selectors"), promise.DestinationSelectors)
-	diags.Append(d...)
-	own, okR, d := selectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
-	diags.Append(d...)
-	pool, okPool, d := poolFromList(path.Root("promise").AtName("destinations"), promise.Destinations)
-	diags.Append(d...)
-	if !okP || !okR || !okPool || diags.HasError() {
-		return placement.RequestPlan{}, nil, false, diags
-	}
-	if d := m.checkFileKeys(ctx); d.HasError() {
-		diags.Append(d...)
-		return placement.RequestPlan{}, nil, false, diags
-	}
-	out, err := m.output(ctx)
-	if err != nil {
-		diags.AddAttributeError(path.Root("files"), "Invalid Files", err.Error())
-		return placement.RequestPlan{}, nil, false, diags
-	}
-	in := placement.Request{
-		Key: m.key(), PromiseSelector: scheduling.Merge(promiseEntries), Selector: scheduling.Merge(own),
-		Output: out, Pool: members(pool), HashKey: m.hashKey(),
-	}
-	if pr, ok := state.prior(ctx); ok {
-		in.PriorDestination = state.Destination.ValueString()
-		in.Prior = &pr
-	}
-	p, _, err := placement.PlanRequest(in)
-	if err != nil {
-		diags.Append(cannotLayOut("Request", err))
-		return placement.RequestPlan{}, nil, false, diags
-	}
-	return p, pool, true, diags
-}
-
-// prior is what state says the request held, and its destination as the request saw it then.
-func (m requestModel) prior(ctx context.Context) (placement.Prior, bool) {
-	if m.promise() == nil || m.Destination.IsNull() || m.Destination.IsUnknown() {
-		return placement.Prior{}, false
-	}
-	dest := m.Destination.ValueString()
-	p := placement.Prior{Record: placement.Record{
-		Location: m.Location.ValueString(), Root: m.Root.ValueString(), Misscheduled: m.Misscheduled.ValueBool(),
-		Files: stringMap(ctx, m.WrittenFiles),
-	}}
-	if mem := findMember(m.destinations(), dest); mem != nil {
-		p.Member = &mem.Member
-		p.Record.Store = mem.Member.Store
-	}
-	return p, true
-}
-
-func (m requestModel) refs() storeRefs {
-	refs := storeRefs{}
-	if mem := findMember(m.destinations(), m.Destination.ValueString()); mem != nil {
-		refs.add(*mem)
-	}
-	return refs
-}
-
-// checkFileKeys refuses, during plan and with the key's attribute path, file keys that are not a
-// file, leave the folder, name one file twice, or reach what the request does not own (index
-// files, canaries, other placements' files). documents counts as the file <name>.yaml.
-func (m requestModel) checkFileKeys(ctx context.Context) diag.Diagnostics {
-	var diags diag.Diagnostics
-	files, filesWO := stringMap(ctx, m.Files), stringMap(ctx, m.FilesWO)
-	keys := append(sortedKeys(files), sortedKeys(filesWO)...)
-	if !m.Documents.IsNull() || !m.DocumentsWO.IsNull() {
-		keys = append(keys, m.Name.ValueString()+".yaml")
-	}
-	for _, e := range layout.CheckRequestFiles(keys) {
-		at := path.Root("files").AtMapKey(e.Key)
-		if _, given := files[e.Key]; !given {
-			at = path.Root("documents")
-		}
-		if _, given := filesWO[e.Key]; given {
-			at = path.Root("files_wo").AtMapKey(e.Key)
-		} else if !m.DocumentsWO.IsNull() && at.Equal(path.Root("documents")) {
-			at = path.Root("documents_wo")
-		}
-		diags.AddAttributeError(at, "Invalid File Key", fmt.Sprintf("%s: %s", at, e.Message))
-	}
-	return diags
-}
-
-// output is the request's files as a pipeline would leave them.
-func (m requestModel) output(ctx context.Context) (layout.Request, error) {
-	req := layout.Request{
-		Promise: m.promiseName(), Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(),
-		Pipeline: m.Pipeline.ValueString(), Files: map[string][]byte{},
-	}
-	for attr, files := range map[string]types.Map{"files": m.Files, "files_wo": m.FilesWO} {
-		for rel, content := range stringMap(ctx, files) {
-			clean, err := layout.NormaliseFileKey(rel)
-			if err != nil {
-				return req, fmt.Errorf("%s[%q]: %w", attr, rel, err)
-			}
-			req.Files[clean] = []byte(content)
-		}
-	}
-	var all []manifest.Document
-	if !m.Documents.IsNull() {
-		docs, err := manifest.Parse([]byte(m.Documents.ValueString()))
-		if err != nil {
-			return req, err // reported by the attribute's validation
-		}
-		req.Files[m.Name.ValueString()+".yaml"] = manifest.Canonical(docs)
-	}
-	if !m.DocumentsWO.IsNull() {
-		if err := checkWriteOnlyYAML(m.DocumentsWO.ValueString()); err != nil {
-			return req, fmt.Errorf("documents_wo: %w", err)
-		}
-		docs, _ := manifest.Parse([]byte(m.DocumentsWO.ValueString()))
-		req.Files[m.Name.ValueString()+".yaml"] = manifest.Canonical(docs)
-	}
-	for _, rel := range sortedKeys(req.Files) {
-		docs, err := manifest.Parse(req.Files[rel])
-		if err != nil {
-			continue // files need not be YAML; only splitByKind looks inside them
-		}
-		all = append(all, docs...)
-	}
-	crds, others := manifest.Split(all)
-	if len(crds) > 0 {
-		req.CRDs = manifest.Canonical(crds)
-	}
-	if len(others) > 0 {
-		req.Others = manifest.Canonical(others)
-	}
-	if len(req.Files) == 0 && m.secret == nil { // write-only content is not in state: Read lays out without it
-		return req, fmt.Errorf("a request needs documents or files")
-	}
-	return req, nil
-}
-
 func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return
@@ -406,26 +184,6 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorOf(p.Ops))...)
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-// record sets the computed attributes from an outcome: the destination the request holds
-// files in, or none.
-func (m *requestModel) record(p placement.RequestPlan, o placement.Outcome) {
-	m.ID = types.StringValue(m.id())
-	m.Misscheduled = types.BoolValue(false)
-	m.Destination, m.Location, m.Root = types.StringNull(), types.StringNull(), types.StringNull()
-	m.WrittenFiles = stringMapValue(map[string]string{})
-	m.DocumentsWO, m.FilesWO = types.StringNull(), types.MapNull(types.StringType) // never in plan or state
-	for dest, rec := range o.Records {
-		if p.Chosen != nil && dest != p.Chosen.Name && len(o.Records) > 1 {
-			continue
-		}
-		m.Destination = types.StringValue(dest)
-		m.Location = types.StringValue(rec.Location)
-		m.Root = types.StringValue(rec.Root)
-		m.Misscheduled = types.BoolValue(rec.Misscheduled)
-		m.WrittenFiles = stringMapValue(rec.Files)
-	}
 }
 
 func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -567,11 +325,4 @@ func (r *requestResource) apply(ctx context.Context, plan, state requestModel, w
 	failed := r.data.writeOps(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), writer, p.Ops, refs, diags)
 	plan.record(p, p.Settle(failed))
 	diags.Append(out.Set(ctx, &plan)...)
-}
-
-func findMember(pool types.List, name string) *poolMember {
-	if m, ok := lenientPool(pool)[name]; ok {
-		return &m
-	}
-	return nil
 }

@@ -270,3 +270,16 @@ func rekeyFiles(ctx context.Context, store statestore.Store, found map[string]st
 	}
 	return nil
 }
+
+// warnTakeOver warns about the files a write replaced (see statestore.Result.Replaced) that the
+// resource did not hold before (fresh): they held other content, written by Kratix or another
+// workspace.
+func warnTakeOver(store statestore.Store, who string, fresh map[string]string, replaced []string, diags *diag.Diagnostics) {
+	for _, p := range replaced {
+		if _, ok := fresh[p]; ok {
+			diags.AddWarning("Taking Over Existing File",
+				fmt.Sprintf("%s replaces %s in %s, which held different content (written by Kratix or another workspace?).",
+					who, p, store.Describe()))
+		}
+	}
+}

@@ -107,3 +107,15 @@ func canonical(s string) ([]byte, error) {
 	canonicalCache.Store(key, b)
 	return b, nil
 }
+
+// keepIfSameMeaning returns the prior value when the planned one means the same YAML: Terraform
+// accepts it in place of the configured one, so a change of formatting only plans nothing.
+func keepIfSameMeaning(ctx context.Context, planned, prior manifestsValue) manifestsValue {
+	if prior.IsNull() || prior.IsUnknown() || planned.IsUnknown() {
+		return planned
+	}
+	if same, _ := planned.StringSemanticEquals(ctx, prior); same {
+		return prior
+	}
+	return planned
+}

@@ -1,0 +1,79 @@
+package provider
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
+)
+
+type destinationModel struct {
+	ID                 types.String `tfsdk:"id"`
+	Name               types.String `tfsdk:"name"`
+	Labels             types.Map    `tfsdk:"labels"`
+	StateStore         types.Object `tfsdk:"state_store"`
+	Path               types.String `tfsdk:"path"`
+	StrictMatchLabels  types.Bool   `tfsdk:"strict_match_labels"`
+	FilepathMode       types.String `tfsdk:"filepath_mode"`
+	AggregatedFilename types.String `tfsdk:"aggregated_filename"`
+	InitWorkloads      types.Bool   `tfsdk:"init_workloads"`
+	Cleanup            types.String `tfsdk:"cleanup"`
+	Root               types.String `tfsdk:"root"`
+	Files              types.Map    `tfsdk:"files"`
+	InstanceID         types.String `tfsdk:"instance_id"`
+
+	Timeouts timeouts.Value `tfsdk:"timeouts"`
+}
+
+// member is the destination as the placement engine sees it; ok is false while the inputs are
+// not known.
+func (m destinationModel) member() (poolMember, bool, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	ref, known := storeRefFromObject(m.StateStore)
+	if !known || m.Path.IsUnknown() || m.FilepathMode.IsUnknown() || m.InitWorkloads.IsUnknown() || m.AggregatedFilename.IsUnknown() {
+		return poolMember{}, false, diags
+	}
+	if ref.Name.ValueString() == "" {
+		diags.AddAttributeError(path.Root(storeAttributeName), "Invalid State Store",
+			"state_store.name: the store object has no name. Pass the store resource: state_store = kratix_state_store.<name>.")
+		return poolMember{}, false, diags
+	}
+	if ref.Bucket == nil && ref.Git == nil || ref.Bucket != nil && ref.Git != nil {
+		diags.AddAttributeError(path.Root(storeAttributeName), "Invalid State Store",
+			fmt.Sprintf("State store %q must have exactly one of bucket and git. Pass the store resource: state_store = kratix_state_store.<name>.", ref.Name.ValueString()))
+		return poolMember{}, false, diags
+	}
+	root, err := layout.Root(ref.Path.ValueString(), m.Path.ValueString())
+	if err != nil {
+		diags.Append(invalidPath(path.Root("path"), m.Name.ValueString(), err))
+		return poolMember{}, false, diags
+	}
+	name := m.Name.ValueString()
+	return poolMember{
+		Member: placement.Member{
+			Destination: scheduling.Destination{Name: name},
+			Store:       ref.Name.ValueString(),
+			Location:    ref.place(),
+			Target: layout.Target{
+				Destination: name, Mode: layout.Mode(m.FilepathMode.ValueString()), StorePath: placement.CleanStorePath(ref.Path.ValueString()),
+				Root: root, AggregatedFilename: m.AggregatedFilename.ValueString(),
+			},
+		},
+		Store: ref,
+	}, true, diags
+}
+
+// newInstanceID is a random value that names one incarnation of a destination.
+func newInstanceID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
