@@ -15,7 +15,7 @@ import (
 
 // The fixtures below are the examples of SPEC sections 3-5 written out by hand: a store whose
 // path is "kratix", a destination "dev" whose folder is "kratix/dev", promise "jenkins" and
-// request default/postgres/db. Expected paths and hashes in the tests are literals, never
+// request postgres/default/db. Expected paths and hashes in the tests are literals, never
 // computed by the package under test.
 
 const (

@@ -21,7 +21,7 @@ const (
 	ackABReq   = "ack-6d4aed1ea587eda1" // kratix_resource_request jenkins: a, b removed
 	ackAX      = "ack-0e7cd87e567afd76" // a loses kratix/a/x.yaml
 	ackAXY     = "ack-3a8fce67fcea7f1c" // a loses kratix/a/x.yaml and kratix/a/y.yaml
-	ackMove    = "ack-3b1e8a47a83eb162" // request default/postgres/db moves from dev to prod
+	ackMove    = "ack-3b1e8a47a83eb162" // request postgres/default/db moves from dev to prod
 )
 
 func removed(dests ...string) []placement.Loss {

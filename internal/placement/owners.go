@@ -199,9 +199,10 @@ func IndexOwner(index string) (Owner, bool) {
 	return "", false
 }
 
-// RequestOwner is a request as an owner.
+// RequestOwner is a request as an owner, named by its one identity (RequestID:
+// <promise>/<namespace>/<name>), as its id and every message spell it.
 func RequestOwner(namespace, promise, name string) Owner {
-	return Owner(fmt.Sprintf("request %s/%s/%s", namespace, promise, name))
+	return Owner("request " + RequestID(promise, namespace, name))
 }
 
 // PromiseOwner is a promise's dependencies as an owner.

@@ -229,8 +229,8 @@ func TestIndexOwner(t *testing.T) {
 		want  Owner
 		ok    bool
 	}{
-		{pgIndex, "request default/postgres/team-a", true},
-		{"x/.kratix/team-ns-my.db_a.b_team-ns_deploy.v2.dev.eu-5058f.yaml", "request team-ns/my.db/a.b", true},
+		{pgIndex, "request postgres/default/team-a", true},
+		{"x/.kratix/team-ns-my.db_a.b_team-ns_deploy.v2.dev.eu-5058f.yaml", "request my.db/team-ns/a.b", true},
 		{depsIndex, `promise "postgres"`, true},
 		{"dev/.kratix/default-postgres-team-a-default-instance-configure-ab12c.dev-5058f.yaml", "", false},
 	}
@@ -249,7 +249,7 @@ func TestCollisionDetailNamesBothOwners(t *testing.T) {
 		{Location: locA, Path: "dev/team-a.yaml", Other: pg, Index: pgIndex},
 	} {
 		d := CollisionDetail(redis, "dev", c)
-		for _, want := range []string{"Request default/redis/team-a", "request default/postgres/team-a", `"dev/team-a.yaml"`, locA, `destination "dev"`} {
+		for _, want := range []string{"Request redis/default/team-a", "request postgres/default/team-a", `"dev/team-a.yaml"`, locA, `destination "dev"`} {
 			if !strings.Contains(d, want) {
 				t.Errorf("%q lacks %q", d, want)
 			}

@@ -174,7 +174,7 @@ func (m *refModel) collideOn(rng *rand.Rand, d *modelDest, requests []*modelRequ
 	}
 	p := inFolder(w.root(d), file)
 	owner := func(r *modelRequest) string {
-		return fmt.Sprintf("request %s/%s/%s", r.namespace, w.promises[r.promise].name, r.kratixName())
+		return fmt.Sprintf("request %s/%s/%s", w.promises[r.promise].name, r.namespace, r.kratixName())
 	}
 	desc := fmt.Sprintf("%s and %s both write %s on %s (none)", owner(a), owner(b), p, d.name)
 	if len(added) > 0 {
@@ -243,7 +243,7 @@ func TestModelCollideOp(t *testing.T) {
 						sameName++
 					}
 				} else {
-					where[p] = fmt.Sprintf("request %s/%s/%s", r.namespace, w.promises[r.promise].name, r.kratixName())
+					where[p] = fmt.Sprintf("request %s/%s/%s", w.promises[r.promise].name, r.namespace, r.kratixName())
 				}
 			}
 		}

@@ -85,7 +85,7 @@ func TestAccOwnersOneConfiguration(t *testing.T) {
 	}
 	before := ts.mark(t)
 	out, err := c.run("plan")
-	expectRefused(t, out, err, "request default/redis/team-a", "request default/postgres/team-a", `resource "kratix_resource_request"`, "documents =")
+	expectRefused(t, out, err, "request redis/default/team-a", "request postgres/default/team-a", `resource "kratix_resource_request"`, "documents =")
 	out, err = c.run("apply", "-auto-approve")
 	expectRefused(t, out, err)
 	if w := ts.writesSince(t, before); len(w) > 0 {
@@ -115,7 +115,7 @@ func TestAccOwnersAnotherWorkspace(t *testing.T) {
 	}
 	before := ts.mark(t)
 	out, err := b.run("plan")
-	expectRefused(t, out, err, "Request default/redis/team-a", "request default/postgres/team-a",
+	expectRefused(t, out, err, "Request redis/default/team-a", "request postgres/default/team-a",
 		"dev/.kratix/default-postgres_team-a_default_instance-configure.dev-5058f.yaml")
 	out, err = b.run("apply", "-auto-approve")
 	expectRefused(t, out, err)
@@ -204,7 +204,7 @@ resource "kratix_resource_request" "two" {
 	}
 	f := strings.ToLower(flat(out))
 	for _, want := range []string{"error: file claimed by another owner", `"dev/shared/settings.yaml"`,
-		"request default/app/one", "request default/app/two", `"shared/settings.yaml" = "owner:`} {
+		"request app/default/one", "request app/default/two", `"shared/settings.yaml" = "owner:`} {
 		if !strings.Contains(f, want) {
 			t.Errorf("the plan's output lacks %q:\n%s", want, out)
 		}
