@@ -8,6 +8,7 @@ import (
 	"context"
 	"os"
 	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
@@ -33,6 +34,8 @@ type kratixProvider struct {
 	lookupEnv func(string) (string, bool)
 	// configured is what Configure gave the resources, for the requests direct.go answers.
 	configured atomic.Pointer[providerData]
+	// now is the clock plans and applies read (providerData.clock); tests replace it.
+	now func() time.Time
 }
 
 // New returns a constructor for the provider at the given version.
@@ -41,7 +44,7 @@ func New(version string) func() provider.Provider {
 }
 
 func newProvider(version string) *kratixProvider {
-	return &kratixProvider{version: version, lookupEnv: os.LookupEnv}
+	return &kratixProvider{version: version, lookupEnv: os.LookupEnv, now: time.Now}
 }
 
 type providerModel struct {
@@ -80,6 +83,7 @@ func (p *kratixProvider) Configure(ctx context.Context, req provider.ConfigureRe
 		lookupEnv: p.lookupEnv,
 		pool:      statestore.NewPool(),
 		offline:   offlineFrom(cfg.Offline),
+		now:       p.now,
 	}
 	data.configureSecrets(ctx, cfg.Secrets, &resp.Diagnostics)
 	data.hashKey, data.hashKeyUnknown = cfg.ContentHashKey.ValueString(), cfg.ContentHashKey.IsUnknown()
