@@ -32,7 +32,36 @@ type Promise struct {
 // pool is forgotten (its files are its own cleanup's business); one that moved (another store,
 // folder or layout) has its files taken from where they were and written where it is now.
 func PlanPromise(in Promise) (Plan, []scheduling.Decision, error) {
-	decisions := scheduling.Schedule(in.Selector, Destinations(in.Pool))
+	decisions := SchedulePromise(in)
+	p, err := PlacePromise(in, decisions)
+	if err != nil {
+		return Plan{}, nil, err
+	}
+	return p, decisions, nil
+}
+
+// SchedulePromise decides which destinations of the pool a promise is scheduled to: the first
+// half of PlanPromise, for a caller that stages a rollout over them before placing it.
+func SchedulePromise(in Promise) []scheduling.Decision {
+	return scheduling.Schedule(in.Selector, Destinations(in.Pool))
+}
+
+// Selected lists, sorted, the destinations decisions select: the Scheduled of the plan that
+// PlacePromise makes of them.
+func Selected(decisions []scheduling.Decision) []string {
+	var out []string
+	for _, d := range decisions {
+		if d.Selected {
+			out = append(out, d.Destination)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// PlacePromise says what each store location must hold for the destinations decisions
+// (SchedulePromise's) select and drop: the second half of PlanPromise.
+func PlacePromise(in Promise, decisions []scheduling.Decision) (Plan, error) {
 	p := Plan{Records: map[string]Record{}, prior: in.Prior}
 	var o ops
 	o.know(in.Pool...)
@@ -63,10 +92,10 @@ func PlanPromise(in Promise) (Plan, []scheduling.Decision, error) {
 			}
 			f, err := files(m)
 			if err != nil {
-				return Plan{}, nil, err
+				return Plan{}, err
 			}
 			if err := place(&o, m, f, d.Destination, before, held, files); err != nil {
-				return Plan{}, nil, err
+				return Plan{}, err
 			}
 			p.Records[d.Destination] = record(m, f)
 			p.Scheduled = append(p.Scheduled, d.Destination)
@@ -80,7 +109,7 @@ func PlanPromise(in Promise) (Plan, []scheduling.Decision, error) {
 				before.Member = &m // imported: the record says it is where the destination is now
 			}
 			if err := unplace(&o, before, d.Destination, filesAt); err != nil {
-				return Plan{}, nil, err
+				return Plan{}, err
 			}
 			p.Warnings = append(p.Warnings, fmt.Sprintf("Destination %q no longer matches promise %q (%s): its files will be removed (on_unschedule = \"delete\").", d.Destination, in.Name, d.Reason()))
 			continue
@@ -105,7 +134,7 @@ func PlanPromise(in Promise) (Plan, []scheduling.Decision, error) {
 			in.Name, selectorText(in.Selector), strings.Join(why, "\n"))}, p.Warnings...)
 	}
 	p.finish(&o)
-	return p, decisions, nil
+	return p, nil
 }
 
 // RemovePromise takes every placement of a promise away, misscheduled ones included, as

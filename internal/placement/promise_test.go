@@ -1,6 +1,7 @@
 package placement_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -620,3 +621,44 @@ func TestPromiseStagedDestinations(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestSchedulePromiseThenPlace: a caller that schedules first (to stage a rollout over the
+// destinations selected) and then places gets the plan PlanPromise makes, warnings included,
+// and Selected names the plan's Scheduled.
+func TestSchedulePromiseThenPlace(t *testing.T) {
+	other := member("other", locA(), storePath, "kratix/other", layout.ModeNestedByMetadata, map[string]string{"env": "dev"})
+	joiner := member("joiner", locB(), storePath, "kratix/joiner", layout.ModeNestedByMetadata, map[string]string{"env": "dev"})
+	gone := member("gone", locB(), storePath, "kratix/gone", layout.ModeNestedByMetadata, map[string]string{"env": "prod"})
+	held := placement.Record{Store: "store", Location: locA().String(), Root: "kratix/other",
+		Files: map[string]string{"kratix/other/dependencies/jenkins/5058f/static/jenkins-dependencies.yaml": depsMD5}}
+	goneRec := placement.Record{Store: "store", Location: locB().String(), Root: "kratix/gone",
+		Files: map[string]string{"kratix/gone/dependencies/jenkins/5058f/static/jenkins-dependencies.yaml": depsMD5}}
+	old := deps(depsYAML)
+	in := placement.Promise{
+		Name: "jenkins", Selector: envSelector("dev"), Dependencies: deps(depsV2YAML),
+		Pool: []placement.Member{gone, joiner, dev(""), other},
+		Prior: map[string]placement.Prior{
+			"other": {Record: held, Member: &other},
+			"gone":  {Record: goneRec, Member: &gone},
+		},
+		Staged: map[string]*layout.Dependencies{"other": nil, "joiner": &old},
+	}
+	decisions := placement.SchedulePromise(in)
+	sameSet(t, "Selected", placement.Selected(decisions), []string{"dev", "joiner", "other"})
+	if got := placement.Selected(decisions); !reflect.DeepEqual(got, []string{"dev", "joiner", "other"}) {
+		t.Errorf("Selected = %v, want sorted [dev joiner other]", got)
+	}
+	placed, err := placement.PlacePromise(in, decisions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := planPromise(t, in)
+	if !reflect.DeepEqual(placed, whole) {
+		t.Errorf("PlacePromise(SchedulePromise) =\n%+v\nPlanPromise =\n%+v", placed, whole)
+	}
+	sameSet(t, "Scheduled", placed.Scheduled, []string{"dev", "joiner", "other"})
+	sameSet(t, "Misscheduled", placed.Misscheduled, []string{"gone"})
+	if len(placed.Warnings) != 1 || !strings.Contains(placed.Warnings[0], `Destination "gone" no longer matches promise "jenkins"`) {
+		t.Errorf("Warnings = %q, want the one about gone", placed.Warnings)
+	}
+}

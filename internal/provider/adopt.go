@@ -420,7 +420,7 @@ func (r *promiseResource) adoptPromise(ctx context.Context, plan promiseModel, a
 	for _, dest := range p.holders {
 		a.Found[dest] = p.found[dest]
 	}
-	if a.Rollout = r.data.adoptRollout(ctx, plan, pool, deps, a.Found, a.importedAt(), diags); diags.HasError() {
+	if a.Rollout = r.data.adoptRollout(ctx, plan, pool, deps, a.Found, a.importedAt(r.data.clock()), diags); diags.HasError() {
 		return a, false
 	}
 	return a, true
@@ -560,9 +560,9 @@ func bookkeepingWarning(who string, found, planned map[string]placement.Record) 
 }
 
 // importedAt is when the import ran, or now for an import recorded before the time was kept.
-func (a adoption) importedAt() time.Time {
+func (a adoption) importedAt(now time.Time) time.Time {
 	if t, err := time.Parse(time.RFC3339, a.ImportedAt); err == nil {
 		return t
 	}
-	return time.Now()
+	return now
 }

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -44,7 +43,7 @@ type adoptedRollout struct {
 // every scheduled destination holds the configured dependencies: the adoption then plans as
 // before. Destinations that hold exactly the configured files are not read again.
 func (d *providerData) adoptRollout(ctx context.Context, plan promiseModel, pool []poolMember, deps layout.Dependencies, found map[string]placement.Record, now time.Time, diags *diag.Diagnostics) *adoptedRollout {
-	policy, _, known, _ := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout)
+	policy, known, _ := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout)
 	in, _, ok, _ := plan.input(ctx, promiseModel{})
 	if policy == nil || !known || !ok {
 		return nil // no rollout, or not known yet: the plan reports what is wrong
@@ -140,16 +139,9 @@ func (r *adoptedRollout) prior(state promiseModel) promiseModel {
 	}
 	state.Dependencies = manifestsValue{types.StringValue(r.Completed.Dependencies)}
 	state.Revisions = stringMapValue(r.Revisions)
-	lastWave := types.StringNull()
-	if r.LastWave != "" {
-		lastWave = types.StringValue(r.LastWave)
-	}
-	state.RolloutStatus = types.ObjectValueMust(rolloutStatusAttrTypes, map[string]attr.Value{
-		"revision": types.StringValue(r.Target), "completed_revision": types.StringValue(r.Completed.Revision),
-		"waves_done": types.Int64Value(int64(r.WavesDone)),
-		"next_wave":  types.StringNull(), "next_wave_not_before": types.StringNull(),
-		"waiting": stringList(nil), "waves": stringMapValue(map[string]string{}),
-		"last_wave_at": lastWave, "checked_at": types.StringNull(),
+	state.RolloutStatus = reportValue(rollout.Report{
+		Revision: r.Target, Completed: r.Completed.Revision, WavesDone: r.WavesDone,
+		LastWaveAt: rollout.Stamp{Text: r.LastWave},
 	})
 	return state
 }

@@ -21,7 +21,7 @@ func TestAdoptedRolloutPrior(t *testing.T) {
 	}
 	state := a.prior(promiseModel{})
 	want := rollout.Status{Completed: "aaa", Target: "bbb", WavesDone: 1, LastWave: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	if got := rolloutStatusFrom(ctx, state.RolloutStatus, "aaa"); !reflect.DeepEqual(got, want) {
+	if got := rollout.StatusOf(reportOf(ctx, state.RolloutStatus), "aaa"); !reflect.DeepEqual(got, want) {
 		t.Errorf("status %+v, want %+v", got, want)
 	}
 	if got := stringMap(ctx, state.Revisions); !reflect.DeepEqual(got, a.Revisions) {
@@ -33,7 +33,7 @@ func TestAdoptedRolloutPrior(t *testing.T) {
 	// No wave written yet: a change to roll out from the first wave, with no time.
 	a.WavesDone, a.LastWave = 0, ""
 	want = rollout.Status{Completed: "aaa", Target: "bbb"}
-	if got := rolloutStatusFrom(ctx, a.prior(promiseModel{}).RolloutStatus, "aaa"); !reflect.DeepEqual(got, want) {
+	if got := rollout.StatusOf(reportOf(ctx, a.prior(promiseModel{}).RolloutStatus), "aaa"); !reflect.DeepEqual(got, want) {
 		t.Errorf("status %+v, want %+v", got, want)
 	}
 	// Nothing in flight: the prior is left as it was.

@@ -78,8 +78,13 @@ func (m promiseModel) input(ctx context.Context, state promiseModel) (placement.
 
 // planPromise runs the placement engine; a promise it cannot lay out is an error diagnostic.
 func planPromise(in placement.Promise) (placement.Plan, diag.Diagnostics) {
+	return placePromise(in, placement.SchedulePromise(in))
+}
+
+// placePromise runs the placement engine on a schedule made before (placement.SchedulePromise).
+func placePromise(in placement.Promise, decisions []scheduling.Decision) (placement.Plan, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	p, _, err := placement.PlanPromise(in)
+	p, err := placement.PlacePromise(in, decisions)
 	if err != nil {
 		diags.Append(cannotLayOut("Promise", err))
 	}

@@ -141,20 +141,20 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	p, diags := planPromise(in)
+	// Schedule, stage the rollout over the destinations scheduled, place: each once.
+	decisions := placement.SchedulePromise(in)
+	policy, known, policyDiags := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout)
+	var s staging
+	if known && !policyDiags.HasError() {
+		s = plan.stage(ctx, state, in, placement.Selected(decisions), policy, req.Private, r.data.clock())
+		in.Staged = s.staged()
+	}
+	p, diags := placePromise(in, decisions)
 	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
 	}
-	policy, waves, known, diags := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout)
-	if resp.Diagnostics.Append(diags...); !known || diags.HasError() {
+	if resp.Diagnostics.Append(policyDiags...); !known || policyDiags.HasError() {
 		return // which destinations get what is not known yet
-	}
-	s := plan.stage(ctx, state, in, p.Scheduled, policy, waves, req.Private, time.Now())
-	if in.Staged = s.staged(); len(in.Staged) > 0 {
-		p, diags = planPromise(in)
-		if resp.Diagnostics.Append(diags...); diags.HasError() {
-			return
-		}
 	}
 	if r.data != nil {
 		resp.Diagnostics.Append(r.data.checkPoolCredentials(pool, path.Root("destinations"))...)
@@ -162,7 +162,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	for _, w := range p.Warnings {
 		resp.Diagnostics.AddWarning("Promise Scheduling", w)
 	}
-	if msg := s.rolloutMessage(plan.Name.ValueString(), policy != nil && policy.Paused); msg != "" {
+	if msg := s.rolloutMessage(plan.Name.ValueString()); msg != "" {
 		resp.Diagnostics.AddWarning("Promise Rollout", msg)
 	}
 	if !plan.Guard.IsNull() {
@@ -319,7 +319,7 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 func (r *promiseResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
-	resp.Diagnostics.Append(writeAdoption(ctx, resp.Private, adoption{ImportedAt: time.Now().UTC().Format(time.RFC3339)})...)
+	resp.Diagnostics.Append(writeAdoption(ctx, resp.Private, adoption{ImportedAt: r.data.clock().UTC().Format(time.RFC3339)})...)
 }
 
 // apply makes every store location hold what the plan decided, compared with what the location
@@ -349,11 +349,8 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	o := p.Settle(failed)
 	plan.record(o)
 	diags.Append(writeWrittenLabels(ctx, outPrivate, placement.WrittenLabels(in.Prior, o, in.Pool))...)
-	missed := plan.settleRevisions(ctx, state, s, p.Records, o.Records)
-	policy, _, _, _ := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout)
-	if policy != nil {
-		plan.settleRolloutTimes(policy.MinWait, time.Now())
-		plan.holdWave(ctx, state, s, missed)
+	if policy, _, _ := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout); policy != nil {
+		plan.settleRollout(ctx, state, s, policy.MinWait, r.data.clock(), p.Records, o.Records)
 	}
 	diags.Append(out.Set(ctx, &plan)...)
 }

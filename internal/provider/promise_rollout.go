@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -172,27 +170,27 @@ func (durationString) ValidateString(_ context.Context, req validator.StringRequ
 }
 
 // rolloutPolicy converts `rollout`: nil without one; ok is false while any of it is unknown.
-func rolloutPolicy(ctx context.Context, at path.Path, obj types.Object) (policy *rollout.Policy, names []string, ok bool, diags diag.Diagnostics) {
+func rolloutPolicy(ctx context.Context, at path.Path, obj types.Object) (policy *rollout.Policy, ok bool, diags diag.Diagnostics) {
 	if obj.IsNull() {
-		return nil, nil, true, nil
+		return nil, true, nil
 	}
 	if obj.IsUnknown() {
-		return nil, nil, false, nil
+		return nil, false, nil
 	}
 	var m rolloutModel
 	if diags.Append(obj.As(ctx, &m, basetypes.ObjectAsOptions{})...); diags.HasError() || m.MinWait.IsUnknown() || m.Paused.IsUnknown() {
-		return nil, nil, false, diags
+		return nil, false, diags
 	}
 	policy = &rollout.Policy{Paused: m.Paused.ValueBool()}
 	if !m.MinWait.IsNull() {
 		policy.MinWait, _ = time.ParseDuration(m.MinWait.ValueString()) // validated
 	}
-	waves, names, ok, d := wavesFromList(ctx, at.AtName("waves"), m.Waves)
+	waves, _, ok, d := wavesFromList(ctx, at.AtName("waves"), m.Waves)
 	if diags.Append(d...); !ok {
-		return nil, nil, false, diags
+		return nil, false, diags
 	}
 	policy.Waves = waves
-	return policy, names, true, diags
+	return policy, true, diags
 }
 
 // wavesFromList converts rollout waves; ok is false while any of it is unknown or invalid.
@@ -246,54 +244,56 @@ func readRolloutBase(ctx context.Context, p privateData) *rolloutBase {
 	return &base
 }
 
-// staging is what a plan of a promise decided about its rollout.
+// staging is what a plan of a promise decided about its rollout (see rollout.Stage), with what
+// the glue needs to write it: the prior revision and the completed revision's dependencies.
 type staging struct {
-	revision string
-	give     map[string]string // per scheduled destination: the revision it gets
-	step     *rollout.Step     // nil without a rollout
-	names    []string          // the waves' names
-	from     string            // the revision that had last completed before this plan
-	prior    string            // the revision of the dependencies state holds ("" when unknown)
-	base     *rolloutBase      // the completed revision's YAML, while a rollout is in flight
+	r        *rollout.Staging // nil without a rollout
+	prior    string           // the revision of the dependencies state holds ("" when unknown)
+	base     *rolloutBase     // the completed revision's YAML, while a rollout is in flight
 	baseDeps *layout.Dependencies
 }
 
 // staged says, for placement.Promise.Staged, what each destination that does not get the
 // configured revision gets instead: the base's dependencies, or nil to keep what it holds.
 func (s staging) staged() map[string]*layout.Dependencies {
+	if s.r == nil {
+		return nil // every destination gets the configured dependencies
+	}
+	base := ""
+	if s.base != nil {
+		base = s.base.Revision
+	}
 	out := map[string]*layout.Dependencies{}
-	for dest, rev := range s.give {
-		switch {
-		case rev == s.revision:
-		case s.base != nil && rev == s.base.Revision:
+	for dest, src := range rollout.Sources(s.r.Give, s.r.Revision, base) {
+		switch src {
+		case rollout.Base:
 			out[dest] = s.baseDeps
-		default:
+		case rollout.Keep:
 			out[dest] = nil
 		}
 	}
 	return out
 }
 
-// stage runs the rollout over in, the promise as planned, and the destinations the plan
-// scheduled.
-func (m promiseModel) stage(ctx context.Context, state promiseModel, in placement.Promise, scheduled []string, policy *rollout.Policy, names []string, private privateData, now time.Time) staging {
+// stage runs the rollout over in, the promise as planned, and the destinations scheduled: it
+// tells rollout.Stage what state says each destination holds.
+func (m promiseModel) stage(ctx context.Context, state promiseModel, in placement.Promise, scheduled []string, policy *rollout.Policy, private privateData, now time.Time) staging {
 	if policy == nil {
 		return staging{} // every destination gets the configured dependencies; nothing to hash
 	}
-	s := staging{revision: rollout.Revision(in.Dependencies.All), give: map[string]string{}, names: names}
+	var s staging
 	priorDeps, priorKnown := state.dependencies()
 	if priorKnown {
 		s.prior = rollout.Revision(priorDeps.All)
 	}
-	status := rolloutStatusFrom(ctx, state.RolloutStatus, s.prior)
-	s.from = status.Completed
-	revisions := stringMap(ctx, state.Revisions)
+	status := rollout.StatusOf(reportOf(ctx, state.RolloutStatus), s.prior)
+	s.setBase(ctx, m.Name.ValueString(), status.Completed, priorDeps, priorKnown, private)
 	byName := make(map[string]placement.Member, len(in.Pool))
 	for _, mem := range in.Pool {
 		byName[mem.Name] = mem
 	}
-	held := map[string]string{}
-	var dests []rollout.Destination
+	present := map[string]bool{}
+	dests := make([]rollout.Destination, 0, len(scheduled))
 	for _, dest := range scheduled {
 		mem := byName[dest]
 		dests = append(dests, rollout.Destination{Name: dest, Labels: mem.Labels})
@@ -301,35 +301,17 @@ func (m promiseModel) stage(ctx context.Context, state promiseModel, in placemen
 		if !ok || pr.Record.Location != mem.Location.String() || pr.Record.Root != mem.Target.Root {
 			continue // new here, or moved: it holds nothing where it is now
 		}
-		rev, ok := revisions[dest]
-		if !ok {
-			rev = s.prior
-		}
-		// An intermediate revision (from a rollout a further change restarted) cannot be written
-		// again: a destination that lost its files, or whose layout changed, gets the completed
-		// revision, as one new here does.
-		if rev != s.revision && rev != status.Completed && (len(pr.Record.Files) == 0 || relaidOut(pr.Member, mem)) {
-			continue
-		}
-		if rev != "" {
-			held[dest] = rev
-		}
+		present[dest] = len(pr.Record.Files) > 0 && !relaidOut(pr.Member, mem)
 	}
-	step := rollout.Plan(rollout.Input{
-		Policy: *policy, Status: status, Revision: s.revision, Scheduled: dests, Held: held,
-		Staged: priorKnown && len(in.Prior) > 0, Now: now,
+	r := rollout.Stage(rollout.StageInput{
+		Policy: *policy, Status: status, Revision: rollout.Revision(in.Dependencies.All), Prior: s.prior,
+		Scheduled: dests, Revisions: stringMap(ctx, state.Revisions), Present: present,
+		Staged: priorKnown && len(in.Prior) > 0, BaseKnown: s.baseDeps != nil, Now: now,
 	})
-	s.setBase(ctx, m.Name.ValueString(), status.Completed, priorDeps, priorKnown, private)
-	for dest, rev := range step.Give {
-		if _, isHeld := held[dest]; !isHeld && rev != s.revision && s.baseDeps == nil {
-			rev = s.revision // the completed revision is not known here: the new one is all there is
-		}
-		s.give[dest] = rev
-	}
-	if step.Complete {
+	if !r.KeepsBase() {
 		s.base, s.baseDeps = nil, nil // every destination gets the revision: the old YAML is done with
 	}
-	s.step = &step
+	s.r = &r
 	return s
 }
 
@@ -343,162 +325,81 @@ func relaidOut(before *placement.Member, now placement.Member) bool {
 	return b.Mode != n.Mode || b.AggregatedFilename != n.AggregatedFilename || b.StorePath != n.StorePath
 }
 
-// rolloutStatusFrom reads what state recorded; a promise without a recorded status holds
-// the revision of its dependencies everywhere.
-func rolloutStatusFrom(ctx context.Context, obj types.Object, priorRev string) rollout.Status {
-	status := rollout.Status{Completed: priorRev}
+// reportOf reads `rollout_status`; nil when it is null or unknown. A time that is unknown in a
+// plan is one the apply sets.
+func reportOf(ctx context.Context, obj types.Object) *rollout.Report {
 	if obj.IsNull() || obj.IsUnknown() {
-		return status
+		return nil
 	}
 	var m rolloutStatusModel
 	if obj.As(ctx, &m, basetypes.ObjectAsOptions{}).HasError() {
-		return status
+		return nil
 	}
-	if m.CompletedRevision.ValueString() != "" {
-		status.Completed = m.CompletedRevision.ValueString()
+	r := &rollout.Report{
+		Revision: m.Revision.ValueString(), Completed: m.CompletedRevision.ValueString(), WavesDone: int(m.WavesDone.ValueInt64()),
+		NextWave: m.NextWave.ValueString(), HasNextWave: !m.NextWave.IsNull() && !m.NextWave.IsUnknown(),
+		NextWaveNotBefore: stampOf(m.NextWaveNotBefore), LastWaveAt: stampOf(m.LastWaveAt), CheckedAt: stampOf(m.CheckedAt),
+		Waves: stringMap(ctx, m.Waves),
 	}
-	if m.WavesDone.ValueInt64() > 0 {
-		status.Target = m.Revision.ValueString()
-		status.WavesDone = int(m.WavesDone.ValueInt64())
-		status.LastWave, _ = time.Parse(time.RFC3339, m.LastWaveAt.ValueString())
-	} else if m.Revision.ValueString() != status.Completed {
-		status.Target = m.Revision.ValueString() // in flight, no wave written yet (paused)
+	if !m.Waiting.IsNull() && !m.Waiting.IsUnknown() {
+		_ = m.Waiting.ElementsAs(ctx, &r.Waiting, false) // a list of strings
 	}
-	return status
+	return r
 }
 
-// recordRollout sets `revisions` and `rollout_status` from a staging. Records are the plan's:
-// a destination kept without an update (misscheduled) keeps the revision state gave it.
+// reportValue is `rollout_status` for r.
+func reportValue(r rollout.Report) types.Object {
+	next := types.StringNull()
+	if r.HasNextWave {
+		next = types.StringValue(r.NextWave)
+	}
+	return types.ObjectValueMust(rolloutStatusAttrTypes, map[string]attr.Value{
+		"revision": types.StringValue(r.Revision), "completed_revision": types.StringValue(r.Completed),
+		"waves_done": types.Int64Value(int64(r.WavesDone)),
+		"next_wave":  next, "next_wave_not_before": stampValue(r.NextWaveNotBefore),
+		"waiting": stringList(r.Waiting), "waves": stringMapValue(r.Waves),
+		"last_wave_at": stampValue(r.LastWaveAt), "checked_at": stampValue(r.CheckedAt),
+	})
+}
+
+func stampOf(v types.String) rollout.Stamp {
+	if v.IsUnknown() {
+		return rollout.Stamp{AtApply: true}
+	}
+	return rollout.Stamp{Text: v.ValueString()}
+}
+
+func stampValue(s rollout.Stamp) types.String {
+	switch {
+	case s.AtApply:
+		return types.StringUnknown()
+	case s.Text == "":
+		return types.StringNull()
+	}
+	return types.StringValue(s.Text)
+}
+
+// recordRollout sets `revisions` and `rollout_status` from a staging. Records are the plan's.
 func (m *promiseModel) recordRollout(ctx context.Context, state promiseModel, s staging, records map[string]placement.Record) {
-	if s.step == nil {
+	if s.r == nil {
 		m.Revisions = types.MapNull(types.StringType)
 		m.RolloutStatus = types.ObjectNull(rolloutStatusAttrTypes)
 		return
 	}
-	prior := stringMap(ctx, state.Revisions)
-	revisions := map[string]string{}
-	for dest := range records {
-		if rev, ok := s.give[dest]; ok {
-			revisions[dest] = rev
-		} else if rev, ok := prior[dest]; ok {
-			revisions[dest] = rev
-		}
+	m.Revisions = stringMapValue(s.r.Revisions(sortedKeys(records), stringMap(ctx, state.Revisions)))
+	var before rollout.Report
+	if r := reportOf(ctx, state.RolloutStatus); r != nil {
+		before = *r
 	}
-	m.Revisions = stringMapValue(revisions)
-	step := s.step
-	var old rolloutStatusModel
-	if !state.RolloutStatus.IsNull() && !state.RolloutStatus.IsUnknown() {
-		_ = state.RolloutStatus.As(ctx, &old, basetypes.ObjectAsOptions{})
-	}
-	waves := map[string]string{}
-	for dest, w := range step.Wave {
-		waves[dest] = s.names[w]
-	}
-	status := map[string]attr.Value{
-		"revision": types.StringValue(s.revision), "completed_revision": types.StringValue(step.Status.Completed),
-		"waves_done": types.Int64Value(int64(step.Status.WavesDone)),
-		"next_wave":  types.StringNull(), "next_wave_not_before": types.StringNull(),
-		"waiting": stringList(step.Waiting), "waves": stringMapValue(waves),
-		"last_wave_at": nullIfEmpty(old.LastWaveAt), "checked_at": nullIfEmpty(old.CheckedAt),
-	}
-	if step.Next >= 0 && !step.Complete {
-		status["next_wave"] = types.StringValue(s.names[step.Next])
-	}
-	if !step.NotBefore.IsZero() && !step.Complete && !step.Advanced {
-		status["next_wave_not_before"] = types.StringValue(step.NotBefore.UTC().Format(time.RFC3339))
-	}
-	if step.Advanced {
-		status["last_wave_at"] = types.StringUnknown()
-		if !step.Complete && step.NotBefore.IsZero() {
-			status["next_wave_not_before"] = types.StringNull()
-		} else if !step.Complete {
-			status["next_wave_not_before"] = types.StringUnknown() // min_wait after the apply's time
-		}
-	}
-	if !step.Complete {
-		status["checked_at"] = types.StringUnknown()
-	}
-	m.RolloutStatus = types.ObjectValueMust(rolloutStatusAttrTypes, status)
-}
-
-func nullIfEmpty(v types.String) types.String {
-	if v.IsNull() || v.IsUnknown() || v.ValueString() == "" {
-		return types.StringNull()
-	}
-	return v
-}
-
-// settleRolloutTimes sets what the plan left for the apply: the time of the wave written, when
-// the next may go, and when the rollout was looked at.
-func (m *promiseModel) settleRolloutTimes(minWait time.Duration, now time.Time) {
-	if m.RolloutStatus.IsNull() || m.RolloutStatus.IsUnknown() {
-		return
-	}
-	attrs := m.RolloutStatus.Attributes()
-	stamp := types.StringValue(now.UTC().Format(time.RFC3339))
-	if attrs["last_wave_at"].IsUnknown() {
-		attrs["last_wave_at"] = stamp
-	}
-	if attrs["next_wave_not_before"].IsUnknown() {
-		attrs["next_wave_not_before"] = types.StringValue(now.Add(minWait).UTC().Format(time.RFC3339))
-	}
-	if attrs["checked_at"].IsUnknown() {
-		attrs["checked_at"] = stamp
-	}
-	m.RolloutStatus = types.ObjectValueMust(rolloutStatusAttrTypes, attrs)
+	m.RolloutStatus = reportValue(s.r.Report(before))
 }
 
 // rolloutMessage says in a plan what the apply writes now, what waits, and what comes next.
-func (s staging) rolloutMessage(name string, paused bool) string {
-	step := s.step
-	if step == nil || (step.Complete && !step.Advanced) {
+func (s staging) rolloutMessage(name string) string {
+	if s.r == nil {
 		return ""
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Promise %q rolls out revision %s", name, s.revision)
-	if s.from != "" && s.from != s.revision {
-		fmt.Fprintf(&b, " (the fleet held %s)", s.from)
-	}
-	b.WriteString(".")
-	if step.Restarted {
-		b.WriteString(" A rollout of another revision was in flight: this one starts again from the first wave.")
-	}
-	var now, joined []string
-	for _, dest := range step.Now { // sorted
-		if s.give[dest] == s.revision {
-			now = append(now, dest)
-		} else {
-			joined = append(joined, dest)
-		}
-	}
-	switch {
-	case step.Advanced && len(now) > 0:
-		fmt.Fprintf(&b, "\n\nThis apply writes wave %q to: %s.", s.names[step.Wrote], strings.Join(now, ", "))
-	case len(now) > 0:
-		fmt.Fprintf(&b, "\n\nThis apply writes revision %s to: %s.", s.revision, strings.Join(now, ", "))
-	case len(joined) == 0:
-		b.WriteString("\n\nThis apply writes nothing.")
-	}
-	if len(joined) > 0 {
-		fmt.Fprintf(&b, "\n\nNew here, these get %s, the revision that last went everywhere: %s.", s.from, strings.Join(joined, ", "))
-	}
-	if step.Complete {
-		b.WriteString(" The rollout is then complete.")
-		return b.String()
-	}
-	fmt.Fprintf(&b, "\nWaiting (they keep what they hold): %s.", strings.Join(step.Waiting, ", "))
-	next := s.names[step.Next]
-	switch {
-	case paused:
-		fmt.Fprintf(&b, "\nThe rollout is paused; wave %q goes when `paused` is false again.", next)
-	case !step.NotBefore.IsZero() && !step.Advanced:
-		fmt.Fprintf(&b, "\nNext wave: %q, not before %s (min_wait).", next, step.NotBefore.UTC().Format(time.RFC3339))
-	case !step.NotBefore.IsZero():
-		fmt.Fprintf(&b, "\nNext wave: %q, at an apply after min_wait has passed.", next)
-	default:
-		fmt.Fprintf(&b, "\nNext wave: %q, at the next apply.", next)
-	}
-	return b.String()
+	return s.r.Message(name)
 }
 
 // setBase finds the completed revision's YAML and its layout input: the prior configuration's
@@ -522,7 +423,7 @@ func (m promiseModel) given(ctx context.Context, state promiseModel, in placemen
 	if m.Revisions.IsNull() || m.RolloutStatus.IsNull() {
 		return staging{}
 	}
-	s := staging{revision: rollout.Revision(in.Dependencies.All), give: stringMap(ctx, m.Revisions)}
+	s := staging{r: &rollout.Staging{Revision: rollout.Revision(in.Dependencies.All), Give: stringMap(ctx, m.Revisions)}}
 	priorDeps, priorKnown := state.dependencies()
 	if priorKnown {
 		s.prior = rollout.Revision(priorDeps.All)
@@ -535,71 +436,28 @@ func (m promiseModel) given(ctx context.Context, state promiseModel, in placemen
 	return s
 }
 
-// settleRevisions keeps, for a destination whose write failed, the revision it held before. It
-// returns the destinations the plan gave revision and that did not get it.
-func (m *promiseModel) settleRevisions(ctx context.Context, state promiseModel, s staging, planned, settled map[string]placement.Record) (missed []string) {
-	if m.Revisions.IsNull() || m.Revisions.IsUnknown() {
-		return nil
-	}
-	given, revision, priorRev := s.give, s.revision, s.prior
-	before := stringMap(ctx, state.Revisions)
-	out := map[string]string{}
-	for dest, rec := range settled {
-		if !reflect.DeepEqual(planned[dest], rec) && given[dest] == revision && before[dest] != revision {
-			missed = append(missed, dest)
-		}
-		switch {
-		case reflect.DeepEqual(planned[dest], rec):
-			// As the plan recorded it (recordRollout): the revision given, else the one held
-			// before; a destination the rollout does not stage (misscheduled) has none.
-			if rev, ok := given[dest]; ok {
-				out[dest] = rev
-			} else if rev, ok := before[dest]; ok {
-				out[dest] = rev
-			}
-		case before[dest] != "":
-			out[dest] = before[dest]
-		case priorRev != "":
-			out[dest] = priorRev
-		}
-	}
-	for dest := range planned {
-		if _, kept := settled[dest]; !kept && given[dest] == revision {
-			missed = append(missed, dest) // new here, and its write failed
-		}
-	}
-	if v := stringMapValue(out); !v.Equal(m.Revisions) {
-		m.Revisions = v
-	}
-	slices.Sort(missed)
-	return missed
-}
-
-// holdWave records that the wave of this apply did not go everywhere it should have: the rollout
-// stays where it was, so that the next apply writes the same wave again (to the destinations that
-// missed it) rather than the next one, and the missed destinations are waiting.
-func (m *promiseModel) holdWave(ctx context.Context, state promiseModel, s staging, missed []string) {
-	if len(missed) == 0 || m.RolloutStatus.IsNull() || m.RolloutStatus.IsUnknown() {
+// settleRollout records, after an apply, which revision each destination holds (a destination
+// whose write failed keeps the one it held: rollout.SettleRevisions), the times the plan left to
+// the apply, and a wave that did not go everywhere it should have (rollout.Report.Hold).
+func (m *promiseModel) settleRollout(ctx context.Context, state promiseModel, s staging, minWait time.Duration, now time.Time, planned, settled map[string]placement.Record) {
+	if s.r == nil || m.Revisions.IsNull() || m.Revisions.IsUnknown() {
 		return
 	}
-	prior := rolloutStatusFrom(ctx, state.RolloutStatus, s.prior)
-	attrs := m.RolloutStatus.Attributes()
-	revision, _ := attrs["revision"].(types.String)
-	attrs["completed_revision"] = types.StringValue(prior.Completed)
-	attrs["waves_done"] = types.Int64Value(0)
-	attrs["last_wave_at"] = types.StringNull()
-	if prior.Target == revision.ValueString() && prior.WavesDone > 0 {
-		attrs["waves_done"] = types.Int64Value(int64(prior.WavesDone))
-		attrs["last_wave_at"] = types.StringValue(prior.LastWave.UTC().Format(time.RFC3339))
+	written := make(map[string]bool, len(settled))
+	for dest, rec := range settled {
+		written[dest] = reflect.DeepEqual(planned[dest], rec)
 	}
-	var waiting []string
-	if list, ok := attrs["waiting"].(types.List); ok {
-		_ = list.ElementsAs(ctx, &waiting, false) // a list of strings, as the plan set it
+	revisions, missed := rollout.SettleRevisions(rollout.Settling{
+		Revision: s.r.Revision, Prior: s.prior, Given: s.r.Give, Before: stringMap(ctx, state.Revisions),
+		Planned: sortedKeys(planned), Written: written,
+	})
+	if v := stringMapValue(revisions); !v.Equal(m.Revisions) {
+		m.Revisions = v
 	}
-	waiting = append(waiting, missed...)
-	slices.Sort(waiting)
-	attrs["waiting"] = stringList(slices.Compact(waiting))
-	m.RolloutStatus = types.ObjectValueMust(rolloutStatusAttrTypes, attrs)
+	if r := reportOf(ctx, m.RolloutStatus); r != nil {
+		prior := rollout.StatusOf(reportOf(ctx, state.RolloutStatus), s.prior)
+		m.RolloutStatus = reportValue(r.Settle(minWait, now).Hold(prior, missed))
+	}
 }
 
 // privateSetter is where ModifyPlan leaves private state for the apply.
@@ -614,7 +472,7 @@ func keepRolloutBase(ctx context.Context, prior privateData, out privateSetter, 
 	if out == nil {
 		return nil
 	}
-	if s.step != nil && !s.step.Complete && s.base != nil {
+	if s.r != nil && s.r.KeepsBase() && s.base != nil {
 		b, err := json.Marshal(s.base)
 		if err != nil {
 			return nil

@@ -15,6 +15,7 @@ import (
 	"context"
 	"os"
 	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
@@ -42,6 +43,8 @@ type kratixProvider struct {
 	// configured is what Configure gave the resources, for the requests the steady-state server
 	// answers itself (steady_state_server.go).
 	configured atomic.Pointer[providerData]
+	// now is the clock plans and applies read (providerData.clock); tests replace it.
+	now func() time.Time
 }
 
 // NewServer returns the constructor of the provider's protocol server at the given version, the
@@ -59,7 +62,7 @@ func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 }
 
 func newProvider(version string) *kratixProvider {
-	return &kratixProvider{version: version, lookupEnv: os.LookupEnv}
+	return &kratixProvider{version: version, lookupEnv: os.LookupEnv, now: time.Now}
 }
 
 type providerModel struct {
@@ -98,6 +101,7 @@ func (p *kratixProvider) Configure(ctx context.Context, req provider.ConfigureRe
 		lookupEnv: p.lookupEnv,
 		pool:      statestore.NewPool(),
 		offline:   offlineFrom(cfg.Offline),
+		now:       p.now,
 	}
 	data.configureSecrets(ctx, cfg.Secrets, &resp.Diagnostics)
 	data.hashKey, data.hashKeyUnknown = cfg.ContentHashKey.ValueString(), cfg.ContentHashKey.IsUnknown()

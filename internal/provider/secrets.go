@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -74,6 +75,17 @@ type providerData struct {
 	folders layout.Claims
 	// writes is what this process wrote, and for which instance (writelog.go).
 	writes writeLog
+	// now is the provider's clock (see clock); nil: time.Now.
+	now func() time.Time
+}
+
+// clock is the time a plan or an apply decides a rollout by (min_wait, rollout_status's times)
+// and an import is recorded at: the provider's clock, which tests set, else time.Now.
+func (d *providerData) clock() time.Time {
+	if d == nil || d.now == nil {
+		return time.Now()
+	}
+	return d.now()
 }
 
 // configureSecrets records the provider's secrets. During plan some may be unknown (a
