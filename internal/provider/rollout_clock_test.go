@@ -32,11 +32,11 @@ func (c *fakeClock) set(at time.Time) {
 func providersWithClock(clock *fakeClock) map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
 		"kratix": func() (tfprotov6.ProviderServer, error) {
-			s, err := newServer("test", true)()
+			s, _, err := newVerifiedServer("test")
 			if err != nil {
 				return nil, err
 			}
-			s.(*directServer).provider.now = clock.now
+			s.provider.now = clock.now
 			return s, nil
 		},
 	}
