@@ -46,14 +46,6 @@ type adoption struct {
 	Rollout *adoptedRollout `json:"rollout,omitempty"`
 }
 
-type privateReader interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-}
-
-type privateWriter interface {
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
-}
-
 // readAdoption returns the adoption an import left, if any.
 func readAdoption(ctx context.Context, p privateReader) (adoption, bool) {
 	if p == nil {

@@ -101,18 +101,3 @@ func lower(s string) string {
 	}
 	return string(s[0]|0x20) + s[1:]
 }
-
-// providerDataFrom is the Configure step shared by every resource and data source.
-func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
-	if data == nil {
-		// Not configured yet: Terraform validates configurations before configuring providers.
-		return nil
-	}
-	pd, ok := data.(*providerData)
-	if !ok {
-		diags.AddError("Unexpected Provider Data",
-			fmt.Sprintf("Expected *providerData, got %T. This is always a bug in the provider; please report it.", data))
-		return nil
-	}
-	return pd
-}

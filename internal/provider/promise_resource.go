@@ -328,7 +328,7 @@ func (r *promiseResource) ImportState(ctx context.Context, req resource.ImportSt
 // With a rollout, each destination gets the revision the plan gave it in `revisions`. writer is
 // the object's instance token, for the write log (writelog.go); outPrivate keeps the labels the
 // files were written under (written_labels.go).
-func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, private privateData, outPrivate privateWriter, writer string, out *tfsdk.State, diags *diag.Diagnostics) {
+func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, private privateReader, outPrivate privateWriter, writer string, out *tfsdk.State, diags *diag.Diagnostics) {
 	in, pool, ok, d := plan.input(ctx, state)
 	diags.Append(d...)
 	if !ok || diags.HasError() {

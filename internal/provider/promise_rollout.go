@@ -224,12 +224,8 @@ func wavesFromList(ctx context.Context, at path.Path, list types.List) (waves []
 	return waves, names, true, diags
 }
 
-// privateData is what ModifyPlan, Read and apply have of private state.
-type privateData interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-}
-
-func readRolloutBase(ctx context.Context, p privateData) *rolloutBase {
+// privateReader is what ModifyPlan, Read and apply have of private state.
+func readRolloutBase(ctx context.Context, p privateReader) *rolloutBase {
 	if p == nil {
 		return nil
 	}
@@ -277,7 +273,7 @@ func (s staging) staged() map[string]*layout.Dependencies {
 
 // stage runs the rollout over in, the promise as planned, and the destinations scheduled: it
 // tells rollout.Stage what state says each destination holds.
-func (m promiseModel) stage(ctx context.Context, state promiseModel, in placement.Promise, scheduled []string, policy *rollout.Policy, private privateData, now time.Time) staging {
+func (m promiseModel) stage(ctx context.Context, state promiseModel, in placement.Promise, scheduled []string, policy *rollout.Policy, private privateReader, now time.Time) staging {
 	if policy == nil {
 		return staging{} // every destination gets the configured dependencies; nothing to hash
 	}
@@ -404,7 +400,7 @@ func (s staging) rolloutMessage(name string) string {
 
 // setBase finds the completed revision's YAML and its layout input: the prior configuration's
 // when that is it (already parsed), else what the rollout in flight kept in private state.
-func (s *staging) setBase(ctx context.Context, name, completed string, prior layout.Dependencies, priorKnown bool, private privateData) {
+func (s *staging) setBase(ctx context.Context, name, completed string, prior layout.Dependencies, priorKnown bool, private privateReader) {
 	if priorKnown && s.prior == completed {
 		s.base = &rolloutBase{Revision: completed, Dependencies: string(prior.All)}
 		s.baseDeps = &prior
@@ -419,7 +415,7 @@ func (s *staging) setBase(ctx context.Context, name, completed string, prior lay
 
 // given is the staging the plan decided, read back from its `revisions` and `rollout_status`,
 // for in, the promise as configured.
-func (m promiseModel) given(ctx context.Context, state promiseModel, in placement.Promise, private privateData) staging {
+func (m promiseModel) given(ctx context.Context, state promiseModel, in placement.Promise, private privateReader) staging {
 	if m.Revisions.IsNull() || m.RolloutStatus.IsNull() {
 		return staging{}
 	}
@@ -460,15 +456,9 @@ func (m *promiseModel) settleRollout(ctx context.Context, state promiseModel, s 
 	}
 }
 
-// privateSetter is where ModifyPlan leaves private state for the apply.
-type privateSetter interface {
-	privateData
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
-}
-
 // keepRolloutBase keeps the completed revision's YAML while a rollout is in flight, and drops it
 // once it is complete.
-func keepRolloutBase(ctx context.Context, prior privateData, out privateSetter, s staging) diag.Diagnostics {
+func keepRolloutBase(ctx context.Context, prior privateReader, out privateState, s staging) diag.Diagnostics {
 	if out == nil {
 		return nil
 	}
@@ -487,7 +477,7 @@ func keepRolloutBase(ctx context.Context, prior privateData, out privateSetter, 
 
 // heldDependencies says which dependencies a destination holds, for Read to look at its files:
 // the completed revision's while it waits in a rollout, else the configured ones.
-func (m promiseModel) heldDependencies(ctx context.Context, deps layout.Dependencies, private privateData) func(string) layout.Dependencies {
+func (m promiseModel) heldDependencies(ctx context.Context, deps layout.Dependencies, private privateReader) func(string) layout.Dependencies {
 	base := readRolloutBase(ctx, private)
 	if base == nil || m.Revisions.IsNull() || base.Revision == rollout.Revision(deps.All) {
 		return func(string) layout.Dependencies { return deps }

@@ -5,15 +5,11 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
-	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
 // secretKeys are the keys a credential set may hold, with what each is for.
@@ -55,38 +51,6 @@ func secretsSchema() schema.Attribute {
 
 // secretSet is one named set of credentials; unset keys are empty.
 type secretSet map[string]string
-
-// providerData is what Configure hands to every resource and data source.
-type providerData struct {
-	secrets        map[string]secretSet
-	secretsUnknown bool            // the secrets attribute as a whole was not known at Configure
-	unknownSets    map[string]bool // sets with a value not known at Configure (planned from other resources)
-	lookupEnv      func(string) (string, bool)
-	pool           *statestore.Pool
-	// hashKey is content_hash_key from the provider block ("" when unset; see contentSecret).
-	hashKey        string
-	hashKeyUnknown bool
-	// offline is the provider's offline attribute: plan without stores, refuse to apply (offline.go).
-	offline bool
-	// owners is which owner's plan claims each store path in this process (owners.go).
-	owners ownerRegistry
-	// folders are the destination folders the resources planned by this process have seen
-	// (claimFolders in pool.go).
-	folders layout.Claims
-	// writes is what this process wrote, and for which instance (writelog.go).
-	writes writeLog
-	// now is the provider's clock (see clock); nil: time.Now.
-	now func() time.Time
-}
-
-// clock is the time a plan or an apply decides a rollout by (min_wait, rollout_status's times)
-// and an import is recorded at: the provider's clock, which tests set, else time.Now.
-func (d *providerData) clock() time.Time {
-	if d == nil || d.now == nil {
-		return time.Now()
-	}
-	return d.now()
-}
 
 // configureSecrets records the provider's secrets. During plan some may be unknown (a
 // random_password's result, a tls_private_key's key): the whole attribute, a whole set or one

@@ -60,12 +60,6 @@ func readInstance(ctx context.Context, p privateReader) string {
 	return token
 }
 
-// privateState reads and writes a resource operation's private state.
-type privateState interface {
-	privateReader
-	privateWriter
-}
-
 // ensureInstance returns the object's token, giving it one first if it has none.
 func ensureInstance(ctx context.Context, p privateState, diags *diag.Diagnostics) string {
 	if token := readInstance(ctx, p); token != "" {
