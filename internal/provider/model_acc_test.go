@@ -1,25 +1,28 @@
 package provider
 
 // TestAccModel_*: "the apply writes exactly what the plan promised", against real servers. Per
-// seed, a world (model_world_test.go) is applied with the real Terraform CLI, then a sequence of
+// seed, a world (internal/refmodel, world.go) is applied with the real Terraform CLI, then a sequence of
 // random operations, each followed by `terraform apply`; after every apply each destination
 // folder of both stores, read back with an independent client (plain minio-go, the git CLI),
-// must hold exactly what the reference model (model_test.go) says, nothing may be outside the
+// must hold exactly what the reference model (internal/refmodel) says, nothing may be outside the
 // destination folders (but aggregate parts under <store path>/.kratix-aggregates/), and the next
 // plan must be empty, except while the model says a promise's rollout is in flight
-// (model_rollout_test.go): then it must be non-empty and update nothing but those promises.
+// (refmodel/rollout.go): then it must be non-empty and update nothing but those promises.
 // Some operations expect more: "quiet" ones (cosmetic store edits, a destination given another
 // store resource for the same place) must replace and write nothing; "overlap" must be refused
 // at plan with nothing written, and so must "collide" (two requests writing one file in mode
-// none, model_collide_test.go), whose refusal must name both requests and the file; "part" must
+// none, refmodel/collide.go), whose refusal must name both requests and the file; "part" must
 // get the aggregate part edited by hand back, byte for byte; "replace" runs
 // `terraform apply -replace=...`.
+//
+// This file and model_fault_test.go are the runner: servers, the CLI and the independent clients.
+// The model, its operations and its unit tests (TestModel*, no server) are package refmodel.
 //
 // Knobs (environment):
 //   KRATIX_MODEL_SEED=N       run only seed N (or -seed=N on the go test command line)
 //   KRATIX_MODEL_SEEDS=N      number of seeds (default 20), from KRATIX_MODEL_FIRST_SEED (default 1)
 //   KRATIX_MODEL_STEPS=N      operations per seed after the first apply (default 10)
-//   KRATIX_MODEL_OPS=a,b      only these operations (names in modelOpNames)
+//   KRATIX_MODEL_OPS=a,b      only these operations (names in refmodel.OpNames)
 //   KRATIX_MODEL_MODES=a,b    only these filepath modes (default all four)
 //   KRATIX_MODEL_PARALLEL=N   seeds run at once (default 3)
 //   KRATIX_MODEL_FAULTS=0     no store goes down during an apply (model_fault_test.go)
@@ -46,6 +49,7 @@ import (
 	"time"
 
 	"github.com/minio/minio-go/v7"
+	"github.com/promise-platform/terraform-provider-kratix/internal/refmodel"
 )
 
 var modelSeedFlag = flag.Int64("seed", 0, "TestAccModel_*: run only this seed (same as KRATIX_MODEL_SEED)")
@@ -77,7 +81,7 @@ func envInt(t *testing.T, name string, def int) int {
 
 func modelSettingsFromEnv(t *testing.T) modelSettings {
 	t.Helper()
-	s := modelSettings{steps: envInt(t, "KRATIX_MODEL_STEPS", 10), parallel: max(1, envInt(t, "KRATIX_MODEL_PARALLEL", 3)), ops: modelOpNames,
+	s := modelSettings{steps: envInt(t, "KRATIX_MODEL_STEPS", 10), parallel: max(1, envInt(t, "KRATIX_MODEL_PARALLEL", 3)), ops: refmodel.OpNames,
 		faults: envInt(t, "KRATIX_MODEL_FAULTS", 1) != 0}
 	seed := *modelSeedFlag
 	if v := os.Getenv("KRATIX_MODEL_SEED"); v != "" {
@@ -95,8 +99,8 @@ func modelSettingsFromEnv(t *testing.T) modelSettings {
 			s.seeds = append(s.seeds, first+int64(i))
 		}
 	}
-	s.ops = envList(t, "KRATIX_MODEL_OPS", modelOpNames)
-	s.modes = envList(t, "KRATIX_MODEL_MODES", modelModes)
+	s.ops = envList(t, "KRATIX_MODEL_OPS", refmodel.OpNames)
+	s.modes = envList(t, "KRATIX_MODEL_MODES", refmodel.Modes)
 	return s
 }
 
@@ -181,7 +185,7 @@ func (c *modelTally) text() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var parts []string
-	for _, op := range modelKeys(c.steps) {
+	for _, op := range sortedKeys(c.steps) {
 		parts = append(parts, fmt.Sprintf("%s %d", op, c.steps[op]))
 	}
 	return strings.Join(parts, ", ")
@@ -190,10 +194,10 @@ func (c *modelTally) text() string {
 // opsEnv is the part of a reproduction command that restricts operations and modes.
 func opsEnv(s modelSettings) string {
 	out := ""
-	if !slices.Equal(s.ops, modelOpNames) {
+	if !slices.Equal(s.ops, refmodel.OpNames) {
 		out += " KRATIX_MODEL_OPS=" + strings.Join(s.ops, ",")
 	}
-	if !slices.Equal(s.modes, modelModes) {
+	if !slices.Equal(s.modes, refmodel.Modes) {
 		out += " KRATIX_MODEL_MODES=" + strings.Join(s.modes, ",")
 	}
 	return out
@@ -201,10 +205,8 @@ func opsEnv(s modelSettings) string {
 
 // runModelSeed plays one seed: the first apply, then s.steps operations.
 func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *modelTally) {
-	rng := newModelRNG(seed)
 	conn := newModelConn(t, kind)
-	w := newModelWorld(rng, kind, s.modes)
-	m := newRefModel(w)
+	m := refmodel.New(seed, kind, s.modes)
 	c := newCLI(t, nil)
 	var history []string
 	fail := func(step int, format string, args ...any) {
@@ -215,76 +217,77 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 	// What the stores hold before the first apply (a git repository's README): it must stay.
 	initial := conn.snapshot(t)
 	writeConfig := func() string {
-		config := w.render(conn)
+		config := m.Render(&conn.Stores)
 		if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		return config
 	}
 	for step := 0; step <= s.steps; step++ {
-		wasFlying, rolloutsBefore := len(m.inFlight()) > 0, rolloutSignature(w)
-		certainBefore, err := m.certainFiles()
+		wasFlying, rolloutsBefore := len(m.InFlight()) > 0, m.RolloutSignature()
+		certainBefore, err := m.CertainFiles()
 		if err != nil {
 			fail(step, "%v", err)
 		}
-		op := modelOp{name: "create", desc: w.describe()}
+		op := refmodel.Op{Name: "create", Desc: m.Describe()}
 		if step > 0 {
-			op = m.nextOp(rng, s.ops)
+			op = m.NextOp(s.ops)
 		}
-		history = append(history, fmt.Sprintf("  %2d. %s: %s", step, op.name, op.desc))
+		history = append(history, fmt.Sprintf("  %2d. %s: %s", step, op.Name, op.Desc))
 		stepStart := time.Now()
-		if op.expectError != "" {
+		if op.ExpectError != "" {
 			// A configuration the plan must refuse: the apply fails and writes nothing.
 			before := conn.fingerprint(t)
 			config := writeConfig()
 			out, err := c.run("apply", "-auto-approve", "-input=false")
-			if err == nil || !strings.Contains(out, op.expectError) {
-				fail(step, "terraform apply should fail with %q (err %v):\n%s\n\nconfiguration:\n%s", op.expectError, err, tail(out, 60), config)
+			if err == nil || !strings.Contains(out, op.ExpectError) {
+				fail(step, "terraform apply should fail with %q (err %v):\n%s\n\nconfiguration:\n%s", op.ExpectError, err, tail(out, 60), config)
 			}
-			for _, want := range op.expectAlso {
+			for _, want := range op.ExpectAlso {
 				if !strings.Contains(strings.ToLower(flat(out)), strings.ToLower(want)) {
-					fail(step, "the refusal %q does not say %s:\n%s\n\nconfiguration:\n%s", op.expectError, want, tail(out, 60), config)
+					fail(step, "the refusal %q does not say %s:\n%s\n\nconfiguration:\n%s", op.ExpectError, want, tail(out, 60), config)
 				}
 			}
 			if after := conn.fingerprint(t); !maps.Equal(after, before) {
 				fail(step, "the refused apply wrote to the stores:\n%s\n%s", conn.writes(before, after), tail(out, 40))
 			}
-			if op.ackGuard != "" {
-				if err := w.acknowledgeGuard(op.ackGuard, out); err != nil {
+			if op.AckGuard != "" {
+				if err := m.AcknowledgeGuard(op.AckGuard, out); err != nil {
 					fail(step, "%v", err)
 				}
 			} else {
-				op.revert()
+				op.Revert()
 			}
 		}
 		var part *modelPartExpect
-		if op.part != nil {
+		if op.Part != nil {
 			var err error
-			if part, err = conn.editPart(t, c, *op.part); err != nil {
+			if part, err = conn.editPart(t, c, *op.Part); err != nil {
 				fail(step, "%v", err)
 			}
-			op.desc += ": " + part.desc
+			op.Desc += ": " + part.desc
 			history[len(history)-1] += ": " + part.desc
 		}
-		for _, h := range op.hand {
+		for _, h := range op.Hand {
 			conn.hand(t, h)
 		}
-		for _, addr := range op.stateRm {
+		for _, addr := range op.StateRm {
 			if out, err := c.run("state", "rm", addr); err != nil {
 				fail(step, "terraform state rm %s: %v\n%s", addr, err, tail(out, 20))
 			}
 		}
 		config := writeConfig()
-		w.imports = nil // rendered once: the next configuration has no import block
-		before, expected, incs, flying := conn.fingerprint(t), m.digest(), maps.Clone(m.incs), m.inFlight()
+		m.ImportsRendered() // rendered once: the next configuration has no import block
+		before, expected, incs, flying := conn.fingerprint(t), m.Digest(), m.Incarnations(), m.InFlight()
 		args := []string{"apply", "-auto-approve", "-input=false"}
-		for _, r := range op.replace {
+		for _, r := range op.Replace {
 			args = append(args, "-replace="+r)
 		}
-		// One step in modelFaultOneIn runs its apply with a store down first (model_fault_test.go);
-		// the apply below then recovers from it. What the model holds after the step is known once
-		// the step is settled, so the checks of kept files wait until then.
-		down := drawFault(rng, s.faults && !op.quiet && !wasFlying && len(flying) == 0 && rolloutSignature(w) == rolloutsBefore)
+		// One step in three runs its apply with a store down first (model_fault_test.go; the model
+		// draws which, refmodel/fault.go); the apply below then recovers from it. What the model
+		// holds after the step is known once the step is settled, so the checks of kept files
+		// wait until then.
+		down := m.DrawFault(s.faults && !op.Quiet && !wasFlying && len(flying) == 0 && m.RolloutSignature() == rolloutsBefore)
 		var fault modelFault
 		if down >= 0 {
 			history[len(history)-1] += fmt.Sprintf(" [store %d down during the first apply]", down)
@@ -308,69 +311,49 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 		}
 		applied := time.Since(stepStart)
 		after := conn.fingerprint(t)
-		if op.ackGuard != "" {
-			w.promise(op.ackGuard).guard = nil // acknowledged and applied: the next configuration has no guard
+		if op.AckGuard != "" {
+			m.GuardApplied(op.AckGuard) // acknowledged and applied: the next configuration has no guard
 		}
-		if op.quiet {
+		if op.Quiet {
 			// (A rollout in flight goes on with its next wave whatever the step changes.)
 			if len(flying) == 0 && !maps.Equal(after, before) {
-				fail(step, "%s must write nothing, but the stores changed:\n%s\n\nwhat the apply did:\n%s", op.name, conn.writes(before, after), planSummary(out))
+				fail(step, "%s must write nothing, but the stores changed:\n%s\n\nwhat the apply did:\n%s", op.Name, conn.writes(before, after), planSummary(out))
 			}
 			if added, destroyed, ok := applyCounts(out); !ok || added != 0 || destroyed != 0 {
-				fail(step, "%s must replace nothing, but the apply added %d and destroyed %d resources:\n%s", op.name, added, destroyed, planSummary(out))
+				fail(step, "%s must replace nothing, but the apply added %d and destroyed %d resources:\n%s", op.Name, added, destroyed, planSummary(out))
 			}
 		}
 		choices, err := modelChoices(c)
 		if err != nil {
 			fail(step, "reading the requests' destinations: %v", err)
 		}
-		problems := m.settle(choices)
+		problems := m.Settle(choices)
 		if down >= 0 {
-			certainAfter, err := m.certainFiles()
+			certainAfter, err := m.CertainFiles()
 			if err != nil {
 				fail(step, "%v", err)
 			}
-			var cleared []modelLoc
-			for _, d := range presentDests(w) {
-				if d.cleanup == "all" && incs[d.name] != m.incs[d.name] {
-					cleared = append(cleared, w.loc(d))
-				}
-			}
-			if p := conn.faultProblems(t, fault, certainBefore, certainAfter, cleared); len(p) > 0 {
+			kept, recovered := m.FaultKept(incs, certainBefore, certainAfter, fault.before, fault.snap)
+			if p := conn.faultProblems(t, fault, kept, recovered); len(p) > 0 {
 				fail(step, "with store %d down during the first apply (which %s), files the model keeps were lost:\n  %s\n\nwhat the failed apply did:\n%s\n\nwhat the apply after it did:\n%s",
 					down, map[bool]string{true: "failed", false: "succeeded"}[fault.failed], strings.Join(p, "\n  "), tail(fault.out, 40), planSummary(out))
 			}
 		}
-		if len(op.hand) == 0 && op.part == nil && len(op.replace) == 0 && maps.Equal(incs, m.incs) && m.digest() == expected && !maps.Equal(after, before) {
+		if len(op.Hand) == 0 && op.Part == nil && len(op.Replace) == 0 && maps.Equal(incs, m.Incarnations()) && m.Digest() == expected && !maps.Equal(after, before) {
 			// Nothing re-created, no hand edit to repair, and every folder must hold what it held:
 			// no object may be written or deleted, no commit made (SPEC 5.1, 5.2).
-			fail(step, "%s changes nothing the stores must hold, but the apply wrote to them:\n%s\n\nwhat the apply did:\n%s", op.name, conn.writes(before, after), planSummary(out))
+			fail(step, "%s changes nothing the stores must hold, but the apply wrote to them:\n%s\n\nwhat the apply did:\n%s", op.Name, conn.writes(before, after), planSummary(out))
 		}
 		snap := conn.snapshot(t)
 		var report []string
 		for _, p := range problems {
 			report = append(report, "scheduling: "+p)
 		}
-		for _, root := range modelKeys(m.roots) {
-			for store := range 2 {
-				loc := modelLoc{store, root}
-				fe, err := m.expect(loc)
-				if err != nil {
-					fail(step, "%v", err)
-				}
-				actual := folderFiles(m, initial[store], snap[store], root)
-				if diffs := fe.compare(actual); len(diffs) > 0 {
-					where := "no destination here now"
-					for _, d := range presentDests(w) {
-						if w.loc(d) == loc {
-							where = fmt.Sprintf("destination %s, %s, cleanup %s, init_workloads %v", d.name, d.mode, d.cleanup, !d.noInit)
-						}
-					}
-					report = append(report, fmt.Sprintf("store %d (%s) folder %s (%s):\n  %s", store, conn.names[store], loc.root, where, strings.Join(diffs, "\n  ")))
-				}
-			}
+		folders, err := m.FolderProblems(initial, snap, conn.Names)
+		if err != nil {
+			fail(step, "%v", err)
 		}
-		report = append(report, outsideFolders(m, initial, snap)...)
+		report = append(report, folders...)
 		report = append(report, conn.commitProblems(before, after)...)
 		if part != nil {
 			if got, ok := snap[part.store][part.path]; !ok || !bytes.Equal(got, part.content) {
@@ -379,18 +362,18 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 			}
 		}
 		if len(report) > 0 {
-			fail(step, "the stores do not hold what the model says after %s\n\n%s\n\nwhat the apply planned:\n%s", op.name, strings.Join(report, "\n\n"), planSummary(out))
+			fail(step, "the stores do not hold what the model says after %s\n\n%s\n\nwhat the apply planned:\n%s", op.Name, strings.Join(report, "\n\n"), planSummary(out))
 		}
 		out, err = c.run("plan", "-detailed-exitcode", "-input=false", "-refresh=true")
-		if problem := planProblem(out, err, m.inFlight()); problem != "" {
-			fail(step, "%s\n%s\n\n%s", problem, m.rolloutText(), tail(out, 80))
+		if problem := planProblem(out, err, m.InFlight()); problem != "" {
+			fail(step, "%s\n%s\n\n%s", problem, m.RolloutText(), tail(out, 80))
 		}
 		faultNote := ""
 		if down >= 0 {
 			faultNote = fmt.Sprintf(" [store %d down during a first apply, which %s]", down, map[bool]string{true: "failed", false: "succeeded"}[fault.failed])
 		}
-		ran.add(op.name)
-		t.Logf("step %2d %-9s apply %s, total %s: %s %s%s", step, op.name, applied.Round(10*time.Millisecond), time.Since(stepStart).Round(10*time.Millisecond), firstLine(op.desc), m.rolloutText(), faultNote)
+		ran.add(op.Name)
+		t.Logf("step %2d %-9s apply %s, total %s: %s %s%s", step, op.Name, applied.Round(10*time.Millisecond), time.Since(stepStart).Round(10*time.Millisecond), firstLine(op.Desc), m.RolloutText(), faultNote)
 	}
 }
 
@@ -426,70 +409,6 @@ func planProblem(out string, err error, inFlight []string) string {
 	}
 	return ""
 }
-
-// folderFiles are the files of folder root: not those of a folder inside it that the model knows
-// too (one a destination had before, or has now, while this one was elsewhere), not aggregate
-// parts (a destination at its store's root holds <store path>/.kratix-aggregates/), and not the
-// files the store held from the start (see outsideFolders).
-func folderFiles(m *refModel, initial, snap map[string][]byte, root string) map[string][]byte {
-	actual := map[string][]byte{}
-	for p, b := range snap {
-		if !under(root, p) || isPart(p) {
-			continue
-		}
-		if was, ok := initial[p]; ok && bytes.Equal(was, b) {
-			continue
-		}
-		inner := false
-		for other := range m.roots {
-			inner = inner || other != root && under(root, other) && under(other, p)
-		}
-		if !inner {
-			actual[p] = b
-		}
-	}
-	return actual
-}
-
-// isPart: p is in a store path's aggregate parts folder.
-func isPart(p string) bool {
-	for _, sp := range modelStorePaths {
-		if strings.HasPrefix(p, inFolder(sp, modelAggregatesDir)+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-// outsideFolders reports files that are in no destination folder the model knows, not in an
-// aggregate parts folder (<store path>/.kratix-aggregates/), and not in the store from the start.
-func outsideFolders(m *refModel, initial, snap [2]map[string][]byte) []string {
-	var report []string
-	for store := range 2 {
-		for _, p := range modelKeys(initial[store]) {
-			if b, ok := snap[store][p]; !ok || !bytes.Equal(b, initial[store][p]) {
-				report = append(report, fmt.Sprintf("store %d: %s, there from the start, was changed or deleted (present %v)", store, p, ok))
-			}
-		}
-		for _, p := range modelKeys(snap[store]) {
-			if b, ok := initial[store][p]; ok && bytes.Equal(b, snap[store][p]) {
-				continue
-			}
-			inside := isPart(p)
-			for root := range m.roots {
-				inside = inside || under(root, p)
-			}
-			if !inside {
-				report = append(report, fmt.Sprintf("store %d: unexpected %s, outside every destination folder\n    got %q", store, p, snap[store][p]))
-			}
-		}
-	}
-	return report
-}
-
-// modelAggregatesDir is where, under a store's path, the provider keeps the parts of aggregatedYAML
-// files (so that every writer can rebuild the whole, SPEC 4.2).
-const modelAggregatesDir = ".kratix-aggregates"
 
 // applyCounts reads "Resources: N added, N changed, N destroyed." from terraform apply's output.
 func applyCounts(out string) (added, destroyed int, ok bool) {
@@ -559,18 +478,25 @@ func modelChoices(c *cli) (map[string]string, error) {
 // ---------------------------------------------------------------------------------------------
 // The two stores of a seed, with independent clients.
 
+// modelConn is how the configuration reaches the two stores of a seed (what the model renders
+// it with), and the recorders that stand between the provider and each bucket (nil for git).
+type modelConn struct {
+	refmodel.Stores
+	recorders [2]*s3Recorder
+}
+
 func newModelConn(t *testing.T, kind string) *modelConn {
 	t.Helper()
-	c := &modelConn{kind: kind}
+	c := &modelConn{Stores: refmodel.Stores{Kind: kind}}
 	switch kind {
 	case "bucket":
-		for i := range c.names {
-			c.names[i] = randomName("m")
-			if err := minioServer.MakeBucket(context.Background(), c.names[i]); err != nil {
+		for i := range c.Names {
+			c.Names[i] = randomName("m")
+			if err := minioServer.MakeBucket(context.Background(), c.Names[i]); err != nil {
 				t.Fatal(err)
 			}
 		}
-		c.provider = fmt.Sprintf("\nprovider \"kratix\" {\n  secrets = {\n    s = { access_key_id = %[1]q, secret_access_key = %[2]q }\n    t = { access_key_id = %[1]q, secret_access_key = %[2]q }\n  }\n}\n",
+		c.Provider = fmt.Sprintf("\nprovider \"kratix\" {\n  secrets = {\n    s = { access_key_id = %[1]q, secret_access_key = %[2]q }\n    t = { access_key_id = %[1]q, secret_access_key = %[2]q }\n  }\n}\n",
 			minioServer.AccessKey, minioServer.SecretKey)
 		// Each bucket is reached through a recorder of its own, which sees its DELETEs and can
 		// take it down (model_fault_test.go).
@@ -581,19 +507,19 @@ func newModelConn(t *testing.T, kind string) *modelConn {
 		}
 		// Host names are case-insensitive: these spell the same endpoint.
 		hosts := []string{"localhost", "LOCALHOST", "LocalHost"}
-		c.address = func(store, variant int) string { return hosts[variant] + ":" + ports[store] }
+		c.Address = func(store, variant int) string { return hosts[variant] + ":" + ports[store] }
 	case "git-http":
-		for i := range c.names {
-			c.names[i] = randomName("m")
-			if err := gitServer.CreateRepo(c.names[i], "main"); err != nil {
+		for i := range c.Names {
+			c.Names[i] = randomName("m")
+			if err := gitServer.CreateRepo(c.Names[i], "main"); err != nil {
 				t.Fatal(err)
 			}
 		}
-		c.provider = fmt.Sprintf("\nprovider \"kratix\" {\n  secrets = {\n    s = { username = %[1]q, password = %[2]q }\n    t = { username = %[1]q, password = %[2]q }\n  }\n}\n",
+		c.Provider = fmt.Sprintf("\nprovider \"kratix\" {\n  secrets = {\n    s = { username = %[1]q, password = %[2]q }\n    t = { username = %[1]q, password = %[2]q }\n  }\n}\n",
 			gitServer.Username, gitServer.Password)
 		// git http-backend answers for a repository with or without ".git".
-		c.address = func(store, variant int) string {
-			base := gitServer.HTTPBase + "/" + c.names[store]
+		c.Address = func(store, variant int) string {
+			base := gitServer.HTTPBase + "/" + c.Names[store]
 			return [...]string{base + ".git", base}[variant]
 		}
 	default:
@@ -606,9 +532,9 @@ func newModelConn(t *testing.T, kind string) *modelConn {
 func (c *modelConn) snapshot(t *testing.T) [2]map[string][]byte {
 	t.Helper()
 	var out [2]map[string][]byte
-	for i, name := range c.names {
+	for i, name := range c.Names {
 		var err error
-		if c.kind == "bucket" {
+		if c.Kind == "bucket" {
 			out[i], err = bucketFiles(name)
 		} else {
 			out[i], err = gitFiles(gitServer.RepoPath(name), "main")
@@ -621,15 +547,15 @@ func (c *modelConn) snapshot(t *testing.T) [2]map[string][]byte {
 }
 
 // hand edits a store directly, as someone else would.
-func (c *modelConn) hand(t *testing.T, h modelHand) {
+func (c *modelConn) hand(t *testing.T, h refmodel.Hand) {
 	t.Helper()
-	name := c.names[h.store]
-	if c.kind != "bucket" {
+	name := c.Names[h.Store]
+	if c.Kind != "bucket" {
 		var err error
-		if h.content == nil {
-			err = gitServer.DeleteFile(name, "main", h.path, "by hand: delete "+h.path)
+		if h.Content == nil {
+			err = gitServer.DeleteFile(name, "main", h.Path, "by hand: delete "+h.Path)
 		} else {
-			err = gitServer.PushFile(name, "main", h.path, h.content, "by hand: "+h.path)
+			err = gitServer.PushFile(name, "main", h.Path, h.Content, "by hand: "+h.Path)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -641,13 +567,13 @@ func (c *modelConn) hand(t *testing.T, h modelHand) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if h.content == nil {
-		err = client.RemoveObject(ctx, name, h.path, minio.RemoveObjectOptions{})
+	if h.Content == nil {
+		err = client.RemoveObject(ctx, name, h.Path, minio.RemoveObjectOptions{})
 	} else {
-		_, err = client.PutObject(ctx, name, h.path, bytes.NewReader(h.content), int64(len(h.content)), minio.PutObjectOptions{})
+		_, err = client.PutObject(ctx, name, h.Path, bytes.NewReader(h.Content), int64(len(h.Content)), minio.PutObjectOptions{})
 	}
 	if err != nil {
-		t.Fatalf("editing %s in %s by hand: %v", h.path, name, err)
+		t.Fatalf("editing %s in %s by hand: %v", h.Path, name, err)
 	}
 }
 
@@ -657,8 +583,8 @@ func (c *modelConn) hand(t *testing.T, h modelHand) {
 func (c *modelConn) fingerprint(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for i, name := range c.names {
-		if c.kind != "bucket" {
+	for i, name := range c.Names {
+		if c.Kind != "bucket" {
 			tip, err := exec.Command("git", "--git-dir", gitServer.RepoPath(name), "rev-parse", "refs/heads/main").Output()
 			if err != nil {
 				t.Fatalf("git rev-parse in %s: %v", name, err)
@@ -684,11 +610,11 @@ func (c *modelConn) fingerprint(t *testing.T) map[string]string {
 // changes at least one file ("Nothing changed: no commit"), and says what it is in Kratix's
 // style ("Update from: ..." or "Delete from: ...").
 func (c *modelConn) commitProblems(before, after map[string]string) []string {
-	if c.kind == "bucket" {
+	if c.Kind == "bucket" {
 		return nil
 	}
 	var out []string
-	for i, name := range c.names {
+	for i, name := range c.Names {
 		key := fmt.Sprintf("%d@main", i)
 		if before[key] == after[key] {
 			continue
@@ -720,20 +646,20 @@ func (c *modelConn) commitProblems(before, after map[string]string) []string {
 // commits made and the files they changed.
 func (c *modelConn) writes(before, after map[string]string) string {
 	var out []string
-	for _, k := range modelKeys(after) {
+	for _, k := range sortedKeys(after) {
 		switch b, ok := before[k]; {
 		case !ok:
 			out = append(out, "  written (new) "+k)
-		case b != after[k] && c.kind == "bucket":
+		case b != after[k] && c.Kind == "bucket":
 			out = append(out, "  written       "+k)
 		case b != after[k]:
 			store, _ := strconv.Atoi(strings.TrimSuffix(k, "@main"))
-			repo := gitServer.RepoPath(c.names[store])
+			repo := gitServer.RepoPath(c.Names[store])
 			log, _ := exec.Command("git", "--git-dir", repo, "log", "--format=  commit %h %s (%an)", "--name-status", b+".."+after[k]).CombinedOutput()
 			out = append(out, fmt.Sprintf("  store %d:\n%s", store, strings.TrimRight(string(log), "\n")))
 		}
 	}
-	for _, k := range modelKeys(before) {
+	for _, k := range sortedKeys(before) {
 		if _, ok := after[k]; !ok {
 			out = append(out, "  deleted       "+k)
 		}
@@ -749,11 +675,11 @@ type modelPartExpect struct {
 	desc    string
 }
 
-// editPart deletes or overwrites one of the aggregate parts (or index files: e.dir) that the
-// promises (scheduled placements) and requests record in state, chosen by e.pick. Only which file
+// editPart deletes or overwrites one of the aggregate parts (or index files: e.Dir) that the
+// promises (scheduled placements) and requests record in state, chosen by e.Pick. Only which file
 // to edit comes from the provider's state; what must follow (the same bytes back, the aggregate
 // whole) does not.
-func (c *modelConn) editPart(t *testing.T, cl *cli, e modelPartEdit) (*modelPartExpect, error) {
+func (c *modelConn) editPart(t *testing.T, cl *cli, e refmodel.PartEdit) (*modelPartExpect, error) {
 	t.Helper()
 	out, err := cl.run("show", "-json")
 	if err != nil {
@@ -792,7 +718,7 @@ func (c *modelConn) editPart(t *testing.T, cl *cli, e modelPartEdit) (*modelPart
 	collect := func(owner, location string, files map[string]string) {
 		store := c.bucketOf(location)
 		for p := range files {
-			if store >= 0 && slices.Contains(strings.Split(p, "/"), e.dir) {
+			if store >= 0 && slices.Contains(strings.Split(p, "/"), e.Dir) {
 				parts = append(parts, ref{store, p, owner})
 			}
 		}
@@ -814,22 +740,22 @@ func (c *modelConn) editPart(t *testing.T, cl *cli, e modelPartEdit) (*modelPart
 		}
 	}
 	if len(parts) == 0 {
-		return nil, fmt.Errorf("the model has a live placement that keeps a file in %s/, but no promise or request records one", e.dir)
+		return nil, fmt.Errorf("the model has a live placement that keeps a file in %s/, but no promise or request records one", e.Dir)
 	}
 	sort.Slice(parts, func(i, j int) bool {
 		return parts[i].store < parts[j].store || parts[i].store == parts[j].store && parts[i].path < parts[j].path
 	})
-	p := parts[e.pick%len(parts)]
+	p := parts[e.Pick%len(parts)]
 	content, ok := c.snapshot(t)[p.store][p.path]
 	if !ok {
 		return nil, fmt.Errorf("%s records aggregate part %s (store %d), which the store does not hold", p.owner, p.path, p.store)
 	}
-	h := modelHand{store: p.store, path: p.path}
+	h := refmodel.Hand{Store: p.store, Path: p.path}
 	verb := "deleted"
-	if !e.delete {
-		h.content = []byte("# edited by hand\nkind: Tampered\n")
-		if e.dir == ".kratix" {
-			h.content = []byte("files:\n- tampered-by-hand.yaml\n")
+	if !e.Delete {
+		h.Content = []byte("# edited by hand\nkind: Tampered\n")
+		if e.Dir == ".kratix" {
+			h.Content = []byte("files:\n- tampered-by-hand.yaml\n")
 		}
 		verb = "overwritten"
 	}
@@ -839,7 +765,7 @@ func (c *modelConn) editPart(t *testing.T, cl *cli, e modelPartEdit) (*modelPart
 
 // bucketOf is the store (0 or 1) a normalised location names, -1 for neither.
 func (c *modelConn) bucketOf(location string) int {
-	for i, name := range c.names {
+	for i, name := range c.Names {
 		if strings.HasSuffix(location, "/"+name) || strings.Contains(location, "/"+name+"@") {
 			return i
 		}

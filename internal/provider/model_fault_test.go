@@ -24,11 +24,13 @@ package provider
 // on which store the wave's destinations are on (a wave that fails somewhere is
 // TestAccRolloutWaveFailsPartly's business). Promises with a rollout block still take part in
 // every other faulted step.
+//
+// Which step and which store, and which files are kept, are the model's (refmodel/fault.go); this
+// file takes the store down and checks the stores and the wire.
 
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,57 +39,15 @@ import (
 	"testing"
 )
 
-// modelFaultOneIn: one step in this many (on average) runs with a store down.
-const modelFaultOneIn = 3
-
-// drawFault says which store is down during this step's apply, or -1.
-func drawFault(rng *rand.Rand, allowed bool) int {
-	if rng.IntN(modelFaultOneIn) != 0 || !allowed {
-		return -1
-	}
-	return rng.IntN(2)
-}
-
-// certainFiles is every file the model says must be in each store now, with its bytes.
-func (m *refModel) certainFiles() ([2]map[string][]byte, error) {
-	out := [2]map[string][]byte{{}, {}}
-	for _, root := range modelKeys(m.roots) {
-		for store := range 2 {
-			fe, err := m.expect(modelLoc{store, root})
-			if err != nil {
-				return out, err
-			}
-			for p, b := range fe.certain {
-				out[store][p] = b
-			}
-		}
-	}
-	return out, nil
-}
-
-// keptFiles are the files the model holds before and after the step with the same bytes, and
-// which the store holds with those bytes now.
-func keptFiles(before, after, now [2]map[string][]byte) [2]map[string][]byte {
-	out := [2]map[string][]byte{{}, {}}
-	for store := range 2 {
-		for p, b := range before[store] {
-			if a, ok := after[store][p]; ok && bytes.Equal(a, b) && bytes.Equal(now[store][p], b) {
-				out[store][p] = b
-			}
-		}
-	}
-	return out
-}
-
 // down makes a store unreachable for the provider: every connection to the bucket's recorder is
 // dropped, every push to the repository refused.
 func (c *modelConn) down(t *testing.T, store int) {
 	t.Helper()
-	if c.kind == "bucket" {
+	if c.Kind == "bucket" {
 		c.recorders[store].down.Store(true)
 		return
 	}
-	hook := filepath.Join(gitServer.RepoPath(c.names[store]), "hooks", "pre-receive")
+	hook := filepath.Join(gitServer.RepoPath(c.Names[store]), "hooks", "pre-receive")
 	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho 'model: store down' >&2\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -95,11 +55,11 @@ func (c *modelConn) down(t *testing.T, store int) {
 
 func (c *modelConn) up(t *testing.T, store int) {
 	t.Helper()
-	if c.kind == "bucket" {
+	if c.Kind == "bucket" {
 		c.recorders[store].down.Store(false)
 		return
 	}
-	hook := filepath.Join(gitServer.RepoPath(c.names[store]), "hooks", "pre-receive")
+	hook := filepath.Join(gitServer.RepoPath(c.Names[store]), "hooks", "pre-receive")
 	if err := os.Remove(hook); err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
@@ -112,8 +72,8 @@ type wireMark [2]string
 func (c *modelConn) wireMark(t *testing.T) wireMark {
 	t.Helper()
 	var m wireMark
-	for i, name := range c.names {
-		if c.kind == "bucket" {
+	for i, name := range c.Names {
+		if c.Kind == "bucket" {
 			w, _ := c.recorders[i].snapshot()
 			m[i] = fmt.Sprint(len(w))
 			continue
@@ -132,8 +92,8 @@ func (c *modelConn) wireMark(t *testing.T) wireMark {
 func (c *modelConn) keptDeleted(t *testing.T, mark wireMark, kept [2]map[string][]byte) []string {
 	t.Helper()
 	var out []string
-	for i, name := range c.names {
-		if c.kind == "bucket" {
+	for i, name := range c.Names {
+		if c.Kind == "bucket" {
 			var from int
 			_, _ = fmt.Sscan(mark[i], &from)
 			w, _ := c.recorders[i].snapshot()
@@ -173,15 +133,15 @@ type modelFault struct {
 func (c *modelConn) downUnchanged(down int, before, after map[string]string) []string {
 	var out []string
 	prefix := fmt.Sprintf("%d:", down)
-	if c.kind != "bucket" {
+	if c.Kind != "bucket" {
 		prefix = fmt.Sprintf("%d@", down)
 	}
-	for _, k := range modelKeys(before) {
+	for _, k := range sortedKeys(before) {
 		if strings.HasPrefix(k, prefix) && after[k] != before[k] {
 			out = append(out, fmt.Sprintf("store %d was down, but %s changed", down, k))
 		}
 	}
-	for _, k := range modelKeys(after) {
+	for _, k := range sortedKeys(after) {
 		if _, ok := before[k]; !ok && strings.HasPrefix(k, prefix) {
 			out = append(out, fmt.Sprintf("store %d was down, but %s appeared", down, k))
 		}
@@ -192,24 +152,11 @@ func (c *modelConn) downUnchanged(down int, before, after map[string]string) []s
 // faultProblems checks, once the model knows what the step keeps, that the failed apply left
 // every kept file in place and deleted none on the wire, and that the apply after it deleted
 // nothing that the failed apply had written as the model wants it.
-func (c *modelConn) faultProblems(t *testing.T, f modelFault, certainBefore, certainAfter [2]map[string][]byte, cleared []modelLoc) []string {
+func (c *modelConn) faultProblems(t *testing.T, f modelFault, kept, recovered [2]map[string][]byte) []string {
 	t.Helper()
-	kept := keptFiles(certainBefore, certainAfter, f.before)
-	recovered := keptFiles(f.snap, certainAfter, f.snap)
-	// A destination replaced with cleanup = "all" empties its folder, and the promises and
-	// requests on it write their files again in the same apply: nothing there is kept.
-	for _, loc := range cleared {
-		for _, k := range []map[string][]byte{kept[loc.store], recovered[loc.store]} {
-			for p := range k {
-				if under(loc.root, p) {
-					delete(k, p)
-				}
-			}
-		}
-	}
 	var out []string
 	for store := range 2 {
-		for _, p := range modelKeys(kept[store]) {
+		for _, p := range sortedKeys(kept[store]) {
 			if got, ok := f.snap[store][p]; !ok || !bytes.Equal(got, kept[store][p]) {
 				out = append(out, fmt.Sprintf("store %d: %s, which the model keeps, is %s after the failed apply", store, p, map[bool]string{false: "gone", true: "changed"}[ok]))
 			}
@@ -219,16 +166,4 @@ func (c *modelConn) faultProblems(t *testing.T, f modelFault, certainBefore, cer
 	out = append(out, c.keptDeleted(t, f.recoverMark, recovered)...)
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-// rolloutSignature names, for every promise with a rollout, what would start or change one: its
-// dependencies, presence and rollout block. A step that changes it gets no fault (see above).
-func rolloutSignature(w *modelWorld) string {
-	var b strings.Builder
-	for _, p := range w.promises {
-		if p.rollout != nil {
-			fmt.Fprintf(&b, "%s %v %d %s\n", p.name, p.present, p.deps, p.rollout)
-		}
-	}
-	return b.String()
 }

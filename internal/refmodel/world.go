@@ -1,6 +1,6 @@
-package provider
+package refmodel
 
-// The randomized half of TestAccModel_*: a world and a sequence of operations drawn from a seed,
+// The randomized half of the reference model: a world and a sequence of operations drawn from a seed,
 // and the Terraform configuration a world renders to. Pure: no I/O, so the generator and the
 // model can be exercised together in TestModelRandomWalks without any server.
 
@@ -13,12 +13,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"testing"
 )
 
-// modelOpNames are the operations a step can make, as KRATIX_MODEL_OPS names them. "destroy"
+// OpNames are the operations a step can make, as KRATIX_MODEL_OPS names them. "destroy"
 // removes one object from the configuration and the next step ("recreate") puts it back.
-var modelOpNames = []string{
+var OpNames = []string{
 	"relabel", "selectors", "move", "cosmetic", "mode", "aggname",
 	"edit", "stray", "deps", "emptydeps", "reqfiles", "destroy",
 	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part", "pool", "drift", "index",
@@ -44,9 +43,9 @@ var (
 	modelPathPrefix  = []string{"", "clusters/", "fleet/eu/"}
 )
 
-// modelStoreVariants is how many spellings of a store's address name the same place (modelConn
-// renders them): a bucket endpoint's host in three letter cases; a git URL with and without
-// ".git". (A trailing "/" is not among them: git http-backend refuses ".git//info/refs" as
+// modelStoreVariants is how many spellings of a store's address name the same place
+// (Stores.Address spells them): a bucket endpoint's host in three letter cases; a git URL with
+// and without ".git". (A trailing "/" is not among them: git http-backend refuses ".git//info/refs" as
 // "aliased", so the test server cannot serve it.)
 func modelStoreVariants(kind string) int {
 	if kind == "bucket" {
@@ -173,50 +172,53 @@ func newModelWorld(rng *rand.Rand, kind string, modes []string) *modelWorld {
 // ---------------------------------------------------------------------------------------------
 // Operations.
 
-// modelOp is one step's change: the configuration is edited in place; hand are edits made
-// directly in the stores (with the independent clients) before the apply.
-type modelOp struct {
-	name, desc string
-	hand       []modelHand
-	// replace are resource addresses for `terraform apply -replace=...`.
-	replace []string
-	// quiet: the apply must replace nothing and write nothing (no commit, no object written or
+// Op is one step's change: the configuration is edited in place (NextOp has made it); Hand are
+// edits the runner makes directly in the stores (with its independent clients) before the apply.
+type Op struct {
+	Name, Desc string
+	Hand       []Hand
+	// Replace are resource addresses for `terraform apply -replace=...`.
+	Replace []string
+	// Quiet: the apply must replace nothing and write nothing (no commit, no object written or
 	// deleted): the change does not move any file (SPEC 5.3).
-	quiet bool
-	// expectError: the apply must fail at plan with this message and write nothing; then revert
+	Quiet bool
+	// ExpectError: the apply must fail at plan with this message and write nothing; then Revert
 	// restores the configuration, which the step applies as usual (the model is unchanged).
-	expectError string
-	// expectAlso: more the refusal must say (case and line breaks aside), such as both owners
+	ExpectError string
+	// ExpectAlso: more the refusal must say (case and line breaks aside), such as both owners
 	// of a file two requests write.
-	expectAlso []string
-	revert     func()
-	// ackGuard: instead of reverting after the refusal, set the acknowledgement the refusal
-	// printed on this promise's guard and apply the same change (model_guard_test.go).
-	ackGuard string
-	// stateRm are resource addresses the runner removes from state (`terraform state rm`)
+	ExpectAlso []string
+	Revert     func()
+	// AckGuard: instead of reverting after the refusal, set the acknowledgement the refusal
+	// printed on this promise's guard (Model.AcknowledgeGuard) and apply the same change
+	// (guard.go).
+	AckGuard string
+	// StateRm are resource addresses the runner removes from state (`terraform state rm`)
 	// before the apply; the world's imports bring them back (see "reimport").
-	stateRm []string
-	// part: an aggregate part (or a mode none index file) the provider recorded in state is
+	StateRm []string
+	// Part: an aggregate part (or a mode none index file) the provider recorded in state is
 	// deleted or edited by hand (the runner finds it); the apply must put it back, byte for byte
 	// (and repair the aggregate).
-	part *modelPartEdit
+	Part *PartEdit
 }
 
-type modelPartEdit struct {
-	dir    string // modelAggregatesDir for a part, ".kratix" for an index file
-	pick   int    // which of the files recorded in state (modulo their number)
-	delete bool   // delete it; otherwise overwrite it
+// PartEdit says which file recorded in state Op.Part edits, and how.
+type PartEdit struct {
+	Dir    string // modelAggregatesDir (".kratix-aggregates") for a part, ".kratix" for an index file
+	Pick   int    // which of the files recorded in state (modulo their number)
+	Delete bool   // delete it; otherwise overwrite it
 }
 
-type modelHand struct {
-	store   int
-	path    string
-	content []byte // nil: delete the file
+// Hand is a file the runner writes (or deletes, when Content is nil) directly in store 0 or 1.
+type Hand struct {
+	Store   int
+	Path    string
+	Content []byte // nil: delete the file
 }
 
 // nextOp draws the next operation among allowed ones and applies it to the configuration (and to
 // the model, for files added by hand beside the owned folders, which must stay).
-func (m *refModel) nextOp(rng *rand.Rand, allowed []string) modelOp {
+func (m *Model) nextOp(rng *rand.Rand, allowed []string) Op {
 	w := m.w
 	if len(w.pending) > 0 {
 		var names []string
@@ -233,7 +235,7 @@ func (m *refModel) nextOp(rng *rand.Rand, allowed []string) modelOp {
 			}
 		}
 		w.pending = nil
-		return modelOp{name: "recreate", desc: strings.Join(names, ", ")}
+		return Op{Name: "recreate", Desc: strings.Join(names, ", ")}
 	}
 	var order []string
 	for _, name := range allowed {
@@ -242,7 +244,7 @@ func (m *refModel) nextOp(rng *rand.Rand, allowed []string) modelOp {
 		}
 	}
 	rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-	flying := len(m.inFlight()) > 0
+	flying := len(m.InFlight()) > 0
 	if flying && rng.IntN(2) == 0 || !flying && m.hasRollout() && rng.IntN(3) == 0 {
 		// While a rollout is in flight, half of the steps change what it rolls out or where; a
 		// third of the others start one.
@@ -261,23 +263,23 @@ func (m *refModel) nextOp(rng *rand.Rand, allowed []string) modelOp {
 	}
 	for _, name := range order {
 		if op, ok := m.tryValidOp(rng, name); ok {
-			op.name = name
+			op.Name = name
 			return op
 		}
 	}
-	return modelOp{name: "noop", desc: "no allowed operation applies"}
+	return Op{Name: "noop", Desc: "no allowed operation applies"}
 }
 
 // tryValidOp is tryOp, undone when it would give two destinations overlapping folders (but for
 // "overlap", which does so on purpose and reverts).
-func (m *refModel) tryValidOp(rng *rand.Rand, name string) (modelOp, bool) {
+func (m *Model) tryValidOp(rng *rand.Rand, name string) (Op, bool) {
 	saved := m.w.clone()
 	op, ok := m.tryOp(rng, name)
-	if ok && (op.expectError != "" && op.ackGuard == "" || !modelFoldersOverlap(m.w)) {
+	if ok && (op.ExpectError != "" && op.AckGuard == "" || !modelFoldersOverlap(m.w)) {
 		return op, true
 	}
 	*m.w = *saved
-	return modelOp{}, false
+	return Op{}, false
 }
 
 // clone is a deep copy of the configuration.
@@ -318,7 +320,7 @@ func presentDests(w *modelWorld) []*modelDest {
 	return out
 }
 
-func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
+func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 	w := m.w
 	dests := presentDests(w)
 	var promises []*modelPromise
@@ -336,19 +338,19 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 	switch name {
 	case "relabel":
 		if len(dests) == 0 {
-			return modelOp{}, false
+			return Op{}, false
 		}
 		d := pick(rng, dests)
 		before := d.labels
 		for i := 0; i < 8 && maps.Equal(d.labels, before); i++ {
 			d.labels = randomLabels(rng)
 		}
-		return modelOp{desc: fmt.Sprintf("%s labels %s -> %s", d.name, labelText(before), labelText(d.labels))}, true
+		return Op{Desc: fmt.Sprintf("%s labels %s -> %s", d.name, labelText(before), labelText(d.labels))}, true
 
 	case "selectors":
 		n := len(promises) + len(requests)
 		if n == 0 {
-			return modelOp{}, false
+			return Op{}, false
 		}
 		i := rng.IntN(n)
 		if i < len(promises) {
@@ -357,18 +359,18 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 			for j := 0; j < 8 && selectorText2(p.selectors) == selectorText2(before); j++ {
 				p.selectors = randomPromiseSelectors(rng)
 			}
-			return modelOp{desc: fmt.Sprintf("promise %s selectors %s -> %s", p.name, selectorText2(before), selectorText2(p.selectors))}, true
+			return Op{Desc: fmt.Sprintf("promise %s selectors %s -> %s", p.name, selectorText2(before), selectorText2(p.selectors))}, true
 		}
 		r := requests[i-len(promises)]
 		before := r.selectors
 		for j := 0; j < 8 && selectorText2(r.selectors) == selectorText2(before); j++ {
 			r.selectors = randomRequestSelectors(rng)
 		}
-		return modelOp{desc: fmt.Sprintf("request %s selectors %s -> %s", r.name, selectorText2(before), selectorText2(r.selectors))}, true
+		return Op{Desc: fmt.Sprintf("request %s selectors %s -> %s", r.name, selectorText2(before), selectorText2(r.selectors))}, true
 
 	case "move":
 		if len(dests) == 0 {
-			return modelOp{}, false
+			return Op{}, false
 		}
 		d := pick(rng, dests)
 		from := d.store
@@ -379,7 +381,7 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 			}
 		}
 		d.store = pick(rng, others)
-		return modelOp{desc: fmt.Sprintf("%s (%s, cleanup %s) from store %d to store %d (the other bucket)", d.name, d.mode, d.cleanup, from, d.store)}, true
+		return Op{Desc: fmt.Sprintf("%s (%s, cleanup %s) from store %d to store %d (the other bucket)", d.name, d.mode, d.cleanup, from, d.store)}, true
 
 	case "alias":
 		// To the other store resource of the same bucket: not a move while the store paths are
@@ -391,7 +393,7 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 			}
 		}
 		if len(movable) == 0 {
-			return modelOp{}, false
+			return Op{}, false
 		}
 		d := pick(rng, movable)
 		from, beforePath, beforeRoot := d.store, d.path, w.root(d)
@@ -405,11 +407,11 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 				d.path = strings.TrimPrefix(beforeRoot, to.path+"/")
 			}
 		}
-		op := modelOp{desc: fmt.Sprintf("%s (%s, cleanup %s) from store %d (path %q) to store %d (path %q), same bucket; path %s -> %s, folder %s -> %s",
+		op := Op{Desc: fmt.Sprintf("%s (%s, cleanup %s) from store %d (path %q) to store %d (path %q), same bucket; path %s -> %s, folder %s -> %s",
 			d.name, d.mode, d.cleanup, from, w.stores[from].path, d.store, to.path, beforePath, d.path, beforeRoot, w.root(d))}
 		if to.path == w.stores[from].path && d.path == beforePath {
-			op.quiet = true
-			op.desc += ": not a move"
+			op.Quiet = true
+			op.Desc += ": not a move"
 		}
 		return op, true
 
@@ -421,7 +423,7 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 			s.path = pick(rng, modelStorePaths)
 		}
 		s.spelling = rng.IntN(len(modelStorePathSpellings[s.path]))
-		op := modelOp{desc: fmt.Sprintf("store %d: path %q -> %q (spelled %q)", i, before, s.path, modelStorePathSpellings[s.path][s.spelling])}
+		op := Op{Desc: fmt.Sprintf("store %d: path %q -> %q (spelled %q)", i, before, s.path, modelStorePathSpellings[s.path][s.spelling])}
 		var moved []string
 		for _, d := range dests {
 			if d.store == i {
@@ -429,10 +431,10 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 			}
 		}
 		if len(moved) == 0 {
-			op.quiet = true
-			op.desc += ": no destination on it"
+			op.Quiet = true
+			op.Desc += ": no destination on it"
 		} else {
-			op.desc += ": moves " + strings.Join(moved, ", ")
+			op.Desc += ": moves " + strings.Join(moved, ", ")
 		}
 		return op, true
 
@@ -443,24 +445,24 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 		if w.kind != "bucket" {
 			what = append(what, "author")
 		}
-		op := modelOp{quiet: true}
+		op := Op{Quiet: true}
 		switch pick(rng, what) {
 		case "path":
 			spellings := modelStorePathSpellings[s.path]
 			before := s.spelling
 			s.spelling = (s.spelling + 1 + rng.IntN(len(spellings)-1)) % len(spellings)
-			op.desc = fmt.Sprintf("store %d: path spelled %q -> %q", i, spellings[before], spellings[s.spelling])
+			op.Desc = fmt.Sprintf("store %d: path spelled %q -> %q", i, spellings[before], spellings[s.spelling])
 		case "secret_ref":
 			s.secret = map[string]string{"s": "t", "t": "s"}[s.secret]
-			op.desc = fmt.Sprintf("store %d: secret_ref = %q (same credentials)", i, s.secret)
+			op.Desc = fmt.Sprintf("store %d: secret_ref = %q (same credentials)", i, s.secret)
 		case "address":
 			before := s.variant
 			n := modelStoreVariants(w.kind)
 			s.variant = (s.variant + 1 + rng.IntN(n-1)) % n
-			op.desc = fmt.Sprintf("store %d: address spelling %d -> %d", i, before, s.variant)
+			op.Desc = fmt.Sprintf("store %d: address spelling %d -> %d", i, before, s.variant)
 		default:
 			s.author = !s.author
-			op.desc = fmt.Sprintf("store %d: explicit author %v", i, s.author)
+			op.Desc = fmt.Sprintf("store %d: explicit author %v", i, s.author)
 		}
 		return op, true
 
@@ -472,7 +474,7 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 
 	case "canaries":
 		if len(dests) == 0 {
-			return modelOp{}, false
+			return Op{}, false
 		}
 		d := pick(rng, dests)
 		loc := m.applied[d.name].loc
@@ -480,38 +482,38 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 		paths := modelKeys(canaries)
 		if !d.noInit {
 			d.noInit = true
-			op := modelOp{desc: fmt.Sprintf("%s (%s): init_workloads = false", d.name, d.mode)}
+			op := Op{Desc: fmt.Sprintf("%s (%s): init_workloads = false", d.name, d.mode)}
 			if rng.IntN(2) == 0 {
 				// One of them no longer recorded: both must go all the same.
 				gone := pick(rng, paths)
-				op.hand = []modelHand{{store: loc.store, path: gone}}
-				op.desc += ", after deleting " + gone + " by hand"
+				op.Hand = []Hand{{Store: loc.store, Path: gone}}
+				op.Desc += ", after deleting " + gone + " by hand"
 			}
 			return op, true
 		}
 		if rng.IntN(2) == 0 {
 			d.noInit = false
-			return modelOp{desc: fmt.Sprintf("%s (%s): init_workloads = true", d.name, d.mode)}, true
+			return Op{Desc: fmt.Sprintf("%s (%s): init_workloads = true", d.name, d.mode)}, true
 		}
 		// A canary written by hand while init_workloads is false: the destination claims the
 		// path, so the apply removes it.
 		p := pick(rng, paths)
-		return modelOp{desc: fmt.Sprintf("%s (%s, init_workloads = false): write canary %s by hand", d.name, d.mode, p),
-			hand: []modelHand{{store: loc.store, path: p, content: canaries[p]}}}, true
+		return Op{Desc: fmt.Sprintf("%s (%s, init_workloads = false): write canary %s by hand", d.name, d.mode, p),
+			Hand: []Hand{{Store: loc.store, Path: p, Content: canaries[p]}}}, true
 
 	case "unschedule":
 		if len(promises) == 0 {
-			return modelOp{}, false
+			return Op{}, false
 		}
 		p := pick(rng, promises)
 		p.delete = !p.delete
-		return modelOp{desc: fmt.Sprintf("promise %s on_unschedule = %q", p.name, map[bool]string{true: "delete", false: "keep"}[p.delete])}, true
+		return Op{Desc: fmt.Sprintf("promise %s on_unschedule = %q", p.name, map[bool]string{true: "delete", false: "keep"}[p.delete])}, true
 
 	case "pool":
 		// A destination leaves one promise's pool (it stays in the configuration and in the
 		// other promise's pool), or comes back.
 		if len(promises) == 0 || len(dests) == 0 {
-			return modelOp{}, false
+			return Op{}, false
 		}
 		p, d := pick(rng, promises), pick(rng, dests)
 		if p.left == nil {
@@ -520,7 +522,7 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 		p.left[d.name] = !p.left[d.name]
 		if !p.left[d.name] {
 			delete(p.left, d.name)
-			return modelOp{desc: fmt.Sprintf("%s (%s, cleanup %s) back in promise %s's pool", d.name, d.mode, d.cleanup, p.name)}, true
+			return Op{Desc: fmt.Sprintf("%s (%s, cleanup %s) back in promise %s's pool", d.name, d.mode, d.cleanup, p.name)}, true
 		}
 		desc := fmt.Sprintf("%s (%s, cleanup %s) leaves promise %s's pool", d.name, d.mode, d.cleanup, p.name)
 		for _, r := range requests {
@@ -528,7 +530,7 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 				desc += fmt.Sprintf(" (request %s is on it)", r.name)
 			}
 		}
-		return modelOp{desc: desc}, true
+		return Op{Desc: desc}, true
 
 	case "guard":
 		return m.guardOp(rng)
@@ -550,16 +552,16 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 			}
 		}
 		if len(targets) == 0 {
-			return modelOp{}, false
+			return Op{}, false
 		}
 		target := pick(rng, targets)
-		if flying := m.inFlight(); len(flying) > 0 && rng.IntN(2) == 0 {
+		if flying := m.InFlight(); len(flying) > 0 && rng.IntN(2) == 0 {
 			name := pick(rng, flying) // mid-rollout: the import must pick the rollout up where it stands
 			target = "kratix_promise." + name + "=" + name
 		}
 		addr, id, _ := strings.Cut(target, "=")
 		w.imports = []string{target}
-		return modelOp{desc: fmt.Sprintf("terraform state rm %s, then import it as %q", addr, id), stateRm: []string{addr}, quiet: true}, true
+		return Op{Desc: fmt.Sprintf("terraform state rm %s, then import it as %q", addr, id), StateRm: []string{addr}, Quiet: true}, true
 
 	case "replace":
 		// `terraform apply -replace=...`: mostly a destination (whose promises and requests must
@@ -576,7 +578,7 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 			targets = append(targets, "r:"+r.name)
 		}
 		if len(targets) == 0 {
-			return modelOp{}, false
+			return Op{}, false
 		}
 		target := pick(rng, targets)
 		w.replaced = []string{target}
@@ -584,13 +586,13 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 		switch kind {
 		case "d":
 			d := w.dest(name)
-			return modelOp{desc: fmt.Sprintf("terraform apply -replace=kratix_destination.%s (%s, cleanup %s)", d.name, d.mode, d.cleanup),
-				replace: []string{"kratix_destination." + d.name}}, true
+			return Op{Desc: fmt.Sprintf("terraform apply -replace=kratix_destination.%s (%s, cleanup %s)", d.name, d.mode, d.cleanup),
+				Replace: []string{"kratix_destination." + d.name}}, true
 		case "p":
-			return modelOp{desc: "terraform apply -replace=kratix_promise." + name, replace: []string{"kratix_promise." + name}}, true
+			return Op{Desc: "terraform apply -replace=kratix_promise." + name, Replace: []string{"kratix_promise." + name}}, true
 		default:
-			return modelOp{desc: fmt.Sprintf("terraform apply -replace=kratix_resource_request.%s (on %q)", name, m.choice[name]),
-				replace: []string{"kratix_resource_request." + name}}, true
+			return Op{Desc: fmt.Sprintf("terraform apply -replace=kratix_resource_request.%s (on %q)", name, m.choice[name]),
+				Replace: []string{"kratix_resource_request." + name}}, true
 		}
 
 	case "drift":
@@ -598,56 +600,56 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 		// the change is planned from what the store holds, not from what state recorded.
 		var files []liveFile
 		for _, f := range m.liveFiles() {
-			if !m.isAggregate(f.modelHand) { // an aggregate holds other placements' documents too
+			if !m.isAggregate(f.Hand) { // an aggregate holds other placements' documents too
 				files = append(files, f)
 			}
 		}
 		if len(files) == 0 {
-			return modelOp{}, false
+			return Op{}, false
 		}
 		f := pick(rng, files)
 		verb := "delete"
 		if rng.IntN(2) == 1 {
-			f.content = []byte("# edited by hand\nkind: Tampered\n")
+			f.Content = []byte("# edited by hand\nkind: Tampered\n")
 			verb = "overwrite"
 		}
 		order := slices.Clone(modelDriftOps)
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, name := range order {
 			if op, ok := m.tryValidOp(rng, name); ok {
-				w.edited = []modelHand{f.modelHand}
-				return modelOp{desc: fmt.Sprintf("%s %s (store %d) by hand, and %s: %s", verb, f.path, f.store, name, op.desc),
-					hand: []modelHand{f.modelHand}, replace: op.replace}, true
+				w.edited = []Hand{f.Hand}
+				return Op{Desc: fmt.Sprintf("%s %s (store %d) by hand, and %s: %s", verb, f.Path, f.Store, name, op.Desc),
+					Hand: []Hand{f.Hand}, Replace: op.Replace}, true
 			}
 		}
-		return modelOp{}, false
+		return Op{}, false
 
 	case "part":
 		// A placement waiting in a rollout is not written, so not repaired either: no part is
 		// edited while a rollout is in flight.
-		if !m.hasLiveContribution() || len(m.inFlight()) > 0 {
-			return modelOp{}, false
+		if !m.hasLiveContribution() || len(m.InFlight()) > 0 {
+			return Op{}, false
 		}
-		edit := &modelPartEdit{dir: modelAggregatesDir, pick: rng.IntN(1 << 20), delete: rng.IntN(2) == 0}
-		return modelOp{desc: fmt.Sprintf("%s an aggregate part by hand", map[bool]string{true: "delete", false: "overwrite"}[edit.delete]), part: edit}, true
+		edit := &PartEdit{Dir: modelAggregatesDir, Pick: rng.IntN(1 << 20), Delete: rng.IntN(2) == 0}
+		return Op{Desc: fmt.Sprintf("%s an aggregate part by hand", map[bool]string{true: "delete", false: "overwrite"}[edit.Delete]), Part: edit}, true
 
 	case "index":
-		if !m.hasLiveIndex() || len(m.inFlight()) > 0 {
-			return modelOp{}, false
+		if !m.hasLiveIndex() || len(m.InFlight()) > 0 {
+			return Op{}, false
 		}
-		edit := &modelPartEdit{dir: ".kratix", pick: rng.IntN(1 << 20), delete: rng.IntN(2) == 0}
-		return modelOp{desc: fmt.Sprintf("%s a .kratix/ index file by hand", map[bool]string{true: "delete", false: "overwrite"}[edit.delete]), part: edit}, true
+		edit := &PartEdit{Dir: ".kratix", Pick: rng.IntN(1 << 20), Delete: rng.IntN(2) == 0}
+		return Op{Desc: fmt.Sprintf("%s a .kratix/ index file by hand", map[bool]string{true: "delete", false: "overwrite"}[edit.Delete]), Part: edit}, true
 
 	case "mode":
 		if len(dests) == 0 || len(w.modes) < 2 {
-			return modelOp{}, false
+			return Op{}, false
 		}
 		d := pick(rng, dests)
 		before := d.mode
 		for d.mode == before {
 			d.mode = pick(rng, w.modes)
 		}
-		return modelOp{desc: fmt.Sprintf("%s (cleanup %s) filepath_mode %s -> %s", d.name, d.cleanup, before, d.mode)}, true
+		return Op{Desc: fmt.Sprintf("%s (cleanup %s) filepath_mode %s -> %s", d.name, d.cleanup, before, d.mode)}, true
 
 	case "aggname":
 		var agg []*modelDest
@@ -657,30 +659,30 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 			}
 		}
 		if len(agg) == 0 {
-			return modelOp{}, false
+			return Op{}, false
 		}
 		d := pick(rng, agg)
 		before := d.agg
 		for d.agg == before {
 			d.agg = pick(rng, modelAggNames)
 		}
-		return modelOp{desc: fmt.Sprintf("%s (cleanup %s) aggregated_filename %s -> %s", d.name, d.cleanup, before, d.agg)}, true
+		return Op{Desc: fmt.Sprintf("%s (cleanup %s) aggregated_filename %s -> %s", d.name, d.cleanup, before, d.agg)}, true
 
 	case "edit":
 		files := m.liveFiles()
 		if len(files) == 0 {
-			return modelOp{}, false
+			return Op{}, false
 		}
 		f := pick(rng, files)
 		if rng.IntN(2) == 0 {
-			return modelOp{desc: fmt.Sprintf("delete %s (store %d) by hand", f.path, f.store), hand: []modelHand{{store: f.store, path: f.path}}}, true
+			return Op{Desc: fmt.Sprintf("delete %s (store %d) by hand", f.Path, f.Store), Hand: []Hand{{Store: f.Store, Path: f.Path}}}, true
 		}
-		f.content = []byte("# edited by hand\nkind: Tampered\n")
-		return modelOp{desc: fmt.Sprintf("overwrite %s (store %d) by hand", f.path, f.store), hand: []modelHand{f.modelHand}}, true
+		f.Content = []byte("# edited by hand\nkind: Tampered\n")
+		return Op{Desc: fmt.Sprintf("overwrite %s (store %d) by hand", f.Path, f.Store), Hand: []Hand{f.Hand}}, true
 
 	case "stray":
 		if len(dests) == 0 {
-			return modelOp{}, false
+			return Op{}, false
 		}
 		d := pick(rng, dests)
 		loc := m.applied[d.name].loc
@@ -690,30 +692,30 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 			m.beside[loc] = map[string][]byte{}
 		}
 		m.beside[loc][beside] = content
-		op := modelOp{desc: "add " + beside, hand: []modelHand{{store: loc.store, path: beside, content: content}}}
-		var folders []modelHand
+		op := Op{Desc: "add " + beside, Hand: []Hand{{Store: loc.store, Path: beside, Content: content}}}
+		var folders []Hand
 		for _, f := range m.liveFiles() {
 			if f.folder != "" {
-				folders = append(folders, modelHand{store: f.store, path: f.folder + "stray-by-hand.yaml", content: []byte("# added by hand inside an owned folder: must go\n")})
+				folders = append(folders, Hand{Store: f.Store, Path: f.folder + "stray-by-hand.yaml", Content: []byte("# added by hand inside an owned folder: must go\n")})
 			}
 		}
 		if len(folders) > 0 {
 			in := pick(rng, folders)
-			op.hand = append(op.hand, in)
-			op.desc += " and " + in.path
+			op.Hand = append(op.Hand, in)
+			op.Desc += " and " + in.Path
 		}
 		return op, true
 
 	case "deps":
 		if len(promises) == 0 {
-			return modelOp{}, false
+			return Op{}, false
 		}
 		p := pick(rng, promises)
 		before := p.deps
 		for p.deps == before || p.deps == 0 {
 			p.deps = rng.IntN(len(modelDepsCorpus))
 		}
-		return modelOp{desc: fmt.Sprintf("promise %s dependencies #%d -> #%d", p.name, before, p.deps)}, true
+		return Op{Desc: fmt.Sprintf("promise %s dependencies #%d -> #%d", p.name, before, p.deps)}, true
 
 	case "emptydeps":
 		var some []*modelPromise
@@ -723,23 +725,23 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 			}
 		}
 		if len(some) == 0 {
-			return modelOp{}, false
+			return Op{}, false
 		}
 		p := pick(rng, some)
 		before := p.deps
 		p.deps = 0
-		return modelOp{desc: fmt.Sprintf("promise %s dependencies #%d -> %q", p.name, before, modelNoDocuments.literal)}, true
+		return Op{Desc: fmt.Sprintf("promise %s dependencies #%d -> %q", p.name, before, modelNoDocuments.literal)}, true
 
 	case "reqfiles":
 		if len(requests) == 0 {
-			return modelOp{}, false
+			return Op{}, false
 		}
 		r := pick(rng, requests)
 		bf, bd := r.files, r.documents
 		for r.files == bf && r.documents == bd {
 			r.files, r.documents = randomRequestOutput(rng)
 		}
-		return modelOp{desc: fmt.Sprintf("request %s files #%d -> #%d, documents #%d -> #%d", r.name, bf, r.files, bd, r.documents)}, true
+		return Op{Desc: fmt.Sprintf("request %s files #%d -> #%d, documents #%d -> #%d", r.name, bf, r.files, bd, r.documents)}, true
 
 	case "destroy":
 		var targets []string
@@ -753,7 +755,7 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 			targets = append(targets, "r:"+r.name)
 		}
 		if len(targets) == 0 {
-			return modelOp{}, false
+			return Op{}, false
 		}
 		target := pick(rng, targets)
 		kind, name := target[:1], target[2:]
@@ -762,7 +764,7 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 		case "d":
 			d := w.dest(name)
 			d.present = false
-			return modelOp{desc: fmt.Sprintf("destination %s (%s, cleanup %s)", name, d.mode, d.cleanup)}, true
+			return Op{Desc: fmt.Sprintf("destination %s (%s, cleanup %s)", name, d.mode, d.cleanup)}, true
 		case "p":
 			w.promise(name).present = false
 			desc := "promise " + name
@@ -774,10 +776,10 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 					desc += fmt.Sprintf(" and its request %s", w.requests[i].name)
 				}
 			}
-			return modelOp{desc: desc}, true
+			return Op{Desc: desc}, true
 		default:
 			w.request(name).present = false
-			return modelOp{desc: "request " + name}, true
+			return Op{Desc: "request " + name}, true
 		}
 	}
 	panic("unknown operation " + name)
@@ -786,7 +788,7 @@ func (m *refModel) tryOp(rng *rand.Rand, name string) (modelOp, bool) {
 // liveFile is a file the last apply wrote for the current configuration, and the folder its
 // placement owns (nestedByMetadata) if any.
 type liveFile struct {
-	modelHand
+	Hand
 	folder string
 }
 
@@ -794,7 +796,7 @@ type liveFile struct {
 // placements, requests, and aggregates) at the destinations' current folders, sorted: the files
 // a hand edit may touch and the apply must repair. Index files are left alone (their names are
 // the provider's), and so are misscheduled files, which are not updated.
-func (m *refModel) liveFiles() []liveFile {
+func (m *Model) liveFiles() []liveFile {
 	type lf = liveFile
 	var out []lf
 	for _, d := range presentDests(m.w) {
@@ -804,27 +806,27 @@ func (m *refModel) liveFiles() []liveFile {
 				continue
 			}
 			for _, p := range modelKeys(e.files) {
-				out = append(out, lf{modelHand{store: loc.store, path: p}, e.folder})
+				out = append(out, lf{Hand{Store: loc.store, Path: p}, e.folder})
 			}
-			if len(e.docs) > 0 && !slices.ContainsFunc(out, func(f lf) bool { return f.store == loc.store && f.path == e.aggPath }) {
-				out = append(out, lf{modelHand{store: loc.store, path: e.aggPath}, ""})
+			if len(e.docs) > 0 && !slices.ContainsFunc(out, func(f lf) bool { return f.Store == loc.store && f.Path == e.aggPath }) {
+				out = append(out, lf{Hand{Store: loc.store, Path: e.aggPath}, ""})
 			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].store != out[j].store {
-			return out[i].store < out[j].store
+		if out[i].Store != out[j].Store {
+			return out[i].Store < out[j].Store
 		}
-		return out[i].path < out[j].path
+		return out[i].Path < out[j].Path
 	})
 	return out
 }
 
 // isAggregate: h names an aggregatedYAML file the model knows.
-func (m *refModel) isAggregate(h modelHand) bool {
+func (m *Model) isAggregate(h Hand) bool {
 	for loc, entries := range m.ledger {
 		for _, e := range entries {
-			if loc.store == h.store && e.aggPath == h.path {
+			if loc.store == h.Store && e.aggPath == h.Path {
 				return true
 			}
 		}
@@ -845,7 +847,7 @@ func (w *modelWorld) aliases(i int) []int {
 
 // hasLiveContribution: some present aggregatedYAML destination holds a contribution the current
 // configuration wrote (so that an aggregate part exists that the next apply must repair).
-func (m *refModel) hasLiveContribution() bool {
+func (m *Model) hasLiveContribution() bool {
 	for _, d := range presentDests(m.w) {
 		for _, e := range m.ledger[m.applied[d.name].loc] {
 			if e.status == stLive && len(e.docs) > 0 {
@@ -858,7 +860,7 @@ func (m *refModel) hasLiveContribution() bool {
 
 // hasLiveIndex: some present destination in mode none holds an index file the current
 // configuration wrote.
-func (m *refModel) hasLiveIndex() bool {
+func (m *Model) hasLiveIndex() bool {
 	for _, d := range presentDests(m.w) {
 		for _, e := range m.ledger[m.applied[d.name].loc] {
 			if e.status == stLive && e.index != nil {
@@ -872,10 +874,10 @@ func (m *refModel) hasLiveIndex() bool {
 // overlapOp gives a destination a folder equal to, inside or around another's, in the same
 // bucket, possibly through the other store resource of that bucket: the plan must refuse it
 // (SPEC 5.3, 6) while a promise lists both, and nothing may be written. Then it is reverted.
-func (m *refModel) overlapOp(rng *rand.Rand, dests []*modelDest, promises []*modelPromise) (modelOp, bool) {
+func (m *Model) overlapOp(rng *rand.Rand, dests []*modelDest, promises []*modelPromise) (Op, bool) {
 	w := m.w
 	if len(promises) == 0 {
-		return modelOp{}, false // the pools are what refuse overlapping folders
+		return Op{}, false // the pools are what refuse overlapping folders
 	}
 	p := pick(rng, promises)
 	var pool []*modelDest
@@ -885,7 +887,7 @@ func (m *refModel) overlapOp(rng *rand.Rand, dests []*modelDest, promises []*mod
 		}
 	}
 	if len(pool) < 2 {
-		return modelOp{}, false
+		return Op{}, false
 	}
 	a := pick(rng, pool)
 	var others []*modelDest
@@ -914,7 +916,7 @@ func (m *refModel) overlapOp(rng *rand.Rand, dests []*modelDest, promises []*mod
 		}
 	}
 	if len(stores) == 0 {
-		return modelOp{}, false
+		return Op{}, false
 	}
 	oldStore, oldPath := b.store, b.path
 	b.store = pick(rng, stores)
@@ -926,11 +928,11 @@ func (m *refModel) overlapOp(rng *rand.Rand, dests []*modelDest, promises []*mod
 		}
 	}
 	how := map[bool]string{true: "the folder of", false: "a folder overlapping that of"}[target == rootA]
-	return modelOp{
-		desc: fmt.Sprintf("%s to store %d (path %q) with path %q: folder %s, %s %s (store %d, folder %s), both in promise %s's pool; the plan must refuse it, then it is reverted",
+	return Op{
+		Desc: fmt.Sprintf("%s to store %d (path %q) with path %q: folder %s, %s %s (store %d, folder %s), both in promise %s's pool; the plan must refuse it, then it is reverted",
 			b.name, b.store, w.stores[b.store].path, b.path, target, how, a.name, a.store, rootA, p.name),
-		expectError: "Overlapping Destination Folders",
-		revert:      func() { b.store, b.path = oldStore, oldPath },
+		ExpectError: "Overlapping Destination Folders",
+		Revert:      func() { b.store, b.path = oldStore, oldPath },
 	}, true
 }
 
@@ -982,14 +984,15 @@ func (w *modelWorld) describe() string {
 // ---------------------------------------------------------------------------------------------
 // The configuration.
 
-// modelConn is how the configuration reaches the two stores: names, addresses and credentials.
-type modelConn struct {
-	kind     string
-	names    [2]string // bucket or repository names
-	provider string    // the provider block, with secrets "s" and "t"
-	address  func(store, variant int) string
-	// recorders stand between the provider and each bucket (nil for git).
-	recorders [2]*s3Recorder
+// Stores is how the configuration reaches the two stores: names, addresses and credentials. The
+// runner makes it when it creates the buckets or repositories.
+type Stores struct {
+	Kind     string    // "bucket" or "git-http"
+	Names    [2]string // bucket or repository names
+	Provider string    // the provider block, with secrets "s" and "t"
+	// Address spells the address of store 0 or 1; variant picks one of modelStoreVariants(Kind)
+	// spellings of the same place.
+	Address func(store, variant int) string
 }
 
 func hclString(s string) string {
@@ -1015,23 +1018,23 @@ func hclSelectors(s modelSelector) string {
 
 // render is the configuration of the world: resources with fixed addresses, so that Terraform
 // sees edits as updates and replacements of the same objects.
-func (w *modelWorld) render(c *modelConn) string {
+func (w *modelWorld) render(c *Stores) string {
 	var b strings.Builder
 	b.WriteString("terraform {\n  required_providers {\n    kratix = { source = \"promise-platform/kratix\" }\n  }\n}\n\n")
-	b.WriteString(c.provider)
+	b.WriteString(c.Provider)
 	for i, s := range w.stores {
-		name := c.names[s.bucket]
-		if i >= len(c.names) {
+		name := c.Names[s.bucket]
+		if i >= len(c.Names) {
 			name = fmt.Sprintf("%s-also-%d", name, i) // another resource for the same bucket
 		}
 		fmt.Fprintf(&b, "\nresource \"kratix_state_store\" \"s%d\" {\n  name       = %s\n  secret_ref = %s\n", i, hclString(name), hclString(s.secret))
 		if sp := modelStorePathSpellings[s.path][s.spelling]; sp != "" {
 			fmt.Fprintf(&b, "  path       = %s\n", hclString(sp))
 		}
-		if c.kind == "bucket" {
-			fmt.Fprintf(&b, "  bucket = {\n    endpoint    = %s\n    bucket_name = %s\n    insecure    = true\n  }\n", hclString(c.address(s.bucket, s.variant)), hclString(c.names[s.bucket]))
+		if c.Kind == "bucket" {
+			fmt.Fprintf(&b, "  bucket = {\n    endpoint    = %s\n    bucket_name = %s\n    insecure    = true\n  }\n", hclString(c.Address(s.bucket, s.variant)), hclString(c.Names[s.bucket]))
 		} else {
-			fmt.Fprintf(&b, "  git = {\n    url = %s\n", hclString(c.address(s.bucket, s.variant)))
+			fmt.Fprintf(&b, "  git = {\n    url = %s\n", hclString(c.Address(s.bucket, s.variant)))
 			if s.author {
 				b.WriteString("    author = { name = \"model-test\", email = \"model-test@example.com\" }\n")
 			}
@@ -1113,90 +1116,6 @@ func (w *modelWorld) render(c *modelConn) string {
 	return b.String()
 }
 
-// ---------------------------------------------------------------------------------------------
-
-// TestModelRandomWalks runs the generator and the model together without servers, with a
-// stand-in for the provider's choice of destination (the first candidate): the operations keep
-// the world valid (unique folders, no destroyed object left behind), the configuration renders,
-// and the model never claims one path with two contents.
-func TestModelRandomWalks(t *testing.T) {
-	conn := &modelConn{kind: "git-http", names: [2]string{"a", "b"}, address: func(s, v int) string { return fmt.Sprintf("http://h/%d/%d", s, v) }}
-	counts := map[string]int{}
-	for seed := int64(1); seed <= 100; seed++ {
-		rng := newModelRNG(seed)
-		w := newModelWorld(rng, pick(rng, []string{"bucket", "git-http"}), modelModes)
-		conn.kind = w.kind
-		m := newRefModel(w)
-		for step := 0; step <= 20; step++ {
-			if step > 0 {
-				flying := len(m.inFlight()) > 0
-				op := m.nextOp(rng, modelOpNames)
-				counts[op.name]++
-				if flying {
-					counts["in flight"]++
-					if op.name == "stage" || op.name == "deps" || op.name == "emptydeps" {
-						counts["change in flight"]++
-					}
-				}
-				if op.ackGuard != "" {
-					w.promise(op.ackGuard).guard = nil // refused, acknowledged and applied
-				} else if op.expectError != "" {
-					if op.name == "overlap" && !modelFoldersOverlap(w) {
-						t.Fatalf("seed %d step %d: %s: no two folders overlap: %s", seed, step, op.name, w.describe())
-					}
-					op.revert()
-				}
-			}
-			if cfg := w.render(conn); !strings.Contains(cfg, "output \"choices\"") {
-				t.Fatalf("seed %d step %d: %s", seed, step, cfg)
-			}
-			choices := map[string]string{}
-			for _, r := range w.requests {
-				if !r.present {
-					continue
-				}
-				prior := m.choice[r.name]
-				if w.promises[r.promise].inPool(w.dest(prior)) && !slices.Contains(w.replaced, "r:"+r.name) {
-					choices[r.name] = prior
-				} else if c := w.candidates(r); len(c) > 0 {
-					choices[r.name] = c[0]
-				} else {
-					choices[r.name] = ""
-				}
-			}
-			if p := m.settle(choices); p != nil {
-				t.Fatalf("seed %d step %d: %v", seed, step, p)
-			}
-			if modelFoldersOverlap(w) {
-				t.Fatalf("seed %d step %d: two destinations' folders overlap: %s", seed, step, w.describe())
-			}
-			for root := range m.roots {
-				for store := range 2 {
-					if _, err := m.expect(modelLoc{store, root}); err != nil {
-						t.Fatalf("seed %d step %d: %v", seed, step, err)
-					}
-				}
-			}
-		}
-	}
-	for _, name := range append(slices.Clone(modelOpNames), "recreate") {
-		if counts[name] == 0 {
-			t.Errorf("operation %s never drawn: %v", name, counts)
-		}
-	}
-	// "collide" arranges what it needs, so it runs about as often as its weight says: some eight
-	// times in the 200 steps of a default run.
-	if counts["collide"] < 50 {
-		t.Errorf("of 2000 steps, only %d are collide", counts["collide"])
-	}
-	// Rollouts are in flight often enough, and their dependencies change while they are.
-	if counts["in flight"] < 300 || counts["change in flight"] < 60 {
-		t.Errorf("of 2000 steps, %d start with a rollout in flight and %d change dependencies during one", counts["in flight"], counts["change in flight"])
-	}
-	t.Logf("of 2000 steps, %d start with a rollout in flight and %d change dependencies during one", counts["in flight"], counts["change in flight"])
-}
-
-// modelFoldersOverlap: two destinations (present or not: they come back) have equal or nested
 // folders in one bucket.
 func modelFoldersOverlap(w *modelWorld) bool {
 	for i, a := range w.dests {
@@ -1208,35 +1127,4 @@ func modelFoldersOverlap(w *modelWorld) bool {
 		}
 	}
 	return false
-}
-
-// TestModelSeedsReplay: a seed names one sequence of operations, so that a failure reported with
-// its seed can be replayed.
-func TestModelSeedsReplay(t *testing.T) {
-	play := func(seed int64) []string {
-		rng := newModelRNG(seed)
-		w := newModelWorld(rng, "bucket", modelModes)
-		m := newRefModel(w)
-		out := []string{w.describe()}
-		for range 15 {
-			choices := map[string]string{}
-			for _, r := range w.requests {
-				if c := w.candidates(r); r.present && len(c) > 0 {
-					choices[r.name] = c[len(c)-1]
-				}
-			}
-			m.choice = map[string]string{} // no stickiness needed here: only the sequence matters
-			m.settle(choices)
-			op := m.nextOp(rng, modelOpNames)
-			out = append(out, op.name+": "+op.desc)
-		}
-		return out
-	}
-	a, b := play(42), play(42)
-	if !slices.Equal(a, b) {
-		t.Errorf("seed 42 played twice differs:\n%q\n%q", a, b)
-	}
-	if slices.Equal(a, play(43)) {
-		t.Errorf("seeds 42 and 43 play the same sequence")
-	}
 }

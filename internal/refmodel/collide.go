@@ -1,4 +1,4 @@
-package provider
+package refmodel
 
 // "collide" in the model-based test: two requests on one destination in filepath mode none
 // write one file (SPEC 4.2 puts every request's files straight into the folder, so their names
@@ -15,10 +15,8 @@ package provider
 import (
 	"fmt"
 	"math/rand/v2"
-	"path"
 	"slices"
 	"strings"
-	"testing"
 )
 
 // modelCollideLabel is the label a destination gets for the step when none of its own labels
@@ -71,7 +69,7 @@ func (w *modelWorld) collidePins(d *modelDest) []collidePin {
 }
 
 // collideOp builds the "collide" step. requests are the present ones.
-func (m *refModel) collideOp(rng *rand.Rand, dests []*modelDest, requests []*modelRequest) (modelOp, bool) {
+func (m *Model) collideOp(rng *rand.Rand, dests []*modelDest, requests []*modelRequest) (Op, bool) {
 	w := m.w
 	saved := w.clone()
 	var nones []*modelDest
@@ -95,21 +93,21 @@ func (m *refModel) collideOp(rng *rand.Rand, dests []*modelDest, requests []*mod
 		d.mode = modeNone
 		if op, ok := m.collideOn(rng, d, requests); ok {
 			if switching {
-				op.desc = fmt.Sprintf("%s filepath_mode %s -> none; %s", d.name, before, op.desc)
+				op.Desc = fmt.Sprintf("%s filepath_mode %s -> none; %s", d.name, before, op.Desc)
 			}
-			op.revert = func() { *w = *saved }
+			op.Revert = func() { *w = *saved }
 			return op, true
 		}
 		if switching {
 			d.mode = before
 		}
 	}
-	return modelOp{}, false
+	return Op{}, false
 }
 
 // collideOn puts two requests on d, which is in mode none, writing one file. It changes the
 // world only when it succeeds; the caller sets revert.
-func (m *refModel) collideOn(rng *rand.Rand, d *modelDest, requests []*modelRequest) (modelOp, bool) {
+func (m *Model) collideOn(rng *rand.Rand, d *modelDest, requests []*modelRequest) (Op, bool) {
 	w := m.w
 	var on []*modelRequest
 	for _, r := range requests {
@@ -126,7 +124,7 @@ func (m *refModel) collideOn(rng *rand.Rand, d *modelDest, requests []*modelRequ
 		}
 	}
 	if len(counts) == 0 {
-		return modelOp{}, false
+		return Op{}, false
 	}
 	k := pick(rng, counts)
 	rng.Shuffle(len(on), func(i, j int) { on[i], on[j] = on[j], on[i] })
@@ -183,91 +181,9 @@ func (m *refModel) collideOn(rng *rand.Rand, d *modelDest, requests []*modelRequ
 			desc += fmt.Sprintf(", %s labelled %s=%s", d.name, modelCollideLabel, d.name)
 		}
 	}
-	return modelOp{
-		desc:        desc + "; refused, then reverted",
-		expectError: "File Claimed By Another Owner",
-		expectAlso:  []string{owner(a), owner(b), fmt.Sprintf("%q", p)},
+	return Op{
+		Desc:        desc + "; refused, then reverted",
+		ExpectError: "File Claimed By Another Owner",
+		ExpectAlso:  []string{owner(a), owner(b), fmt.Sprintf("%q", p)},
 	}, true
-}
-
-// TestModelCollideOp: in most worlds the step finds two requests for one destination in mode
-// none; they write one file there (said here from the requests' outputs, not from the step's
-// own choice of file), both are placed on it, and revert gives the world back.
-func TestModelCollideOp(t *testing.T) {
-	found, sameName, added := 0, 0, 0
-	for seed := int64(1); seed <= 200; seed++ {
-		rng := newModelRNG(seed)
-		w := newModelWorld(rng, "bucket", modelModes)
-		m := newRefModel(w)
-		choices := map[string]string{}
-		for _, r := range w.requests {
-			if c := w.candidates(r); len(c) > 0 {
-				choices[r.name] = c[0]
-			}
-		}
-		m.settle(choices)
-		before := w.describe()
-		op, ok := m.collideOp(rng, presentDests(w), slices.Clone(w.requests))
-		if !ok {
-			continue
-		}
-		found++
-		// The two requests that write one path: every present request is either placed (by
-		// the model's choice) or new with a single candidate.
-		where := map[string]string{}
-		for _, r := range w.requests {
-			if !r.present {
-				continue
-			}
-			dest := m.choice[r.name]
-			if r.name[0] == 'c' {
-				added++
-				c := w.candidates(r)
-				if len(c) != 1 {
-					t.Fatalf("seed %d: %s: new request %s has candidates %v", seed, op.desc, r.name, c)
-				}
-				dest = c[0]
-			}
-			d := w.dest(dest)
-			if d == nil || d.mode != modeNone {
-				continue
-			}
-			for name := range w.requestOutput(r) {
-				p := inFolder(w.root(d), name)
-				if other, ok := where[p]; ok {
-					if !strings.Contains(op.desc, p) || !strings.Contains(op.desc, other) {
-						t.Errorf("seed %d: %s and %s write %s, but the step says %s", seed, other, r.name, p, op.desc)
-					}
-					where[p] = "twice"
-					if path.Base(p) == r.kratixName()+".yaml" {
-						sameName++
-					}
-				} else {
-					where[p] = fmt.Sprintf("request %s/%s/%s", w.promises[r.promise].name, r.namespace, r.kratixName())
-				}
-			}
-		}
-		if !slices.Contains(modelKeysOfValue(where, "twice"), strings.Trim(op.expectAlso[2], `"`)) {
-			t.Errorf("seed %d: no two requests write %s: %s\n%s", seed, op.expectAlso[2], op.desc, w.describe())
-		}
-		op.revert()
-		if after := w.describe(); after != before {
-			t.Errorf("seed %d: revert does not restore the world:\n%s\n%s", seed, before, after)
-		}
-	}
-	t.Logf("of 200 worlds, %d give a collision (%d of one request name, %d new requests)", found, sameName, added)
-	if found < 150 || sameName < 20 || added < 100 {
-		t.Errorf("of 200 worlds, %d give a collision (%d of one request name, %d new requests)", found, sameName, added)
-	}
-}
-
-// modelKeysOfValue are the keys of m whose value is v, sorted.
-func modelKeysOfValue(m map[string]string, v string) []string {
-	var out []string
-	for _, k := range modelKeys(m) {
-		if m[k] == v {
-			out = append(out, k)
-		}
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package provider
+package refmodel
 
 // The guard in the model-based test ("guard"): a promise gets a guard that protects one of the
 // destinations it holds files on, by that destination's labels, and the step then takes files
@@ -47,10 +47,10 @@ func (g *modelGuard) hcl() string {
 var ackPattern = regexp.MustCompile(`acknowledge = "(ack-[0-9a-f]+)"`)
 
 // guardOp builds the "guard" step, if some promise holds live files on a destination.
-func (m *refModel) guardOp(rng *rand.Rand) (modelOp, bool) {
+func (m *Model) guardOp(rng *rand.Rand) (Op, bool) {
 	w := m.w
-	if len(m.inFlight()) > 0 {
-		return modelOp{}, false
+	if len(m.InFlight()) > 0 {
+		return Op{}, false
 	}
 	type target struct {
 		p *modelPromise
@@ -68,12 +68,12 @@ func (m *refModel) guardOp(rng *rand.Rand) (modelOp, bool) {
 		}
 	}
 	if len(targets) == 0 {
-		return modelOp{}, false
+		return Op{}, false
 	}
 	tg := pick(rng, targets)
 	p, d := tg.p, tg.d
 	p.guard = &modelGuard{protect: maps.Clone(d.labels)}
-	op := modelOp{expectError: "Change Refused by the Guard", ackGuard: p.name}
+	op := Op{ExpectError: "Change Refused by the Guard", AckGuard: p.name}
 	if len(p.selectors.merged()) > 0 && rng.IntN(4) > 0 {
 		// A relabel that unschedules the promise there; on_unschedule = "delete" (set in the same
 		// step when it was "keep") makes that take its files.
@@ -83,7 +83,7 @@ func (m *refModel) guardOp(rng *rand.Rand) (modelOp, bool) {
 		}
 		if !selects(p.selectors.merged(), d) {
 			p.delete = true
-			op.desc = fmt.Sprintf("promise %s guarded (protect %s), on_unschedule %s -> delete; %s labels %s -> %s takes its files there: refused, then acknowledged",
+			op.Desc = fmt.Sprintf("promise %s guarded (protect %s), on_unschedule %s -> delete; %s labels %s -> %s takes its files there: refused, then acknowledged",
 				p.name, labelText(before), map[bool]string{true: "delete", false: "keep"}[wasDelete], d.name, labelText(before), labelText(d.labels))
 			return op, true
 		}
@@ -98,16 +98,16 @@ func (m *refModel) guardOp(rng *rand.Rand) (modelOp, bool) {
 	}
 	if len(others) == 0 {
 		p.guard = nil
-		return modelOp{}, false
+		return Op{}, false
 	}
 	d.store = pick(rng, others)
-	op.desc = fmt.Sprintf("promise %s guarded (protect %s); %s (%s, cleanup %s) moves from store %d to store %d: refused, then acknowledged",
+	op.Desc = fmt.Sprintf("promise %s guarded (protect %s); %s (%s, cleanup %s) moves from store %d to store %d: refused, then acknowledged",
 		p.name, labelText(d.labels), d.name, d.mode, d.cleanup, from, d.store)
 	return op, true
 }
 
 // holdsLive: the owner's entry in d's folder is live and has files.
-func (m *refModel) holdsLive(owner string, d *modelDest) bool {
+func (m *Model) holdsLive(owner string, d *modelDest) bool {
 	for _, e := range m.ledger[m.w.loc(d)] {
 		if e.owner == owner && e.dest == d.name && e.status == stLive && (len(e.files) > 0 || e.folder != "" || e.aggPath != "") {
 			return true
@@ -125,4 +125,13 @@ func (w *modelWorld) acknowledgeGuard(promise, out string) error {
 	}
 	p.guard.acknowledge = match[1]
 	return nil
+}
+
+// tail is the last lines of s, after "..." when some are left out.
+func tail(s string, lines int) string {
+	all := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(all) > lines {
+		all = append([]string{"..."}, all[len(all)-lines:]...)
+	}
+	return strings.Join(all, "\n")
 }

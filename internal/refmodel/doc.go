@@ -1,0 +1,30 @@
+// Package refmodel is the reference model of the model-based acceptance test (TestAccModel_* in
+// internal/provider): seeded random configurations, random operations on them, the Terraform
+// configuration they render to, and what every destination folder must hold after each apply,
+// file by file and byte by byte, with the refusals the plan must make.
+//
+// It is written from the SPEC alone and stays independent of the code it checks: it imports
+// nothing from the provider's own packages (internal/layout, placement, scheduling, rollout,
+// statestore, provider) and nothing from Terraform, and does no I/O; a depguard rule in
+// .golangci.yml holds the line. (Its unit tests use internal/manifest once, to check that the corpus is
+// already canonical YAML: a precondition on the corpus, not an expected value.) The only thing
+// it takes from the provider is which destination each request was placed on, a hash it does
+// not recompute (Model.Settle checks the choice is allowed).
+//
+// The runner in internal/provider (model_acc_test.go, model_fault_test.go) applies each step
+// with the real CLI against real servers, reads the stores back with independent clients and
+// compares them with the model through the API in refmodel.go, FolderProblems and FaultKept.
+//
+// The files:
+//
+//	model.go    the corpus, the world's objects, the ledger of each folder, Settle and expect
+//	world.go    drawing a world and its operations (Op), and rendering the configuration
+//	rollout.go  rollout waves: what each destination holds while a rollout is in flight
+//	collide.go  "collide": two requests writing one file, refused at plan
+//	guard.go    "guard": a guarded promise losing a destination, refused then acknowledged
+//	fault.go    a store down during an apply: when, and which files must not be lost
+//	check.go    comparing a snapshot of the stores with the model
+//	refmodel.go what the runner calls
+//
+// Its unit tests (TestModel*) need no server and run in about a second.
+package refmodel

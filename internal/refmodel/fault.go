@@ -1,0 +1,94 @@
+package refmodel
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+)
+
+// Faults: a store goes down during a random apply (the runner's model_fault_test.go, in
+// internal/provider, says what it checks). The model draws which step and which store, and says
+// which files the step must not lose: those it holds before the step and after it, with the same
+// bytes in the same store.
+
+// modelFaultOneIn: one step in this many (on average) runs with a store down.
+const modelFaultOneIn = 3
+
+// drawFault says which store is down during this step's apply, or -1.
+func drawFault(rng *rand.Rand, allowed bool) int {
+	if rng.IntN(modelFaultOneIn) != 0 || !allowed {
+		return -1
+	}
+	return rng.IntN(2)
+}
+
+// CertainFiles is every file the model says must be in each store now, with its bytes.
+func (m *Model) CertainFiles() ([2]map[string][]byte, error) {
+	out := [2]map[string][]byte{{}, {}}
+	for _, root := range modelKeys(m.roots) {
+		for store := range 2 {
+			fe, err := m.expect(modelLoc{store, root})
+			if err != nil {
+				return out, err
+			}
+			for p, b := range fe.certain {
+				out[store][p] = b
+			}
+		}
+	}
+	return out, nil
+}
+
+// keptFiles are the files the model holds before and after the step with the same bytes, and
+// which the store holds with those bytes now.
+func keptFiles(before, after, now [2]map[string][]byte) [2]map[string][]byte {
+	out := [2]map[string][]byte{{}, {}}
+	for store := range 2 {
+		for p, b := range before[store] {
+			if a, ok := after[store][p]; ok && bytes.Equal(a, b) && bytes.Equal(now[store][p], b) {
+				out[store][p] = b
+			}
+		}
+	}
+	return out
+}
+
+// rolloutSignature names, for every promise with a rollout, what would start or change one: its
+// dependencies, presence and rollout block. A step that changes it gets no fault (see above).
+func rolloutSignature(w *modelWorld) string {
+	var b strings.Builder
+	for _, p := range w.promises {
+		if p.rollout != nil {
+			fmt.Fprintf(&b, "%s %v %d %s\n", p.name, p.present, p.deps, p.rollout)
+		}
+	}
+	return b.String()
+}
+
+// FaultKept are the files a step with a store down must not lose. certainBefore and certainAfter
+// are CertainFiles before the step and after it settled; failedBefore and failedAfter what the
+// stores held before the failed apply and after it; incs the destinations' incarnations before
+// the step (Incarnations). kept must survive the failed apply and not be deleted by it;
+// recovered, written by the failed apply as the model wants them, must not be deleted by the
+// apply after it.
+func (m *Model) FaultKept(incs map[string]int, certainBefore, certainAfter, failedBefore, failedAfter [2]map[string][]byte) (kept, recovered [2]map[string][]byte) {
+	kept = keptFiles(certainBefore, certainAfter, failedBefore)
+	recovered = keptFiles(failedAfter, certainAfter, failedAfter)
+	// A destination replaced with cleanup = "all" empties its folder, and the promises and
+	// requests on it write their files again in the same apply: nothing there is kept.
+	for _, d := range presentDests(m.w) {
+		if d.cleanup != "all" || incs[d.name] == m.incs[d.name] {
+			continue
+		}
+		loc := m.w.loc(d)
+		for _, k := range []map[string][]byte{kept[loc.store], recovered[loc.store]} {
+			for p := range k {
+				if under(loc.root, p) {
+					delete(k, p)
+				}
+			}
+		}
+	}
+	return kept, recovered
+}

@@ -1,0 +1,123 @@
+package refmodel
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// ---------------------------------------------------------------------------------------------
+
+// TestModelRandomWalks runs the generator and the model together without servers, with a
+// stand-in for the provider's choice of destination (the first candidate): the operations keep
+// the world valid (unique folders, no destroyed object left behind), the configuration renders,
+// and the model never claims one path with two contents.
+func TestModelRandomWalks(t *testing.T) {
+	conn := &Stores{Kind: "git-http", Names: [2]string{"a", "b"}, Address: func(s, v int) string { return fmt.Sprintf("http://h/%d/%d", s, v) }}
+	counts := map[string]int{}
+	for seed := int64(1); seed <= 100; seed++ {
+		rng := newModelRNG(seed)
+		w := newModelWorld(rng, pick(rng, []string{"bucket", "git-http"}), Modes)
+		conn.Kind = w.kind
+		m := newRefModel(w)
+		for step := 0; step <= 20; step++ {
+			if step > 0 {
+				flying := len(m.InFlight()) > 0
+				op := m.nextOp(rng, OpNames)
+				counts[op.Name]++
+				if flying {
+					counts["in flight"]++
+					if op.Name == "stage" || op.Name == "deps" || op.Name == "emptydeps" {
+						counts["change in flight"]++
+					}
+				}
+				if op.AckGuard != "" {
+					w.promise(op.AckGuard).guard = nil // refused, acknowledged and applied
+				} else if op.ExpectError != "" {
+					if op.Name == "overlap" && !modelFoldersOverlap(w) {
+						t.Fatalf("seed %d step %d: %s: no two folders overlap: %s", seed, step, op.Name, w.describe())
+					}
+					op.Revert()
+				}
+			}
+			if cfg := w.render(conn); !strings.Contains(cfg, "output \"choices\"") {
+				t.Fatalf("seed %d step %d: %s", seed, step, cfg)
+			}
+			choices := map[string]string{}
+			for _, r := range w.requests {
+				if !r.present {
+					continue
+				}
+				prior := m.choice[r.name]
+				if w.promises[r.promise].inPool(w.dest(prior)) && !slices.Contains(w.replaced, "r:"+r.name) {
+					choices[r.name] = prior
+				} else if c := w.candidates(r); len(c) > 0 {
+					choices[r.name] = c[0]
+				} else {
+					choices[r.name] = ""
+				}
+			}
+			if p := m.Settle(choices); p != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, p)
+			}
+			if modelFoldersOverlap(w) {
+				t.Fatalf("seed %d step %d: two destinations' folders overlap: %s", seed, step, w.describe())
+			}
+			for root := range m.roots {
+				for store := range 2 {
+					if _, err := m.expect(modelLoc{store, root}); err != nil {
+						t.Fatalf("seed %d step %d: %v", seed, step, err)
+					}
+				}
+			}
+		}
+	}
+	for _, name := range append(slices.Clone(OpNames), "recreate") {
+		if counts[name] == 0 {
+			t.Errorf("operation %s never drawn: %v", name, counts)
+		}
+	}
+	// "collide" arranges what it needs, so it runs about as often as its weight says: some eight
+	// times in the 200 steps of a default run.
+	if counts["collide"] < 50 {
+		t.Errorf("of 2000 steps, only %d are collide", counts["collide"])
+	}
+	// Rollouts are in flight often enough, and their dependencies change while they are.
+	if counts["in flight"] < 300 || counts["change in flight"] < 60 {
+		t.Errorf("of 2000 steps, %d start with a rollout in flight and %d change dependencies during one", counts["in flight"], counts["change in flight"])
+	}
+	t.Logf("of 2000 steps, %d start with a rollout in flight and %d change dependencies during one", counts["in flight"], counts["change in flight"])
+}
+
+// modelFoldersOverlap: two destinations (present or not: they come back) have equal or nested
+// TestModelSeedsReplay: a seed names one sequence of operations, so that a failure reported with
+// its seed can be replayed.
+func TestModelSeedsReplay(t *testing.T) {
+	play := func(seed int64) []string {
+		rng := newModelRNG(seed)
+		w := newModelWorld(rng, "bucket", Modes)
+		m := newRefModel(w)
+		out := []string{w.describe()}
+		for range 15 {
+			choices := map[string]string{}
+			for _, r := range w.requests {
+				if c := w.candidates(r); r.present && len(c) > 0 {
+					choices[r.name] = c[len(c)-1]
+				}
+			}
+			m.choice = map[string]string{} // no stickiness needed here: only the sequence matters
+			m.Settle(choices)
+			op := m.nextOp(rng, OpNames)
+			out = append(out, op.Name+": "+op.Desc)
+		}
+		return out
+	}
+	a, b := play(42), play(42)
+	if !slices.Equal(a, b) {
+		t.Errorf("seed 42 played twice differs:\n%q\n%q", a, b)
+	}
+	if slices.Equal(a, play(43)) {
+		t.Errorf("seeds 42 and 43 play the same sequence")
+	}
+}
