@@ -212,9 +212,7 @@ func TestAccAdoptKratixWorkNames(t *testing.T) {
 }
 
 func testAdoptKratixWorkNames(t *testing.T, kind string) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, kind)
 	pool := sortedKeys(kratixWorkModes)
 	names := sortedKeys(kratixWorkRequests)

@@ -18,9 +18,7 @@ import (
 // empty and the next apply writes nothing; a hand edit is still seen and repaired. On an
 // unencrypted bucket the same costs listings only: no HEAD, no GET.
 func TestAccBucketStore_plainListings(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	srv, err := testinfra.StartMinIOWith(testinfra.MinIOOptions{KMS: true})
 	if err != nil {
 		t.Fatal(err)

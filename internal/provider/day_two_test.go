@@ -17,9 +17,7 @@ import (
 func TestAccDayTwo(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			a, b := newTestStore(t, kind), newTestStore(t, kind)
 			seeded := map[string]bool{} // what the store held before (a git repository's first commit)
 			for _, p := range a.list(t) {

@@ -127,9 +127,7 @@ resource "kratix_resource_request" "r" {
 func TestAccGuard(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			all := "[kratix_destination.w1, kratix_destination.w2, kratix_destination.w3, kratix_destination.w4, kratix_destination.w5]"
 			withoutW1 := "[kratix_destination.w2, kratix_destination.w3, kratix_destination.w4, kratix_destination.w5]"

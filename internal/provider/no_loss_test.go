@@ -17,9 +17,7 @@ import (
 // the tainted promise makes no commit on the repository at all (no "Delete from", and nothing to
 // update), and writes the bucket.
 func TestAccFirstApplyFailure_repositoryKeepsItsFiles(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	second := secondMinIO(t, "firstfail")
 	repo := newTestStore(t, "git-http")
 	config := fmt.Sprintf(`
@@ -114,9 +112,7 @@ resource "kratix_promise" "p" {
 // DELETE reaches the bucket, no commit lands on the repository, and every file is still there
 // after each. A destination with cleanup = "all" replaced in its folder keeps its canaries.
 func TestAccReplaceDeletesNothingItWritesAgain(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
 			ts := newTestStore(t, kind)

@@ -109,9 +109,7 @@ func expectMissing(ts *testStore, t *testing.T, path string) resource.TestCheckF
 func TestAccPromise_scheduledOnceLabelled(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			promise := `  name = "eck"
   destination_selectors = [{ match_labels = { environment = "dev" } }]
@@ -178,9 +176,7 @@ func TestAccPromise_scheduledOnceLabelled(t *testing.T) {
 func TestAccPromise_movedKeepsMisscheduledFiles(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			labels := []string{`{ environment = "dev" }`, `{ environment = "prod" }`}
 			promise := func(env, ns, extra string) string {
@@ -308,9 +304,7 @@ func TestAccPromise_movedKeepsMisscheduledFiles(t *testing.T) {
 func TestAccPromise_modes(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-ssh"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			cfg := fourModes(ts, "") + `
 resource "kratix_promise" "p" {
@@ -364,9 +358,7 @@ func TestAccPromise_splitByKindSeparatesCRDs(t *testing.T) {
 }
 
 func testPromiseSplitByKind(t *testing.T, kind string) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, kind)
 	cfg := ts.provider + fmt.Sprintf(`
 resource "kratix_state_store" "s" {
@@ -418,9 +410,7 @@ resource "kratix_promise" "jenkins" {
 func TestAccPromise_largeDependenciesToTwentyDestinations(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			var start storeMark
 			cfg := ts.provider + fmt.Sprintf(`

@@ -10,9 +10,7 @@ import (
 // cleanup = "all" empties its folder on destroy; the promise and the request on it must write
 // their files again in the same apply, although nothing in their configuration changed.
 func TestAccReplacedDestinationGetsItsFilesBack(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	config := ts.provider + fmt.Sprintf(`
 terraform {

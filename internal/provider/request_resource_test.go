@@ -21,9 +21,7 @@ import (
 func TestAccRequest_scheduledOnceADestinationMatches(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			cfg := func(labels string) string {
 				return promiseConfig(ts, []string{labels}, `  name = "eck"
@@ -75,9 +73,7 @@ resource "kratix_resource_request" "r" {
 func TestAccRequest_destinationIsKept(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-ssh"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			instance := fixtures.JenkinsInstance()
 			// SPEC 3.4: the candidate with the highest hash of (namespace/promise/name, name)
@@ -158,9 +154,7 @@ resource "kratix_resource_request" "r" {
 
 // TestAccRequest_modes sends one request to a destination of each filepath mode.
 func TestAccRequest_modes(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "git-http")
 	cfg := fourModes(ts, `  labels = { mode = local.modes[count.index] }`) + `
 resource "kratix_promise" "p" {

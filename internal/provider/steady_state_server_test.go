@@ -29,9 +29,7 @@ import (
 func TestAccDirectAnswers(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			var mu sync.Mutex
 			var servers []*countedServer

@@ -11,9 +11,7 @@ import (
 // the same content (silently, without rewriting it). The warning comes from the write itself:
 // the apply reads nothing from the stores before writing.
 func TestAccTakeOverWarning(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	bucket, repo := newTestStore(t, "bucket"), newTestStore(t, "git-http")
 	config := fmt.Sprintf(`
 terraform {

@@ -51,9 +51,7 @@ func names(n ...string) knownvalue.Check {
 // computed attributes are not) and the apply writes the dev file only. A request for that
 // promise with a file whose content is known after apply plans its files as unknown.
 func TestAccUnknown_literalTuple(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	devFile := "dev/dependencies/app/5058f/static/app-dependencies.yaml"
 	prodFile := "prod/dependencies/app/5058f/static/app-dependencies.yaml"
@@ -104,9 +102,7 @@ resource "kratix_resource_request" "r" {
 // selectors of its own unknown at plan, lands where the selectors say. The apply writes the
 // right files.
 func TestAccUnknown_wholeListsAtPlan(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "git-http")
 	depFile := func(dest, promise string) string {
 		return fmt.Sprintf("%s/dependencies/%s/5058f/static/%s-dependencies.yaml", dest, promise, promise)
@@ -183,9 +179,7 @@ resource "kratix_resource_request" "r1" {
 // known after apply, plan; the apply writes the request where that promise's pool and selectors
 // say.
 func TestAccUnknown_wholePromiseObject(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	reqFile := func(dest string) string {
 		return dest + "/resources/default/b/r2/instance-configure/5058f/r2.yaml"
@@ -241,9 +235,7 @@ resource "kratix_resource_request" "r2" {
 // canaries and the promise's file to the chosen store only. A pool element partly unknown (a
 // destination's labels known after apply) is scheduled at apply too.
 func TestAccUnknown_storeObject(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	a, b := newTestStore(t, "bucket"), newTestStore(t, "bucket")
 	file := "w/dependencies/app/5058f/static/app-dependencies.yaml"
 	resource.Test(t, resource.TestCase{
