@@ -76,7 +76,7 @@ func TestAccRequest_destinationIsKept(t *testing.T) {
 			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			instance := fixtures.JenkinsInstance()
-			// SPEC 3.4: the candidate with the highest hash of (namespace/promise/name, name)
+			// Rendezvous choice: the candidate with the highest hash of (namespace/promise/name, name)
 			// wins, the hash being the first 8 bytes of SHA-256 over "key\x00name", big-endian.
 			// Worked out once outside the provider:
 			//   printf 'default/jenkins/dev-instance\0worker-1' | sha256sum  ->  da3c6cd160890b76...

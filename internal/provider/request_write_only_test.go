@@ -24,7 +24,7 @@ import (
 // and then searches the state file, `terraform show -json`, everything the CLI printed and the
 // trace log, and whatever base64 text in them decodes to (private state is base64), for the
 // password, its base64 and the MD5s of the password and of the written file: none may appear
-// (SPEC 5.5). Meanwhile the store holds the Secret; the next plan is empty; an
+// (secrets in written files). Meanwhile the store holds the Secret; the next plan is empty; an
 // edit by hand shows as drift and the apply puts the Secret back; a new password shows in the
 // plan without being shown; bumping content_wo_version makes an apply that writes the content.
 func TestAccRequest_writeOnlySecret(t *testing.T) {
