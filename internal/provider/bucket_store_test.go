@@ -1,12 +1,10 @@
 package provider
 
 import (
-	"bytes"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"testing"
@@ -18,83 +16,6 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
-
-// bucketOn is a testStore for bucket on srv, reached by the provider through a recorder with the
-// credentials accessKey and secretKey; the test's own client is srv's root client. store is the
-// body of the kratix_state_store resource with extra lines (path, create_bucket...) in it.
-func bucketOn(t *testing.T, srv *testinfra.MinIO, bucket, accessKey, secretKey, extra string) *testStore {
-	t.Helper()
-	ctx := context.Background()
-	client, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	recorder := startS3Recorder(t, srv.Endpoint)
-	return &testStore{
-		kind:     "bucket",
-		recorder: recorder,
-		provider: fmt.Sprintf(`
-provider "kratix" {
-  secrets = {
-    s = {
-      access_key_id     = %q
-      secret_access_key = %q
-    }
-  }
-}
-`, accessKey, secretKey),
-		store: fmt.Sprintf(`
-  name       = %q
-  secret_ref = "s"
-%s
-  bucket = {
-    endpoint    = %q
-    bucket_name = %q
-    insecure    = true
-  }
-`, bucket, extra, recorder.endpoint, bucket),
-		read: func(t *testing.T, path string) ([]byte, bool) {
-			obj, err := client.GetObject(ctx, bucket, path, minio.GetObjectOptions{})
-			if err != nil {
-				t.Fatalf("reading %s: %v", path, err)
-			}
-			defer func() { _ = obj.Close() }()
-			b, err := io.ReadAll(obj)
-			if code := minio.ToErrorResponse(err).Code; code == "NoSuchKey" || code == "NoSuchBucket" {
-				return nil, false
-			}
-			if err != nil {
-				t.Fatalf("reading %s: %v", path, err)
-			}
-			return b, true
-		},
-		list: func(t *testing.T) []string {
-			var out []string
-			for o := range client.ListObjects(ctx, bucket, minio.ListObjectsOptions{Recursive: true}) {
-				if o.Err != nil {
-					t.Fatalf("listing %s: %v", bucket, o.Err)
-				}
-				out = append(out, o.Key)
-			}
-			sort.Strings(out)
-			return out
-		},
-		put: func(t *testing.T, path string, content []byte) {
-			if _, err := client.PutObject(ctx, bucket, path, bytes.NewReader(content), int64(len(content)), minio.PutObjectOptions{}); err != nil {
-				t.Fatalf("writing %s: %v", path, err)
-			}
-		},
-		remove: func(t *testing.T, path string) {
-			if err := client.RemoveObject(ctx, bucket, path, minio.RemoveObjectOptions{}); err != nil {
-				t.Fatalf("removing %s: %v", path, err)
-			}
-		},
-		writes: func(*testing.T) []string {
-			w, _ := recorder.snapshot()
-			return w
-		},
-	}
-}
 
 // destinationAndPromise is a store, a destination "worker-1" at path "worker-1" on it and a
 // promise with one dependency file.

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -12,37 +11,7 @@ import (
 func TestAccReplacedDestinationGetsItsFilesBack(t *testing.T) {
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
-	config := ts.provider + fmt.Sprintf(`
-terraform {
-  required_providers {
-    kratix = { source = "promise-platform/kratix" }
-  }
-}
-
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "w1" {
-  name        = "w1"
-  path        = "w1"
-  cleanup     = "all"
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name         = "p"
-  destinations = [kratix_destination.w1]
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
-}
-
-resource "kratix_resource_request" "r" {
-  promise = kratix_promise.p
-  name    = "r"
-  files   = { "r.yaml" = "kind: R\n" }
-}
-`, ts.store)
-	c := newCLI(t, map[string]string{"main.tf": config})
+	c := newCLI(t, sceneOnStore(t, "TestAccReplacedDestinationGetsItsFilesBack", ts))
 	if out, err := c.run("apply", "-auto-approve"); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}

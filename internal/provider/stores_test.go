@@ -142,17 +142,28 @@ func newTestStore(t *testing.T, kind string) *testStore {
 
 func newBucketTestStore(t *testing.T) *testStore {
 	t.Helper()
-	ctx := context.Background()
 	bucket := randomName("t")
-	if err := minioServer.MakeBucket(ctx, bucket); err != nil {
+	if err := minioServer.MakeBucket(context.Background(), bucket); err != nil {
 		t.Fatalf("making bucket %s: %v", bucket, err)
 	}
-	client, err := minioServer.Client()
+	return bucketOn(t, minioServer, bucket, minioServer.AccessKey, minioServer.SecretKey, "")
+}
+
+// bucketOn is a testStore for bucket on srv, reached by the provider through a recorder with the
+// credentials accessKey and secretKey; the test's own client is srv's root client and goes
+// straight to srv. extra holds lines added to the kratix_state_store body (path, ...); "" for
+// none. A missing bucket reads as a missing file.
+func bucketOn(t *testing.T, srv *testinfra.MinIO, bucket, accessKey, secretKey, extra string) *testStore {
+	t.Helper()
+	ctx := context.Background()
+	client, err := srv.Client()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The provider reaches MinIO through the recorder; the test's own client goes straight.
-	recorder := startS3Recorder(t, minioServer.Endpoint)
+	if extra != "" {
+		extra = "\n" + strings.TrimSuffix(extra, "\n")
+	}
+	recorder := startS3Recorder(t, srv.Endpoint)
 	return &testStore{
 		kind:     "bucket",
 		recorder: recorder,
@@ -166,16 +177,16 @@ provider "kratix" {
     }
   }
 }
-`, minioServer.AccessKey, minioServer.SecretKey),
+`, accessKey, secretKey),
 		store: fmt.Sprintf(`
   name       = %q
-  secret_ref = "s"
+  secret_ref = "s"%s
   bucket = {
     endpoint    = %q
     bucket_name = %q
     insecure    = true
   }
-`, bucket, recorder.endpoint, bucket),
+`, bucket, extra, recorder.endpoint, bucket),
 		read: func(t *testing.T, path string) ([]byte, bool) {
 			obj, err := client.GetObject(ctx, bucket, path, minio.GetObjectOptions{})
 			if err != nil {
@@ -183,7 +194,7 @@ provider "kratix" {
 			}
 			defer func() { _ = obj.Close() }()
 			b, err := io.ReadAll(obj)
-			if minio.ToErrorResponse(err).Code == "NoSuchKey" {
+			if code := minio.ToErrorResponse(err).Code; code == "NoSuchKey" || code == "NoSuchBucket" {
 				return nil, false
 			}
 			if err != nil {
