@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -494,9 +495,7 @@ func testAdoptKratixNamed(t *testing.T, kind string) {
 		t.Errorf("the store's files after the apply:\n%v\nwant\n%v", after, sortedKeys(want))
 	}
 	for p, content := range store {
-		if err := expectContent(ts, t, p, content)(nil); err != nil {
-			t.Error(err)
-		}
+		acctest.Run(t, acctest.FileHolds(ts.view, p, content))
 	}
 	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
 		t.Errorf("the plan after the apply is not empty: %v\n%s", err, out)
@@ -608,9 +607,7 @@ func TestAccAdoptRequestChoices(t *testing.T) {
 		t.Error(err)
 	}
 	for p, content := range extra {
-		if err := expectContent(ts, t, p, content)(nil); err != nil {
-			t.Error(err)
-		}
+		acctest.Run(t, acctest.FileHolds(ts.view, p, content))
 	}
 	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
 		t.Errorf("the plan after the apply is not empty: %v\n%s", err, out)

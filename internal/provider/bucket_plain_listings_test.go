@@ -7,8 +7,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
@@ -54,14 +56,14 @@ func TestAccBucketStore_plainListings(t *testing.T) {
 			steps := []resource.TestStep{
 				{
 					Config: cfg,
-					Check: resource.ComposeAggregateTestCheckFunc(
-						expectFiles(t, ts, files),
-						func(*terraform.State) error {
-							since("create")
-							applied = ts.mark(t)
-							return nil
-						},
-					),
+					Check: func(*terraform.State) error {
+						since("create")
+						applied = ts.mark(t)
+						return nil
+					},
+					ConfigStateChecks: []statecheck.StateCheck{
+						acctest.HoldsExactly(ts.view, files),
+					},
 				},
 				{
 					Config: cfg,
@@ -96,10 +98,12 @@ func TestAccBucketStore_plainListings(t *testing.T) {
 						plancheck.ExpectResourceAction("kratix_destination.d", plancheck.ResourceActionNoop),
 					}},
 					Check: resource.ComposeAggregateTestCheckFunc(
-						expectFiles(t, ts, files),
 						ts.expectWritesSince(t, &applied, puts(dep)),
 						func(*terraform.State) error { since("repair of a hand edit"); return nil },
 					),
+					ConfigStateChecks: []statecheck.StateCheck{
+						acctest.HoldsExactly(ts.view, files),
+					},
 				},
 				{
 					Config: cfg,

@@ -5,15 +5,16 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/minio/minio-go/v7"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
@@ -27,28 +28,6 @@ resource "kratix_promise" "p" {
   dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
 }
 `
-}
-
-// expectFiles checks that the bucket holds exactly want (paths and contents), read with the
-// test's own client.
-func expectFiles(t *testing.T, ts *testStore, want map[string]string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		got := ts.list(t)
-		var keys []string
-		for k := range want {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		if strings.Join(got, "\n") != strings.Join(keys, "\n") {
-			return fmt.Errorf("the bucket holds\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(keys, "\n  "))
-		}
-		for _, k := range keys {
-			if c, _ := ts.read(t, k); string(c) != want[k] {
-				return fmt.Errorf("%s holds %q, want %q", k, c, want[k])
-			}
-		}
-		return nil
-	}
 }
 
 // workerFiles are the files of destinationAndPromise under root ("" or "team/"): the two
@@ -85,10 +64,10 @@ func TestAccBucketStore_prefixCredentials(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					expectFiles(t, ts, workerFiles("team/")),
-					func(*terraform.State) error { return expectProbesUnder(ts.recorder.probeWrites(), "team/") },
-				),
+				Check:  func(*terraform.State) error { return expectProbesUnder(ts.recorder.probeWrites(), "team/") },
+				ConfigStateChecks: []statecheck.StateCheck{
+					acctest.HoldsExactly(ts.view, workerFiles("team/")),
+				},
 			},
 			{
 				Config: cfg,
@@ -141,7 +120,7 @@ func TestAccBucketStore_bucketDeleted(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,
 		Steps: []resource.TestStep{
-			{Config: cfgKeep, Check: expectFiles(t, keep, files)},
+			{Config: cfgKeep, ConfigStateChecks: []statecheck.StateCheck{acctest.HoldsExactly(keep.view, files)}},
 			{
 				// The plan of every resource reading the missing bucket succeeds and shows the
 				// files gone; the store resource stays (with a warning).
@@ -162,7 +141,9 @@ func TestAccBucketStore_bucketDeleted(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("kratix_state_store.s", plancheck.ResourceActionUpdate),
 				}},
-				Check: expectFiles(t, keep, files),
+				ConfigStateChecks: []statecheck.StateCheck{
+					acctest.HoldsExactly(keep.view, files),
+				},
 			},
 			{
 				PreConfig: gone,
@@ -172,7 +153,9 @@ func TestAccBucketStore_bucketDeleted(t *testing.T) {
 					plancheck.ExpectResourceAction("kratix_destination.d", plancheck.ResourceActionUpdate),
 					plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
 				}},
-				Check: expectFiles(t, keep, files),
+				ConfigStateChecks: []statecheck.StateCheck{
+					acctest.HoldsExactly(keep.view, files),
+				},
 			},
 			{
 				Config: cfgCreate,
@@ -215,10 +198,12 @@ func TestAccBucketStore_encrypted(t *testing.T) {
 					{
 						Config: cfg,
 						Check: resource.ComposeAggregateTestCheckFunc(
-							expectFiles(t, ts, files),
 							expectEncrypted(srv, bucket, dep, files[dep], kind),
 							func(*terraform.State) error { applied = ts.mark(t); return nil },
 						),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.HoldsExactly(ts.view, files),
+						},
 					},
 					{
 						Config: cfg,
@@ -234,7 +219,9 @@ func TestAccBucketStore_encrypted(t *testing.T) {
 							plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
 							plancheck.ExpectResourceAction("kratix_destination.d", plancheck.ResourceActionNoop),
 						}},
-						Check: expectFiles(t, ts, files),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.HoldsExactly(ts.view, files),
+						},
 					},
 					{
 						Config: cfg,

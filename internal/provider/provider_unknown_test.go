@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
 // TestAccProvider_unknownSecrets: the provider block may use values known only after apply.
@@ -40,7 +42,9 @@ resource "kratix_destination" "d" {
 }
 `, gitServer.Password, gitServer.Username, ts.store),
 			// Once the secrets are known, the canary is written.
-			Check: expectContent(ts, t, "worker-1/dependencies/kratix-canary-namespace.yaml", wantNamespace),
+			ConfigStateChecks: []statecheck.StateCheck{
+				acctest.FileHolds(ts.view, "worker-1/dependencies/kratix-canary-namespace.yaml", wantNamespace),
+			},
 		}},
 	})
 }
@@ -101,16 +105,18 @@ resource "kratix_promise" "p" {
 				ProtoV6ProviderFactories: testAccProviders,
 				Steps: []resource.TestStep{{
 					Config: config("1", namespaceApp),
-					Check: resource.ComposeAggregateTestCheckFunc(
-						expectContent(ts, t, "worker-1/dependencies/kratix-canary-namespace.yaml", wantNamespace),
-						expectContent(ts, t, "worker-1/dependencies/app/5058f/static/app-dependencies.yaml", namespaceApp),
-					),
+					ConfigStateChecks: []statecheck.StateCheck{
+						acctest.FileHolds(ts.view, "worker-1/dependencies/kratix-canary-namespace.yaml", wantNamespace),
+						acctest.FileHolds(ts.view, "worker-1/dependencies/app/5058f/static/app-dependencies.yaml", namespaceApp),
+					},
 				}, {
 					// The secret is rotated: unknown again while resources already in state are
 					// refreshed. Their state stands for this plan, and the apply writes with the
 					// new value.
 					Config: config("2", namespaceOther),
-					Check:  expectContent(ts, t, "worker-1/dependencies/app/5058f/static/app-dependencies.yaml", namespaceOther),
+					ConfigStateChecks: []statecheck.StateCheck{
+						acctest.FileHolds(ts.view, "worker-1/dependencies/app/5058f/static/app-dependencies.yaml", namespaceOther),
+					},
 				}},
 			})
 		})

@@ -18,7 +18,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
 // TestAccDirectAnswers: a promise's steady state is answered by the steady-state server, and
@@ -66,7 +68,7 @@ func TestAccDirectAnswers(t *testing.T) {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: factories,
 				Steps: []resource.TestStep{
-					{Config: config, Check: expectContent(ts, t, file, namespaceFoo)},
+					{Config: config, ConfigStateChecks: []statecheck.StateCheck{acctest.FileHolds(ts.view, file, namespaceFoo)}},
 					{
 						PreConfig: func() { afterApply = total() },
 						Config:    config, PlanOnly: true,
@@ -77,7 +79,9 @@ func TestAccDirectAnswers(t *testing.T) {
 						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 							plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
 						}},
-						Check: expectContent(ts, t, file, namespaceFoo),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileHolds(ts.view, file, namespaceFoo),
+						},
 					},
 					{Config: strings.Replace(config, `name = "eck"`, `name = "eck"
   on_unschedule = "delete"`, 1)},

@@ -5,10 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/minio/minio-go/v7"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
@@ -35,6 +33,10 @@ type testStore struct {
 	// location is the store's location as placements report it, spelled by hand from the
 	// documented form: "s3://<endpoint>/<bucket>", or "git+<url without .git>@<branch>".
 	location string
+
+	// view is the store as the test's own client sees it, for the checks of package acctest;
+	// read and list go through it.
+	view acctest.Store
 
 	read   func(t *testing.T, path string) ([]byte, bool) // content, and whether it exists
 	list   func(t *testing.T) []string                    // every file, sorted
@@ -164,6 +166,7 @@ func bucketOn(t *testing.T, srv *testinfra.MinIO, bucket, accessKey, secretKey, 
 		extra = "\n" + strings.TrimSuffix(extra, "\n")
 	}
 	recorder := startS3Recorder(t, srv.Endpoint)
+	view := acctest.Bucket(client, bucket)
 	return &testStore{
 		kind:     "bucket",
 		recorder: recorder,
@@ -187,32 +190,9 @@ provider "kratix" {
     insecure    = true
   }
 `, bucket, extra, recorder.endpoint, bucket),
-		read: func(t *testing.T, path string) ([]byte, bool) {
-			obj, err := client.GetObject(ctx, bucket, path, minio.GetObjectOptions{})
-			if err != nil {
-				t.Fatalf("reading %s: %v", path, err)
-			}
-			defer func() { _ = obj.Close() }()
-			b, err := io.ReadAll(obj)
-			if code := minio.ToErrorResponse(err).Code; code == "NoSuchKey" || code == "NoSuchBucket" {
-				return nil, false
-			}
-			if err != nil {
-				t.Fatalf("reading %s: %v", path, err)
-			}
-			return b, true
-		},
-		list: func(t *testing.T) []string {
-			var out []string
-			for o := range client.ListObjects(ctx, bucket, minio.ListObjectsOptions{Recursive: true}) {
-				if o.Err != nil {
-					t.Fatalf("listing %s: %v", bucket, o.Err)
-				}
-				out = append(out, o.Key)
-			}
-			sort.Strings(out)
-			return out
-		},
+		view: view,
+		read: viewRead(view),
+		list: viewList(view),
 		put: func(t *testing.T, path string, content []byte) {
 			if _, err := client.PutObject(ctx, bucket, path, bytes.NewReader(content), int64(len(content)), minio.PutObjectOptions{}); err != nil {
 				t.Fatalf("writing %s: %v", path, err)
@@ -279,24 +259,8 @@ provider "kratix" {
   }
 `, repo, gitServer.SSHURL(repo))
 	}
-	ts.read = func(t *testing.T, path string) ([]byte, bool) {
-		b, err := gitServer.ReadFile(repo, "main", path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, false
-		}
-		if err != nil {
-			t.Fatalf("reading %s: %v", path, err)
-		}
-		return b, true
-	}
-	ts.list = func(t *testing.T) []string {
-		files, err := gitServer.ListFiles(repo, "main")
-		if err != nil {
-			t.Fatal(err)
-		}
-		sort.Strings(files)
-		return files
-	}
+	ts.view = acctest.GitBranch(gitServer, repo, "main")
+	ts.read, ts.list = viewRead(ts.view), viewList(ts.view)
 	ts.put = func(t *testing.T, path string, content []byte) {
 		if err := gitServer.PushFile(repo, "main", path, content, "edit by hand: "+path); err != nil {
 			t.Fatal(err)
@@ -326,6 +290,31 @@ provider "kratix" {
 		return out
 	}
 	return ts
+}
+
+// viewRead reads a file through view, failing the test when the store cannot be read.
+func viewRead(view acctest.Store) func(t *testing.T, path string) ([]byte, bool) {
+	return func(t *testing.T, path string) ([]byte, bool) {
+		t.Helper()
+		content, ok, err := view.Read(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return content, ok
+	}
+}
+
+// viewList lists every file through view, sorted, failing the test when the store cannot be
+// listed.
+func viewList(view acctest.Store) func(t *testing.T) []string {
+	return func(t *testing.T) []string {
+		t.Helper()
+		files, err := view.Files(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return files
+	}
 }
 
 func gitRun(t *testing.T, dir string, args ...string) {
