@@ -95,7 +95,7 @@ func TestCanaries(t *testing.T) {
 	}
 }
 
-// The canary bytes are Kratix's, byte for byte (SPEC 4.3); a change here breaks worker clusters
+// The canary bytes are Kratix's, byte for byte (the canary files); a change here breaks worker clusters
 // that compare them.
 func TestCanaryBytes(t *testing.T) {
 	if CanaryNamespace != "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kratix-worker-system\nspec: {}\nstatus: {}\n" {

@@ -8,7 +8,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 )
 
-// SPEC 4.3: the canary paths of each mode and their exact bytes; init_workloads = false deletes
+// Canary files: the canary paths of each mode and their exact bytes; init_workloads = false deletes
 // both whether or not state recorded them.
 func TestPlanCanaries(t *testing.T) {
 	tests := []struct {
@@ -51,7 +51,7 @@ func TestPlanCanaries(t *testing.T) {
 	}
 }
 
-// SPEC 5.3, cleanup = "all": what the destination's placements and canaries own goes, confined to
+// Ownership, cleanup = "all": what the destination's placements and canaries own goes, confined to
 // its folder (paths read from index files too); a file beside them stays.
 func TestCleanup(t *testing.T) {
 	outsideIndex := layout.Index{Files: []string{

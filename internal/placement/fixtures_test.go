@@ -27,15 +27,15 @@ const (
 	depsV2YAML = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: jenkins-v2\n"
 	depsV2MD5  = "975f53925e5155046537214df742b214"
 
-	// SPEC 4.1: ROOT/dependencies/<promise>/5058f/static/<promise>-dependencies.yaml.
+	// nestedByMetadata: ROOT/dependencies/<promise>/5058f/static/<promise>-dependencies.yaml.
 	nestedDepsDir  = "kratix/dev/dependencies/jenkins/5058f/"
 	nestedDepsFile = "kratix/dev/dependencies/jenkins/5058f/static/jenkins-dependencies.yaml"
-	// SPEC 4.2 none: ROOT/static/<promise>-dependencies.yaml and
+	// none: ROOT/static/<promise>-dependencies.yaml and
 	// ROOT/.kratix/kratix-platform-system-<placement>.yaml listing it relative to the store path.
 	noneDepsFile    = "kratix/dev/static/jenkins-dependencies.yaml"
 	noneDepsIndex   = "kratix/dev/.kratix/kratix-platform-system-jenkins-static-deps.dev-5058f.yaml"
 	noneDepsIndexV1 = "files:\n- dev/static/jenkins-dependencies.yaml\n"
-	// SPEC 4.2 aggregatedYAML: the part lives outside ROOT, under
+	// aggregatedYAML: the part lives outside ROOT, under
 	// <storePath>/.kratix-aggregates/<root rel. to store path>/<filename>/<placement>.part.
 	aggFile      = "kratix/dev/aggregated.yaml"
 	aggPartsDir  = "kratix/.kratix-aggregates/dev/aggregated.yaml/"
@@ -46,7 +46,7 @@ const (
 	nestedReqDir = "kratix/dev/resources/default/postgres/db/instance-configure/5058f/"
 )
 
-// The exact canary bytes of SPEC 4.3.
+// The exact bytes of Kratix's canary files.
 const (
 	canaryNamespace = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kratix-worker-system\nspec: {}\nstatus: {}\n"
 	canaryConfigMap = "apiVersion: v1\ndata:\n  canary: this confirms your infrastructure is reading from Kratix state stores\nkind: ConfigMap\nmetadata:\n  name: kratix-info\n  namespace: kratix-worker-system\n"

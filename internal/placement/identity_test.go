@@ -8,7 +8,7 @@ import (
 )
 
 // A request has one spelling users see, its id <promise>/<namespace>/<name>; the rendezvous key
-// keeps the order it always had (SPEC 3.4), so no request moves and no keyed hash changes.
+// keeps the order it always had (the rendezvous choice), so no request moves and no keyed hash changes.
 func TestRequestIdentity(t *testing.T) {
 	if got := placement.RequestID("postgres", "default", "db"); got != "postgres/default/db" {
 		t.Errorf("RequestID = %q, want postgres/default/db", got)

@@ -51,7 +51,7 @@ func TestKeyedHash(t *testing.T) {
 	}
 }
 
-// SPEC 5.5: a request whose content is write-only records keyed hashes, never an MD5, while it
+// Write-only secrets: a request whose content is write-only records keyed hashes, never an MD5, while it
 // writes the same bytes.
 func TestRequestKeyedRecord(t *testing.T) {
 	key := placement.ContentKey([]byte("provider secret"), requestKey)

@@ -7,7 +7,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 )
 
-// SPEC 5.3: state records what was written so that Read detects drift. Refresh turns what the
+// Drift: state records what was written so that Read detects drift. Refresh turns what the
 // store holds into the record the next plan compares with.
 func TestObserveAndRefreshNestedByMetadata(t *testing.T) {
 	f, err := layout.DependencyFiles(dev("").Target, deps(depsYAML))

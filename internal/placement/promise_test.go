@@ -10,7 +10,7 @@ import (
 )
 
 // A promise applied for the first time to nestedByMetadata destinations: one Op per store
-// location, the exact SPEC 4.1 path, the owned folder pruned, hashes recorded, and the files it
+// location, the exact nestedByMetadata path, the owned folder pruned, hashes recorded, and the files it
 // takes over listed as Fresh.
 func TestPromiseFirstApplyNestedByMetadata(t *testing.T) {
 	other := member("other", locA(), storePath, "kratix/other", layout.ModeNestedByMetadata, map[string]string{"env": "dev"})
@@ -120,8 +120,8 @@ func TestPromiseDestinationMovedStore(t *testing.T) {
 	})
 }
 
-// SPEC 5.3: "If a folder it is about to own already holds different content (written by Kratix
-// or another workspace), the plan or apply says so in a warning before taking it over." A
+// Taking over: when a folder the provider is about to own already holds different content
+// (written by Kratix or another workspace), the plan or apply warns before taking it over. A
 // destination that moved to another store makes the promise take over a folder at the new
 // location that it never held, so the files there must be listed as Fresh, as on a first apply.
 func TestPromiseMovedStoreListsTakenOverFilesAsFresh(t *testing.T) {
@@ -135,7 +135,7 @@ func TestPromiseMovedStoreListsTakenOverFilesAsFresh(t *testing.T) {
 	})
 	b := opAt(t, p.Ops, locB())
 	if want := map[string]string{nestedDepsFile: depsMD5}; !equalMaps(b.Fresh, want) {
-		t.Errorf("SPEC 5.3 (warn before taking over a folder): Fresh at the new location = %v, want %v: "+
+		t.Errorf("taking over (warn before taking over a folder): Fresh at the new location = %v, want %v: "+
 			"a placement that moved to a store it never wrote to must not take over whatever is there without "+
 			"the warning a first apply would give.", b.Fresh, want)
 	}
@@ -264,7 +264,7 @@ func TestPromiseModeChangeSameFolder(t *testing.T) {
 	})
 }
 
-// SPEC 4.1: a promise whose dependencies hold no document writes nothing and removes what it
+// nestedByMetadata: a promise whose dependencies hold no document writes nothing and removes what it
 // wrote before, in every mode.
 func TestPromiseWithoutDocumentsRemovesWhatItWrote(t *testing.T) {
 	tests := []struct {
@@ -345,7 +345,7 @@ func equalAggs(a, b []layout.Aggregate) bool {
 	return true
 }
 
-// SPEC 4.2 aggregatedYAML: the part lives outside the destination's folder, in a folder named
+// aggregatedYAML: the part lives outside the destination's folder, in a folder named
 // after the destination's folder relative to the store path ("/" as %2F, "%2E" for the store
 // path itself) and the file name.
 func TestPromiseAggregatedPartLocation(t *testing.T) {
@@ -420,7 +420,7 @@ func TestPromiseAggregatedFilenameRenamed(t *testing.T) {
 	})
 }
 
-// SPEC 3.3: a destination that stops matching keeps its files (misscheduled, no Op) unless
+// Unscheduling: a destination that stops matching keeps its files (misscheduled, no Op) unless
 // on_unschedule = "delete"; one that left the pool is forgotten.
 func TestPromiseUnscheduledDestinations(t *testing.T) {
 	m := dev("")
@@ -499,7 +499,7 @@ func TestPromiseUnscheduledDestinations(t *testing.T) {
 	})
 }
 
-// SPEC 3.3 with on_unschedule = "delete" for a placement recorded without the destination as it
+// Unscheduling with on_unschedule = "delete" for a placement recorded without the destination as it
 // was then (after an import): when the record says it is where the destination is now, the
 // files are removed there; otherwise they cannot be reached and the record is kept, so that they
 // are not lost track of.
@@ -511,7 +511,7 @@ func TestPromiseDeleteUnscheduledAfterImport(t *testing.T) {
 		p := planPromise(t, placement.Promise{Name: "jenkins", Selector: envSelector("prod"), Dependencies: deps(depsYAML),
 			Pool: []placement.Member{m}, Prior: map[string]placement.Prior{"dev": {Record: prior}}, DeleteUnscheduled: true})
 		if len(p.Ops) != 1 || !contains(p.Ops[0].Change.Delete, nestedDepsDir) {
-			t.Fatalf("SPEC 3.3 (on_unschedule = \"delete\" removes the files): Ops = %+v, want one deleting %q", p.Ops, nestedDepsDir)
+			t.Fatalf("unscheduling (on_unschedule = \"delete\" removes the files): Ops = %+v, want one deleting %q", p.Ops, nestedDepsDir)
 		}
 		if _, ok := p.Records["dev"]; ok {
 			t.Errorf("Records[dev] = %+v, want none once the files are removed", p.Records["dev"])
@@ -575,7 +575,7 @@ func anyContains(list []string, sub string) bool {
 	return false
 }
 
-// SPEC 3.3a: a destination labelled kratix.io/dry-run=true gets no placement, even when the
+// Dry-run destinations: a destination labelled kratix.io/dry-run=true gets no placement, even when the
 // selectors match it.
 func TestDryRunDestinationGetsNothing(t *testing.T) {
 	dry := dev("")

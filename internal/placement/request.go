@@ -14,7 +14,7 @@ func RequestID(promise, namespace, name string) string {
 	return promise + "/" + namespace + "/" + name
 }
 
-// RequestKey is what a request's destination is chosen by (the rendezvous key, SPEC 3.4) and
+// RequestKey is what a request's destination is chosen by (the rendezvous key) and
 // what its keyed hashes are bound to. Its order differs from RequestID's, and changing it would
 // move requests and change every keyed hash, so it is never shown: messages say RequestID.
 func RequestKey(promise, namespace, name string) string {

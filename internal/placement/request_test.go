@@ -55,7 +55,7 @@ func TestRequestFirstApplyNestedByMetadata(t *testing.T) {
 		Store: "store", Location: locA().String(), Root: devRoot, Files: map[string]string{nestedReqDB: md5hex(dbYAML)}}})
 }
 
-// SPEC 3.4: the rendezvous choice is one of the candidates, the same whatever the pool's order,
+// Rendezvous choice: the choice is one of the candidates, the same whatever the pool's order,
 // and never a destination that does not match.
 func TestRequestRendezvousChoice(t *testing.T) {
 	a, b, c := named("a", locA(), "dev"), named("b", locA(), "dev"), named("c", locA(), "prod")
@@ -79,7 +79,7 @@ func TestRequestRendezvousChoice(t *testing.T) {
 	}
 }
 
-// SPEC 3.4: once applied, the choice is kept while that destination stays in the pool, even when
+// Sticky choice: once applied, the choice is kept while that destination stays in the pool, even when
 // it stops matching (misscheduled, still updated).
 func TestRequestStickyChoice(t *testing.T) {
 	out := pgRequest(map[string]string{"db.yaml": dbYAML})
@@ -125,7 +125,7 @@ func TestRequestStickyChoice(t *testing.T) {
 	})
 }
 
-// SPEC 3.4: a destination that left the pool is replaced by the rendezvous choice; its old
+// Rendezvous choice: a destination that left the pool is replaced by the rendezvous choice; its old
 // files are its own cleanup's business, so no Op touches them.
 func TestRequestDestinationLeftPool(t *testing.T) {
 	out := pgRequest(map[string]string{"db.yaml": dbYAML})
@@ -178,7 +178,7 @@ func TestRequestDestinationMovedStore(t *testing.T) {
 	}
 	b := opAt(t, p.Ops, locB())
 	equal(t, "Put at B", strPut(b.Change.Put), map[string]string{nestedReqDB: dbYAML})
-	// SPEC 5.3: a folder the request never held at B is taken over: the writer warns about it.
+	// Taking over: a folder the request never held at B is taken over: the writer warns about it.
 	equal(t, "Fresh at B", b.Fresh, map[string]string{nestedReqDB: md5hex(dbYAML)})
 	if out := p.Settle(map[string]bool{locA().String(): true}); out.Records["dev"].Location != locA().String() {
 		t.Errorf("Settle with A failed: Records[dev] = %+v, want the prior record at A", out.Records["dev"])
@@ -199,7 +199,7 @@ func TestRequestNoCandidate(t *testing.T) {
 	}
 }
 
-// SPEC 3.1: on a key in both, the promise's selector wins and the plan warns.
+// Combining selectors: on a key in both, the promise's selector wins and the plan warns.
 func TestRequestSelectorConflictWarns(t *testing.T) {
 	p := planRequest(t, placement.Request{PromiseSelector: envSelector("dev"), Selector: envSelector("prod"),
 		Output: pgRequest(map[string]string{"db.yaml": dbYAML}), Pool: []placement.Member{dev("")}})
@@ -245,7 +245,7 @@ func TestRemoveRequest(t *testing.T) {
 	}
 }
 
-// SPEC 4.1/4.2: where a request's files go in each mode, on a first apply.
+// Layout modes: where a request's files go in each mode, on a first apply.
 func TestRequestLayouts(t *testing.T) {
 	const part = "kratix/.kratix-aggregates/dev/aggregated.yaml/postgres_db_default_instance-configure.dev-5058f.part"
 	tests := []struct {
@@ -284,7 +284,7 @@ func TestRequestLayouts(t *testing.T) {
 	}
 }
 
-// SPEC 5.3 reserves the canaries' own paths, not their names: a request's file in a sub-folder
+// Ownership reserves the canaries' own paths, not their names: a request's file in a sub-folder
 // named like a canary ("sub/kratix-canary-namespace.yaml") is the request's, and goes when the
 // request drops it or is destroyed, while the destination's canaries (every mode's, at its
 // folder) never do. Before, any recorded path that ended like a canary's was kept for ever.

@@ -12,7 +12,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 )
 
-// SPEC 5.3: the provider deletes only inside the folders and files it owns. Whatever a record
+// Ownership: the provider deletes only inside the folders and files it owns. Whatever a record
 // says (state can hold anything: an import, a hand edit, a bug in an older version), no Op may
 // delete a canary, a path outside the destination's folder (other than the placement's own
 // aggregate part), another placement's index file or part, or the shared aggregate without
@@ -88,7 +88,7 @@ func checkSafety(t *testing.T, seed uint64, record func(*rand.Rand, *scenario)) 
 		if len(ex) > 3 {
 			ex = ex[:3]
 		}
-		t.Errorf("SPEC 5.3: %s: %d of %d deletes. %s\ne.g.\n  %s", kind, len(violations[kind]), deletes, advice[kind], strings.Join(ex, "\n  "))
+		t.Errorf("ownership (deletes only inside what the provider owns): %s: %d of %d deletes. %s\ne.g.\n  %s", kind, len(violations[kind]), deletes, advice[kind], strings.Join(ex, "\n  "))
 	}
 	t.Logf("%d cases, %d ops, %d deletes checked", cases, ops, deletes)
 	if deletes < cases/4 {
@@ -97,7 +97,7 @@ func checkSafety(t *testing.T, seed uint64, record func(*rand.Rand, *scenario)) 
 }
 
 // A recorded path that climbs out of the folder through ".." is outside it, whatever its
-// prefix says (SPEC 4: a path that would leave ROOT is rejected).
+// prefix says (layout: a path that would leave ROOT is rejected).
 func TestRecordedPathLeavingTheFolderIsNotDeleted(t *testing.T) {
 	m := dev("")
 	for _, escaping := range []string{
@@ -110,7 +110,7 @@ func TestRecordedPathLeavingTheFolderIsNotDeleted(t *testing.T) {
 		for _, op := range p.Ops {
 			for _, d := range op.Change.Delete {
 				if clean := path.Clean(d); !strings.HasPrefix(clean, devRoot+"/") {
-					t.Errorf("SPEC 5.3 (deletes confined to the folder): a recorded %q is deleted; cleaned it is %q, "+
+					t.Errorf("ownership (deletes confined to the folder): a recorded %q is deleted; cleaned it is %q, "+
 						"outside %s/. owns() checks the raw prefix; it should clean the path (or refuse any \"..\" segment) first.", d, clean, devRoot)
 				}
 			}
@@ -129,7 +129,7 @@ func TestRecordedFolderIsNotDeletedWhole(t *testing.T) {
 		for _, d := range op.Change.Delete {
 			for _, protected := range []string{"kratix/dev/resources/kratix-canary-configmap.yaml", "kratix/dev/dependencies/kratix-canary-namespace.yaml", nestedReqDB} {
 				if covers(d, protected) {
-					t.Errorf("SPEC 5.3: a recorded key %q becomes a Delete that removes %q. Change.Delete treats a trailing \"/\" "+
+					t.Errorf("ownership: a recorded key %q becomes a Delete that removes %q. Change.Delete treats a trailing \"/\" "+
 						"as a folder; owns() should refuse recorded paths ending in \"/\".", d, protected)
 				}
 			}
@@ -220,7 +220,7 @@ func randomScenario(rng *rand.Rand) scenario {
 	}
 	if s.kind == planRequestKind && rng.IntN(2) == 0 {
 		// At A or B, beside dev's folder, except where dev's folder is the whole store (folders
-		// that nest are refused at plan, SPEC 5.3).
+		// that nest are refused at plan: ownership and safety).
 		alt := member("alt", locA(), "other", "other/alt", layout.Modes[rng.IntN(len(layout.Modes))], map[string]string{"env": "dev"})
 		if rng.IntN(2) == 0 {
 			alt.Location = locB()
@@ -364,7 +364,7 @@ func (s scenario) run() (placement.Plan, error) {
 	}
 }
 
-// Independently of the code: where a target's aggregate parts live (SPEC 4.2, aggregatedYAML).
+// Independently of the code: where a target's aggregate parts live (the aggregatedYAML layout).
 func partsDir(t layout.Target) string {
 	name := t.AggregatedFilename
 	if name == "" {

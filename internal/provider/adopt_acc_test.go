@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -235,9 +236,7 @@ func TestAccAdoptKratixStore(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind+"/kratix-named", func(t *testing.T) { testAdoptKratixNamed(t, kind) })
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			// Where each request is, and not where the rendezvous would put it.
 			requests := map[string]struct {
@@ -349,9 +348,7 @@ const (
 // file is added. The apply writes nothing else, writes no aggregate, moves no workload file and
 // leaves Kratix's index files as they are; the next plan is empty.
 func testAdoptKratixNamed(t *testing.T, kind string) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, kind)
 	pool := []string{"k1", "k2", "k3", "k4"}
 	store := map[string]string{
@@ -498,9 +495,7 @@ func testAdoptKratixNamed(t *testing.T, kind string) {
 		t.Errorf("the store's files after the apply:\n%v\nwant\n%v", after, sortedKeys(want))
 	}
 	for p, content := range store {
-		if err := expectContent(ts, t, p, content)(nil); err != nil {
-			t.Error(err)
-		}
+		acctest.Run(t, acctest.FileHolds(ts.view, p, content))
 	}
 	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
 		t.Errorf("the plan after the apply is not empty: %v\n%s", err, out)
@@ -523,9 +518,7 @@ func gitCommits(t *testing.T, ts *testStore) int {
 // keeps it on the one named (a destination outside the pool is an error); a request found
 // nowhere is placed by rendezvous, with a warning that says so.
 func TestAccAdoptRequestChoices(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	copies := func(name string) map[string]string {
 		return map[string]string{
@@ -614,9 +607,7 @@ func TestAccAdoptRequestChoices(t *testing.T) {
 		t.Error(err)
 	}
 	for p, content := range extra {
-		if err := expectContent(ts, t, p, content)(nil); err != nil {
-			t.Error(err)
-		}
+		acctest.Run(t, acctest.FileHolds(ts.view, p, content))
 	}
 	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
 		t.Errorf("the plan after the apply is not empty: %v\n%s", err, out)
@@ -626,9 +617,7 @@ func TestAccAdoptRequestChoices(t *testing.T) {
 // TestAccAdoptPromiseMisscheduled: an imported promise whose files are on a destination that no
 // longer matches keeps them there, recorded as misscheduled, and the apply writes nothing.
 func TestAccAdoptPromiseMisscheduled(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	files := map[string]string{
 		"w1/dependencies/p/5058f/static/p-dependencies.yaml": adoptDeps,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -212,9 +213,7 @@ func TestAccAdoptKratixWorkNames(t *testing.T) {
 }
 
 func testAdoptKratixWorkNames(t *testing.T, kind string) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, kind)
 	pool := sortedKeys(kratixWorkModes)
 	names := sortedKeys(kratixWorkRequests)
@@ -362,9 +361,7 @@ func testAdoptKratixWorkNames(t *testing.T, kind string) {
 		t.Errorf("the store's files after the apply:\n%v\nwant\n%v", after, sortedKeys(want))
 	}
 	for _, p := range sortedKeys(store) {
-		if err := expectContent(ts, t, p, store[p])(nil); err != nil {
-			t.Error(err)
-		}
+		acctest.Run(t, acctest.FileHolds(ts.view, p, store[p]))
 	}
 	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
 		t.Errorf("the plan after the apply is not empty: %v\n%s", err, out)

@@ -7,8 +7,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
@@ -18,9 +20,7 @@ import (
 // empty and the next apply writes nothing; a hand edit is still seen and repaired. On an
 // unencrypted bucket the same costs listings only: no HEAD, no GET.
 func TestAccBucketStore_plainListings(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	srv, err := testinfra.StartMinIOWith(testinfra.MinIOOptions{KMS: true})
 	if err != nil {
 		t.Fatal(err)
@@ -56,14 +56,14 @@ func TestAccBucketStore_plainListings(t *testing.T) {
 			steps := []resource.TestStep{
 				{
 					Config: cfg,
-					Check: resource.ComposeAggregateTestCheckFunc(
-						expectFiles(t, ts, files),
-						func(*terraform.State) error {
-							since("create")
-							applied = ts.mark(t)
-							return nil
-						},
-					),
+					Check: func(*terraform.State) error {
+						since("create")
+						applied = ts.mark(t)
+						return nil
+					},
+					ConfigStateChecks: []statecheck.StateCheck{
+						acctest.HoldsExactly(ts.view, files),
+					},
 				},
 				{
 					Config: cfg,
@@ -98,10 +98,12 @@ func TestAccBucketStore_plainListings(t *testing.T) {
 						plancheck.ExpectResourceAction("kratix_destination.d", plancheck.ResourceActionNoop),
 					}},
 					Check: resource.ComposeAggregateTestCheckFunc(
-						expectFiles(t, ts, files),
 						ts.expectWritesSince(t, &applied, puts(dep)),
 						func(*terraform.State) error { since("repair of a hand edit"); return nil },
 					),
+					ConfigStateChecks: []statecheck.StateCheck{
+						acctest.HoldsExactly(ts.view, files),
+					},
 				},
 				{
 					Config: cfg,

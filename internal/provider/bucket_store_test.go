@@ -1,100 +1,22 @@
 package provider
 
 import (
-	"bytes"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
-	"io"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/minio/minio-go/v7"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
-
-// bucketOn is a testStore for bucket on srv, reached by the provider through a recorder with the
-// credentials accessKey and secretKey; the test's own client is srv's root client. store is the
-// body of the kratix_state_store resource with extra lines (path, create_bucket...) in it.
-func bucketOn(t *testing.T, srv *testinfra.MinIO, bucket, accessKey, secretKey, extra string) *testStore {
-	t.Helper()
-	ctx := context.Background()
-	client, err := srv.Client()
-	if err != nil {
-		t.Fatal(err)
-	}
-	recorder := startS3Recorder(t, srv.Endpoint)
-	return &testStore{
-		kind:     "bucket",
-		recorder: recorder,
-		provider: fmt.Sprintf(`
-provider "kratix" {
-  secrets = {
-    s = {
-      access_key_id     = %q
-      secret_access_key = %q
-    }
-  }
-}
-`, accessKey, secretKey),
-		store: fmt.Sprintf(`
-  name       = %q
-  secret_ref = "s"
-%s
-  bucket = {
-    endpoint    = %q
-    bucket_name = %q
-    insecure    = true
-  }
-`, bucket, extra, recorder.endpoint, bucket),
-		read: func(t *testing.T, path string) ([]byte, bool) {
-			obj, err := client.GetObject(ctx, bucket, path, minio.GetObjectOptions{})
-			if err != nil {
-				t.Fatalf("reading %s: %v", path, err)
-			}
-			defer func() { _ = obj.Close() }()
-			b, err := io.ReadAll(obj)
-			if code := minio.ToErrorResponse(err).Code; code == "NoSuchKey" || code == "NoSuchBucket" {
-				return nil, false
-			}
-			if err != nil {
-				t.Fatalf("reading %s: %v", path, err)
-			}
-			return b, true
-		},
-		list: func(t *testing.T) []string {
-			var out []string
-			for o := range client.ListObjects(ctx, bucket, minio.ListObjectsOptions{Recursive: true}) {
-				if o.Err != nil {
-					t.Fatalf("listing %s: %v", bucket, o.Err)
-				}
-				out = append(out, o.Key)
-			}
-			sort.Strings(out)
-			return out
-		},
-		put: func(t *testing.T, path string, content []byte) {
-			if _, err := client.PutObject(ctx, bucket, path, bytes.NewReader(content), int64(len(content)), minio.PutObjectOptions{}); err != nil {
-				t.Fatalf("writing %s: %v", path, err)
-			}
-		},
-		remove: func(t *testing.T, path string) {
-			if err := client.RemoveObject(ctx, bucket, path, minio.RemoveObjectOptions{}); err != nil {
-				t.Fatalf("removing %s: %v", path, err)
-			}
-		},
-		writes: func(*testing.T) []string {
-			w, _ := recorder.snapshot()
-			return w
-		},
-	}
-}
 
 // destinationAndPromise is a store, a destination "worker-1" at path "worker-1" on it and a
 // promise with one dependency file.
@@ -106,28 +28,6 @@ resource "kratix_promise" "p" {
   dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
 }
 `
-}
-
-// expectFiles checks that the bucket holds exactly want (paths and contents), read with the
-// test's own client.
-func expectFiles(t *testing.T, ts *testStore, want map[string]string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		got := ts.list(t)
-		var keys []string
-		for k := range want {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		if strings.Join(got, "\n") != strings.Join(keys, "\n") {
-			return fmt.Errorf("the bucket holds\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(keys, "\n  "))
-		}
-		for _, k := range keys {
-			if c, _ := ts.read(t, k); string(c) != want[k] {
-				return fmt.Errorf("%s holds %q, want %q", k, c, want[k])
-			}
-		}
-		return nil
-	}
 }
 
 // workerFiles are the files of destinationAndPromise under root ("" or "team/"): the two
@@ -144,9 +44,7 @@ func workerFiles(root string) map[string]string {
 // store with path "team" and a destination and promise on it. The write check ran under team/
 // and left nothing; every file is under team/; the next plan is empty.
 func TestAccBucketStore_prefixCredentials(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ctx := context.Background()
 	bucket := randomName("t")
 	if err := minioServer.MakeBucket(ctx, bucket); err != nil {
@@ -166,10 +64,10 @@ func TestAccBucketStore_prefixCredentials(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: cfg,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					expectFiles(t, ts, workerFiles("team/")),
-					func(*terraform.State) error { return expectProbesUnder(ts.recorder.probeWrites(), "team/") },
-				),
+				Check:  func(*terraform.State) error { return expectProbesUnder(ts.recorder.probeWrites(), "team/") },
+				ConfigStateChecks: []statecheck.StateCheck{
+					acctest.HoldsExactly(ts.view, workerFiles("team/")),
+				},
 			},
 			{
 				Config: cfg,
@@ -208,9 +106,7 @@ func deleteBucket(t *testing.T, srv *testinfra.MinIO, bucket string) {
 // create_bucket repairs everything. With create_bucket the plan re-creates the store, the apply
 // makes the bucket and writes every file again, and the next plan is empty.
 func TestAccBucketStore_bucketDeleted(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	bucket := randomName("t")
 	if err := minioServer.MakeBucket(context.Background(), bucket); err != nil {
 		t.Fatal(err)
@@ -224,7 +120,7 @@ func TestAccBucketStore_bucketDeleted(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,
 		Steps: []resource.TestStep{
-			{Config: cfgKeep, Check: expectFiles(t, keep, files)},
+			{Config: cfgKeep, ConfigStateChecks: []statecheck.StateCheck{acctest.HoldsExactly(keep.view, files)}},
 			{
 				// The plan of every resource reading the missing bucket succeeds and shows the
 				// files gone; the store resource stays (with a warning).
@@ -245,7 +141,9 @@ func TestAccBucketStore_bucketDeleted(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("kratix_state_store.s", plancheck.ResourceActionUpdate),
 				}},
-				Check: expectFiles(t, keep, files),
+				ConfigStateChecks: []statecheck.StateCheck{
+					acctest.HoldsExactly(keep.view, files),
+				},
 			},
 			{
 				PreConfig: gone,
@@ -255,7 +153,9 @@ func TestAccBucketStore_bucketDeleted(t *testing.T) {
 					plancheck.ExpectResourceAction("kratix_destination.d", plancheck.ResourceActionUpdate),
 					plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
 				}},
-				Check: expectFiles(t, keep, files),
+				ConfigStateChecks: []statecheck.StateCheck{
+					acctest.HoldsExactly(keep.view, files),
+				},
 			},
 			{
 				Config: cfgCreate,
@@ -271,9 +171,7 @@ func TestAccBucketStore_bucketDeleted(t *testing.T) {
 // with SSE-KMS (whose ETags are not the MD5 of the content), the plan after an apply is empty and
 // the next apply writes nothing, while a hand edit is still seen as drift and repaired.
 func TestAccBucketStore_encrypted(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	srv, err := testinfra.StartMinIOWith(testinfra.MinIOOptions{KMS: true})
 	if err != nil {
 		t.Fatal(err)
@@ -300,10 +198,12 @@ func TestAccBucketStore_encrypted(t *testing.T) {
 					{
 						Config: cfg,
 						Check: resource.ComposeAggregateTestCheckFunc(
-							expectFiles(t, ts, files),
 							expectEncrypted(srv, bucket, dep, files[dep], kind),
 							func(*terraform.State) error { applied = ts.mark(t); return nil },
 						),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.HoldsExactly(ts.view, files),
+						},
 					},
 					{
 						Config: cfg,
@@ -319,7 +219,9 @@ func TestAccBucketStore_encrypted(t *testing.T) {
 							plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
 							plancheck.ExpectResourceAction("kratix_destination.d", plancheck.ResourceActionNoop),
 						}},
-						Check: expectFiles(t, ts, files),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.HoldsExactly(ts.view, files),
+						},
 					},
 					{
 						Config: cfg,

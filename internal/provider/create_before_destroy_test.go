@@ -16,9 +16,7 @@ import (
 // next plan is empty. The destinations cover the three shapes a removal takes: an owned folder
 // (nested), loose files with their index (none) and a part of a shared file (aggregatedYAML).
 func TestAccCreateBeforeDestroyDeletesNothingItWrote(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
 			ts := newTestStore(t, kind)
@@ -124,9 +122,7 @@ resource "kratix_resource_request" "r" {
 // create_before_destroy, replaced in its folder, is created again first; the old destination's
 // cleanup then must not delete the canaries its successor has just written.
 func TestAccCreateBeforeDestroyKeepsTheSuccessorsCanaries(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	config := ts.provider + fmt.Sprintf(`
 terraform {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
 // TestAccDayTwo replays the day-two changes that once lost files with a green apply, on a bucket
@@ -17,9 +19,7 @@ import (
 func TestAccDayTwo(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			a, b := newTestStore(t, kind), newTestStore(t, kind)
 			seeded := map[string]bool{} // what the store held before (a git repository's first commit)
 			for _, p := range a.list(t) {
@@ -71,11 +71,11 @@ resource "kratix_promise" "p" {
 				Steps: []resource.TestStep{
 					{
 						Config: config("", "kratix_state_store.a", ns, "aggregated.yaml"),
-						Check: resource.ComposeAggregateTestCheckFunc(
-							expectContent(a, t, depFile, ns),
-							expectFolder(a, t, "w2/", append([]string{"w2/aggregated.yaml"}, w2Canaries...)...),
-							expectContent(a, t, "w2/aggregated.yaml", ns),
-						),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileHolds(a.view, depFile, ns),
+							acctest.FolderHolds(a.view, "w2/", append([]string{"w2/aggregated.yaml"}, w2Canaries...)...),
+							acctest.FileHolds(a.view, "w2/aggregated.yaml", ns),
+						},
 					},
 					{
 						// The same place spelled differently: nothing is replaced, nothing moves.
@@ -84,10 +84,10 @@ resource "kratix_promise" "p" {
 							plancheck.ExpectResourceAction("kratix_destination.w1", plancheck.ResourceActionUpdate),
 							plancheck.ExpectResourceAction("kratix_destination.w2", plancheck.ResourceActionUpdate),
 						}},
-						Check: resource.ComposeAggregateTestCheckFunc(
-							expectContent(a, t, depFile, ns),
-							expectContent(a, t, "w2/aggregated.yaml", ns),
-						),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileHolds(a.view, depFile, ns),
+							acctest.FileHolds(a.view, "w2/aggregated.yaml", ns),
+						},
 					},
 					{
 						// Hand edits: the dependencies deleted, a stray file in the promise's folder, a
@@ -103,12 +103,12 @@ resource "kratix_promise" "p" {
 						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 							plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
 						}},
-						Check: resource.ComposeAggregateTestCheckFunc(
-							expectContent(a, t, depFile, ns),
-							expectMissing(a, t, stray),
-							expectContent(a, t, beside, "resources: []\n"),
-							expectContent(a, t, "w2/aggregated.yaml", ns),
-						),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileHolds(a.view, depFile, ns),
+							acctest.FileMissing(a.view, stray),
+							acctest.FileHolds(a.view, beside, "resources: []\n"),
+							acctest.FileHolds(a.view, "w2/aggregated.yaml", ns),
+						},
 					},
 					{
 						// w1 moves to store b: cleanup "all" empties what it owned on a (the hand-written
@@ -117,28 +117,28 @@ resource "kratix_promise" "p" {
 						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 							plancheck.ExpectResourceAction("kratix_destination.w1", plancheck.ResourceActionDestroyBeforeCreate),
 						}},
-						Check: resource.ComposeAggregateTestCheckFunc(
-							expectFolder(a, t, "w1/", beside),
-							expectFolder(b, t, "w1/", canaries[0], depFile, canaries[1]),
-							expectContent(b, t, depFile, ns),
-						),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FolderHolds(a.view, "w1/", beside),
+							acctest.FolderHolds(b.view, "w1/", canaries[0], depFile, canaries[1]),
+							acctest.FileHolds(b.view, depFile, ns),
+						},
 					},
 					{
 						// No document: nothing written, the earlier file and the aggregate removed.
 						Config: config("\n  path = \".\"", "kratix_state_store.b", "# none yet\n", "aggregated.yaml"),
-						Check: resource.ComposeAggregateTestCheckFunc(
-							expectFolder(b, t, "w1/", canaries[0], canaries[1]),
-							expectFolder(a, t, "w2/", w2Canaries...),
-						),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FolderHolds(b.view, "w1/", canaries[0], canaries[1]),
+							acctest.FolderHolds(a.view, "w2/", w2Canaries...),
+						},
 					},
 					{
 						// Documents again, and the aggregate renamed: the new file is built.
 						Config: config("\n  path = \".\"", "kratix_state_store.b", ns, "all.yaml"),
-						Check: resource.ComposeAggregateTestCheckFunc(
-							expectFolder(a, t, "w2/", append([]string{"w2/all.yaml"}, w2Canaries...)...),
-							expectContent(a, t, "w2/all.yaml", ns),
-							expectContent(b, t, depFile, ns),
-						),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FolderHolds(a.view, "w2/", append([]string{"w2/all.yaml"}, w2Canaries...)...),
+							acctest.FileHolds(a.view, "w2/all.yaml", ns),
+							acctest.FileHolds(b.view, depFile, ns),
+						},
 					},
 				},
 			})

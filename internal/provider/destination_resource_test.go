@@ -71,9 +71,7 @@ func TestAccDestination_lifecycle(t *testing.T) {
 }
 
 func testDestinationLifecycle(t *testing.T, kind string) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, kind)
 	isGit := strings.HasPrefix(kind, "git")
 	var start, beforeRelabel storeMark

@@ -168,9 +168,7 @@ provider "kratix" {
 // and a user do: Terraform CLI, dev_overrides, a file:// repository. It drives the CLI directly
 // because the quickstart uses for_each.
 func TestAccQuickstart(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	src, err := os.ReadFile("../../examples/quickstart/main.tf")
 	if err != nil {
 		t.Fatal(err)

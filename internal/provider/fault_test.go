@@ -24,9 +24,7 @@ import (
 // the next plan changes only the store that was missed, its apply converges, and an object
 // beside the managed folders is untouched.
 func TestAccFault_storeDownDuringApply(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ctx := context.Background()
 	second := secondMinIO(t, "fault")
 	client, err := minioServer.Client()
@@ -231,9 +229,7 @@ func planPlacements(t *testing.T, c *cli, planFile, address string) (before, aft
 // TestAccFault_hookRejectsPush: a server-side hook refusing pushes fails the apply with the
 // hook's own message, and nothing is recorded as written.
 func TestAccFault_hookRejectsPush(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "git-http")
 	repo := storeName(ts)
 	hook := filepath.Join(gitServer.RepoPath(repo), "hooks", "pre-receive")
@@ -256,9 +252,7 @@ func TestAccFault_hookRejectsPush(t *testing.T) {
 // push is in flight (a server hook makes that push, once). The provider's push is refused, it
 // re-applies its change on the new tip, and both changes end up in the history.
 func TestAccFault_otherWriterDuringApply(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "git-http")
 	repo := storeName(ts)
 	hook := `#!/bin/sh

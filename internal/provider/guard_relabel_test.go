@@ -81,9 +81,7 @@ resource "kratix_resource_request" "r" {
 // the relabel through, and the apply removes the promise's files from prod alone. No refused
 // plan changes either repository.
 func TestAccGuardRelabel(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	repoA, repoB := newFileRepo(t), newFileRepo(t)
 	cli := newCLI(t, map[string]string{"main.tf": guardRelabelConfig, "provider.tf": "provider \"kratix\" {}\n"},
 		"TF_VAR_repo_a=file://"+repoA, "TF_VAR_repo_b=file://"+repoB)
@@ -197,9 +195,7 @@ func TestAccGuardRelabel(t *testing.T) {
 // refused all the same, by the labels the files were written under, with the acknowledgement
 // worked out by hand; acknowledged, the apply removes them from prod alone.
 func TestAccGuardRelabelThenDelete(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	repoA, repoB := newFileRepo(t), newFileRepo(t)
 	cli := newCLI(t, map[string]string{"main.tf": guardRelabelConfig, "provider.tf": "provider \"kratix\" {}\n"},
 		"TF_VAR_repo_a=file://"+repoA, "TF_VAR_repo_b=file://"+repoB)

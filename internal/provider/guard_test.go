@@ -14,8 +14,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 )
 
@@ -127,9 +129,7 @@ resource "kratix_resource_request" "r" {
 func TestAccGuard(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			all := "[kratix_destination.w1, kratix_destination.w2, kratix_destination.w3, kratix_destination.w4, kratix_destination.w5]"
 			withoutW1 := "[kratix_destination.w2, kratix_destination.w3, kratix_destination.w4, kratix_destination.w5]"
@@ -152,7 +152,7 @@ func TestAccGuard(t *testing.T) {
 
 			expectAll := func() error {
 				for _, d := range []string{"w1", "w2", "w3", "w4", "w5"} {
-					if err := expectContent(ts, t, deps(d), depsYAML)(nil); err != nil {
+					if err := acctest.Check(context.Background(), acctest.FileHolds(ts.view, deps(d), depsYAML)); err != nil {
 						return err
 					}
 				}
@@ -164,10 +164,10 @@ func TestAccGuard(t *testing.T) {
 				Steps: []resource.TestStep{
 					{
 						Config: guardConfig(ts, guardScene{selectors: "[]", pool: all, requestSel: prod}),
-						Check: resource.ComposeAggregateTestCheckFunc(
-							func(*terraform.State) error { return expectAll() },
-							expectContent(ts, t, requestFile("w1"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n"),
-						),
+						Check:  func(*terraform.State) error { return expectAll() },
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileHolds(ts.view, requestFile("w1"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n"),
+						},
 					},
 					{
 						// (a) Three destinations unscheduled with on_unschedule = "delete": refused.
@@ -192,14 +192,14 @@ func TestAccGuard(t *testing.T) {
 					{
 						// (b) Acknowledged: the change applies; the files are gone from exactly w2, w3, w4.
 						Config: guardConfig(ts, guardScene{selectors: keep, promiseAck: ackThree, pool: all, requestSel: prod}),
-						Check: resource.ComposeAggregateTestCheckFunc(
-							expectFolder(ts, t, "w1/dependencies/", canaries("w1")[0], deps("w1")),
-							expectFolder(ts, t, "w2/", canaries("w2")...),
-							expectFolder(ts, t, "w3/", canaries("w3")...),
-							expectFolder(ts, t, "w4/", canaries("w4")...),
-							expectFolder(ts, t, "w5/", canaries("w5")[0], deps("w5"), canaries("w5")[1]),
-							expectContent(ts, t, requestFile("w1"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n"),
-						),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FolderHolds(ts.view, "w1/dependencies/", canaries("w1")[0], deps("w1")),
+							acctest.FolderHolds(ts.view, "w2/", canaries("w2")...),
+							acctest.FolderHolds(ts.view, "w3/", canaries("w3")...),
+							acctest.FolderHolds(ts.view, "w4/", canaries("w4")...),
+							acctest.FolderHolds(ts.view, "w5/", canaries("w5")[0], deps("w5"), canaries("w5")[1]),
+							acctest.FileHolds(ts.view, requestFile("w1"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n"),
+						},
 					},
 					{
 						// (d) A stray file in the promise's folder on protected w1: removing it is refused.
@@ -215,15 +215,15 @@ func TestAccGuard(t *testing.T) {
 							if w := ts.writesSince(t, mark); len(w) > 0 {
 								t.Errorf("the refused plan wrote to the store: %v", w)
 							}
-							if err := expectContent(ts, t, stray, "kind: Stray\n")(nil); err != nil {
+							if err := acctest.Check(context.Background(), acctest.FileHolds(ts.view, stray, "kind: Stray\n")); err != nil {
 								t.Errorf("after the refused plan: %v", err)
 							}
 						},
 						Config: guardConfig(ts, guardScene{selectors: keep, promiseAck: ackStray, pool: all, requestSel: prod}),
-						Check: resource.ComposeAggregateTestCheckFunc(
-							expectMissing(ts, t, stray),
-							expectContent(ts, t, deps("w1"), depsYAML),
-						),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileMissing(ts.view, stray),
+							acctest.FileHolds(ts.view, deps("w1"), depsYAML),
+						},
 					},
 					{
 						// (e) w1 leaves the promise's pool and the request drops its own selector: the
@@ -239,10 +239,10 @@ func TestAccGuard(t *testing.T) {
 							}
 						},
 						Config: guardConfig(ts, guardScene{selectors: keep, promiseAck: ackStray, pool: withoutW1, requestSel: "[]", requestAck: ackMove}),
-						Check: resource.ComposeAggregateTestCheckFunc(
-							expectContent(ts, t, requestFile("w5"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n"),
-							resource.TestCheckResourceAttr("kratix_resource_request.r", "destination", "w5"),
-						),
+						Check:  resource.TestCheckResourceAttr("kratix_resource_request.r", "destination", "w5"),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileHolds(ts.view, requestFile("w5"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n"),
+						},
 					},
 				},
 			})

@@ -18,9 +18,7 @@ import (
 // shows, with the acknowledgement it prints. The revisions and the acknowledgement are worked out
 // here by hand from the documented rules.
 func TestAccGuideRollout(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	src, err := os.ReadFile("../../examples/guides/rolling-out-a-change-safely/main.tf")
 	if err != nil {
 		t.Fatal(err)

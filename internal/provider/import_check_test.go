@@ -21,9 +21,7 @@ type importScene struct {
 
 func newImportScene(t *testing.T) *importScene {
 	t.Helper()
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	repo := filepath.Join(t.TempDir(), "gitops.git")
 	gitRun(t, "", "init", "--quiet", "--bare", "-b", "main", repo)
 	main := `

@@ -17,60 +17,15 @@ import (
 // the tainted promise makes no commit on the repository at all (no "Delete from", and nothing to
 // update), and writes the bucket.
 func TestAccFirstApplyFailure_repositoryKeepsItsFiles(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	second := secondMinIO(t, "firstfail")
 	repo := newTestStore(t, "git-http")
-	config := fmt.Sprintf(`
-terraform {
-  required_providers {
-    kratix = { source = "promise-platform/kratix" }
-  }
-}
-
-provider "kratix" {
-  secrets = {
-    b = { access_key_id = %q, secret_access_key = %q }
-    g = { username = %q, password = %q }
-  }
-}
-
-resource "kratix_state_store" "bucket" {
+	bucketStore := fmt.Sprintf(`
   name       = "bucket"
-  secret_ref = "b"
+  secret_ref = "s"
   bucket     = { endpoint = %q, bucket_name = "firstfail", insecure = true }
-}
-
-resource "kratix_state_store" "git" {
-%s
-}
-
-resource "kratix_destination" "on_bucket" {
-  name           = "on-bucket"
-  path           = "w"
-  init_workloads = false
-  state_store    = kratix_state_store.bucket
-}
-
-resource "kratix_destination" "on_git" {
-  name           = "on-git"
-  path           = "w"
-  init_workloads = false
-  state_store    = kratix_state_store.git
-}
-
-resource "kratix_promise" "p" {
-  name         = "app"
-  destinations = [kratix_destination.on_git, kratix_destination.on_bucket]
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-}
-`, second.AccessKey, second.SecretKey, gitServer.Username, gitServer.Password, second.Endpoint,
-		strings.Replace(repo.store, `secret_ref = "s"`, `secret_ref = "g"`, 1))
-	c := newCLI(t, map[string]string{"main.tf": config})
-	if out, err := c.run("apply", "-auto-approve", "-target=kratix_destination.on_bucket", "-target=kratix_destination.on_git"); err != nil {
-		t.Fatalf("creating the destinations: %v\n%s", err, out)
-	}
+`, second.Endpoint)
+	c := promiseOnTwoStores(t, second, bucketStore, repo.store)
 	// The plan is made while the bucket is up; it goes down before the apply runs.
 	if out, err := c.run("plan", "-out", "create.tfplan"); err != nil {
 		t.Fatalf("plan: %v\n%s", err, out)
@@ -80,7 +35,7 @@ resource "kratix_promise" "p" {
 	if err == nil || !strings.Contains(out, "Cannot Write Promise") {
 		t.Fatalf("the apply with the bucket down should fail:\n%s", out)
 	}
-	file := "w/dependencies/app/5058f/static/app-dependencies.yaml"
+	file := twoStoresFile
 	if _, ok := repo.read(t, file); !ok {
 		t.Fatalf("the repository was not written while the bucket was down")
 	}
@@ -114,52 +69,11 @@ resource "kratix_promise" "p" {
 // DELETE reaches the bucket, no commit lands on the repository, and every file is still there
 // after each. A destination with cleanup = "all" replaced in its folder keeps its canaries.
 func TestAccReplaceDeletesNothingItWritesAgain(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
 			ts := newTestStore(t, kind)
-			config := ts.provider + fmt.Sprintf(`
-terraform {
-  required_providers {
-    kratix = { source = "promise-platform/kratix" }
-  }
-}
-
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "w1" {
-  name        = "w1"
-  path        = "w1"
-  cleanup     = "all"
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_destination" "flat" {
-  name          = "flat"
-  path          = "flat"
-  filepath_mode = "none"
-  cleanup       = "all"
-  state_store   = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name         = "p"
-  destinations = [kratix_destination.w1, kratix_destination.flat]
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
-}
-
-resource "kratix_resource_request" "r" {
-  promise = kratix_promise.p
-  name    = "r"
-  destination_selectors = [{ match_labels = {} }]
-  files   = { "r.yaml" = "kind: R\n" }
-}
-`, ts.store)
-			c := newCLI(t, map[string]string{"main.tf": config})
+			c := newCLI(t, sceneOnStore(t, "TestAccReplaceDeletesNothingItWritesAgain", ts))
 			if out, err := c.run("apply", "-auto-approve"); err != nil {
 				t.Fatalf("apply: %v\n%s", err, out)
 			}

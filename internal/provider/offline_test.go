@@ -79,9 +79,7 @@ func requestsSince(ts *testStore, m storeMark) int {
 func TestAccOffline_planWithoutStores(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			before := ts.list(t)
 			mark := ts.mark(t)
@@ -156,9 +154,7 @@ resource "kratix_promise" "both" {
 func TestAccOffline_readTouchesNoStore(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			online := offlinePlatform(ts, ts.provider, "dev")
 			var mark storeMark

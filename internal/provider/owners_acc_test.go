@@ -75,9 +75,7 @@ func expectRefused(t *testing.T, out string, err error, wants ...string) {
 // destination in mode none both write dev/team-a.yaml. The plan refuses it, naming both requests
 // and the documents attribute; nothing is written.
 func TestAccOwnersOneConfiguration(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	c := newCLI(t, map[string]string{"main.tf": ownersConfig(ts, "postgres", "redis")})
 	if out, err := c.run("apply", "-auto-approve", "-target=kratix_destination.dev"); err != nil {
@@ -101,9 +99,7 @@ func TestAccOwnersOneConfiguration(t *testing.T) {
 // folder. B's plan is refused, naming A's request and the index file that lists the file, and
 // A's file keeps its content.
 func TestAccOwnersAnotherWorkspace(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "git-http")
 	a := newCLI(t, map[string]string{"main.tf": ownersConfig(ts, "postgres")})
 	if out, err := a.run("apply", "-auto-approve"); err != nil {
@@ -132,9 +128,7 @@ func TestAccOwnersAnotherWorkspace(t *testing.T) {
 // over it, with its own index file listing it. Destroying B's request removes B's index file but
 // not dev/team-a.yaml, which Kratix's index lists, and warns.
 func TestAccOwnersDestroySparesListedFiles(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
 			ts := newTestStore(t, kind)
@@ -171,9 +165,7 @@ func TestAccOwnersDestroySparesListedFiles(t *testing.T) {
 // TestAccOwnersSharedFilesKey: two requests of one promise, with other names, whose files share
 // a key on one destination in mode none. The plan refuses it at that key of files.
 func TestAccOwnersSharedFilesKey(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	config := ownersConfig(ts) + `
 resource "kratix_promise" "app" {
@@ -218,9 +210,7 @@ resource "kratix_resource_request" "two" {
 // (documents replaced by another file) instead of being destroyed. The update writes the new
 // file and leaves dev/team-a.yaml, which Kratix's index lists, with a warning.
 func TestAccOwnersPruneSparesListedFiles(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	config := ownersConfig(ts, "redis")
 	b := newCLI(t, map[string]string{"main.tf": config})

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,60 +17,10 @@ import (
 // DELETE, no PUT: Terraform replaces the tainted promise, and the replacement's delete spares
 // what it writes again), and the plan after it is empty.
 func TestAccPartialFailure(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	bucket, repo := newTestStore(t, "bucket"), newTestStore(t, "git-http")
 	hook := filepath.Join(gitServer.RepoPath(storeName(repo)), "hooks", "pre-receive")
-	config := fmt.Sprintf(`
-terraform {
-  required_providers {
-    kratix = { source = "promise-platform/kratix" }
-  }
-}
-
-provider "kratix" {
-  secrets = {
-    b = { access_key_id = %q, secret_access_key = %q }
-    g = { username = %q, password = %q }
-  }
-}
-
-resource "kratix_state_store" "bucket" {
-%s
-}
-
-resource "kratix_state_store" "git" {
-%s
-}
-
-resource "kratix_destination" "on_bucket" {
-  name           = "on-bucket"
-  path           = "w"
-  init_workloads = false
-  state_store    = kratix_state_store.bucket
-}
-
-resource "kratix_destination" "on_git" {
-  name           = "on-git"
-  path           = "w"
-  init_workloads = false
-  state_store    = kratix_state_store.git
-}
-
-resource "kratix_promise" "p" {
-  name         = "app"
-  destinations = [kratix_destination.on_git, kratix_destination.on_bucket]
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-}
-`, minioServer.AccessKey, minioServer.SecretKey, gitServer.Username, gitServer.Password,
-		strings.Replace(bucket.store, `secret_ref = "s"`, `secret_ref = "b"`, 1),
-		strings.Replace(repo.store, `secret_ref = "s"`, `secret_ref = "g"`, 1))
-	c := newCLI(t, map[string]string{"main.tf": config})
-	// The destinations first, so that only the promise's write meets the refusing hook.
-	if out, err := c.run("apply", "-auto-approve", "-target=kratix_destination.on_bucket", "-target=kratix_destination.on_git"); err != nil {
-		t.Fatalf("creating the destinations: %v\n%s", err, out)
-	}
+	c := promiseOnTwoStores(t, minioServer, bucket.store, repo.store)
 	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho 'policy: frozen' >&2\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +29,7 @@ resource "kratix_promise" "p" {
 	if err == nil || !strings.Contains(out, "Cannot Write Promise") || !strings.Contains(out, "policy: frozen") {
 		t.Fatalf("the apply should fail with the hook's refusal:\n%s", out)
 	}
-	file := "w/dependencies/app/5058f/static/app-dependencies.yaml"
+	file := twoStoresFile
 	if _, ok := bucket.read(t, file); !ok {
 		t.Errorf("the bucket was not written after the repository refused: every store must be tried")
 	}

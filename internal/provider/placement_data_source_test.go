@@ -105,8 +105,9 @@ output "not_matches" {
 				statecheck.ExpectKnownValue("data.kratix_placement.request", tfjsonpath.New("names"), names()),
 				statecheck.ExpectKnownValue("data.kratix_placement.request", tfjsonpath.New("decisions").AtSliceIndex(1).AtMapKey("reason"),
 					knownvalue.StringExact("missing label pvCapacity=large")),
-				// The rendezvous choice (SPEC 3.4) of request jenkins/default/dev-instance, which
-				// hashes namespace/promise/name, worked out once outside the provider:
+				// The rendezvous choice (one destination, chosen deterministically) of request
+				// jenkins/default/dev-instance, which hashes namespace/promise/name, worked out once
+				// outside the provider:
 				//   printf 'default/jenkins/dev-instance\0prod' | sha256sum  ->  bc4f2efb3bb57138...
 				//   printf 'default/jenkins/dev-instance\0dev'  | sha256sum  ->  5313b5f06b07c302...
 				// The first 8 bytes of prod's are larger, so prod is the one.

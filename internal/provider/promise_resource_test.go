@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/fixtures"
 )
 
@@ -63,43 +65,11 @@ resource "kratix_destination" "d" {
 `, ts.store, strings.Join(labels, ", "))
 }
 
-// expectContent is a check that the store holds exactly want at path.
-func expectContent(ts *testStore, t *testing.T, path, want string) resource.TestCheckFunc {
+// expectFolder is acctest.FolderHolds as a TestCheckFunc, for the rollout tests, which still
+// compose TestCheckFuncs; new checks are statecheck values from package acctest.
+func expectFolder(ts *testStore, _ *testing.T, prefix string, want ...string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		got, ok := ts.read(t, path)
-		if !ok {
-			return fmt.Errorf("%s is missing", path)
-		}
-		if string(got) != want {
-			return fmt.Errorf("%s holds %q, want %q", path, got, want)
-		}
-		return nil
-	}
-}
-
-// expectFolder checks that the files under prefix are exactly want (sorted).
-func expectFolder(ts *testStore, t *testing.T, prefix string, want ...string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		var got []string
-		for _, p := range ts.list(t) {
-			if strings.HasPrefix(p, prefix) {
-				got = append(got, p)
-			}
-		}
-		if strings.Join(got, "\n") != strings.Join(want, "\n") {
-			return fmt.Errorf("%s holds %q, want exactly %q", prefix, got, want)
-		}
-		return nil
-	}
-}
-
-// expectMissing is a check that the store holds nothing at path.
-func expectMissing(ts *testStore, t *testing.T, path string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		if _, ok := ts.read(t, path); ok {
-			return fmt.Errorf("%s should not exist", path)
-		}
-		return nil
+		return acctest.Check(context.Background(), acctest.FolderHolds(ts.view, prefix, want...))
 	}
 }
 
@@ -109,9 +79,7 @@ func expectMissing(ts *testStore, t *testing.T, path string) resource.TestCheckF
 func TestAccPromise_scheduledOnceLabelled(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			promise := `  name = "eck"
   destination_selectors = [{ match_labels = { environment = "dev" } }]
@@ -138,7 +106,9 @@ func TestAccPromise_scheduledOnceLabelled(t *testing.T) {
 						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 							plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("scheduled_destinations"), knownvalue.ListExact([]knownvalue.Check{})),
 						}},
-						Check: expectMissing(ts, t, file),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileMissing(ts.view, file),
+						},
 					},
 					{
 						Config: promiseConfig(ts, []string{`{ environment = "dev" }`}, promise),
@@ -148,7 +118,9 @@ func TestAccPromise_scheduledOnceLabelled(t *testing.T) {
 							plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("placements").AtMapKey("worker-1").AtMapKey("files"),
 								knownvalue.MapExact(map[string]knownvalue.Check{file: knownvalue.StringExact(md5Of(namespaceFoo))})),
 						}},
-						Check: expectContent(ts, t, file, namespaceFoo),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileHolds(ts.view, file, namespaceFoo),
+						},
 					},
 					{
 						Config: promiseConfig(ts, []string{`{ environment = "dev" }`}, reformatted),
@@ -162,7 +134,9 @@ func TestAccPromise_scheduledOnceLabelled(t *testing.T) {
 						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 							plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
 						}},
-						Check: expectContent(ts, t, file, namespaceFoo),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileHolds(ts.view, file, namespaceFoo),
+						},
 					},
 				},
 			})
@@ -178,9 +152,7 @@ func TestAccPromise_scheduledOnceLabelled(t *testing.T) {
 func TestAccPromise_movedKeepsMisscheduledFiles(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			labels := []string{`{ environment = "dev" }`, `{ environment = "prod" }`}
 			promise := func(env, ns, extra string) string {
@@ -222,7 +194,10 @@ func TestAccPromise_movedKeepsMisscheduledFiles(t *testing.T) {
 				Steps: []resource.TestStep{
 					{
 						Config: promiseConfig(ts, labels, promise("dev", "foo", "")),
-						Check:  resource.ComposeAggregateTestCheckFunc(expectContent(ts, t, devFile, namespaceFoo), expectMissing(ts, t, prodFile)),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileHolds(ts.view, devFile, namespaceFoo),
+							acctest.FileMissing(ts.view, prodFile),
+						},
 					},
 					{
 						Config: promiseConfig(ts, labels, promise("prod", "bar", "")),
@@ -232,24 +207,26 @@ func TestAccPromise_movedKeepsMisscheduledFiles(t *testing.T) {
 						}},
 						ConfigStateChecks: []statecheck.StateCheck{
 							statecheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("placements").AtMapKey("worker-1").AtMapKey("misscheduled"), knownvalue.Bool(true)),
+							acctest.FileHolds(ts.view, devFile, namespaceFoo),
+							acctest.FileHolds(ts.view, prodFile, nsBar),
 						},
-						Check: resource.ComposeAggregateTestCheckFunc(expectContent(ts, t, devFile, namespaceFoo), expectContent(ts, t, prodFile, nsBar)),
 					},
 					{
 						Config: final,
 						ConfigStateChecks: []statecheck.StateCheck{
 							statecheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("misscheduled_destinations"), knownvalue.ListExact([]knownvalue.Check{})),
 							statecheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("placements"), onlyProd),
+							acctest.FileMissing(ts.view, devFile),
+							acctest.FileHolds(ts.view, prodFile, nsBar),
 						},
-						Check: resource.ComposeAggregateTestCheckFunc(expectMissing(ts, t, devFile), expectContent(ts, t, prodFile, nsBar)),
 					},
 					{
 						// Forget the promise without destroying it: its files stay.
 						Config: poolConfig(ts, labels) + "\nremoved {\n  from = kratix_promise.p\n  lifecycle {\n    destroy = false\n  }\n}\n",
-						Check: resource.ComposeAggregateTestCheckFunc(
-							expectContent(ts, t, prodFile, nsBar),
-							func(*terraform.State) error { beforeImport = ts.mark(t); return nil },
-						),
+						Check:  func(*terraform.State) error { beforeImport = ts.mark(t); return nil },
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileHolds(ts.view, prodFile, nsBar),
+						},
 					},
 					{
 						// Import by name. Without the configuration's pool the import cannot
@@ -290,12 +267,10 @@ func TestAccPromise_movedKeepsMisscheduledFiles(t *testing.T) {
 						}},
 						ConfigStateChecks: []statecheck.StateCheck{
 							statecheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("placements"), onlyProd),
+							acctest.FileHolds(ts.view, prodFile, nsBar),
+							acctest.FileMissing(ts.view, devFile),
 						},
-						Check: resource.ComposeAggregateTestCheckFunc(
-							ts.expectNoWritesSince(t, &beforeImport),
-							expectContent(ts, t, prodFile, nsBar),
-							expectMissing(ts, t, devFile),
-						),
+						Check: ts.expectNoWritesSince(t, &beforeImport),
 					},
 				},
 			})
@@ -308,9 +283,7 @@ func TestAccPromise_movedKeepsMisscheduledFiles(t *testing.T) {
 func TestAccPromise_modes(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-ssh"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			cfg := fourModes(ts, "") + `
 resource "kratix_promise" "p" {
@@ -333,21 +306,20 @@ resource "kratix_promise" "p" {
 				"w2/aggregated.yaml": namespaceFoo,
 				"w3/resources/01-default-app-default-resources.yaml": namespaceFoo,
 			}
-			var checks []resource.TestCheckFunc
-			var gone []resource.TestCheckFunc
+			var checks, gone []statecheck.StateCheck
 			for p, c := range want {
-				checks = append(checks, expectContent(ts, t, p, c))
-				gone = append(gone, expectMissing(ts, t, p))
+				checks = append(checks, acctest.FileHolds(ts.view, p, c))
+				gone = append(gone, acctest.FileMissing(ts.view, p))
 			}
-			gone = append(gone, expectContent(ts, t, canariesByMode[0].namespace, wantNamespace))
+			gone = append(gone, acctest.FileHolds(ts.view, canariesByMode[0].namespace, wantNamespace))
 			// As Kratix writes it: an aggregatedYAML folder holds the aggregate and the canaries, nothing else.
-			checks = append(checks, expectFolder(ts, t, "w2/", "w2/aggregated.yaml", "w2/kratix-canary-configmap.yaml", "w2/kratix-canary-namespace.yaml"))
-			gone = append(gone, expectFolder(ts, t, "w2/", "w2/kratix-canary-configmap.yaml", "w2/kratix-canary-namespace.yaml"))
+			checks = append(checks, acctest.FolderHolds(ts.view, "w2/", "w2/aggregated.yaml", "w2/kratix-canary-configmap.yaml", "w2/kratix-canary-namespace.yaml"))
+			gone = append(gone, acctest.FolderHolds(ts.view, "w2/", "w2/kratix-canary-configmap.yaml", "w2/kratix-canary-namespace.yaml"))
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				Steps: []resource.TestStep{
-					{Config: cfg, Check: resource.ComposeAggregateTestCheckFunc(checks...)},
-					{Config: fourModes(ts, ""), Check: resource.ComposeAggregateTestCheckFunc(gone...)},
+					{Config: cfg, ConfigStateChecks: checks},
+					{Config: fourModes(ts, ""), ConfigStateChecks: gone},
 				},
 			})
 		})
@@ -364,9 +336,7 @@ func TestAccPromise_splitByKindSeparatesCRDs(t *testing.T) {
 }
 
 func testPromiseSplitByKind(t *testing.T, kind string) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, kind)
 	cfg := ts.provider + fmt.Sprintf(`
 resource "kratix_state_store" "s" {
@@ -418,9 +388,7 @@ resource "kratix_promise" "jenkins" {
 func TestAccPromise_largeDependenciesToTwentyDestinations(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			var start storeMark
 			cfg := ts.provider + fmt.Sprintf(`

@@ -23,6 +23,17 @@ var (
 	gitServer   *testinfra.GitServer
 )
 
+// requireAcceptance is the one skip point of the package's acceptance tests: it skips t unless
+// TF_ACC is set. TestMain starts MinIO and the git server exactly when TF_ACC is set (and stops
+// the run if either fails to start), so a test that passes this point can use minioServer and
+// gitServer.
+func requireAcceptance(t *testing.T) {
+	t.Helper()
+	if minioServer == nil {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+}
+
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }

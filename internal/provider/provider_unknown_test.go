@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
 // TestAccProvider_unknownSecrets: the provider block may use values known only after apply.
 // Configure must accept them and dial nothing; the store is reached once they are known.
 func TestAccProvider_unknownSecrets(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "git-http")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,
@@ -42,7 +42,9 @@ resource "kratix_destination" "d" {
 }
 `, gitServer.Password, gitServer.Username, ts.store),
 			// Once the secrets are known, the canary is written.
-			Check: expectContent(ts, t, "worker-1/dependencies/kratix-canary-namespace.yaml", wantNamespace),
+			ConfigStateChecks: []statecheck.StateCheck{
+				acctest.FileHolds(ts.view, "worker-1/dependencies/kratix-canary-namespace.yaml", wantNamespace),
+			},
 		}},
 	})
 }
@@ -54,9 +56,7 @@ resource "kratix_destination" "d" {
 const namespaceOther = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: other\n"
 
 func TestAccProvider_oneSecretValueUnknown(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	for _, tc := range []struct {
 		kind, secrets string
 		value         func() string
@@ -105,16 +105,18 @@ resource "kratix_promise" "p" {
 				ProtoV6ProviderFactories: testAccProviders,
 				Steps: []resource.TestStep{{
 					Config: config("1", namespaceApp),
-					Check: resource.ComposeAggregateTestCheckFunc(
-						expectContent(ts, t, "worker-1/dependencies/kratix-canary-namespace.yaml", wantNamespace),
-						expectContent(ts, t, "worker-1/dependencies/app/5058f/static/app-dependencies.yaml", namespaceApp),
-					),
+					ConfigStateChecks: []statecheck.StateCheck{
+						acctest.FileHolds(ts.view, "worker-1/dependencies/kratix-canary-namespace.yaml", wantNamespace),
+						acctest.FileHolds(ts.view, "worker-1/dependencies/app/5058f/static/app-dependencies.yaml", namespaceApp),
+					},
 				}, {
 					// The secret is rotated: unknown again while resources already in state are
 					// refreshed. Their state stands for this plan, and the apply writes with the
 					// new value.
 					Config: config("2", namespaceOther),
-					Check:  expectContent(ts, t, "worker-1/dependencies/app/5058f/static/app-dependencies.yaml", namespaceOther),
+					ConfigStateChecks: []statecheck.StateCheck{
+						acctest.FileHolds(ts.view, "worker-1/dependencies/app/5058f/static/app-dependencies.yaml", namespaceOther),
+					},
 				}},
 			})
 		})

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -10,41 +9,9 @@ import (
 // cleanup = "all" empties its folder on destroy; the promise and the request on it must write
 // their files again in the same apply, although nothing in their configuration changed.
 func TestAccReplacedDestinationGetsItsFilesBack(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
-	config := ts.provider + fmt.Sprintf(`
-terraform {
-  required_providers {
-    kratix = { source = "promise-platform/kratix" }
-  }
-}
-
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "w1" {
-  name        = "w1"
-  path        = "w1"
-  cleanup     = "all"
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name         = "p"
-  destinations = [kratix_destination.w1]
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
-}
-
-resource "kratix_resource_request" "r" {
-  promise = kratix_promise.p
-  name    = "r"
-  files   = { "r.yaml" = "kind: R\n" }
-}
-`, ts.store)
-	c := newCLI(t, map[string]string{"main.tf": config})
+	c := newCLI(t, sceneOnStore(t, "TestAccReplacedDestinationGetsItsFilesBack", ts))
 	if out, err := c.run("apply", "-auto-approve"); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}

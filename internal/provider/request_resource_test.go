@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/fixtures"
 )
 
@@ -21,9 +22,7 @@ import (
 func TestAccRequest_scheduledOnceADestinationMatches(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			cfg := func(labels string) string {
 				return promiseConfig(ts, []string{labels}, `  name = "eck"
@@ -53,14 +52,18 @@ resource "kratix_resource_request" "r" {
 						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 							plancheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("destination"), knownvalue.Null()),
 						}},
-						Check: expectMissing(ts, t, file),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileMissing(ts.view, file),
+						},
 					},
 					{
 						Config: cfg(`{ environment = "dev", pvCapacity = "large" }`),
 						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 							plancheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("destination"), knownvalue.StringExact("worker-1")),
 						}},
-						Check: expectContent(ts, t, file, "apiVersion: elasticsearch.k8s.elastic.co/v1\nkind: Elasticsearch\nmetadata:\n  name: eck-request\nspec:\n  version: 8.1.0\n"),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileHolds(ts.view, file, "apiVersion: elasticsearch.k8s.elastic.co/v1\nkind: Elasticsearch\nmetadata:\n  name: eck-request\nspec:\n  version: 8.1.0\n"),
+						},
 					},
 				},
 			})
@@ -75,12 +78,10 @@ resource "kratix_resource_request" "r" {
 func TestAccRequest_destinationIsKept(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-ssh"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			instance := fixtures.JenkinsInstance()
-			// SPEC 3.4: the candidate with the highest hash of (namespace/promise/name, name)
+			// Rendezvous choice: the candidate with the highest hash of (namespace/promise/name, name)
 			// wins, the hash being the first 8 bytes of SHA-256 over "key\x00name", big-endian.
 			// Worked out once outside the provider:
 			//   printf 'default/jenkins/dev-instance\0worker-1' | sha256sum  ->  da3c6cd160890b76...
@@ -119,7 +120,9 @@ resource "kratix_resource_request" "r" {
 						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 							plancheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("destination"), knownvalue.StringExact(want)),
 						}},
-						Check: expectContent(ts, t, file, string(instance)),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileHolds(ts.view, file, string(instance)),
+						},
 					},
 					{
 						// The chosen destination stops matching: the request stays, misscheduled,
@@ -128,14 +131,17 @@ resource "kratix_resource_request" "r" {
 						ConfigStateChecks: []statecheck.StateCheck{
 							statecheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("destination"), knownvalue.StringExact(want)),
 							statecheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("misscheduled"), knownvalue.Bool(true)),
+							acctest.FileHolds(ts.view, extraFile, "hello\n"),
 						},
-						Check: expectContent(ts, t, extraFile, "hello\n"),
 					},
 					{
 						// Dropping a file removes it; a file deleted by hand comes back.
 						PreConfig: func() { ts.remove(t, file) },
 						Config:    cfg("prod", ""),
-						Check:     resource.ComposeAggregateTestCheckFunc(expectContent(ts, t, file, string(instance)), expectMissing(ts, t, extraFile)),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileHolds(ts.view, file, string(instance)),
+							acctest.FileMissing(ts.view, extraFile),
+						},
 					},
 					{
 						// The chosen destination leaves the pool: a new one is chosen (the plan
@@ -145,10 +151,10 @@ resource "kratix_resource_request" "r" {
 						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 							plancheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("destination"), knownvalue.StringExact(other)),
 						}},
-						Check: resource.ComposeAggregateTestCheckFunc(
-							expectContent(ts, t, strings.Replace(file, want+"/", other+"/", 1), string(instance)),
-							expectContent(ts, t, file, string(instance)),
-						),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileHolds(ts.view, strings.Replace(file, want+"/", other+"/", 1), string(instance)),
+							acctest.FileHolds(ts.view, file, string(instance)),
+						},
 					},
 				},
 			})
@@ -158,9 +164,7 @@ resource "kratix_resource_request" "r" {
 
 // TestAccRequest_modes sends one request to a destination of each filepath mode.
 func TestAccRequest_modes(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "git-http")
 	cfg := fourModes(ts, `  labels = { mode = local.modes[count.index] }`) + `
 resource "kratix_promise" "p" {
@@ -187,12 +191,12 @@ resource "kratix_resource_request" "r" {
 		"w2/aggregated.yaml": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n\n---\n" + cm(2),
 		"w3/resources/01-default-app-default-default-r3-resources.yaml": cm(3),
 	}
-	var checks []resource.TestCheckFunc
+	var checks []statecheck.StateCheck
 	for p, c := range want {
-		checks = append(checks, expectContent(ts, t, p, c))
+		checks = append(checks, acctest.FileHolds(ts.view, p, c))
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,
-		Steps:                    []resource.TestStep{{Config: cfg, Check: resource.ComposeAggregateTestCheckFunc(checks...)}},
+		Steps:                    []resource.TestStep{{Config: cfg, ConfigStateChecks: checks}},
 	})
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 )
 
-// A request's content may be given write-only (SPEC 5.5): documents_wo and files_wo reach the
+// A request's content may be given write-only (secrets): documents_wo and files_wo reach the
 // store and never state or plan (Terraform 1.11 keeps write-only values out of both; the
 // provider sees them only in the configuration, during plan and apply). written_files then
 // records keyed hashes (placement.KeyedMark) instead of MD5s: an MD5 of a short password is a

@@ -24,15 +24,13 @@ import (
 // and then searches the state file, `terraform show -json`, everything the CLI printed and the
 // trace log, and whatever base64 text in them decodes to (private state is base64), for the
 // password, its base64 and the MD5s of the password and of the written file: none may appear
-// (SPEC 5.5). Meanwhile the store holds the Secret; the next plan is empty; an
+// (secrets in written files). Meanwhile the store holds the Secret; the next plan is empty; an
 // edit by hand shows as drift and the apply puts the Secret back; a new password shows in the
 // plan without being shown; bumping content_wo_version makes an apply that writes the content.
 func TestAccRequest_writeOnlySecret(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			first, second := "hunter2-"+randomName("pw"), "hunter3-"+randomName("pw")
 			config := func(password string, version int) string {
@@ -257,9 +255,7 @@ func readState(t *testing.T, c *cli) requestState {
 // TestAccRequest_writeOnlyBadInput: write-only content beside its plain counterpart, and
 // write-only content without a key for its hashes, are refused at plan with the attribute path.
 func TestAccRequest_writeOnlyBadInput(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	doc := `"apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  password: hunter2\n"`
 	cfg := func(request string) string {
@@ -333,9 +329,7 @@ func TestAccRequest_writeOnlyImport(t *testing.T) {
 }
 
 func testWriteOnlyImport(t *testing.T, kind string, fromKratix bool) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, kind)
 	password := "hunter2-" + randomName("pw")
 	mode := "nestedByMetadata"

@@ -129,9 +129,7 @@ func stateValues(t *testing.T, c *cli, address string) map[string]any {
 func TestAccRolloutAdoptedMidway(t *testing.T) {
 	for _, tc := range []struct{ kind, mode string }{{"bucket", "nestedByMetadata"}, {"git-http", "none"}} {
 		t.Run(tc.kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, tc.kind)
 			// Where destination d holds p's dependencies, spelled by hand per mode.
 			depFile := func(d string) string {
@@ -248,9 +246,7 @@ func TestAccRolloutAdoptedMidway(t *testing.T) {
 // went, so the import's plan counts min_wait from itself: it writes nothing, says when the next
 // wave may go, and -detailed-exitcode says 2; its apply writes nothing and records the time.
 func TestAccRolloutAdoptedMidway_minWait(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	const wait = `min_wait = "1h"`
 	c := newCLI(t, map[string]string{"main.tf": adoptRolloutConfig(ts, "nestedByMetadata", "v1", wait, false)})
@@ -304,9 +300,7 @@ func TestAccRolloutAdoptedMidway_minWait(t *testing.T) {
 // yet is a change like any other: the import's plan writes the first wave only. In mode
 // aggregatedYAML, where what a destination holds is read back from its part of the aggregate.
 func TestAccRolloutAdoptedChange(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	const mode = "aggregatedYAML"
 	c := newCLI(t, map[string]string{"main.tf": adoptRolloutConfig(ts, mode, "v1", "", false)})

@@ -139,9 +139,7 @@ func waveWrites(ts *testStore, names ...string) []string {
 func TestAccRolloutWaves(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			var mark storeMark
 			setMark := func() { mark = ts.mark(t) }
@@ -220,9 +218,7 @@ func waveSize(names []string) int {
 func TestAccRolloutPausedRestartedAndJoined(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			var mark storeMark
 			setMark := func() { mark = ts.mark(t) }
@@ -380,9 +376,7 @@ const cliRequiredProviders = `terraform {
 // included), each plan says which wave goes now and which next, and it returns 0 once every
 // destination holds the new revision.
 func TestAccRolloutDetailedExitCode(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	c := newCLI(t, map[string]string{"main.tf": rolloutConfig(ts, "v1", ""), "versions.tf": cliRequiredProviders})
 	if out, err := c.run("apply", "-auto-approve"); err != nil {
@@ -462,9 +456,7 @@ func TestAccRolloutDetailedExitCode(t *testing.T) {
 // other keeps the old one, and the rollout does not move on: the next apply (the server back)
 // writes the canary wave again, to the canary that missed it, and not the next wave.
 func TestAccRolloutWaveFailsPartly(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ctx := context.Background()
 	bucket := randomName("wave")
 	second := secondMinIO(t, bucket)

@@ -16,9 +16,7 @@ import (
 // variable), a git password and a CA certificate over HTTPS, an SSH private key from variables,
 // a wrong password in a failing plan, and tokens written into Git URLs, which the plan refuses.
 func TestAccSecretsNeverLeak(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	bucket := newTestStore(t, "bucket")
 	https := newTestStore(t, "git-http")
 	ssh := newTestStore(t, "git-ssh")

@@ -15,9 +15,7 @@ import (
 // path, made once by the provider process: exactly 1 LIST on the wire, and no changes. A hand
 // edit made between plans is seen by the next plan, whose new process lists again.
 func TestAccBucketStore_oneListingPerPlan(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ctx := context.Background()
 	bucket := randomName("l")
 	if err := minioServer.MakeBucket(ctx, bucket); err != nil {

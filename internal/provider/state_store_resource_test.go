@@ -30,9 +30,7 @@ resource "kratix_destination" "d" {
 func TestAccStateStore_wrongCredentials(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			wrong := wrongSecret(ts)
 			cause := `(access denied|authentication failed)`
@@ -69,9 +67,7 @@ func wrongSecret(ts *testStore) string {
 // TestAccStateStore_createChecksAccess: creating a store proves it can be written and reports a
 // failure with the store and its cause.
 func TestAccStateStore_createChecksAccess(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	bucket := newTestStore(t, "bucket")
 	https := newTestStore(t, "git-http")
 	ssh := newTestStore(t, "git-ssh")
@@ -127,9 +123,7 @@ func TestAccStateStore_createChecksAccess(t *testing.T) {
 func TestAccDestination_tenOnOneRepository(t *testing.T) {
 	for _, kind := range []string{"git-http", "git-ssh"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
@@ -165,9 +159,7 @@ resource "kratix_destination" "d" {
 func TestAccImport(t *testing.T) {
 	for _, kind := range storeKinds {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			cfg := storeAndDestination(ts, ts.provider)
 			var forgotten storeMark

@@ -159,9 +159,7 @@ func diagnosticsText(diags []*tfprotov6.Diagnostic) string {
 // block (the key absent from every instance, as Terraform keeps it) plans no change with the real
 // CLI, and an apply of that plan writes nothing.
 func TestAccTimeouts_stateSavedBeforeTheBlock(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	config := strings.Replace(timeoutsConfig(ts, map[string]string{}),
 		`provider "kratix" {`, "terraform {\n  required_providers {\n    kratix = { source = \"promise-platform/kratix\" }\n  }\n}\n\nprovider \"kratix\" {", 1)

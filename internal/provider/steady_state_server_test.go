@@ -18,7 +18,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
 // TestAccDirectAnswers: a promise's steady state is answered by the steady-state server, and
@@ -29,9 +31,7 @@ import (
 func TestAccDirectAnswers(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
-			if minioServer == nil {
-				t.Skip("acceptance test: set TF_ACC=1")
-			}
+			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			var mu sync.Mutex
 			var servers []*countedServer
@@ -68,7 +68,7 @@ func TestAccDirectAnswers(t *testing.T) {
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: factories,
 				Steps: []resource.TestStep{
-					{Config: config, Check: expectContent(ts, t, file, namespaceFoo)},
+					{Config: config, ConfigStateChecks: []statecheck.StateCheck{acctest.FileHolds(ts.view, file, namespaceFoo)}},
 					{
 						PreConfig: func() { afterApply = total() },
 						Config:    config, PlanOnly: true,
@@ -79,7 +79,9 @@ func TestAccDirectAnswers(t *testing.T) {
 						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 							plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
 						}},
-						Check: expectContent(ts, t, file, namespaceFoo),
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileHolds(ts.view, file, namespaceFoo),
+						},
 					},
 					{Config: strings.Replace(config, `name = "eck"`, `name = "eck"
   on_unschedule = "delete"`, 1)},

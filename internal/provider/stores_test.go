@@ -5,10 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/minio/minio-go/v7"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
@@ -35,6 +33,10 @@ type testStore struct {
 	// location is the store's location as placements report it, spelled by hand from the
 	// documented form: "s3://<endpoint>/<bucket>", or "git+<url without .git>@<branch>".
 	location string
+
+	// view is the store as the test's own client sees it, for the checks of package acctest;
+	// read and list go through it.
+	view acctest.Store
 
 	read   func(t *testing.T, path string) ([]byte, bool) // content, and whether it exists
 	list   func(t *testing.T) []string                    // every file, sorted
@@ -142,17 +144,29 @@ func newTestStore(t *testing.T, kind string) *testStore {
 
 func newBucketTestStore(t *testing.T) *testStore {
 	t.Helper()
-	ctx := context.Background()
 	bucket := randomName("t")
-	if err := minioServer.MakeBucket(ctx, bucket); err != nil {
+	if err := minioServer.MakeBucket(context.Background(), bucket); err != nil {
 		t.Fatalf("making bucket %s: %v", bucket, err)
 	}
-	client, err := minioServer.Client()
+	return bucketOn(t, minioServer, bucket, minioServer.AccessKey, minioServer.SecretKey, "")
+}
+
+// bucketOn is a testStore for bucket on srv, reached by the provider through a recorder with the
+// credentials accessKey and secretKey; the test's own client is srv's root client and goes
+// straight to srv. extra holds lines added to the kratix_state_store body (path, ...); "" for
+// none. A missing bucket reads as a missing file.
+func bucketOn(t *testing.T, srv *testinfra.MinIO, bucket, accessKey, secretKey, extra string) *testStore {
+	t.Helper()
+	ctx := context.Background()
+	client, err := srv.Client()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The provider reaches MinIO through the recorder; the test's own client goes straight.
-	recorder := startS3Recorder(t, minioServer.Endpoint)
+	if extra != "" {
+		extra = "\n" + strings.TrimSuffix(extra, "\n")
+	}
+	recorder := startS3Recorder(t, srv.Endpoint)
+	view := acctest.Bucket(client, bucket)
 	return &testStore{
 		kind:     "bucket",
 		recorder: recorder,
@@ -166,42 +180,19 @@ provider "kratix" {
     }
   }
 }
-`, minioServer.AccessKey, minioServer.SecretKey),
+`, accessKey, secretKey),
 		store: fmt.Sprintf(`
   name       = %q
-  secret_ref = "s"
+  secret_ref = "s"%s
   bucket = {
     endpoint    = %q
     bucket_name = %q
     insecure    = true
   }
-`, bucket, recorder.endpoint, bucket),
-		read: func(t *testing.T, path string) ([]byte, bool) {
-			obj, err := client.GetObject(ctx, bucket, path, minio.GetObjectOptions{})
-			if err != nil {
-				t.Fatalf("reading %s: %v", path, err)
-			}
-			defer func() { _ = obj.Close() }()
-			b, err := io.ReadAll(obj)
-			if minio.ToErrorResponse(err).Code == "NoSuchKey" {
-				return nil, false
-			}
-			if err != nil {
-				t.Fatalf("reading %s: %v", path, err)
-			}
-			return b, true
-		},
-		list: func(t *testing.T) []string {
-			var out []string
-			for o := range client.ListObjects(ctx, bucket, minio.ListObjectsOptions{Recursive: true}) {
-				if o.Err != nil {
-					t.Fatalf("listing %s: %v", bucket, o.Err)
-				}
-				out = append(out, o.Key)
-			}
-			sort.Strings(out)
-			return out
-		},
+`, bucket, extra, recorder.endpoint, bucket),
+		view: view,
+		read: viewRead(view),
+		list: viewList(view),
 		put: func(t *testing.T, path string, content []byte) {
 			if _, err := client.PutObject(ctx, bucket, path, bytes.NewReader(content), int64(len(content)), minio.PutObjectOptions{}); err != nil {
 				t.Fatalf("writing %s: %v", path, err)
@@ -268,24 +259,8 @@ provider "kratix" {
   }
 `, repo, gitServer.SSHURL(repo))
 	}
-	ts.read = func(t *testing.T, path string) ([]byte, bool) {
-		b, err := gitServer.ReadFile(repo, "main", path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, false
-		}
-		if err != nil {
-			t.Fatalf("reading %s: %v", path, err)
-		}
-		return b, true
-	}
-	ts.list = func(t *testing.T) []string {
-		files, err := gitServer.ListFiles(repo, "main")
-		if err != nil {
-			t.Fatal(err)
-		}
-		sort.Strings(files)
-		return files
-	}
+	ts.view = acctest.GitBranch(gitServer, repo, "main")
+	ts.read, ts.list = viewRead(ts.view), viewList(ts.view)
 	ts.put = func(t *testing.T, path string, content []byte) {
 		if err := gitServer.PushFile(repo, "main", path, content, "edit by hand: "+path); err != nil {
 			t.Fatal(err)
@@ -315,6 +290,31 @@ provider "kratix" {
 		return out
 	}
 	return ts
+}
+
+// viewRead reads a file through view, failing the test when the store cannot be read.
+func viewRead(view acctest.Store) func(t *testing.T, path string) ([]byte, bool) {
+	return func(t *testing.T, path string) ([]byte, bool) {
+		t.Helper()
+		content, ok, err := view.Read(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return content, ok
+	}
+}
+
+// viewList lists every file through view, sorted, failing the test when the store cannot be
+// listed.
+func viewList(view acctest.Store) func(t *testing.T) []string {
+	return func(t *testing.T) []string {
+		t.Helper()
+		files, err := view.Files(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return files
+	}
 }
 
 func gitRun(t *testing.T, dir string, args ...string) {

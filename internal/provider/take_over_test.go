@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -11,61 +10,10 @@ import (
 // the same content (silently, without rewriting it). The warning comes from the write itself:
 // the apply reads nothing from the stores before writing.
 func TestAccTakeOverWarning(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	bucket, repo := newTestStore(t, "bucket"), newTestStore(t, "git-http")
-	config := fmt.Sprintf(`
-terraform {
-  required_providers {
-    kratix = { source = "promise-platform/kratix" }
-  }
-}
-
-provider "kratix" {
-  secrets = {
-    b = { access_key_id = %q, secret_access_key = %q }
-    g = { username = %q, password = %q }
-  }
-}
-
-resource "kratix_state_store" "bucket" {
-%s
-}
-
-resource "kratix_state_store" "git" {
-%s
-}
-
-resource "kratix_destination" "on_bucket" {
-  name           = "on-bucket"
-  path           = "w"
-  init_workloads = false
-  state_store    = kratix_state_store.bucket
-}
-
-resource "kratix_destination" "on_git" {
-  name           = "on-git"
-  path           = "w"
-  init_workloads = false
-  state_store    = kratix_state_store.git
-}
-
-resource "kratix_promise" "p" {
-  name         = "app"
-  destinations = [kratix_destination.on_git, kratix_destination.on_bucket]
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-}
-`, minioServer.AccessKey, minioServer.SecretKey, gitServer.Username, gitServer.Password,
-		strings.Replace(bucket.store, `secret_ref = "s"`, `secret_ref = "b"`, 1),
-		strings.Replace(repo.store, `secret_ref = "s"`, `secret_ref = "g"`, 1))
-	c := newCLI(t, map[string]string{"main.tf": config})
-	if out, err := c.run("apply", "-auto-approve", "-target=kratix_destination.on_bucket", "-target=kratix_destination.on_git"); err != nil {
-		t.Fatalf("creating the destinations: %v\n%s", err, out)
-	}
-	// The file the promise writes, spelled by hand from the layout, and its content.
-	file := "w/dependencies/app/5058f/static/app-dependencies.yaml"
-	want := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+	c := promiseOnTwoStores(t, minioServer, bucket.store, repo.store)
+	file, want := twoStoresFile, twoStoresContent
 	repo.put(t, file, []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: someone-else\n"))
 	bucket.put(t, file, []byte(want))
 	repoBefore, bucketBefore := repo.mark(t), bucket.mark(t)

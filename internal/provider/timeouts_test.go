@@ -57,9 +57,7 @@ var timeoutsResources = map[string]string{
 // afterwards; adding the block updates them in place (never a replacement) and writes nothing to
 // the store; removing it again is the same.
 func TestAccTimeouts_blockAddedLater(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	none := map[string]string{}
 	all := "  timeouts {\n    create = \"20m\"\n    read   = \"3m\"\n    update = \"21m\"\n    delete = \"22m\"\n  }"
@@ -120,9 +118,7 @@ func TestAccTimeouts_blockAddedLater(t *testing.T) {
 // TestAccTimeouts_tinyLimit: a create limited to 1ns fails at once, with an error that names the
 // operation, the limit and the attribute to raise, and writes nothing.
 func TestAccTimeouts_tinyLimit(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	config := ts.provider + fmt.Sprintf(`
 resource "kratix_state_store" "s" {
@@ -155,9 +151,7 @@ resource "kratix_destination" "d" {
 // SSH (where go-git runs the SSH handshake without the operation's context), and the store's
 // error says that it timed out rather than that the endpoint is unreachable.
 func TestAccTimeouts_unansweringStore(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	addr := testinfra.SilentServer(t)
 	// The silent server shows no host key; a known_hosts line for its address is what an SSH
 	// store needs to try at all.

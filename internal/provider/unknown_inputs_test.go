@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
 // devAndProd is a store and two destinations, dev and prod, labelled env, all created in the
@@ -51,9 +52,7 @@ func names(n ...string) knownvalue.Check {
 // computed attributes are not) and the apply writes the dev file only. A request for that
 // promise with a file whose content is known after apply plans its files as unknown.
 func TestAccUnknown_literalTuple(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	devFile := "dev/dependencies/app/5058f/static/app-dependencies.yaml"
 	prodFile := "prod/dependencies/app/5058f/static/app-dependencies.yaml"
@@ -91,9 +90,10 @@ resource "kratix_resource_request" "r" {
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.kratix_placement.dev", tfjsonpath.New("names"), names("dev")),
 				statecheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("scheduled_destinations"), names("dev")),
+				acctest.FileHolds(ts.view, devFile, namespaceApp),
+				acctest.FileMissing(ts.view, prodFile),
+				acctest.FileHolds(ts.view, "dev/resources/default/app/r/instance-configure/5058f/notes.txt", "a note"),
 			},
-			Check: resource.ComposeAggregateTestCheckFunc(expectContent(ts, t, devFile, namespaceApp), expectMissing(ts, t, prodFile),
-				expectContent(ts, t, "dev/resources/default/app/r/instance-configure/5058f/notes.txt", "a note")),
 		}},
 	})
 }
@@ -104,9 +104,7 @@ resource "kratix_resource_request" "r" {
 // selectors of its own unknown at plan, lands where the selectors say. The apply writes the
 // right files.
 func TestAccUnknown_wholeListsAtPlan(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "git-http")
 	depFile := func(dest, promise string) string {
 		return fmt.Sprintf("%s/dependencies/%s/5058f/static/%s-dependencies.yaml", dest, promise, promise)
@@ -168,12 +166,13 @@ resource "kratix_resource_request" "r1" {
 				statecheck.ExpectKnownValue("kratix_promise.app", tfjsonpath.New("scheduled_destinations"), names("prod")),
 				statecheck.ExpectKnownValue("kratix_promise.sel", tfjsonpath.New("scheduled_destinations"), names("dev")),
 				statecheck.ExpectKnownValue("kratix_resource_request.r1", tfjsonpath.New("destination"), knownvalue.StringExact("dev")),
+				acctest.FileHolds(ts.view, depFile("prod", "app"), namespaceApp),
+				acctest.FileMissing(ts.view, depFile("dev", "app")),
+				acctest.FileHolds(ts.view, depFile("dev", "sel"), namespaceApp),
+				acctest.FileMissing(ts.view, depFile("prod", "sel")),
+				acctest.FileHolds(ts.view, reqFile("dev"), namespaceFoo),
+				acctest.FileMissing(ts.view, reqFile("prod")),
 			},
-			Check: resource.ComposeAggregateTestCheckFunc(
-				expectContent(ts, t, depFile("prod", "app"), namespaceApp), expectMissing(ts, t, depFile("dev", "app")),
-				expectContent(ts, t, depFile("dev", "sel"), namespaceApp), expectMissing(ts, t, depFile("prod", "sel")),
-				expectContent(ts, t, reqFile("dev"), namespaceFoo), expectMissing(ts, t, reqFile("prod")),
-			),
 		}},
 	})
 }
@@ -183,9 +182,7 @@ resource "kratix_resource_request" "r1" {
 // known after apply, plan; the apply writes the request where that promise's pool and selectors
 // say.
 func TestAccUnknown_wholePromiseObject(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	reqFile := func(dest string) string {
 		return dest + "/resources/default/b/r2/instance-configure/5058f/r2.yaml"
@@ -226,11 +223,10 @@ resource "kratix_resource_request" "r2" {
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("kratix_resource_request.r2", tfjsonpath.New("destination"), knownvalue.StringExact("prod")),
 				statecheck.ExpectKnownValue("kratix_resource_request.r2", tfjsonpath.New("id"), knownvalue.StringExact("b/default/r2")),
+				acctest.FileHolds(ts.view, reqFile("prod"), namespaceFoo),
+				acctest.FileMissing(ts.view, reqFile("dev")),
+				acctest.FileHolds(ts.view, "prod/resources/default/b/r2/instance-configure/5058f/notes.txt", "picked b"),
 			},
-			Check: resource.ComposeAggregateTestCheckFunc(
-				expectContent(ts, t, reqFile("prod"), namespaceFoo), expectMissing(ts, t, reqFile("dev")),
-				expectContent(ts, t, "prod/resources/default/b/r2/instance-configure/5058f/notes.txt", "picked b"),
-			),
 		}},
 	})
 }
@@ -241,9 +237,7 @@ resource "kratix_resource_request" "r2" {
 // canaries and the promise's file to the chosen store only. A pool element partly unknown (a
 // destination's labels known after apply) is scheduled at apply too.
 func TestAccUnknown_storeObject(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	a, b := newTestStore(t, "bucket"), newTestStore(t, "bucket")
 	file := "w/dependencies/app/5058f/static/app-dependencies.yaml"
 	resource.Test(t, resource.TestCase{
@@ -294,13 +288,12 @@ resource "kratix_promise" "labels" {
 			}},
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("placements").AtMapKey("w").AtMapKey("location"), knownvalue.StringExact(b.location)),
+				acctest.FileHolds(b.view, "w/dependencies/kratix-canary-namespace.yaml", wantNamespace),
+				acctest.FileHolds(b.view, file, namespaceApp),
+				acctest.FileMissing(a.view, "w/dependencies/kratix-canary-namespace.yaml"),
+				acctest.FileMissing(a.view, file),
+				acctest.FileHolds(a.view, "labelled/dependencies/labels/5058f/static/labels-dependencies.yaml", namespaceApp),
 			},
-			Check: resource.ComposeAggregateTestCheckFunc(
-				expectContent(b, t, "w/dependencies/kratix-canary-namespace.yaml", wantNamespace),
-				expectContent(b, t, file, namespaceApp),
-				expectMissing(a, t, "w/dependencies/kratix-canary-namespace.yaml"), expectMissing(a, t, file),
-				expectContent(a, t, "labelled/dependencies/labels/5058f/static/labels-dependencies.yaml", namespaceApp),
-			),
 		}},
 	})
 }

@@ -1,0 +1,37 @@
+# Two destinations with cleanup = "all", one nestedByMetadata (w1) and one flat (none), a promise
+# on both and a request on the first match. The provider block and kratix_state_store.s are the
+# test's own (store.tf).
+
+terraform {
+  required_providers {
+    kratix = { source = "promise-platform/kratix" }
+  }
+}
+
+resource "kratix_destination" "w1" {
+  name        = "w1"
+  path        = "w1"
+  cleanup     = "all"
+  state_store = kratix_state_store.s
+}
+
+resource "kratix_destination" "flat" {
+  name          = "flat"
+  path          = "flat"
+  filepath_mode = "none"
+  cleanup       = "all"
+  state_store   = kratix_state_store.s
+}
+
+resource "kratix_promise" "p" {
+  name         = "p"
+  destinations = [kratix_destination.w1, kratix_destination.flat]
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
+}
+
+resource "kratix_resource_request" "r" {
+  promise               = kratix_promise.p
+  name                  = "r"
+  destination_selectors = [{ match_labels = {} }]
+  files                 = { "r.yaml" = "kind: R\n" }
+}
