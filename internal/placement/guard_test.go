@@ -494,7 +494,6 @@ func TestGuardJudgesLabelsFilesWereWrittenUnder(t *testing.T) {
 			pool = append(pool, other)
 			prior := map[string]placement.Prior{}
 			for _, m := range []placement.Member{devM, prodM} {
-				m := m
 				prior[m.Name] = placement.Prior{Record: firstOut.Records[m.Name], Member: &m, WrittenLabels: written[m.Name]}
 			}
 			// Plan 1: relabel under keep. Nothing lost; the labels the files were written under stay.
@@ -510,7 +509,6 @@ func TestGuardJudgesLabelsFilesWereWrittenUnder(t *testing.T) {
 			// Plan 2: on_unschedule = "delete", labels unchanged since plan 1.
 			prior2 := map[string]placement.Prior{}
 			for _, m := range pool {
-				m := m
 				prior2[m.Name] = placement.Prior{Record: keptOut.Records[m.Name], Member: &m, WrittenLabels: written2[m.Name]}
 			}
 			next := planPromise(t, placement.Promise{Name: "jenkins", Selector: notRetired, Dependencies: deps(depsYAML), Pool: pool, Prior: prior2, DeleteUnscheduled: true})
