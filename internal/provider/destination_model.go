@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
-	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -56,22 +55,12 @@ func (m destinationModel) member() (poolMember, bool, diag.Diagnostics) {
 		diags.Append(invalidPath(path.Root("path"), m.Name.ValueString(), err))
 		return poolMember{}, false, diags
 	}
-	name := m.Name.ValueString()
-	return poolMember{
-		Member: placement.Member{
-			Destination: scheduling.Destination{Name: name},
-			Store:       ref.Name.ValueString(),
-			Location:    ref.place(),
-			Target: layout.Target{
-				Destination: name, Mode: layout.Mode(m.FilepathMode.ValueString()), StorePath: placement.CleanStorePath(ref.Path.ValueString()),
-				Root: root, AggregatedFilename: m.AggregatedFilename.ValueString(),
-			},
-		},
-		Store: ref,
-	}, true, diags
+	return newPoolMember(ref, scheduling.Destination{Name: m.Name.ValueString()}, root, m.FilepathMode.ValueString(),
+		m.AggregatedFilename.ValueString()), true, diags
 }
 
-// newInstanceID is a random value that names one incarnation of a destination.
+// newInstanceID is a random value (16 hex digits) that names one incarnation of an object: a
+// destination's instance_id, a promise's or request's instance token (writelog.go).
 func newInstanceID() string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)

@@ -64,6 +64,26 @@ type poolMember struct {
 	Store storeRefModel
 }
 
+// newPoolMember is a destination as the placement engine sees it, in the folder root of its
+// store ref; an empty mode is nestedByMetadata.
+func newPoolMember(ref storeRefModel, d scheduling.Destination, root, mode, aggregatedFilename string) poolMember {
+	if mode == "" {
+		mode = string(layout.ModeNestedByMetadata)
+	}
+	return poolMember{
+		Member: placement.Member{
+			Destination: d,
+			Store:       ref.Name.ValueString(),
+			Location:    ref.place(),
+			Target: layout.Target{
+				Destination: d.Name, Mode: layout.Mode(mode), StorePath: placement.CleanStorePath(ref.Path.ValueString()),
+				Root: root, AggregatedFilename: aggregatedFilename,
+			},
+		},
+		Store: ref,
+	}
+}
+
 // poolFromList converts a pool attribute and checks it (see poolFromModel). ok is false while
 // the list, or anything in it, is unknown: `destinations = module.x.destinations` before the
 // module's resources exist is unknown as a whole.
@@ -102,7 +122,6 @@ func poolFromModel(at path.Path, models []poolMemberModel) (pool []poolMember, o
 		if !known {
 			return nil, false, diags
 		}
-		storePath := placement.CleanStorePath(ref.Path.ValueString())
 		root, err := layout.Root(ref.Path.ValueString(), m.Path.ValueString())
 		if err != nil {
 			diags.Append(invalidPath(el.AtName("path"), m.Name.ValueString(), err))
@@ -115,22 +134,8 @@ func poolFromModel(at path.Path, models []poolMemberModel) (pool []poolMember, o
 			continue
 		}
 		names[name] = i
-		mode := layout.Mode(m.FilepathMode.ValueString())
-		if mode == "" {
-			mode = layout.ModeNestedByMetadata
-		}
-		pool = append(pool, poolMember{
-			Member: placement.Member{
-				Destination: scheduling.Destination{Name: name, Labels: labels, StrictMatchLabels: m.StrictMatchLabels.ValueBool()},
-				Store:       ref.Name.ValueString(),
-				Location:    ref.place(),
-				Target: layout.Target{
-					Destination: name, Mode: mode, StorePath: storePath, Root: root,
-					AggregatedFilename: m.AggregatedFilename.ValueString(),
-				},
-			},
-			Store: ref,
-		})
+		pool = append(pool, newPoolMember(ref, scheduling.Destination{Name: name, Labels: labels, StrictMatchLabels: m.StrictMatchLabels.ValueBool()},
+			root, m.FilepathMode.ValueString(), m.AggregatedFilename.ValueString()))
 		index = append(index, i)
 	}
 	diags.Append(overlappingFolders(at, pool, index)...)

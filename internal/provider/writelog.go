@@ -2,8 +2,6 @@ package provider
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"sort"
 	"strings"
@@ -65,19 +63,12 @@ func ensureInstance(ctx context.Context, p privateState, diags *diag.Diagnostics
 	if token := readInstance(ctx, p); token != "" {
 		return token
 	}
-	token := newInstanceToken()
+	token := newInstanceID() // the same kind of value as a destination's instance_id
 	if p != nil {
 		b, _ := json.Marshal(token)
 		diags.Append(p.SetKey(ctx, instanceKey, b)...)
 	}
 	return token
-}
-
-// newInstanceToken is 16 random hex digits.
-func newInstanceToken() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // destinationWriter is the token under which a destination's canary writes are logged: its
