@@ -13,7 +13,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
-// The fixtures below are the examples of SPEC sections 3-5 written out by hand: a store whose
+// The fixtures below are the documented examples of scheduling, layout and writing, written out by hand: a store whose
 // path is "kratix", a destination "dev" whose folder is "kratix/dev", promise "jenkins" and
 // request postgres/default/db. Expected paths and hashes in the tests are literals, never
 // computed by the package under test.

@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 )
 
-// TestBadInput: every mistake of SPEC section 6 that concerns stores and destinations fails at
+// TestBadInput: every kind of bad input that concerns stores and destinations fails at
 // plan, with a message naming the attribute (Terraform prints the offending line), and nothing is
 // written. These need the Terraform CLI but no server.
 func TestBadInput(t *testing.T) {

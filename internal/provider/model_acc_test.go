@@ -123,9 +123,7 @@ func envList(t *testing.T, name string, known []string) []string {
 }
 
 func runModelTest(t *testing.T, kind string) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	s := modelSettingsFromEnv(t)
 	start := time.Now()
 	var (
@@ -341,7 +339,7 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 		}
 		if len(op.Hand) == 0 && op.Part == nil && len(op.Replace) == 0 && maps.Equal(incs, m.Incarnations()) && m.Digest() == expected && !maps.Equal(after, before) {
 			// Nothing re-created, no hand edit to repair, and every folder must hold what it held:
-			// no object may be written or deleted, no commit made (SPEC 5.1, 5.2).
+			// no object may be written or deleted, no commit made (a no-op apply writes nothing).
 			fail(step, "%s changes nothing the stores must hold, but the apply wrote to them:\n%s\n\nwhat the apply did:\n%s", op.Name, conn.writes(before, after), planSummary(out))
 		}
 		snap := conn.snapshot(t)
@@ -606,7 +604,7 @@ func (c *modelConn) fingerprint(t *testing.T) map[string]string {
 	return out
 }
 
-// commitProblems checks the commits an apply made in the git repositories (SPEC 5.2): each
+// commitProblems checks the commits an apply made in the git repositories (one commit per apply and store): each
 // changes at least one file ("Nothing changed: no commit"), and says what it is in Kratix's
 // style ("Update from: ..." or "Delete from: ...").
 func (c *modelConn) commitProblems(before, after map[string]string) []string {

@@ -11,7 +11,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/fixtures"
 )
 
-// TestPromiseBadInput: the mistakes of SPEC section 6 that concern promises fail at plan with the
+// TestPromiseBadInput: the kinds of bad input that concern promises fail at plan with the
 // attribute and a message a user can act on, and nothing is written.
 func TestPromiseBadInput(t *testing.T) {
 	repo := newFileRepo(t)

@@ -46,9 +46,7 @@ func providersWithClock(clock *fakeClock) map[string]func() (tfprotov6.ProviderS
 // canary's, and then lets it go; the provider's clock is moved, nothing sleeps. rollout_status's
 // times are the clock's, to the second.
 func TestAccRolloutMinWaitPasses(t *testing.T) {
-	if minioServer == nil {
-		t.Skip("acceptance test: set TF_ACC=1")
-	}
+	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	clock := &fakeClock{at: t0.Add(-24 * time.Hour)}

@@ -70,7 +70,7 @@ func outsideFolders(m *Model, initial, snap [2]map[string][]byte) []string {
 }
 
 // modelAggregatesDir is where, under a store's path, the provider keeps the parts of aggregatedYAML
-// files (so that every writer can rebuild the whole, SPEC 4.2).
+// files (so that every writer can rebuild the whole, as the flat modes require).
 const modelAggregatesDir = ".kratix-aggregates"
 
 // FolderProblems compares what the stores hold (snap, read back by the runner) with what the

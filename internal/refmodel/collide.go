@@ -1,7 +1,7 @@
 package refmodel
 
 // "collide" in the model-based test: two requests on one destination in filepath mode none
-// write one file (SPEC 4.2 puts every request's files straight into the folder, so their names
+// write one file (the flat modes put every request's files straight into the folder, so their names
 // meet there). The plan must refuse it, naming both requests and the file, and write nothing;
 // then the step is reverted and applied as usual.
 //
@@ -32,7 +32,7 @@ type collidePin struct {
 }
 
 // collidePins are the ways a new request can be made to have d as its only candidate, one per
-// promise at most (SPEC 3.1 and 3.4: a new request goes to one of its candidates).
+// promise at most (combining selectors, and one destination per request: a new request goes to one of its candidates).
 func (w *modelWorld) collidePins(d *modelDest) []collidePin {
 	labelled := *d
 	labelled.labels = map[string]string{modelCollideLabel: d.name}

@@ -3,7 +3,7 @@
 // configuration they render to, and what every destination folder must hold after each apply,
 // file by file and byte by byte, with the refusals the plan must make.
 //
-// It is written from the SPEC alone and stays independent of the code it checks: it imports
+// It is written from the documented behaviour alone and stays independent of the code it checks: it imports
 // nothing from the provider's own packages (internal/layout, placement, scheduling, rollout,
 // statestore, provider) and nothing from Terraform, and does no I/O; a depguard rule in
 // .golangci.yml holds the line. (Its unit tests use internal/manifest once, to check that the corpus is

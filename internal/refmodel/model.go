@@ -3,9 +3,9 @@ package refmodel
 // The reference model of TestAccModel_*: for a configuration (a modelWorld) and the history of
 // applies that led to it, what every destination folder must hold, file by file and byte by byte.
 //
-// It is written from SPEC sections 3 and 4 and deliberately shares no code with the engine
+// It is written from the documented scheduling and layout rules and deliberately shares no code with the engine
 // (internal/layout, internal/scheduling, the resources): it states what each folder must contain,
-// not how a writer gets there. Where the SPEC leaves a choice to the provider (index file names,
+// not how a writer gets there. Where the documented behaviour leaves a choice to the provider (index file names,
 // the order of the aggregate, whether files left behind by a destination that moved away are
 // pruned), the model says "maybe" instead of guessing; every such place is commented.
 
@@ -24,7 +24,7 @@ import (
 
 // ---------------------------------------------------------------------------------------------
 // Corpus: the YAML the generated configurations use. Every document is written here ALREADY in
-// the canonical form of SPEC 2 (keys sorted, two-space indentation, documents joined with
+// the canonical YAML form (keys sorted, two-space indentation, documents joined with
 // "---\n"), so that the bytes the store must hold are the literal itself and the model needs no
 // YAML serialiser of its own. TestModelCorpusIsCanonical checks that precondition against
 // manifest.Canonical; it is a check of the corpus, not of the model.
@@ -100,7 +100,7 @@ func modelRequestFiles(req string, i int) map[string]modelYAML {
 	case 3:
 		// Sub-folders shared by every request: in mode none two requests on one destination
 		// both write under ROOT/sub/, and neither may prune the other's files. The last file
-		// only ends like a canary's path: it is the request's like any other (SPEC 5.3 reserves
+		// only ends like a canary's path: it is the request's like any other (ownership reserves
 		// the canaries' own paths, not their names in sub-folders).
 		return map[string]modelYAML{
 			"sub/" + req + "-x.yaml":                       yamlOf(cmDoc(req+"-x", "size", "tiny")),
@@ -135,7 +135,7 @@ func modelRequestDocuments(req string, i int) (modelYAML, bool) {
 
 const modelRequestDocumentsCount = 3
 
-// The canary files of SPEC 4.3, exact bytes.
+// The canary files Kratix writes with init_workloads, exact bytes.
 const (
 	modelCanaryNamespace = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kratix-worker-system\nspec: {}\nstatus: {}\n"
 	modelCanaryConfigMap = "apiVersion: v1\ndata:\n  canary: this confirms your infrastructure is reading from Kratix state stores\nkind: ConfigMap\nmetadata:\n  name: kratix-info\n  namespace: kratix-worker-system\n"
@@ -174,7 +174,7 @@ type modelWorld struct {
 // modelStore is one kratix_state_store resource. Stores 0 and 1 name two different buckets (or
 // repositories); store 2 is a second resource for bucket 0, under another resource name and
 // possibly another spelling: a destination that moves between stores 0 and 2 without changing
-// its folder has not moved (SPEC 5.3).
+// its folder has not moved (ownership: files follow their owner, not their folder).
 type modelStore struct {
 	bucket   int    // the bucket or repository it names: 0 or 1 (a modelLoc's store)
 	path     string // its path, cleaned: "" (the root) or "team"
@@ -285,7 +285,7 @@ func (w *modelWorld) request(name string) *modelRequest {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Scheduling, SPEC 3.1: match_labels of the entries merge (first entry wins on a key), a
+// Scheduling, Kratix's rule for combining selectors: match_labels of the entries merge (first entry wins on a key), a
 // request's selectors are added to its promise's (the promise wins), and no selector at all
 // selects every destination except strict ones that carry labels.
 
@@ -335,7 +335,7 @@ func (w *modelWorld) candidates(r *modelRequest) []string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Layout, SPEC 4: what one placement puts in one destination folder.
+// Layout, Kratix's folder layout: what one placement puts in one destination folder.
 
 const modelGroup = "5058f" // md5(".")[:5], Kratix's default workload group
 
@@ -392,7 +392,7 @@ func docTexts(docs []modelDoc) []string {
 	return out
 }
 
-// promiseFiles: SPEC 4.1 and 4.2 for a promise's dependencies. No document, no file (and no
+// promiseFiles: nestedByMetadata and the flat modes for a promise's dependencies. No document, no file (and no
 // index, and no contribution to the aggregate).
 func promiseFiles(mode, root, agg, promise string, deps modelYAML) placementFiles {
 	file := "static/" + promise + "-dependencies.yaml"
@@ -452,7 +452,7 @@ func (w *modelWorld) requestOutput(r *modelRequest) map[string]modelYAML {
 	return out
 }
 
-// requestFiles: SPEC 4.1 and 4.2 for a resource request.
+// requestFiles: nestedByMetadata and the flat modes for a resource request.
 func (w *modelWorld) requestFiles(mode, root, agg string, r *modelRequest) placementFiles {
 	promise := w.promises[r.promise].name
 	pipeline := r.pipeline
@@ -489,8 +489,8 @@ func (w *modelWorld) requestFiles(mode, root, agg string, r *modelRequest) place
 		}
 		return placementFiles{aggPath: path.Join(root, agg), docs: docs}
 	case modeSplit:
-		// The documents of every file, files in name order. (That order is a choice the SPEC
-		// does not spell out; the corpus files are canonical, so re-serialising changes nothing.)
+		// The documents of every file, files in name order. (That order is a choice the docs
+		// do not spell out; the corpus files are canonical, so re-serialising changes nothing.)
 		var docs []modelDoc
 		for _, n := range names {
 			docs = append(docs, out[n].docs...)
@@ -518,13 +518,13 @@ type entryStatus int
 const (
 	// stLive: written by the current configuration; must be there, byte for byte.
 	stLive entryStatus = iota
-	// stFrozen: a promise's files on a destination that no longer matches (SPEC 3.3, keep): must
+	// stFrozen: a promise's files on a destination that no longer matches (on_unschedule = "keep"): must
 	// stay as they were, not updated.
 	stFrozen
 	// stOrphan: left behind by a destination destroyed with cleanup = "none" (or canaries left
 	// by one replaced with cleanup = "none"): nobody owns them any more; they must stay.
 	stOrphan
-	// stMaybe: the SPEC allows them to be there (with exactly these bytes) or gone. Used where
+	// stMaybe: the documented behaviour allows them to be there (with exactly these bytes) or gone. Used where
 	// a writer may legitimately prune files it no longer owns or leave them; see settle.
 	stMaybe
 )
@@ -606,7 +606,7 @@ func ownerKind(owner string) (kind, name string) {
 	return owner[:1], owner[2:]
 }
 
-// relIndex makes the paths an index lists relative to the store's path (SPEC 4.2: index files
+// relIndex makes the paths an index lists relative to the store's path (the flat modes: index files
 // list store-relative paths).
 func relIndex(pf placementFiles, storePath string) placementFiles {
 	if pf.index == nil || storePath == "" {
@@ -622,8 +622,8 @@ func relIndex(pf placementFiles, storePath string) placementFiles {
 
 // Settle updates the model after an apply of the current configuration. choices are the
 // destinations the provider chose for the present requests ("" for none), read from state: that
-// choice is a hash the model does not recompute; it checks only that the choice is allowed (SPEC
-// 3.4) and returns what is not.
+// choice is a hash the model does not recompute; it checks only that the choice is allowed (one
+// of the request's candidates, kept while it stays one) and returns what is not.
 func (m *Model) Settle(choices map[string]string) []string {
 	w := m.w
 	var problems []string
@@ -657,7 +657,7 @@ func (m *Model) Settle(choices map[string]string) []string {
 		return m.applied[d.name].present && m.applied[d.name].sameTarget(a) && d.cleanup != "all"
 	}
 
-	// Promise placements (SPEC 3.2, 3.3): every match is scheduled; a destination written
+	// Promise placements (every match is scheduled; on_unschedule): every match is scheduled; a destination written
 	// earlier that stops matching is misscheduled, or forgotten with on_unschedule = "delete"
 	// (its files go); a destination that leaves the pool, or a destroyed promise, is forgotten.
 	// What each scheduled destination gets is the rollout's business (stageRollout).
@@ -726,7 +726,7 @@ func (m *Model) Settle(choices map[string]string) []string {
 		m.rollouts[p.name], m.deps[p.name] = prog, p.deps
 	}
 
-	// Requests (SPEC 3.4): kept while the destination stays in the pool, otherwise one of the
+	// Requests (one destination each, kept): kept while the destination stays in the pool, otherwise one of the
 	// candidates, or none when there is no candidate.
 	before := maps.Clone(m.choice)
 	for _, r := range w.requests {
@@ -786,15 +786,15 @@ func (m *Model) Settle(choices map[string]string) []string {
 						// Left by a placement the promise forgot: nobody's (see below).
 					case p != nil && p.left[e.dest]:
 						// The destination left the promise's pool: the promise forgets it, and its
-						// files are the destination's cleanup's business (SPEC 3.3). They stay, also
+						// files are the destination's cleanup's business (on_unschedule). They stay, also
 						// when the promise is destroyed later.
 						if e.status != stMaybe {
 							e.status = stOrphan
 						}
 					case p == nil || !p.present || forced["p:"+name]:
-						continue // SPEC 2: deleting a promise removes its files, misscheduled ones included
+						continue // deleting a promise removes its files, misscheduled ones included
 					case pl == nil:
-						continue // SPEC 3.3: on_unschedule = "delete" removes them
+						continue // on_unschedule = "delete" removes them
 					case pl.scheduled:
 						continue // rewritten below
 					case e.status == stLive:
@@ -811,7 +811,7 @@ func (m *Model) Settle(choices map[string]string) []string {
 					case r != nil && r.present && !w.promises[r.promise].inPool(d):
 						// The request moved away from a destination that left its promise's pool:
 						// the files it left there are that destination's cleanup's business
-						// (SPEC 3.4), and stay also when the request is destroyed later.
+						// (a request stays where it is), and stay also when the request is destroyed later.
 						if e.status != stMaybe {
 							e.status = stOrphan
 						}
@@ -826,10 +826,10 @@ func (m *Model) Settle(choices map[string]string) []string {
 				// This apply destroyed, moved or replaced the destination.
 				switch {
 				case d.cleanup == "all":
-					continue // SPEC 2: cleanup = "all" removes what its placements and canaries own
+					continue // cleanup = "all" removes what its placements and canaries own
 				case !now.present:
-					// Destroyed with cleanup = "none": every file stays (SPEC 2), and the promises
-					// and requests forget the destination (SPEC 3.3, 3.4).
+					// Destroyed with cleanup = "none": every file stays, and the promises
+					// and requests forget the destination.
 					if e.status != stMaybe {
 						e.status = stOrphan
 					}
@@ -839,7 +839,7 @@ func (m *Model) Settle(choices map[string]string) []string {
 					// Replaced (moved, new mode or aggregate name) with cleanup = "none": the old
 					// destination leaves its files, but the promise or request that wrote them
 					// still has a placement on this destination (same name, still in the pool)
-					// and may prune what no longer belongs to it. The SPEC does not say which
+					// and may prune what no longer belongs to it. The docs do not say which
 					// wins, so they may stay or go.
 					e.status = stMaybe
 				}
@@ -887,7 +887,7 @@ func (m *Model) Settle(choices map[string]string) []string {
 	}
 
 	// init_workloads = false: the destination claims its canary paths and removes whatever is
-	// there, whether or not it recorded them (SPEC 4.3; Kratix deletes them too).
+	// there, whether or not it recorded them (canary files; Kratix deletes them too).
 	noCanaries := map[modelLoc]map[string]bool{}
 	for _, d := range w.dests {
 		if d.present && d.noInit {
@@ -925,7 +925,7 @@ func (m *Model) Settle(choices map[string]string) []string {
 				if n := lives[e.owner]; n != nil {
 					e.files = maps2(e.files)
 					for p := range e.files {
-						// SPEC 4.1: a placement's write replaces its folder's content; the single
+						// nestedByMetadata: a placement's write replaces its folder's content; the single
 						// files it owns are written or removed.
 						if _, rewritten := n.files[p]; rewritten || n.folder != "" && strings.HasPrefix(p, n.folder) || slices.Contains(n.claims, p) {
 							delete(e.files, p)

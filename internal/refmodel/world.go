@@ -82,7 +82,7 @@ func randomPromiseSelectors(rng *rand.Rand) modelSelector {
 	case n < 8:
 		return modelSelector{randomLabel(rng)}
 	default:
-		// Two entries naming the same key: the first wins (SPEC 3.1).
+		// Two entries naming the same key: the first wins (merging match_labels, as Kratix does).
 		first := randomLabel(rng)
 		second := randomLabel(rng)
 		for k := range first {
@@ -132,7 +132,7 @@ func newModelWorld(rng *rand.Rand, kind string, modes []string) *modelWorld {
 		})
 	}
 	if rng.IntN(3) == 0 {
-		// One destination at its store's root (path "." or "/", SPEC 2): then no other may be in
+		// One destination at its store's root (path "." or "/"): then no other may be in
 		// that store path of that bucket, so it takes a store where that holds, if there is one.
 		d := w.dests[rng.IntN(len(w.dests))]
 		before := *d
@@ -180,7 +180,7 @@ type Op struct {
 	// Replace are resource addresses for `terraform apply -replace=...`.
 	Replace []string
 	// Quiet: the apply must replace nothing and write nothing (no commit, no object written or
-	// deleted): the change does not move any file (SPEC 5.3).
+	// deleted): the change does not move any file (ownership: files follow their owner, not their folder).
 	Quiet bool
 	// ExpectError: the apply must fail at plan with this message and write nothing; then Revert
 	// restores the configuration, which the step applies as usual (the model is unchanged).
@@ -873,7 +873,7 @@ func (m *Model) hasLiveIndex() bool {
 
 // overlapOp gives a destination a folder equal to, inside or around another's, in the same
 // bucket, possibly through the other store resource of that bucket: the plan must refuse it
-// (SPEC 5.3, 6) while a promise lists both, and nothing may be written. Then it is reverted.
+// (one path, one owner; a collision is refused at plan) while a promise lists both, and nothing may be written. Then it is reverted.
 func (m *Model) overlapOp(rng *rand.Rand, dests []*modelDest, promises []*modelPromise) (Op, bool) {
 	w := m.w
 	if len(promises) == 0 {
