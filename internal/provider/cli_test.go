@@ -2,11 +2,19 @@ package provider
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
 )
 
 // The provider binary built once for the tests that drive the Terraform CLI directly.
@@ -60,3 +68,53 @@ func (c *cli) run(args ...string) (string, error) {
 	err := cmd.Run()
 	return out.String(), err
 }
+
+// runAt runs one terraform command as run does, but against a provider served from this test
+// process and reading clock for the time: Terraform reattaches to it (TF_REATTACH_PROVIDERS, as
+// terraform-plugin-testing does). Each command gets a provider of its own, stopped when the
+// command ends, so nothing carries over between commands that would not carry over between two
+// runs of the real binary.
+func (c *cli) runAt(clock *fakeClock, args ...string) (string, error) {
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	config := make(chan *plugin.ReattachConfig, 1)
+	closed := make(chan struct{})
+	served := make(chan error, 1)
+	go func() {
+		served <- tf6server.Serve(providerAddress, func() tfprotov6.ProviderServer {
+			s, _, err := newVerifiedServer("test")
+			if err != nil {
+				panic(err)
+			}
+			s.provider.now = clock.now
+			return s
+		}, tf6server.WithDebug(ctx, config, closed),
+			tf6server.WithGoPluginLogger(hclog.NewNullLogger()),
+			tf6server.WithoutLogStderrOverride())
+	}()
+	var rc *plugin.ReattachConfig
+	select {
+	case rc = <-config:
+	case err := <-served:
+		return "", fmt.Errorf("serving the provider: %v", err)
+	}
+	reattach, err := json.Marshal(map[string]any{providerAddress: map[string]any{
+		"Protocol": rc.Protocol, "ProtocolVersion": rc.ProtocolVersion, "Pid": rc.Pid, "Test": true,
+		"Addr": map[string]string{"Network": rc.Addr.Network(), "String": rc.Addr.String()},
+	}})
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), append(args, "-no-color")...)
+	cmd.Dir = c.dir
+	cmd.Env = append(append([]string(nil), c.env...), "TF_REATTACH_PROVIDERS="+string(reattach))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	stop()
+	<-closed
+	return out.String(), err
+}
+
+// providerAddress is the provider's source address as Terraform spells it in full.
+const providerAddress = "registry.terraform.io/promise-platform/kratix"

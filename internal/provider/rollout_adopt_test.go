@@ -139,13 +139,14 @@ func TestAccRolloutAdoptedMidway(t *testing.T) {
 				return rolloutDepFile(d)
 			}
 			c := newCLI(t, map[string]string{"main.tf": adoptRolloutConfig(ts, tc.mode, "v1", "", false)})
+			clock := &fakeClock{at: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
 			write := func(ns string, importing bool) {
 				if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(adoptRolloutConfig(ts, tc.mode, ns, "", importing)), 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}
 			run := func(args ...string) (int, string) {
-				out, err := c.run(args...)
+				out, err := c.runAt(clock, args...)
 				var exit *exec.ExitError
 				switch {
 				case err == nil:
@@ -159,12 +160,12 @@ func TestAccRolloutAdoptedMidway(t *testing.T) {
 			apply := func(what string, wantChanged ...string) {
 				t.Helper()
 				before, mark := storeFiles(t, ts), ts.mark(t)
-				// A saved plan applied a second later: the apply plans again, and whatever the
+				// A saved plan applied an hour later: the apply plans again, and whatever the
 				// plan knew (an adopted rollout's last_wave_at) must not change with the clock.
 				if code, out := run("plan", "-out", "step.tfplan"); code != 0 {
 					t.Fatalf("%s: plan: exit %d\n%s", what, code, out)
 				}
-				time.Sleep(1100 * time.Millisecond)
+				clock.set(clock.now().Add(time.Hour))
 				if code, out := run("apply", "step.tfplan"); code != 0 {
 					t.Fatalf("%s: exit %d\n%s", what, code, out)
 				}
@@ -250,46 +251,48 @@ func TestAccRolloutAdoptedMidway_minWait(t *testing.T) {
 	ts := newTestStore(t, "bucket")
 	const wait = `min_wait = "1h"`
 	c := newCLI(t, map[string]string{"main.tf": adoptRolloutConfig(ts, "nestedByMetadata", "v1", wait, false)})
+	t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	clock := &fakeClock{at: t0.Add(-3 * time.Hour)}
 	write := func(importing bool) {
 		if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(adoptRolloutConfig(ts, "nestedByMetadata", "v2", wait, importing)), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
 	mustRun := func(args ...string) {
-		if out, err := c.run(args...); err != nil {
+		if out, err := c.runAt(clock, args...); err != nil {
 			t.Fatalf("terraform %v: %v\n%s", args, err, out)
 		}
 	}
 	mustRun("apply", "-auto-approve")
 	write(false)
+	clock.set(t0.Add(-2 * time.Hour))
 	mustRun("apply", "-auto-approve") // wave dev
 	mustRun("state", "rm", "kratix_promise.p")
 	write(true)
-	before := time.Now().UTC().Truncate(time.Second)
-	out, err := c.run("plan", "-detailed-exitcode")
+	clock.set(t0)
+	out, err := c.runAt(clock, "plan", "-detailed-exitcode")
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
 		t.Fatalf("the plan after the import: %v, want exit 2\n%s", err, out)
 	}
 	flat := strings.Join(strings.Fields(out), " ")
-	for _, want := range []string{"This apply writes nothing.", "Waiting (they keep what they hold): prod-1, prod-2, staging-1.", `Next wave: "staging", not before `} {
+	for _, want := range []string{"This apply writes nothing.", "Waiting (they keep what they hold): prod-1, prod-2, staging-1.", `Next wave: "staging", not before 2030-01-02T04:04:05Z (min_wait).`} {
 		if !strings.Contains(flat, want) {
 			t.Errorf("the plan after the import does not say %q\n%s", want, out)
 		}
 	}
 	mark := ts.mark(t)
-	// The import's plan saved and applied a second later: the apply plans again, and the
+	// The import's plan saved and applied ten minutes later: the apply plans again, and the
 	// adopted last_wave_at the plan showed must not move with the clock.
 	mustRun("plan", "-out", "import.tfplan")
-	time.Sleep(1100 * time.Millisecond)
+	clock.set(t0.Add(10 * time.Minute))
 	mustRun("apply", "import.tfplan")
 	if err := ts.expectNoWritesSince(t, &mark)(nil); err != nil {
 		t.Error(err)
 	}
 	status, _ := stateValues(t, c, "kratix_promise.p")["rollout_status"].(map[string]any)
-	last, err := time.Parse(time.RFC3339, fmt.Sprint(status["last_wave_at"]))
-	if err != nil || last.Before(before) || status["next_wave"] != "staging" {
-		t.Errorf("rollout_status after the import's apply: %v; want last_wave_at at the import (not before %s), next_wave staging", status, before.Format(time.RFC3339))
+	if status["last_wave_at"] != "2030-01-02T03:04:05Z" || status["next_wave"] != "staging" {
+		t.Errorf("rollout_status after the import's apply: %v; want last_wave_at 2030-01-02T03:04:05Z (the import's plan), next_wave staging", status)
 	}
 	if got, want := fmt.Sprint(status["waiting"]), "[prod-1 prod-2 staging-1]"; got != want {
 		t.Errorf("rollout_status.waiting %s, want %s", got, want)
