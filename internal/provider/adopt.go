@@ -23,6 +23,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
@@ -390,7 +391,7 @@ func (a adoption) notFoundWarning(plan requestModel, chosen string) string {
 
 // adoptPromise looks, during the first plan after an import, in the folder of every member of the
 // pool for the promise's dependencies. ok is false while the inputs are unknown or when it failed.
-func (r *promiseResource) adoptPromise(ctx context.Context, plan promiseModel, a adoption, diags *diag.Diagnostics) (adoption, bool) {
+func (r *promiseResource) adoptPromise(ctx context.Context, plan promiseModel, a adoption, decisions []scheduling.Decision, diags *diag.Diagnostics) (adoption, bool) {
 	if r.data == nil || plan.Name.IsUnknown() {
 		return a, false
 	}
@@ -412,7 +413,7 @@ func (r *promiseResource) adoptPromise(ctx context.Context, plan promiseModel, a
 	for _, dest := range p.holders {
 		a.Found[dest] = p.found[dest]
 	}
-	if a.Rollout = r.data.adoptRollout(ctx, plan, pool, deps, a.Found, a.importedAt(r.data.clock()), diags); diags.HasError() {
+	if a.Rollout = r.data.adoptRollout(ctx, plan, pool, deps, a.Found, decisions, a.importedAt(r.data.clock()), diags); diags.HasError() {
 		return a, false
 	}
 	return a, true
@@ -472,7 +473,7 @@ func (r *requestResource) adoptInApply(ctx context.Context, req resource.UpdateR
 // adoptInPlan, for the first plan after an import, looks for the promise in every folder of the
 // pool and returns the prior state to plan from (the adoption is nil when there is nothing to
 // adopt).
-func (r *promiseResource) adoptInPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan, state promiseModel) (*adoption, promiseModel) {
+func (r *promiseResource) adoptInPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan, state promiseModel, decisions []scheduling.Decision) (*adoption, promiseModel) {
 	if req.State.Raw.IsNull() || !state.Placements.IsNull() {
 		return nil, state
 	}
@@ -487,7 +488,7 @@ func (r *promiseResource) adoptInPlan(ctx context.Context, req resource.ModifyPl
 		offlineImportWarning(&resp.Diagnostics, fmt.Sprintf("Promise %q", plan.Name.ValueString()))
 		return nil, state
 	}
-	if a, ok = r.adoptPromise(ctx, plan, a, &resp.Diagnostics); !ok {
+	if a, ok = r.adoptPromise(ctx, plan, a, decisions, &resp.Diagnostics); !ok {
 		return nil, state
 	}
 	resp.Diagnostics.Append(writeAdoption(ctx, resp.Private, a)...)
@@ -502,7 +503,11 @@ func (r *promiseResource) adoptInApply(ctx context.Context, req resource.UpdateR
 	}
 	if state.Placements.IsNull() {
 		if !a.Observed {
-			a, ok = r.adoptPromise(ctx, plan, a, &resp.Diagnostics)
+			var decisions []scheduling.Decision
+			if in, _, known, _ := plan.input(ctx, promiseModel{}); known {
+				decisions = placement.SchedulePromise(in)
+			}
+			a, ok = r.adoptPromise(ctx, plan, a, decisions, &resp.Diagnostics)
 		}
 		if ok && a.Observed {
 			state = a.promisePrior(plan, state)

@@ -38,14 +38,14 @@ type adoptedRollout struct {
 	LastWave  string      `json:"last_wave,omitempty"` // RFC 3339; the adoption's time (see rollout.Adopt)
 }
 
-// adoptRollout reads, for a promise with a rollout, the revision each destination found holding
-// it holds, and decides where its rollout stands. It returns nil when there is no rollout or
+// adoptRollout reads, for a promise with a rollout scheduled by decisions (nil when they are not
+// known yet), the revision each destination found holding it holds, and decides where its
+// rollout stands. It returns nil when there is no rollout or
 // every scheduled destination holds the configured dependencies: the adoption then plans as
 // before. Destinations that hold exactly the configured files are not read again.
-func (d *providerData) adoptRollout(ctx context.Context, plan promiseModel, pool []poolMember, deps layout.Dependencies, found map[string]placement.Record, now time.Time, diags *diag.Diagnostics) *adoptedRollout {
+func (d *providerData) adoptRollout(ctx context.Context, plan promiseModel, pool []poolMember, deps layout.Dependencies, found map[string]placement.Record, decisions []scheduling.Decision, now time.Time, diags *diag.Diagnostics) *adoptedRollout {
 	policy, known, _ := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout)
-	in, _, ok, _ := plan.input(ctx, promiseModel{})
-	if policy == nil || !known || !ok {
+	if policy == nil || !known || decisions == nil {
 		return nil // no rollout, or not known yet: the plan reports what is wrong
 	}
 	byName := map[string]poolMember{}
@@ -53,10 +53,8 @@ func (d *providerData) adoptRollout(ctx context.Context, plan promiseModel, pool
 		byName[m.Name] = m
 	}
 	var scheduled []rollout.Destination
-	for _, dec := range scheduling.Schedule(in.Selector, placement.Destinations(in.Pool)) {
-		if dec.Selected {
-			scheduled = append(scheduled, rollout.Destination{Name: dec.Destination, Labels: byName[dec.Destination].Labels})
-		}
+	for _, name := range placement.Selected(decisions) {
+		scheduled = append(scheduled, rollout.Destination{Name: name, Labels: byName[name].Labels})
 	}
 	configured := rollout.Revision(deps.All)
 	held, yamls := map[string]string{}, map[string]string{}

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
@@ -100,4 +101,15 @@ func lower(s string) string {
 		return s
 	}
 	return string(s[0]|0x20) + s[1:]
+}
+
+// fileClaimed: the path at at is claimed by another owner (the collision says which and how).
+func fileClaimed(at path.Path, o placement.Owner, dest string, c placement.Collision) diag.Diagnostic {
+	return diag.NewAttributeErrorDiagnostic(at, "File Claimed By Another Owner", placement.CollisionDetail(o, dest, c))
+}
+
+// importBookkeeping: an import's apply adds the files listed in detail (bookkeepingWarning) beside
+// what it found.
+func importBookkeeping(detail string) diag.Diagnostic {
+	return diag.NewWarningDiagnostic("Import Adds Bookkeeping Files", detail)
 }

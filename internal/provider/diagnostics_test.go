@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 )
 
 // Each repeated diagnostic says what failed, for which object and where, and what to do.
@@ -37,6 +39,9 @@ func TestDiagnosticConstructors(t *testing.T) {
 			[]string{`path: destination "dev": "../x" leaves the store.`, `"clusters/dev"`}},
 		{"invalidYAML", invalidYAML(path.Root("documents"), "documents: document 2 (line 4): no kind"), "Invalid Kubernetes YAML", "documents",
 			[]string{"document 2 (line 4): no kind", "apiVersion, kind and metadata.name"}},
+		{"fileClaimed", fileClaimed(path.Root("documents"), placement.RequestOwner("default", "pg", "a"), "dev",
+			placement.Collision{Location: "s3://minio/b", Path: "dev/resources/x.yaml", Other: placement.RequestOwner("default", "pg", "b")}),
+			"File Claimed By Another Owner", "documents", []string{`Request pg/default/a would write "dev/resources/x.yaml" in destination "dev"`, "request pg/default/b writes it too", "Give one of them another name"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.d.Severity() != diag.SeverityError || c.d.Summary() != c.summary {

@@ -42,7 +42,7 @@ func (d *providerData) claim(o placement.Owner, records map[string]placement.Rec
 // the path (attr).
 func refuseCollisions(o placement.Owner, dest func(placement.Collision) string, collisions []placement.Collision, attr func(string) tfpath.Path, diags *diag.Diagnostics) {
 	for _, c := range collisions {
-		diags.AddAttributeError(attr(c.Path), "File Claimed By Another Owner", placement.CollisionDetail(o, dest(c), c))
+		diags.Append(fileClaimed(attr(c.Path), o, dest(c), c))
 	}
 }
 
@@ -102,7 +102,7 @@ func (d *providerData) checkOwners(ctx context.Context, o placement.Owner, kind 
 		for _, p := range sortedKeys(listed) {
 			other, _ := placement.IndexOwner(listed[p])
 			c := placement.Collision{Location: r.Location, Path: p, Other: other, Index: listed[p]}
-			diags.AddAttributeError(attr(p), "File Claimed By Another Owner", placement.CollisionDetail(o, dest, c))
+			diags.Append(fileClaimed(attr(p), o, dest, c))
 		}
 	}
 	return diags

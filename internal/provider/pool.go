@@ -128,9 +128,8 @@ func poolFromModel(at path.Path, models []poolMemberModel) (pool []poolMember, o
 			continue
 		}
 		name := m.Name.ValueString()
-		if j, dup := names[name]; dup {
-			diags.AddAttributeError(el.AtName("name"), "Duplicate Destination",
-				fmt.Sprintf("%s: destination %q is listed twice (also at index %d). Each destination may appear once in a pool.", el.AtName("name"), name, j))
+		if _, dup := names[name]; dup {
+			diags.Append(duplicateDestination(el.AtName("name"), name))
 			continue
 		}
 		names[name] = i

@@ -19,6 +19,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
 var (
@@ -126,14 +127,19 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	adopted, state := r.adoptInPlan(ctx, req, resp, plan, state)
-	if resp.Diagnostics.HasError() {
+	// Schedule, adopt what an import found (its rollout is staged over the same schedule), stage
+	// the rollout, place: each once.
+	in, pool, ok, diags := plan.input(ctx, state)
+	var decisions []scheduling.Decision
+	if ok {
+		decisions = placement.SchedulePromise(in)
+	}
+	adopted, state := r.adoptInPlan(ctx, req, resp, plan, state, decisions)
+	if resp.Diagnostics.Append(diags...); !ok || resp.Diagnostics.HasError() {
 		return
 	}
-	in, pool, ok, diags := plan.input(ctx, state)
-	resp.Diagnostics.Append(diags...)
-	if !ok {
-		return
+	if adopted != nil {
+		in.Prior = priorsOf(state.prior(ctx)) // what the import found
 	}
 	withWrittenLabels(in.Prior, readWrittenLabels(ctx, req.Private))
 	resp.Diagnostics.Append(r.data.claimFolders(fmt.Sprintf("kratix_promise %q", plan.Name.ValueString()),
@@ -141,8 +147,6 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	// Schedule, stage the rollout over the destinations scheduled, place: each once.
-	decisions := placement.SchedulePromise(in)
 	policy, known, policyDiags := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout)
 	var s staging
 	if known && !policyDiags.HasError() {
@@ -175,7 +179,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	if adopted != nil {
 		if w := bookkeepingWarning(fmt.Sprintf("Promise %q", plan.Name.ValueString()), adopted.Found, p.Records); w != "" {
-			resp.Diagnostics.AddWarning("Import Adds Bookkeeping Files", w)
+			resp.Diagnostics.Append(importBookkeeping(w))
 		}
 	}
 	if resp.Diagnostics.Append(r.data.checkOwners(ctx, placement.PromiseOwner(plan.Name.ValueString()), "Promise", p.Records, priorRecordsOf(in.Prior), pool, dependenciesAttr)...); resp.Diagnostics.HasError() {

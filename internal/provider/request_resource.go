@@ -175,7 +175,7 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		}
 		who := fmt.Sprintf("Request %s/%s/%s", plan.promiseName(), plan.Namespace.ValueString(), plan.Name.ValueString())
 		if w := bookkeepingWarning(who, adopted.Found, p.Records); w != "" {
-			resp.Diagnostics.AddWarning("Import Adds Bookkeeping Files", w)
+			resp.Diagnostics.Append(importBookkeeping(w))
 		}
 	}
 	plan.record(p, p.Settle(nil))
