@@ -130,8 +130,8 @@ func PlacePromise(in Promise, decisions []scheduling.Decision) (Plan, error) {
 		if len(why) == 0 {
 			why = []string{"the pool is empty"}
 		}
-		p.Warnings = append([]string{fmt.Sprintf("Promise %q: no destinations can be selected for scheduling (selectors: %s). Nothing is written until a destination matches.\n\n%s",
-			in.Name, selectorText(in.Selector), strings.Join(why, "\n"))}, p.Warnings...)
+		p.Warnings = append([]string{fmt.Sprintf("Promise %q: no destinations can be selected for scheduling (selectors: %s). Nothing is written until a destination matches.\n\n%s%s",
+			in.Name, selectorText(in.Selector), strings.Join(why, "\n"), keyHints(in.Selector, in.Pool))}, p.Warnings...)
 	}
 	p.finish(&o)
 	return p, nil
@@ -204,6 +204,21 @@ func selectorText(s scheduling.Selector) string {
 		return t
 	}
 	return "(none)"
+}
+
+// keyHints names the label keys sel requires that no destination of pool carries, each with
+// the pool's closest key when one is close enough to be what was meant; "" when every key exists.
+func keyHints(sel scheduling.Selector, pool []Member) string {
+	var b strings.Builder
+	for _, h := range scheduling.UnknownKeys(sel, Destinations(pool)) {
+		fmt.Fprintf(&b, "\n\nNo destination in the pool has the label key %q", h.Key)
+		if h.Closest != "" {
+			fmt.Fprintf(&b, "; did you mean %q?", h.Closest)
+		} else {
+			b.WriteString(".")
+		}
+	}
+	return b.String()
 }
 
 // keptFiles lists every file the prior records hold, so that a layout keeps the names of the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
 // A promise applied for the first time to nestedByMetadata destinations: one Op per store
@@ -660,5 +661,25 @@ func TestSchedulePromiseThenPlace(t *testing.T) {
 	sameSet(t, "Misscheduled", placed.Misscheduled, []string{"gone"})
 	if len(placed.Warnings) != 1 || !strings.Contains(placed.Warnings[0], `Destination "gone" no longer matches promise "jenkins"`) {
 		t.Errorf("Warnings = %q, want the one about gone", placed.Warnings)
+	}
+}
+
+// A selector on a label key no destination has, likely a typo: the warning names the key and
+// the closest key the pool has; a key with nothing close is named alone.
+func TestPromiseNoMatchNamesUnknownKeys(t *testing.T) {
+	p := planPromise(t, placement.Promise{
+		Name: "jenkins", Selector: scheduling.Selector{MatchLabels: map[string]string{"evn": "dev", "region": "eu"}},
+		Dependencies: deps(depsYAML), Pool: []placement.Member{dev("")},
+	})
+	if len(p.Warnings) == 0 {
+		t.Fatal("no warning")
+	}
+	for _, want := range []string{
+		`No destination in the pool has the label key "evn"; did you mean "env"?`,
+		`No destination in the pool has the label key "region".`,
+	} {
+		if !strings.Contains(p.Warnings[0], want) {
+			t.Errorf("warning lacks %q:\n%s", want, p.Warnings[0])
+		}
 	}
 }

@@ -86,8 +86,8 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 		for _, d := range decisions {
 			why = append(why, d.Destination+": "+d.Reason())
 		}
-		p.Warnings = append(p.Warnings, fmt.Sprintf("Request %s: no destinations can be selected for scheduling (selectors: %s). Nothing is written until a destination matches.\n\n%s",
-			id, selectorText(sel), strings.Join(why, "\n")))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("Request %s: no destinations can be selected for scheduling (selectors: %s). Nothing is written until a destination matches.\n\n%s%s",
+			id, selectorText(sel), strings.Join(why, "\n"), keyHints(sel, in.Pool)))
 	}
 	if chosen == "" {
 		return p, decisions, nil

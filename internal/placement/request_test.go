@@ -6,6 +6,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
 const (
@@ -336,5 +337,13 @@ func TestRequestMoveKeepsCanariesOfThePoolAsItIsNow(t *testing.T) {
 	}
 	if !contains(deleted, "kratix/dev/a.yaml") {
 		t.Errorf("the move keeps kratix/dev/a.yaml where dev was: %q", deleted)
+	}
+}
+
+func TestRequestNoCandidateNamesUnknownKeys(t *testing.T) {
+	p := planRequest(t, placement.Request{Selector: scheduling.Selector{MatchLabels: map[string]string{"Env": "dev"}},
+		Output: pgRequest(map[string]string{"db.yaml": dbYAML}), Pool: []placement.Member{dev("")}})
+	if !anyContains(p.Warnings, `No destination in the pool has the label key "Env"; did you mean "env"?`) {
+		t.Errorf("Warnings = %q, want the hint for Env", p.Warnings)
 	}
 }
