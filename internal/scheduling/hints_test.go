@@ -16,7 +16,7 @@ func TestUnknownKeys(t *testing.T) {
 		want []KeyHint
 	}{
 		{"every key exists", Selector{MatchLabels: map[string]string{"environment": "dev"}}, nil},
-		{"a typo", Selector{MatchLabels: map[string]string{"envirnoment": "dev"}}, []KeyHint{{"envirnoment", "environment"}}},
+		{"a typo", Selector{MatchLabels: map[string]string{"enviroment": "dev"}}, []KeyHint{{"enviroment", "environment"}}}, //nolint:misspell // the typo is the test
 		{"a case slip", Selector{MatchLabels: map[string]string{"Zone": "a"}}, []KeyHint{{"Zone", "zone"}}},
 		{"nothing close", Selector{MatchLabels: map[string]string{"region": "eu"}}, []KeyHint{{"region", ""}}},
 		{"expressions that need the key", Selector{MatchExpressions: []Requirement{
@@ -37,7 +37,7 @@ func TestEditDistance(t *testing.T) {
 	for _, c := range []struct {
 		a, b string
 		want int
-	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"envirnoment", "environment", 1}, {"team", "tema", 1}, {"ab", "ba", 1}, {"abc", "ca", 3}} {
+	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"enviroment", "environment", 1}, {"team", "tema", 1}, {"ab", "ba", 1}, {"abc", "ca", 3}} { //nolint:misspell // the typo is the test
 		if got := editDistance(c.a, c.b); got != c.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
 		}
