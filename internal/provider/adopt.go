@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -515,6 +516,35 @@ func (r *promiseResource) adoptInApply(ctx context.Context, req resource.UpdateR
 	}
 	resp.Diagnostics.Append(forgetAdoption(ctx, resp.Private)...)
 	return state
+}
+
+// importedWarning tells the reviewer of an import's plan what the placements it shows are: the
+// files found in the store, recorded in state as they are, not written. Destinations the plan
+// writes to (not found holding these files, or holding them otherwise) are named apart. "" when
+// nothing was found.
+func importedWarning(who string, found, planned map[string]placement.Record) string {
+	var recorded, written []string
+	files := 0
+	for _, dest := range sortedKeys(planned) {
+		had, ok := found[dest]
+		if ok && maps.Equal(had.Files, planned[dest].Files) {
+			recorded = append(recorded, dest)
+			files += len(had.Files)
+			continue
+		}
+		written = append(written, dest)
+	}
+	if len(recorded) == 0 {
+		return ""
+	}
+	msg := fmt.Sprintf("%s is imported. Its files on %s (%d in all) were read from the store and are recorded in "+
+		"state as they are: the placements the plan shows as added are that record, and nothing is written to "+
+		"these destinations.", who, strings.Join(recorded, ", "), files)
+	if len(written) > 0 {
+		msg += fmt.Sprintf(" The apply writes to %s: files they did not hold as configured, or the provider's "+
+			"bookkeeping files (listed apart when there are any).", strings.Join(written, ", "))
+	}
+	return msg
 }
 
 // bookkeepingWarning lists, per file, what an adoption's apply adds beside what it found: the

@@ -57,3 +57,33 @@ func TestBookkeepingWarning(t *testing.T) {
 		t.Errorf("nothing added, yet a warning:\n%s", got)
 	}
 }
+
+// An import's plan says which destinations it only records (found holding exactly the planned
+// files, counted) and which it writes to; nothing found, no warning.
+func TestImportedWarning(t *testing.T) {
+	rec := func(files map[string]string) placement.Record { return placement.Record{Files: files} }
+	found := map[string]placement.Record{
+		"dev-1": rec(map[string]string{"dev-1/a.yaml": "m1", "dev-1/b.yaml": "m2"}),
+		"dev-2": rec(map[string]string{"dev-2/a.yaml": "m1"}),
+		"dev-3": rec(map[string]string{"dev-3/a.yaml": "old"}),
+	}
+	planned := map[string]placement.Record{
+		"dev-1": rec(map[string]string{"dev-1/a.yaml": "m1", "dev-1/b.yaml": "m2"}),
+		"dev-2": rec(map[string]string{"dev-2/a.yaml": "m1"}),
+		"dev-3": rec(map[string]string{"dev-3/a.yaml": "new"}),
+		"dev-4": rec(map[string]string{"dev-4/a.yaml": "m1"}),
+	}
+	got := importedWarning(`Promise "p"`, found, planned)
+	for _, want := range []string{
+		`Promise "p" is imported. Its files on dev-1, dev-2 (3 in all) were read from the store and are recorded in state as they are`,
+		"nothing is written to these destinations.",
+		"The apply writes to dev-3, dev-4:",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the warning does not say %q:\n%s", want, got)
+		}
+	}
+	if got := importedWarning(`Promise "p"`, nil, planned); got != "" {
+		t.Errorf("nothing found, yet a warning:\n%s", got)
+	}
+}

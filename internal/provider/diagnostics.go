@@ -113,3 +113,8 @@ func fileClaimed(at path.Path, o placement.Owner, dest string, c placement.Colli
 func importBookkeeping(detail string) diag.Diagnostic {
 	return diag.NewWarningDiagnostic("Import Adds Bookkeeping Files", detail)
 }
+
+// importRecorded: an import's plan records what it found (importedWarning says what).
+func importRecorded(detail string) diag.Diagnostic {
+	return diag.NewWarningDiagnostic("Import Records Files From The Store", detail)
+}

@@ -178,6 +178,9 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		}
 	}
 	if adopted != nil {
+		if w := importedWarning(fmt.Sprintf("Promise %q", plan.Name.ValueString()), adopted.Found, p.Records); w != "" {
+			resp.Diagnostics.Append(importRecorded(w))
+		}
 		if w := bookkeepingWarning(fmt.Sprintf("Promise %q", plan.Name.ValueString()), adopted.Found, p.Records); w != "" {
 			resp.Diagnostics.Append(importBookkeeping(w))
 		}

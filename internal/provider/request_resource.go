@@ -174,6 +174,9 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 			resp.Diagnostics.AddWarning("Imported Request Not Found", w)
 		}
 		who := fmt.Sprintf("Request %s/%s/%s", plan.promiseName(), plan.Namespace.ValueString(), plan.Name.ValueString())
+		if w := importedWarning(who, adopted.Found, p.Records); w != "" {
+			resp.Diagnostics.Append(importRecorded(w))
+		}
 		if w := bookkeepingWarning(who, adopted.Found, p.Records); w != "" {
 			resp.Diagnostics.Append(importBookkeeping(w))
 		}
