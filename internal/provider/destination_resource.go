@@ -226,7 +226,7 @@ func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest
 	}
 	rec := p.Records[m.Name]
 	rec.Files = stringMap(ctx, state.Files)
-	found := r.data.refresh(ctx, "Destination", fmt.Sprintf("Destination %q", state.Name.ValueString()), map[string]observed{m.Name: {member: m, files: f, record: rec}}, &resp.Diagnostics)
+	found := r.data.readRefresh(ctx, "Destination", fmt.Sprintf("Destination %q", state.Name.ValueString()), map[string]observed{m.Name: {member: m, files: f, record: rec}}, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

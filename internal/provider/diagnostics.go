@@ -3,6 +3,7 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -117,4 +118,12 @@ func importBookkeeping(detail string) diag.Diagnostic {
 // importRecorded: an import's plan records what it found (importedWarning says what).
 func importRecorded(detail string) diag.Diagnostic {
 	return diag.NewWarningDiagnostic("Import Records Files From The Store", detail)
+}
+
+// storeUnreadable: the refresh of objects (every object of this run that found out) could not
+// read the store at all; one error stands for them all.
+func storeUnreadable(objects []string, err error) diag.Diagnostic {
+	return diag.NewErrorDiagnostic("Cannot Read State Store", storeErrorDetail(fmt.Sprintf(
+		"The refresh could not read the state store of %s; none of them was refreshed, and this error stands for all of them",
+		strings.Join(objects, ", ")), err))
 }

@@ -249,7 +249,7 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 		}
 		targets[dest] = observed{member: *pr.member, files: f, record: pr.Record}
 	}
-	found := r.data.refresh(ctx, "Promise", fmt.Sprintf("Promise %q", state.Name.ValueString()), targets, &resp.Diagnostics)
+	found := r.data.readRefresh(ctx, "Promise", fmt.Sprintf("Promise %q", state.Name.ValueString()), targets, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

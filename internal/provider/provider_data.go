@@ -29,6 +29,8 @@ type providerData struct {
 	folders layout.Claims
 	// writes is what this process wrote, and for which instance (writelog.go).
 	writes writeLog
+	// outages are the stores the refreshes of this process could not read (refresh_outage.go).
+	outages outages
 	// now is the provider's clock (see clock); nil: time.Now.
 	now func() time.Time
 }

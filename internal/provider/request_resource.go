@@ -237,7 +237,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	}
 	dest := state.Destination.ValueString()
 	mem := findMember(state.destinations(), dest)
-	found := r.data.refresh(ctx, "Request", "Request "+state.id(), map[string]observed{dest: {member: *mem, files: f, record: prior.Record, hashKey: state.hashKey()}}, &resp.Diagnostics)
+	found := r.data.readRefresh(ctx, "Request", "Request "+state.id(), map[string]observed{dest: {member: *mem, files: f, record: prior.Record, hashKey: state.hashKey()}}, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

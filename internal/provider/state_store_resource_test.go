@@ -40,7 +40,7 @@ func TestAccStateStore_wrongCredentials(t *testing.T) {
 					{Config: storeAndDestination(ts, ts.provider)},
 					{
 						Config:      storeAndDestination(ts, wrong),
-						ExpectError: wrapped(`Cannot Read Destination[\s\S]*worker-1[\s\S]*` + cause),
+						ExpectError: wrapped(`Cannot Read (Destination|State Store)[\s\S]*worker-1[\s\S]*` + cause),
 					},
 					{
 						// With the right credentials again, the plan is empty: nothing was lost.

@@ -97,6 +97,17 @@ type observed struct {
 // the records as the store holds them (see placement.Refresh). Failures other than "not found"
 // are errors, never "gone".
 func (d *providerData) refresh(ctx context.Context, kind, who string, placements map[string]observed, diags *diag.Diagnostics) map[string]placement.Record {
+	return d.refreshWith(ctx, kind, who, placements, nil, diags)
+}
+
+// readRefresh is refresh for an object's Read: a store that cannot be read at all is reported
+// once per run for every object on it (see outages), and the objects that did not report it
+// keep their records.
+func (d *providerData) readRefresh(ctx context.Context, kind, who string, placements map[string]observed, diags *diag.Diagnostics) map[string]placement.Record {
+	return d.refreshWith(ctx, kind, who, placements, &d.outages, diags)
+}
+
+func (d *providerData) refreshWith(ctx context.Context, kind, who string, placements map[string]observed, down *outages, diags *diag.Diagnostics) map[string]placement.Record {
 	out := map[string]placement.Record{}
 	byLocation := map[string][]string{}
 	refs := storeRefs{}
@@ -128,6 +139,19 @@ func (d *providerData) refresh(ctx context.Context, kind, who string, placements
 			obs, err := observe(ctx, view, q)
 			if err == nil && o.hashKey != nil {
 				err = rekey(ctx, view, q, &obs, o.hashKey)
+			}
+			if err != nil && down != nil && storeWide(err) {
+				first, reported := down.join(key, outageLabel(kind, who, dests))
+				if first {
+					diags.Append(storeUnreadable(reported(), err))
+					return nil
+				}
+				for _, dest := range dests {
+					if _, done := out[dest]; !done {
+						out[dest] = placements[dest].record // reported by the object that found out first
+					}
+				}
+				break
 			}
 			if err != nil {
 				addStoreError(diags, "Cannot Read "+kind, fmt.Sprintf("%s: reading destination %q failed", who, dest), err)
