@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
-	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
@@ -94,20 +93,11 @@ func placePromise(in placement.Promise, decisions []scheduling.Decision) (placem
 // dependenciesOf lays out a promise's YAML, serialised canonically; ok is false when it does not
 // parse (the attribute's validation reports why).
 func dependenciesOf(name, yaml string) (layout.Dependencies, bool) {
-	deps := layout.Dependencies{Promise: name}
-	docs, err := manifest.Parse([]byte(yaml))
-	if err != nil {
-		return deps, false
+	r := readManifests(yaml)
+	if r.err != nil {
+		return layout.Dependencies{Promise: name}, false
 	}
-	crds, others := manifest.Split(docs)
-	deps.All = manifest.Canonical(docs)
-	if len(crds) > 0 {
-		deps.CRDs = manifest.Canonical(crds)
-	}
-	if len(others) > 0 {
-		deps.Others = manifest.Canonical(others)
-	}
-	return deps, true
+	return layout.Dependencies{Promise: name, All: r.all, CRDs: r.crds, Others: r.others}, true
 }
 
 // record sets the computed attributes from an outcome.

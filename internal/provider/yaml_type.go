@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
@@ -78,7 +80,7 @@ func (v manifestsValue) ValidateAttribute(_ context.Context, req xattr.ValidateA
 	if v.IsNull() || v.IsUnknown() {
 		return
 	}
-	if _, err := manifest.Parse([]byte(v.ValueString())); err != nil {
+	if err := readManifests(v.ValueString()).err; err != nil {
 		var me *manifest.Error
 		detail := err.Error()
 		if errors.As(err, &me) {
@@ -88,25 +90,60 @@ func (v manifestsValue) ValidateAttribute(_ context.Context, req xattr.ValidateA
 	}
 }
 
-// canonicalCache remembers canonical forms for the life of the provider process: one plan
-// compares and lays out the same documents several times, and a large manifest (Tekton's 1.9 MiB)
-// takes a noticeable fraction of a second to normalise.
-var canonicalCache sync.Map // sha256 of the text => []byte
-
+// canonical is the canonical serialisation of s: the bytes the provider would write.
 func canonical(s string) ([]byte, error) {
+	r := readManifests(s)
+	return r.all, r.err
+}
+
+// readManifests parses s and serialises it canonically, whole and split into CRDs and the
+// rest, once per provider process: one Terraform command validates, compares and lays out the
+// same documents several times (validation, semantic equality, the plan, then again for the
+// apply), and a large manifest (Tekton's 1.9 MiB) takes a tenth of a second to parse and as long
+// to serialise. The result is shared: its byte slices are never modified.
+func readManifests(s string) *manifests {
 	key := sha256.Sum256([]byte(s))
-	if c, ok := canonicalCache.Load(key); ok {
-		b, _ := c.([]byte)
-		return b, nil
+	if r, ok := manifestCache.Load(key); ok {
+		return r.(*manifests)
 	}
+	r := &manifests{}
 	docs, err := manifest.Parse([]byte(s))
 	if err != nil {
-		return nil, err
+		r.err = err
+	} else {
+		crds, others := manifest.Split(docs)
+		// Clipped, so that an append by any reader copies instead of writing into the
+		// spare capacity other readers share.
+		r.all = slices.Clip(manifest.Canonical(docs))
+		if len(crds) > 0 {
+			r.crds = slices.Clip(manifest.Canonical(crds))
+		}
+		if len(others) > 0 {
+			r.others = slices.Clip(manifest.Canonical(others))
+		}
 	}
-	b := manifest.Canonical(docs)
-	canonicalCache.Store(key, b)
-	return b, nil
+	if manifestCacheSize.Add(1) > manifestCacheMax {
+		manifestCache.Clear() // a long-lived process that saw many texts starts over
+		manifestCacheSize.Store(1)
+	}
+	manifestCache.Store(key, r)
+	return r
 }
+
+// manifests is one text of documents as readManifests read it.
+type manifests struct {
+	all, crds, others []byte // canonical; crds and others nil when there are none
+	err               error  // the parse error, *manifest.Error when it has a position
+}
+
+var (
+	manifestCache     sync.Map // sha256 of the text => *manifests
+	manifestCacheSize atomic.Int64
+)
+
+// manifestCacheMax bounds the texts kept: far more than one configuration's promises and
+// requests repeat within one command.
+const manifestCacheMax = 256
 
 // keepIfSameMeaning returns the prior value when the planned one means the same YAML: Terraform
 // accepts it in place of the configured one, so a change of formatting only plans nothing.
