@@ -103,8 +103,10 @@ func canonical(s string) ([]byte, error) {
 // to serialise. The result is shared: its byte slices are never modified.
 func readManifests(s string) *manifests {
 	key := sha256.Sum256([]byte(s))
-	if r, ok := manifestCache.Load(key); ok {
-		return r.(*manifests)
+	if v, ok := manifestCache.Load(key); ok {
+		if r, ok := v.(*manifests); ok {
+			return r
+		}
 	}
 	r := &manifests{}
 	docs, err := manifest.Parse([]byte(s))
