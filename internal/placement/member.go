@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
@@ -80,10 +81,53 @@ func Hashes(f layout.Files) map[string]string {
 }
 
 // MD5 is the hex MD5 of content, as bucket ETags and state record it.
+//
+// Large contents are remembered, by content, so that a hit is exact: one plan lays the same
+// dependencies out on every destination of a fleet, and would otherwise hash a 2 MiB text a few
+// hundred times. Looking a content up costs a map hash of it, many times cheaper than MD5.
 func MD5(b []byte) string {
+	if len(b) < md5MemoMin {
+		return md5Hex(b)
+	}
+	md5Memo.Lock()
+	sum, ok := md5Memo.sums[string(b)]
+	md5Memo.Unlock()
+	if ok {
+		return sum
+	}
+	sum = md5Hex(b)
+	md5Memo.Lock()
+	defer md5Memo.Unlock()
+	if md5Memo.size+len(b) > md5MemoMax {
+		md5Memo.sums, md5Memo.size = nil, 0 // a process that saw many large texts starts over
+	}
+	if md5Memo.sums == nil {
+		md5Memo.sums = map[string]string{}
+	}
+	if _, there := md5Memo.sums[string(b)]; !there {
+		md5Memo.sums[string(b)] = sum
+		md5Memo.size += len(b)
+	}
+	return sum
+}
+
+func md5Hex(b []byte) string {
 	sum := md5.Sum(b)
 	return hex.EncodeToString(sum[:])
 }
+
+// md5Memo holds the MD5s of large contents (see MD5): at least md5MemoMin bytes each, at most
+// md5MemoMax bytes in all.
+var md5Memo struct {
+	sync.Mutex
+	sums map[string]string
+	size int
+}
+
+const (
+	md5MemoMin = 32 << 10
+	md5MemoMax = 64 << 20
+)
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

@@ -2,7 +2,6 @@ package statestore
 
 import (
 	"context"
-	"crypto/md5"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/minio/minio-go/v7"
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 )
 
 // md5s tells the MD5 of each listed object's content, asking the server as little as it can
@@ -315,10 +315,8 @@ func metaValue(info minio.ObjectInfo, header string) string {
 	return ""
 }
 
-func md5Hex(b []byte) string {
-	sum := md5.Sum(b)
-	return hex.EncodeToString(sum[:])
-}
+// md5Hex is placement.MD5: one memo of large contents' sums for the plan and the writes.
+func md5Hex(b []byte) string { return placement.MD5(b) }
 
 func isMD5Hex(s string) bool {
 	if len(s) != 32 {
