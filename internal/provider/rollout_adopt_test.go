@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
 // A promise moved between states mid-rollout (`terraform state rm`, then an import block) goes
@@ -184,7 +187,7 @@ func TestAccRolloutAdoptedMidway(t *testing.T) {
 				if ts.recorder != nil {
 					wantWrites = puts(want...)
 				}
-				if err := ts.expectWritesSince(t, &mark, wantWrites)(nil); err != nil {
+				if err := acctest.Check(context.Background(), acctest.WritesSince(ts.journal, &mark, wantWrites...)); err != nil {
 					t.Errorf("%s: %v", what, err)
 				}
 			}
@@ -283,9 +286,7 @@ func TestAccRolloutAdoptedMidway_minWait(t *testing.T) {
 	mustRun("plan", "-out", "import.tfplan")
 	time.Sleep(1100 * time.Millisecond)
 	mustRun("apply", "import.tfplan")
-	if err := ts.expectNoWritesSince(t, &mark)(nil); err != nil {
-		t.Error(err)
-	}
+	acctest.Run(t, acctest.NoWritesSince(ts.journal, &mark))
 	status, _ := stateValues(t, c, "kratix_promise.p")["rollout_status"].(map[string]any)
 	last, err := time.Parse(time.RFC3339, fmt.Sprint(status["last_wave_at"]))
 	if err != nil || last.Before(before) || status["next_wave"] != "staging" {
@@ -346,7 +347,5 @@ func TestAccRolloutAdoptedChange(t *testing.T) {
 	if after[part] != rolloutNamespace("v2") {
 		t.Errorf("%s holds %q, want v2", part, after[part])
 	}
-	if err := ts.expectWritesSince(t, &mark, puts(want...))(nil); err != nil {
-		t.Error(err)
-	}
+	acctest.Run(t, acctest.WritesSince(ts.journal, &mark, puts(want...)...))
 }
