@@ -2,9 +2,11 @@ package provider
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -59,4 +61,48 @@ func (c *cli) run(args ...string) (string, error) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	return out.String(), err
+}
+
+// apply runs `terraform apply -auto-approve`; a failure ends the test.
+func (c *cli) apply(t *testing.T) {
+	t.Helper()
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("terraform apply: %v\n%s", err, out)
+	}
+}
+
+// planCode runs `terraform plan -detailed-exitcode` and returns what it printed and its exit
+// code: 0 when there is nothing to do, 2 when there is, 1 on an error. A plan that cannot be run
+// at all ends the test.
+func (c *cli) planCode(t *testing.T) (string, int) {
+	t.Helper()
+	out, err := c.run("plan", "-detailed-exitcode")
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return out, exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out, 0
+}
+
+// expectPlan checks that the plan exits with code (a wrong code ends the test) and that it says
+// parts, in this order.
+func (c *cli) expectPlan(t *testing.T, code int, parts ...string) {
+	t.Helper()
+	out, got := c.planCode(t)
+	if got != code {
+		t.Fatalf("plan -detailed-exitcode = %d, want %d\n%s", got, code, out)
+	}
+	if len(parts) > 0 && !inOrder(parts...).MatchString(out) {
+		t.Errorf("the plan does not say, in order:\n  %s\n\n%s", strings.Join(parts, "\n  "), out)
+	}
+}
+
+// setVars writes lines, one a line, as the directory's terraform.tfvars.
+func (c *cli) setVars(t *testing.T, lines ...string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(c.dir, "terraform.tfvars"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
