@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
 // check is a StateCheck that looks at a store only; Terraform's state is not read.
@@ -43,6 +45,46 @@ func FileMissing(store Store, path string) statecheck.StateCheck {
 		}
 		if ok {
 			return fmt.Errorf("%s: %s should not exist; it holds %q", store, path, got)
+		}
+		return nil
+	})
+}
+
+// FileMatches checks that store holds a file at path and that match, given its content, says
+// nothing against it; match's error is reported with the store and the path.
+func FileMatches(store Store, path string, match func(content string) error) statecheck.StateCheck {
+	return check(func(ctx context.Context) error {
+		got, ok, err := store.Read(ctx, path)
+		switch {
+		case err != nil:
+			return err
+		case !ok:
+			return fmt.Errorf("%s: %s is missing", store, path)
+		}
+		if err := match(string(got)); err != nil {
+			return fmt.Errorf("%s: %s: %w", store, path, err)
+		}
+		return nil
+	})
+}
+
+// SameContent checks that store holds every one of paths, all with the same bytes.
+func SameContent(store Store, paths ...string) statecheck.StateCheck {
+	return check(func(ctx context.Context) error {
+		var first []byte
+		for i, p := range paths {
+			got, ok, err := store.Read(ctx, p)
+			switch {
+			case err != nil:
+				return err
+			case !ok:
+				return fmt.Errorf("%s: %s is missing", store, p)
+			case i > 0 && string(got) != string(first):
+				return fmt.Errorf("%s: %s differs from %s", store, p, paths[0])
+			}
+			if i == 0 {
+				first = got
+			}
 		}
 		return nil
 	})
@@ -104,6 +146,12 @@ func sorted(s []string) []string {
 	return out
 }
 
+// All is checks as one: it runs every one of them and reports their failures joined, so that a
+// composition of checks (a fleet of destinations, say) is one value.
+func All(checks ...statecheck.StateCheck) statecheck.StateCheck {
+	return check(func(ctx context.Context) error { return Check(ctx, checks...) })
+}
+
 // Check runs checks outside resource.Test, for the tests that drive the Terraform CLI
 // themselves, and returns their failures joined, or nil. They get no state: the checks of this
 // package need none.
@@ -115,6 +163,12 @@ func Check(ctx context.Context, checks ...statecheck.StateCheck) error {
 		errs = append(errs, resp.Error)
 	}
 	return errors.Join(errs...)
+}
+
+// AsCheckFunc is checks as one TestCheckFunc, for the places that take no StateCheck
+// (TestCase.CheckDestroy).
+func AsCheckFunc(checks ...statecheck.StateCheck) resource.TestCheckFunc {
+	return func(*terraform.State) error { return Check(context.Background(), checks...) }
 }
 
 // Run is Check that reports each failure on t.

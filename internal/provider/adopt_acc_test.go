@@ -307,9 +307,7 @@ func TestAccAdoptKratixStore(t *testing.T) {
 			if out, err := c.run("apply", "tfplan"); err != nil {
 				t.Fatalf("apply: %v\n%s", err, out)
 			}
-			if err := ts.expectNoWritesSince(t, &mark)(nil); err != nil {
-				t.Error(err)
-			}
+			acctest.Run(t, acctest.NoWritesSince(ts.journal, &mark))
 			if kind != "bucket" {
 				if n := gitCommits(t, ts); n != commits {
 					t.Errorf("the apply made %d commits, want none", n-commits)
@@ -475,9 +473,7 @@ func testAdoptKratixNamed(t *testing.T, kind string) {
 		// remainder).
 		const k3Rest = ".kratix-aggregates/k3/aggregated.yaml/kratix-remainder.part"
 		want := append(puts(sortedKeys(ours)...), "PUT "+k3Rest, "PUT "+k3Rest, "DELETE "+k3Rest)
-		if err := ts.expectWritesSince(t, &mark, want)(nil); err != nil {
-			t.Error(err)
-		}
+		acctest.Run(t, acctest.WritesSince(ts.journal, &mark, want...))
 	}
 	// Every file Kratix wrote is still there, unchanged (k3's aggregate in Kratix's order); the
 	// new files are exactly ours.
@@ -603,9 +599,7 @@ func TestAccAdoptRequestChoices(t *testing.T) {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
 	// Only the request found nowhere is written; the copies stay as they were.
-	if err := ts.expectWritesSince(t, &mark, puts(reFile))(nil); err != nil {
-		t.Error(err)
-	}
+	acctest.Run(t, acctest.WritesSince(ts.journal, &mark, puts(reFile)...))
 	for p, content := range extra {
 		acctest.Run(t, acctest.FileHolds(ts.view, p, content))
 	}
@@ -703,9 +697,7 @@ import {
 	if out, err := c.run("apply", "tfplan"); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
-	if err := ts.expectNoWritesSince(t, &mark)(nil); err != nil {
-		t.Error(err)
-	}
+	acctest.Run(t, acctest.NoWritesSince(ts.journal, &mark))
 	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
 		t.Errorf("the plan after the apply is not empty: %v\n%s", err, out)
 	}

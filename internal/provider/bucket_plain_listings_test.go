@@ -43,7 +43,7 @@ func TestAccBucketStore_plainListings(t *testing.T) {
 			cfg := destinationAndPromise(ts)
 			files := workerFiles("")
 			dep := "worker-1/dependencies/app/5058f/static/app-dependencies.yaml"
-			var applied storeMark
+			var applied acctest.Mark
 			var before s3Kinds
 			// since logs and returns the requests made since the last call.
 			since := func(what string) s3Kinds {
@@ -56,13 +56,10 @@ func TestAccBucketStore_plainListings(t *testing.T) {
 			steps := []resource.TestStep{
 				{
 					Config: cfg,
-					Check: func(*terraform.State) error {
-						since("create")
-						applied = ts.mark(t)
-						return nil
-					},
+					Check:  func(*terraform.State) error { since("create"); return nil },
 					ConfigStateChecks: []statecheck.StateCheck{
 						acctest.HoldsExactly(ts.view, files),
+						acctest.SetMark(ts.journal, &applied),
 					},
 				},
 				{
@@ -70,25 +67,23 @@ func TestAccBucketStore_plainListings(t *testing.T) {
 					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectEmptyPlan(),
 					}},
-					Check: resource.ComposeAggregateTestCheckFunc(
-						ts.expectNoWritesSince(t, &applied),
-						func(*terraform.State) error {
-							d := since("refresh, plan and apply with nothing to do")
-							// The premise: MinIO sent listing metadata, and the recorder removed it.
-							if _, stripped := ts.recorder.counts(); stripped == 0 {
-								return fmt.Errorf("no listing had metadata to remove: this test shows nothing")
-							}
-							switch {
-							case d.Puts != 0 || d.Gets != 0:
-								return fmt.Errorf("with nothing to do the provider sent %v; want no PUT and no GET", d)
-							case kind == "unencrypted" && d.Heads != 0:
-								return fmt.Errorf("on an unencrypted bucket the provider sent %v; want no HEAD", d)
-							case kind == "SSE-KMS" && d.Heads == 0:
-								return fmt.Errorf("on an SSE-KMS bucket the provider sent %v: no HEAD, so where did the MD5s come from?", d)
-							}
-							return nil
-						},
-					),
+					ConfigStateChecks: []statecheck.StateCheck{acctest.NoWritesSince(ts.journal, &applied)},
+					Check: func(*terraform.State) error {
+						d := since("refresh, plan and apply with nothing to do")
+						// The premise: MinIO sent listing metadata, and the recorder removed it.
+						if _, stripped := ts.recorder.counts(); stripped == 0 {
+							return fmt.Errorf("no listing had metadata to remove: this test shows nothing")
+						}
+						switch {
+						case d.Puts != 0 || d.Gets != 0:
+							return fmt.Errorf("with nothing to do the provider sent %v; want no PUT and no GET", d)
+						case kind == "unencrypted" && d.Heads != 0:
+							return fmt.Errorf("on an unencrypted bucket the provider sent %v; want no HEAD", d)
+						case kind == "SSE-KMS" && d.Heads == 0:
+							return fmt.Errorf("on an SSE-KMS bucket the provider sent %v: no HEAD, so where did the MD5s come from?", d)
+						}
+						return nil
+					},
 				},
 				{
 					PreConfig: func() { ts.put(t, dep, []byte("edited by hand\n")); since("between") },
@@ -97,11 +92,9 @@ func TestAccBucketStore_plainListings(t *testing.T) {
 						plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
 						plancheck.ExpectResourceAction("kratix_destination.d", plancheck.ResourceActionNoop),
 					}},
-					Check: resource.ComposeAggregateTestCheckFunc(
-						ts.expectWritesSince(t, &applied, puts(dep)),
-						func(*terraform.State) error { since("repair of a hand edit"); return nil },
-					),
+					Check: func(*terraform.State) error { since("repair of a hand edit"); return nil },
 					ConfigStateChecks: []statecheck.StateCheck{
+						acctest.WritesSince(ts.journal, &applied, puts(dep)...),
 						acctest.HoldsExactly(ts.view, files),
 					},
 				},

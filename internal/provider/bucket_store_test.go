@@ -191,18 +191,16 @@ func TestAccBucketStore_encrypted(t *testing.T) {
 			cfg := destinationAndPromise(ts)
 			files := workerFiles("")
 			dep := "worker-1/dependencies/app/5058f/static/app-dependencies.yaml"
-			var applied storeMark
+			var applied acctest.Mark
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				Steps: []resource.TestStep{
 					{
 						Config: cfg,
-						Check: resource.ComposeAggregateTestCheckFunc(
-							expectEncrypted(srv, bucket, dep, files[dep], kind),
-							func(*terraform.State) error { applied = ts.mark(t); return nil },
-						),
+						Check:  expectEncrypted(srv, bucket, dep, files[dep], kind),
 						ConfigStateChecks: []statecheck.StateCheck{
 							acctest.HoldsExactly(ts.view, files),
+							acctest.SetMark(ts.journal, &applied),
 						},
 					},
 					{
@@ -210,7 +208,7 @@ func TestAccBucketStore_encrypted(t *testing.T) {
 						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 							plancheck.ExpectEmptyPlan(),
 						}},
-						Check: ts.expectNoWritesSince(t, &applied),
+						ConfigStateChecks: []statecheck.StateCheck{acctest.NoWritesSince(ts.journal, &applied)},
 					},
 					{
 						PreConfig: func() { ts.put(t, dep, []byte("edited by hand\n")) },

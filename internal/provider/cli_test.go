@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -118,3 +120,47 @@ func (c *cli) runAt(clock *fakeClock, args ...string) (string, error) {
 
 // providerAddress is the provider's source address as Terraform spells it in full.
 const providerAddress = "registry.terraform.io/promise-platform/kratix"
+
+// apply runs `terraform apply -auto-approve`; a failure ends the test.
+func (c *cli) apply(t *testing.T) {
+	t.Helper()
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("terraform apply: %v\n%s", err, out)
+	}
+}
+
+// planCode runs `terraform plan -detailed-exitcode` and returns what it printed and its exit
+// code: 0 when there is nothing to do, 2 when there is, 1 on an error. A plan that cannot be run
+// at all ends the test.
+func (c *cli) planCode(t *testing.T) (string, int) {
+	t.Helper()
+	out, err := c.run("plan", "-detailed-exitcode")
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return out, exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out, 0
+}
+
+// expectPlan checks that the plan exits with code (a wrong code ends the test) and that it says
+// parts, in this order.
+func (c *cli) expectPlan(t *testing.T, code int, parts ...string) {
+	t.Helper()
+	out, got := c.planCode(t)
+	if got != code {
+		t.Fatalf("plan -detailed-exitcode = %d, want %d\n%s", got, code, out)
+	}
+	if len(parts) > 0 && !inOrder(parts...).MatchString(out) {
+		t.Errorf("the plan does not say, in order:\n  %s\n\n%s", strings.Join(parts, "\n  "), out)
+	}
+}
+
+// setVars writes lines, one a line, as the directory's terraform.tfvars.
+func (c *cli) setVars(t *testing.T, lines ...string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(c.dir, "terraform.tfvars"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

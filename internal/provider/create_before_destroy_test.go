@@ -1,11 +1,14 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
 // TestAccCreateBeforeDestroyDeletesNothingItWrote: with `lifecycle { create_before_destroy =
@@ -20,13 +23,7 @@ func TestAccCreateBeforeDestroyDeletesNothingItWrote(t *testing.T) {
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
 			ts := newTestStore(t, kind)
-			config := ts.provider + fmt.Sprintf(`
-terraform {
-  required_providers {
-    kratix = { source = "promise-platform/kratix" }
-  }
-}
-
+			config := ts.provider + cliRequiredProviders + fmt.Sprintf(`
 resource "kratix_state_store" "s" {
 %s
 }
@@ -124,13 +121,7 @@ resource "kratix_resource_request" "r" {
 func TestAccCreateBeforeDestroyKeepsTheSuccessorsCanaries(t *testing.T) {
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
-	config := ts.provider + fmt.Sprintf(`
-terraform {
-  required_providers {
-    kratix = { source = "promise-platform/kratix" }
-  }
-}
-
+	config := ts.provider + cliRequiredProviders + fmt.Sprintf(`
 resource "kratix_state_store" "s" {
 %s
 }
@@ -150,8 +141,8 @@ resource "kratix_destination" "w1" {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
 	want := []string{"w1/dependencies/kratix-canary-namespace.yaml", "w1/resources/kratix-canary-configmap.yaml"}
-	if held := ts.list(t); !reflect.DeepEqual(held, want) {
-		t.Fatalf("the store holds %q, want %q", held, want)
+	if err := acctest.Check(context.Background(), acctest.FolderHolds(ts.view, "", want...)); err != nil {
+		t.Fatal(err)
 	}
 	before := ts.mark(t)
 	out, err := c.run("apply", "-auto-approve", "-replace=kratix_destination.w1")
@@ -166,9 +157,7 @@ resource "kratix_destination" "w1" {
 			t.Errorf("replacing the destination deleted from the bucket: %s", w)
 		}
 	}
-	if held := ts.list(t); !reflect.DeepEqual(held, want) {
-		t.Errorf("after the replacement the store holds %q, want %q", held, want)
-	}
+	acctest.Run(t, acctest.FolderHolds(ts.view, "", want...))
 	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
 		t.Errorf("the plan after the replacement is not empty: %v\n%s", err, out)
 	}

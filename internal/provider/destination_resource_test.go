@@ -4,7 +4,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"fmt"
-	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,8 +12,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
 // Kratix's canary documents, written out here rather than taken from package layout so that the
@@ -74,7 +75,7 @@ func testDestinationLifecycle(t *testing.T, kind string) {
 	requireAcceptance(t)
 	ts := newTestStore(t, kind)
 	isGit := strings.HasPrefix(kind, "git")
-	var start, beforeRelabel storeMark
+	var start, beforeRelabel acctest.Mark
 	// Creating writes every canary once: one commit per destination on git, one PUT per file on
 	// a bucket. The store's own write check writes nothing.
 	var canaries []string
@@ -86,27 +87,23 @@ func testDestinationLifecycle(t *testing.T, kind string) {
 		createWrites = repeat("Update from: kratix-canary", len(canariesByMode))
 	}
 
-	checkCanaries := func(present ...int) resource.TestCheckFunc {
-		return func(*terraform.State) error {
-			for i, c := range canariesByMode {
-				shouldExist := false
-				for _, p := range present {
-					shouldExist = shouldExist || p == i
-				}
-				for path, want := range map[string]string{c.namespace: wantNamespace, c.configMap: wantConfigMap} {
-					got, ok := ts.read(t, path)
-					switch {
-					case shouldExist && !ok:
-						return fmt.Errorf("%s (%s): canary %s is missing", kind, c.mode, path)
-					case shouldExist && string(got) != want:
-						return fmt.Errorf("%s (%s): canary %s holds %q, want %q", kind, c.mode, path, got, want)
-					case !shouldExist && ok:
-						return fmt.Errorf("%s (%s): canary %s should be gone", kind, c.mode, path)
-					}
-				}
+	// checkCanaries checks that the destinations of canariesByMode numbered present hold both
+	// canaries, and the others neither.
+	checkCanaries := func(present ...int) []statecheck.StateCheck {
+		var checks []statecheck.StateCheck
+		for i, c := range canariesByMode {
+			if slices.Contains(present, i) {
+				checks = append(checks, acctest.FileHolds(ts.view, c.namespace, wantNamespace), acctest.FileHolds(ts.view, c.configMap, wantConfigMap))
+			} else {
+				checks = append(checks, acctest.FileMissing(ts.view, c.namespace), acctest.FileMissing(ts.view, c.configMap))
 			}
-			return nil
 		}
+		return checks
+	}
+	// readme is what a new repository holds before the provider writes: git's seed.
+	var readme []string
+	if isGit {
+		readme = []string{"README.md"}
 	}
 	var filesOfFirst = knownvalue.MapExact(map[string]knownvalue.Check{
 		canariesByMode[0].namespace: knownvalue.StringExact(md5Of(wantNamespace)),
@@ -124,23 +121,10 @@ func testDestinationLifecycle(t *testing.T, kind string) {
 					plancheck.ExpectKnownValue("kratix_destination.d[0]", tfjsonpath.New("files"), filesOfFirst),
 					plancheck.ExpectKnownValue("kratix_destination.d[3]", tfjsonpath.New("root"), knownvalue.StringExact("w3")),
 				}},
-				ConfigStateChecks: []statecheck.StateCheck{
+				ConfigStateChecks: append(checkCanaries(0, 1, 2, 3),
 					statecheck.ExpectKnownValue("kratix_destination.d[0]", tfjsonpath.New("files"), filesOfFirst),
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					checkCanaries(0, 1, 2, 3),
-					func(*terraform.State) error {
-						want := append([]string(nil), canaries...)
-						if isGit {
-							want = append(want, "README.md")
-						}
-						got := ts.list(t)
-						if !sameSet(got, want) {
-							return fmt.Errorf("the store holds %v, want exactly %v", got, want)
-						}
-						return nil
-					},
-					ts.expectWritesSince(t, &start, createWrites),
+					acctest.FolderHolds(ts.view, "", slices.Concat(readme, canaries)...),
+					acctest.WritesSince(ts.journal, &start, createWrites...),
 				),
 			},
 			{
@@ -155,18 +139,15 @@ func testDestinationLifecycle(t *testing.T, kind string) {
 					plancheck.ExpectResourceAction("kratix_destination.d[3]", plancheck.ResourceActionUpdate),
 					plancheck.ExpectResourceAction("kratix_destination.d[1]", plancheck.ResourceActionNoop),
 				}},
-				Check: checkCanaries(0, 1, 2, 3),
+				ConfigStateChecks: checkCanaries(0, 1, 2, 3),
 			},
 			{
 				// init_workloads = false removes that destination's canaries and nothing else.
 				Config: fourModes(ts, `  labels = { environment = "dev" }
   init_workloads = count.index != 1`),
-				ConfigStateChecks: []statecheck.StateCheck{
+				ConfigStateChecks: append(checkCanaries(0, 2, 3),
 					statecheck.ExpectKnownValue("kratix_destination.d[1]", tfjsonpath.New("files"), knownvalue.MapExact(map[string]knownvalue.Check{})),
-				},
-				Check: resource.ComposeAggregateTestCheckFunc(
-					checkCanaries(0, 2, 3),
-					func(*terraform.State) error { beforeRelabel = ts.mark(t); return nil },
+					acctest.SetMark(ts.journal, &beforeRelabel),
 				),
 			},
 			{
@@ -176,7 +157,7 @@ func testDestinationLifecycle(t *testing.T, kind string) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction("kratix_destination.d[0]", plancheck.ResourceActionUpdate),
 				}},
-				Check: ts.expectNoWritesSince(t, &beforeRelabel),
+				ConfigStateChecks: []statecheck.StateCheck{acctest.NoWritesSince(ts.journal, &beforeRelabel)},
 			},
 			{
 				// cleanup = "all" on every destination but the last, which keeps "none".
@@ -201,32 +182,12 @@ func testDestinationLifecycle(t *testing.T, kind string) {
 					}
 				},
 				Config: ts.provider + fmt.Sprintf("resource \"kratix_state_store\" \"s\" {\n%s\n}\n", ts.store),
-				Check: func(*terraform.State) error {
-					want := []string{
-						"w0/notes.txt", "w1/keep.yaml",
-						canariesByMode[3].namespace, canariesByMode[3].configMap, "w3/resources/01-x.yaml",
-					}
-					if isGit {
-						want = append(want, "README.md")
-					}
-					if got := ts.list(t); !sameSet(got, want) {
-						return fmt.Errorf("after destroy the store holds %v, want exactly %v", got, want)
-					}
-					return nil
-				},
+				// After the destroy, the store holds exactly these.
+				ConfigStateChecks: []statecheck.StateCheck{acctest.FolderHolds(ts.view, "", slices.Concat(readme, []string{
+					"w0/notes.txt", "w1/keep.yaml",
+					canariesByMode[3].namespace, canariesByMode[3].configMap, "w3/resources/01-x.yaml",
+				})...)},
 			},
 		},
 	})
-}
-
-func sameSet(got, want []string) bool {
-	g := map[string]bool{}
-	for _, s := range got {
-		g[s] = true
-	}
-	w := map[string]bool{}
-	for _, s := range want {
-		w[s] = true
-	}
-	return reflect.DeepEqual(g, w)
 }

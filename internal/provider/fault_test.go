@@ -12,9 +12,10 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/minio/minio-go/v7"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
@@ -243,8 +244,8 @@ func TestAccFault_hookRejectsPush(t *testing.T) {
 			ExpectError: wrapped(`Cannot Write Destination[\s\S]*push rejected[\s\S]*policy: main is frozen for the release`),
 		}},
 	})
-	if w := ts.writes(t); len(w) != 0 {
-		t.Errorf("the rejected push left commits on the branch: %v", w)
+	if err := acctest.Check(context.Background(), acctest.NoWritesSince(ts.journal, &acctest.Mark{})); err != nil {
+		t.Errorf("the rejected push left commits on the branch: %v", err)
 	}
 }
 
@@ -277,21 +278,12 @@ rm -rf "$work"
 		ProtoV6ProviderFactories: testAccProviders,
 		Steps: []resource.TestStep{{
 			Config: storeAndDestination(ts, ts.provider),
-			Check: func(*terraform.State) error {
-				messages, err := gitServer.CommitMessages(repo, "main")
-				if err != nil {
-					return err
-				}
-				joined := strings.Join(messages, " | ")
-				if !strings.Contains(joined, "their change") || !strings.Contains(joined, "Update from: kratix-canary") {
-					return fmt.Errorf("history lost a change: %s", joined)
-				}
-				for _, f := range []string{"other-writer.yaml", "worker-1/dependencies/kratix-canary-namespace.yaml"} {
-					if _, ok := ts.read(t, f); !ok {
-						return fmt.Errorf("%s is missing: a write was lost", f)
-					}
-				}
-				return nil
+			ConfigStateChecks: []statecheck.StateCheck{
+				// Both changes are in the history (the hook's commit is no edit by hand, so the
+				// journal lists it), and both writes are in the tree.
+				acctest.WritesSince(ts.journal, &acctest.Mark{}, "their change", "Update from: kratix-canary"),
+				acctest.FileHolds(ts.view, "other-writer.yaml", "theirs\n"),
+				acctest.FileHolds(ts.view, "worker-1/dependencies/kratix-canary-namespace.yaml", wantNamespace),
 			},
 		}},
 	})

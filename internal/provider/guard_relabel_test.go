@@ -1,10 +1,7 @@
 package provider
 
 import (
-	"errors"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -85,33 +82,6 @@ func TestAccGuardRelabel(t *testing.T) {
 	repoA, repoB := newFileRepo(t), newFileRepo(t)
 	cli := newCLI(t, map[string]string{"main.tf": guardRelabelConfig, "provider.tf": "provider \"kratix\" {}\n"},
 		"TF_VAR_repo_a=file://"+repoA, "TF_VAR_repo_b=file://"+repoB)
-	vars := func(lines ...string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(cli.dir, "terraform.tfvars"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	plan := func() (string, int) {
-		t.Helper()
-		out, err := cli.run("plan", "-detailed-exitcode")
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return out, exit.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return out, 0
-	}
-	expectPlan := func(code int, parts ...string) {
-		t.Helper()
-		out, got := plan()
-		if got != code {
-			t.Fatalf("plan -detailed-exitcode = %d, want %d\n%s", got, code, out)
-		}
-		if !inOrder(parts...).MatchString(out) {
-			t.Errorf("the plan does not say, in order:\n  %s\n\n%s", strings.Join(parts, "\n  "), out)
-		}
-	}
 	// files lists a repository's main branch, read with the git CLI.
 	files := func(repo string) string {
 		t.Helper()
@@ -135,10 +105,8 @@ func TestAccGuardRelabel(t *testing.T) {
 	locA := "git+file://" + strings.TrimSuffix(repoA, ".git") + "@main"
 	locB := "git+file://" + strings.TrimSuffix(repoB, ".git") + "@main"
 
-	vars()
-	if out, err := cli.run("apply", "-auto-approve"); err != nil {
-		t.Fatalf("terraform apply: %v\n%s", err, out)
-	}
+	cli.setVars(t)
+	cli.apply(t)
 	has(repoA, true, depsFile("dev"), depsFile("prod"), requestFile("a.yaml"), requestFile("b.yaml"))
 	commitsA, commitsB := commitCount(t, repoA), commitCount(t, repoB)
 	unchanged := func(after string) {
@@ -149,8 +117,8 @@ func TestAccGuardRelabel(t *testing.T) {
 	}
 
 	// A move of the protected destination to another store takes the promise's files from it.
-	vars(`prod_store = "b"`)
-	expectPlan(1, "Error: Change Refused by the Guard", `Promise "jenkins": this plan breaks the guard:`,
+	cli.setVars(t, `prod_store = "b"`)
+	cli.expectPlan(t, 1, "Error: Change Refused by the Guard", `Promise "jenkins": this plan breaks the guard:`,
 		"- protected destinations (env=prod) lose files: prod",
 		"- prod: moves from "+locA+" prod to "+locB+" prod",
 		`guard = { ..., acknowledge = "`+ackOf("kratix_promise", "jenkins", "prod\tmoved\t"+locA+" prod\t"+locB+" prod")+`" }`)
@@ -159,8 +127,8 @@ func TestAccGuardRelabel(t *testing.T) {
 	// The relabel unschedules the promise from prod: the same deletion as a narrowed selector,
 	// judged by the labels prod had.
 	ackRelabel := ackOf("kratix_promise", "jenkins", "prod\tremoved")
-	vars(`prod_env = "retired"`)
-	expectPlan(1, "Error: Change Refused by the Guard", `Promise "jenkins": this plan breaks the guard:`,
+	cli.setVars(t, `prod_env = "retired"`)
+	cli.expectPlan(t, 1, "Error: Change Refused by the Guard", `Promise "jenkins": this plan breaks the guard:`,
 		"- protected destinations (env=prod) lose files: prod (labelled env=prod before this change)",
 		"- prod: every file of the placement is removed",
 		`guard = { ..., acknowledge = "`+ackRelabel+`" }`)
@@ -168,19 +136,17 @@ func TestAccGuardRelabel(t *testing.T) {
 
 	// The request stays on prod (misscheduled); dropping a file there in the same plan is refused
 	// by the request's own guard, judged by prod's labels before the relabel.
-	vars(`prod_env = "retired"`, `promise_ack = "`+ackRelabel+`"`, `request_files = ["a.yaml"]`)
-	expectPlan(1, "Error: Change Refused by the Guard", "Request", "this plan breaks the guard:",
+	cli.setVars(t, `prod_env = "retired"`, `promise_ack = "`+ackRelabel+`"`, `request_files = ["a.yaml"]`)
+	cli.expectPlan(t, 1, "Error: Change Refused by the Guard", "Request", "this plan breaks the guard:",
 		"- protected destinations (env=prod) lose files: prod (labelled env=prod before this change)",
 		"- prod: 1 file(s) deleted: "+requestFile("b.yaml"))
 	unchanged("the refused file deletion")
 
 	// Acknowledged, the relabel goes through: the promise's files leave prod, nothing else.
-	vars(`prod_env = "retired"`, `promise_ack = "`+ackRelabel+`"`)
-	expectPlan(2, "Warning: Acknowledged Change Proceeds", `Promise "jenkins": the guard would refuse this change`,
+	cli.setVars(t, `prod_env = "retired"`, `promise_ack = "`+ackRelabel+`"`)
+	cli.expectPlan(t, 2, "Warning: Acknowledged Change Proceeds", `Promise "jenkins": the guard would refuse this change`,
 		`acknowledge = "`+ackRelabel+`" lets it through`, "- prod: every file of the placement is removed")
-	if out, err := cli.run("apply", "-auto-approve"); err != nil {
-		t.Fatalf("terraform apply: %v\n%s", err, out)
-	}
+	cli.apply(t)
 	has(repoA, false, depsFile("prod"))
 	has(repoA, true, depsFile("dev"), requestFile("a.yaml"), requestFile("b.yaml"))
 	if got := files(repoB); got != "README.md" {
@@ -199,18 +165,6 @@ func TestAccGuardRelabelThenDelete(t *testing.T) {
 	repoA, repoB := newFileRepo(t), newFileRepo(t)
 	cli := newCLI(t, map[string]string{"main.tf": guardRelabelConfig, "provider.tf": "provider \"kratix\" {}\n"},
 		"TF_VAR_repo_a=file://"+repoA, "TF_VAR_repo_b=file://"+repoB)
-	vars := func(lines ...string) {
-		t.Helper()
-		if err := os.WriteFile(filepath.Join(cli.dir, "terraform.tfvars"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	apply := func() {
-		t.Helper()
-		if out, err := cli.run("apply", "-auto-approve"); err != nil {
-			t.Fatalf("terraform apply: %v\n%s", err, out)
-		}
-	}
 	listing := func() string {
 		t.Helper()
 		out, err := exec.Command("git", "--git-dir", repoA, "ls-tree", "-r", "--name-only", "main").Output()
@@ -222,11 +176,11 @@ func TestAccGuardRelabelThenDelete(t *testing.T) {
 	prodDeps := "\nprod/dependencies/jenkins/5058f/static/jenkins-dependencies.yaml\n"
 	devDeps := "\ndev/dependencies/jenkins/5058f/static/jenkins-dependencies.yaml\n"
 
-	vars(`on_unschedule = "keep"`)
-	apply()
-	vars(`on_unschedule = "keep"`, `prod_env = "retired"`)
+	cli.setVars(t, `on_unschedule = "keep"`)
+	cli.apply(t)
+	cli.setVars(t, `on_unschedule = "keep"`, `prod_env = "retired"`)
 	commits := commitCount(t, repoA)
-	apply()
+	cli.apply(t)
 	if got := commitCount(t, repoA); got != commits {
 		t.Errorf("the relabel under keep made %d commits, want none", got-commits)
 	}
@@ -235,23 +189,16 @@ func TestAccGuardRelabelThenDelete(t *testing.T) {
 	}
 
 	ack := ackOf("kratix_promise", "jenkins", "prod\tremoved")
-	vars(`on_unschedule = "delete"`, `prod_env = "retired"`)
-	out, err := cli.run("plan", "-detailed-exitcode")
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-		t.Fatalf("plan: %v, want exit code 1 (refused)\n%s", err, out)
-	}
-	if !inOrder("Error: Change Refused by the Guard", `Promise "jenkins": this plan breaks the guard:`,
+	cli.setVars(t, `on_unschedule = "delete"`, `prod_env = "retired"`)
+	cli.expectPlan(t, 1, "Error: Change Refused by the Guard", `Promise "jenkins": this plan breaks the guard:`,
 		"- protected destinations (env=prod) lose files: prod (labelled env=prod when its files were written)",
-		"- prod: every file of the placement is removed", `guard = { ..., acknowledge = "`+ack+`" }`).MatchString(out) {
-		t.Errorf("the refusal does not say why, or prints another acknowledgement:\n%s", out)
-	}
+		"- prod: every file of the placement is removed", `guard = { ..., acknowledge = "`+ack+`" }`)
 	if got := commitCount(t, repoA); got != commits {
 		t.Errorf("the refused plan made %d commits", got-commits)
 	}
 
-	vars(`on_unschedule = "delete"`, `prod_env = "retired"`, `promise_ack = "`+ack+`"`)
-	apply()
+	cli.setVars(t, `on_unschedule = "delete"`, `prod_env = "retired"`, `promise_ack = "`+ack+`"`)
+	cli.apply(t)
 	l := listing()
 	if strings.Contains(l, prodDeps) || !strings.Contains(l, devDeps) {
 		t.Errorf("after the acknowledged apply, want the promise's file gone from prod and kept on dev:%s", l)

@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
@@ -150,22 +149,20 @@ func TestAccGuard(t *testing.T) {
 			ackStray := ackOf("kratix_promise", "p", "w1\tfiles\t"+stray)
 			ackMove := ackOf("kratix_resource_request", "default/p/r", "w1\tmoved\t"+ts.location+" w1\tdestination w5")
 
-			expectAll := func() error {
-				for _, d := range []string{"w1", "w2", "w3", "w4", "w5"} {
-					if err := acctest.Check(context.Background(), acctest.FileHolds(ts.view, deps(d), depsYAML)); err != nil {
-						return err
-					}
-				}
-				return nil
+			// everyDeps checks that every destination holds the promise's dependencies.
+			var eachDeps []statecheck.StateCheck
+			for _, d := range []string{"w1", "w2", "w3", "w4", "w5"} {
+				eachDeps = append(eachDeps, acctest.FileHolds(ts.view, deps(d), depsYAML))
 			}
-			var mark storeMark
+			everyDeps := acctest.All(eachDeps...)
+			var mark acctest.Mark
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				Steps: []resource.TestStep{
 					{
 						Config: guardConfig(ts, guardScene{selectors: "[]", pool: all, requestSel: prod}),
-						Check:  func(*terraform.State) error { return expectAll() },
 						ConfigStateChecks: []statecheck.StateCheck{
+							everyDeps,
 							acctest.FileHolds(ts.view, requestFile("w1"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n"),
 						},
 					},
@@ -182,7 +179,7 @@ func TestAccGuard(t *testing.T) {
 							if w := ts.writesSince(t, mark); len(w) > 0 {
 								t.Errorf("the refused plan wrote to the store: %v", w)
 							}
-							if err := expectAll(); err != nil {
+							if err := acctest.Check(context.Background(), everyDeps); err != nil {
 								t.Errorf("after the refused plan: %v", err)
 							}
 						},

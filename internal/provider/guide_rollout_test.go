@@ -3,7 +3,6 @@ package provider
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,11 +26,7 @@ func TestAccGuideRollout(t *testing.T) {
 	gitRun(t, "", "init", "--quiet", "--bare", "-b", "main", repo)
 	cli := newCLI(t, map[string]string{"main.tf": string(src), "provider.tf": "provider \"kratix\" {}\n"},
 		"TF_VAR_repository_url=file://"+repo)
-	setRelease := func(r string) {
-		if err := os.WriteFile(filepath.Join(cli.dir, "terraform.tfvars"), []byte("release = \""+r+"\"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	setRelease := func(r string) { cli.setVars(t, `release = "`+r+`"`) }
 	// The canonical YAML of the example's dependencies (keys sorted) and its revision.
 	revision := func(release string) string {
 		canonical := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: log-agent\n---\napiVersion: v1\ndata:\n  release: " +
@@ -41,12 +36,6 @@ func TestAccGuideRollout(t *testing.T) {
 	}
 	v14, v15 := revision("1.4.0"), revision("1.5.0")
 	depFile := func(d string) string { return d + "/dependencies/log-agent/5058f/static/log-agent-dependencies.yaml" }
-	apply := func() {
-		t.Helper()
-		if out, err := cli.run("apply", "-auto-approve"); err != nil {
-			t.Fatalf("terraform apply: %v\n%s", err, out)
-		}
-	}
 	// lastCommit is what the last commit on main changed, and its subject.
 	lastCommit := func() string {
 		t.Helper()
@@ -56,34 +45,13 @@ func TestAccGuideRollout(t *testing.T) {
 		}
 		return strings.TrimSpace(string(out))
 	}
-	planCode := func() (string, int) {
-		t.Helper()
-		out, err := cli.run("plan", "-detailed-exitcode")
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return out, exit.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return out, 0
-	}
-	expectPlan := func(code int, parts ...string) {
-		t.Helper()
-		out, got := planCode()
-		if got != code {
-			t.Fatalf("plan -detailed-exitcode = %d, want %d\n%s", got, code, out)
-		}
-		if len(parts) > 0 && !inOrder(parts...).MatchString(out) {
-			t.Errorf("the plan does not say, in order:\n  %s\n\n%s", strings.Join(parts, "\n  "), out)
-		}
-	}
 
 	setRelease("1.4.0")
-	apply()
-	expectPlan(0)
+	cli.apply(t)
+	cli.expectPlan(t, 0)
 
 	setRelease("1.5.0")
-	expectPlan(2,
+	cli.expectPlan(t, 2,
 		`~ "canary-1" = "`+v14+`" -> "`+v15+`"`,
 		`+ next_wave = "dev"`,
 		"Warning: Promise Rollout",
@@ -91,31 +59,31 @@ func TestAccGuideRollout(t *testing.T) {
 		`This apply writes wave "canary" to: canary-1.`,
 		"Waiting (they keep what they hold): dev-1, dev-2, dev-3, prod-1, prod-2, prod-3, prod-4.",
 		`Next wave: "dev", at the next apply.`)
-	apply()
+	cli.apply(t)
 	want := "Update from: promise/log-agent\n\n" + depFile("canary-1")
 	if got := lastCommit(); got != want {
 		t.Errorf("the canary wave committed\n%s\nwant\n%s", got, want)
 	}
 
-	expectPlan(2, `This apply writes wave "dev" to: dev-1, dev-2, dev-3.`,
+	cli.expectPlan(t, 2, `This apply writes wave "dev" to: dev-1, dev-2, dev-3.`,
 		"Waiting (they keep what they hold): prod-1, prod-2, prod-3, prod-4.", `Next wave: "prod-a", at the next apply.`)
-	apply()
+	cli.apply(t)
 	want = "Update from: promise/log-agent\n\n" + strings.Join([]string{depFile("dev-1"), depFile("dev-2"), depFile("dev-3")}, "\n")
 	if got := lastCommit(); got != want {
 		t.Errorf("the dev wave committed\n%s\nwant\n%s", got, want)
 	}
 
-	expectPlan(2, `This apply writes wave "prod-a" to: prod-1, prod-2.`,
+	cli.expectPlan(t, 2, `This apply writes wave "prod-a" to: prod-1, prod-2.`,
 		"Waiting (they keep what they hold): prod-3, prod-4.", `Next wave: "prod-b", at the next apply.`)
-	apply()
-	expectPlan(2, `~ completed_revision = "`+v14+`" -> "`+v15+`"`, `Promise "log-agent" rolls out revision `+v15+` (the fleet held `+v14+`).`,
+	cli.apply(t)
+	cli.expectPlan(t, 2, `~ completed_revision = "`+v14+`" -> "`+v15+`"`, `Promise "log-agent" rolls out revision `+v15+` (the fleet held `+v14+`).`,
 		`This apply writes wave "prod-b" to: prod-3, prod-4. The rollout is then complete.`)
-	apply()
+	cli.apply(t)
 	want = "Update from: promise/log-agent\n\n" + depFile("prod-3") + "\n" + depFile("prod-4")
 	if got := lastCommit(); got != want {
 		t.Errorf("the prod-b wave committed\n%s\nwant\n%s", got, want)
 	}
-	expectPlan(0)
+	cli.expectPlan(t, 0)
 
 	// The guard: narrowing the promise to region eu takes it from dev-2, dev-3, prod-3 and
 	// prod-4 (the guide's run had prod-5 too).
@@ -129,7 +97,7 @@ func TestAccGuideRollout(t *testing.T) {
 	}
 	ack := ackOf("kratix_promise", "log-agent", "dev-2\tremoved", "dev-3\tremoved", "prod-3\tremoved", "prod-4\tremoved")
 	before := lastCommit()
-	expectPlan(1, "Error: Change Refused by the Guard", `Promise "log-agent": this plan breaks the guard:`,
+	cli.expectPlan(t, 1, "Error: Change Refused by the Guard", `Promise "log-agent": this plan breaks the guard:`,
 		"- 4 destinations lose files, more than max_destinations_removed = 1",
 		"- protected destinations (env=prod) lose files: prod-3, prod-4",
 		"- dev-2: every file of the placement is removed", "- prod-4: every file of the placement is removed",

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/minio/minio-go/v7"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
 // TestAccFirstApplyFailure_repositoryKeepsItsFiles: a promise on a git repository and on a
@@ -136,7 +138,7 @@ func TestAccReplaceDeletesNothingItWritesAgain(t *testing.T) {
 }
 
 // removedSince lists the files that the commits made after mark removed from a git test store.
-func removedSince(t *testing.T, ts *testStore, mark storeMark) []string {
+func removedSince(t *testing.T, ts *testStore, mark acctest.Mark) []string {
 	t.Helper()
 	n := len(ts.writesSince(t, mark))
 	if n == 0 {

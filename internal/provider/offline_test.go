@@ -13,8 +13,10 @@ import (
 	tfresource "github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
 // offlineProvider is the provider block of an offline plan: no secret at all, so the stores'
@@ -64,12 +66,12 @@ const (
 
 // requestsSince is how many requests of any kind the provider sent to a bucket since m; 0 for git,
 // whose reads the test does not see (its writes it does).
-func requestsSince(ts *testStore, m storeMark) int {
-	if ts.recorder == nil {
+func requestsSince(ts *testStore, m acctest.Mark) int {
+	n, counted := ts.journal.Requests()
+	if !counted {
 		return 0
 	}
-	_, n := ts.recorder.snapshot()
-	return n - m.requests
+	return n - m.Requests
 }
 
 // TestAccOffline_planWithoutStores: with offline = true and no secrets, a configuration whose
@@ -157,7 +159,7 @@ func TestAccOffline_readTouchesNoStore(t *testing.T) {
 			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			online := offlinePlatform(ts, ts.provider, "dev")
-			var mark storeMark
+			var mark acctest.Mark
 			var held []string
 			unreached := func() {
 				if w := ts.writesSince(t, mark); len(w) > 0 {
@@ -207,11 +209,8 @@ func TestAccOffline_readTouchesNoStore(t *testing.T) {
 						ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 							plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
 						}},
-						Check: func(*terraform.State) error {
-							if _, ok := ts.read(t, offlineDependency); !ok {
-								return fmt.Errorf("online, the apply did not repair %s", offlineDependency)
-							}
-							return nil
+						ConfigStateChecks: []statecheck.StateCheck{
+							acctest.FileHolds(ts.view, offlineDependency, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"),
 						},
 					},
 				},

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
 // TestAccPartialFailure: a promise on two stores, the first of which (in write order) refuses
@@ -33,9 +35,7 @@ func TestAccPartialFailure(t *testing.T) {
 	if _, ok := bucket.read(t, file); !ok {
 		t.Errorf("the bucket was not written after the repository refused: every store must be tried")
 	}
-	if err := bucket.expectWritesSince(t, &bucketBefore, puts(file))(nil); err != nil {
-		t.Error(err)
-	}
+	acctest.Run(t, acctest.WritesSince(bucket.journal, &bucketBefore, puts(file)...))
 	if _, ok := repo.read(t, file); ok {
 		t.Errorf("the refused repository holds %s", file)
 	}

@@ -1,12 +1,12 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,14 +63,6 @@ resource "kratix_destination" "d" {
   state_store = kratix_state_store.s
 }
 `, ts.store, strings.Join(labels, ", "))
-}
-
-// expectFolder is acctest.FolderHolds as a TestCheckFunc, for the rollout tests, which still
-// compose TestCheckFuncs; new checks are statecheck values from package acctest.
-func expectFolder(ts *testStore, _ *testing.T, prefix string, want ...string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		return acctest.Check(context.Background(), acctest.FolderHolds(ts.view, prefix, want...))
-	}
 }
 
 // TestAccPromise_scheduledOnceLabelled: nothing matches an unlabelled worker; labelling it
@@ -180,17 +172,10 @@ func TestAccPromise_movedKeepsMisscheduledFiles(t *testing.T) {
 					"files":        knownvalue.MapExact(map[string]knownvalue.Check{prodFile: knownvalue.StringExact(md5Of(nsBar))}),
 				}),
 			})
-			var beforeImport storeMark
+			var beforeImport acctest.Mark
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
-				CheckDestroy: func(*terraform.State) error {
-					for _, f := range []string{devFile, prodFile} {
-						if _, ok := ts.read(t, f); ok {
-							return fmt.Errorf("destroying the promise left %s", f)
-						}
-					}
-					return nil
-				},
+				CheckDestroy:             acctest.AsCheckFunc(acctest.FileMissing(ts.view, devFile), acctest.FileMissing(ts.view, prodFile)),
 				Steps: []resource.TestStep{
 					{
 						Config: promiseConfig(ts, labels, promise("dev", "foo", "")),
@@ -223,9 +208,9 @@ func TestAccPromise_movedKeepsMisscheduledFiles(t *testing.T) {
 					{
 						// Forget the promise without destroying it: its files stay.
 						Config: poolConfig(ts, labels) + "\nremoved {\n  from = kratix_promise.p\n  lifecycle {\n    destroy = false\n  }\n}\n",
-						Check:  func(*terraform.State) error { beforeImport = ts.mark(t); return nil },
 						ConfigStateChecks: []statecheck.StateCheck{
 							acctest.FileHolds(ts.view, prodFile, nsBar),
+							acctest.SetMark(ts.journal, &beforeImport),
 						},
 					},
 					{
@@ -269,8 +254,8 @@ func TestAccPromise_movedKeepsMisscheduledFiles(t *testing.T) {
 							statecheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("placements"), onlyProd),
 							acctest.FileHolds(ts.view, prodFile, nsBar),
 							acctest.FileMissing(ts.view, devFile),
+							acctest.NoWritesSince(ts.journal, &beforeImport),
 						},
-						Check: ts.expectNoWritesSince(t, &beforeImport),
 					},
 				},
 			})
@@ -364,19 +349,22 @@ resource "kratix_promise" "jenkins" {
 		ProtoV6ProviderFactories: testAccProviders,
 		Steps: []resource.TestStep{{
 			Config: cfg,
-			Check: func(*terraform.State) error {
-				c, ok := ts.read(t, crds)
-				if !ok || strings.Count(string(c), "kind: CustomResourceDefinition") != 1 {
-					return fmt.Errorf("%s should hold exactly the CRD (found: %v)", crds, ok)
-				}
-				r, ok := ts.read(t, resources)
-				if !ok || strings.Contains(string(r), "kind: CustomResourceDefinition") {
-					return fmt.Errorf("%s should hold every document but the CRD (found: %v)", resources, ok)
-				}
-				if n := strings.Count(string(r), "\n---\n") + 1; n != 6 {
-					return fmt.Errorf("%s holds %d documents, want the operator's 6", resources, n)
-				}
-				return nil
+			ConfigStateChecks: []statecheck.StateCheck{
+				acctest.FileMatches(ts.view, crds, func(c string) error {
+					if n := strings.Count(c, "kind: CustomResourceDefinition"); n != 1 {
+						return fmt.Errorf("holds %d CRDs, want exactly the one", n)
+					}
+					return nil
+				}),
+				acctest.FileMatches(ts.view, resources, func(r string) error {
+					if strings.Contains(r, "kind: CustomResourceDefinition") {
+						return fmt.Errorf("holds a CRD; it should hold every document but the CRD")
+					}
+					if n := strings.Count(r, "\n---\n") + 1; n != 6 {
+						return fmt.Errorf("holds %d documents, want the operator's 6", n)
+					}
+					return nil
+				}),
 			},
 		}},
 	})
@@ -390,7 +378,19 @@ func TestAccPromise_largeDependenciesToTwentyDestinations(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			requireAcceptance(t)
 			ts := newTestStore(t, kind)
-			var start storeMark
+			var start acctest.Mark
+			// Every destination holds each promise's file, the same bytes everywhere.
+			files := map[string][]string{}
+			for i := range 20 {
+				for _, p := range []string{"cert-manager", "tekton"} {
+					files[p] = append(files[p], fmt.Sprintf("worker-%d/dependencies/%s/5058f/static/%s-dependencies.yaml", i, p, p))
+				}
+			}
+			// Git: one commit per promise. Bucket: each file written once, nothing else.
+			writes := puts(slices.Concat(files["cert-manager"], files["tekton"])...)
+			if ts.kind != "bucket" {
+				writes = []string{"Update from: promise/cert-manager", "Update from: promise/tekton"}
+			}
 			cfg := ts.provider + fmt.Sprintf(`
 resource "kratix_state_store" "s" {
 %s
@@ -424,30 +424,10 @@ resource "kratix_promise" "tekton" {
 				Steps: []resource.TestStep{{
 					PreConfig: func() { start = ts.mark(t) },
 					Config:    cfg,
-					Check: func(*terraform.State) error {
-						var first string
-						var files []string
-						for i := 0; i < 20; i++ {
-							for _, p := range []string{"cert-manager", "tekton"} {
-								f := fmt.Sprintf("worker-%d/dependencies/%s/5058f/static/%s-dependencies.yaml", i, p, p)
-								files = append(files, f)
-								c, ok := ts.read(t, f)
-								if !ok {
-									return fmt.Errorf("%s is missing", f)
-								}
-								if p == "tekton" && i == 0 {
-									first = string(c)
-								} else if p == "tekton" && string(c) != first {
-									return fmt.Errorf("%s differs from worker-0's", f)
-								}
-							}
-						}
-						// Git: one commit per promise. Bucket: each file written once, nothing else.
-						want := puts(files...)
-						if ts.kind != "bucket" {
-							want = []string{"Update from: promise/cert-manager", "Update from: promise/tekton"}
-						}
-						return ts.expectWritesSince(t, &start, want)(nil)
+					ConfigStateChecks: []statecheck.StateCheck{
+						acctest.SameContent(ts.view, files["cert-manager"]...),
+						acctest.SameContent(ts.view, files["tekton"]...),
+						acctest.WritesSince(ts.journal, &start, writes...),
 					},
 				}},
 			})

@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
@@ -107,13 +106,7 @@ resource "kratix_resource_request" "r" {
 			extraFile := want + "/resources/default/jenkins/dev-instance/instance-configure/5058f/notes.txt"
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
-				CheckDestroy: func(*terraform.State) error {
-					moved := strings.Replace(file, want+"/", other+"/", 1)
-					if _, ok := ts.read(t, moved); ok {
-						return fmt.Errorf("destroy left %s", moved)
-					}
-					return nil
-				},
+				CheckDestroy:             acctest.AsCheckFunc(acctest.FileMissing(ts.view, strings.Replace(file, want+"/", other+"/", 1))),
 				Steps: []resource.TestStep{
 					{
 						Config: cfg("dev", ""),

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
 // A promise moved between states mid-rollout (`terraform state rm`, then an import block) goes
@@ -185,7 +188,7 @@ func TestAccRolloutAdoptedMidway(t *testing.T) {
 				if ts.recorder != nil {
 					wantWrites = puts(want...)
 				}
-				if err := ts.expectWritesSince(t, &mark, wantWrites)(nil); err != nil {
+				if err := acctest.Check(context.Background(), acctest.WritesSince(ts.journal, &mark, wantWrites...)); err != nil {
 					t.Errorf("%s: %v", what, err)
 				}
 			}
@@ -287,9 +290,7 @@ func TestAccRolloutAdoptedMidway_minWait(t *testing.T) {
 	mustRun("plan", "-out", "import.tfplan")
 	clock.set(t0.Add(10 * time.Minute))
 	mustRun("apply", "import.tfplan")
-	if err := ts.expectNoWritesSince(t, &mark)(nil); err != nil {
-		t.Error(err)
-	}
+	acctest.Run(t, acctest.NoWritesSince(ts.journal, &mark))
 	status, _ := stateValues(t, c, "kratix_promise.p")["rollout_status"].(map[string]any)
 	if status["last_wave_at"] != "2030-01-02T03:04:05Z" || status["next_wave"] != "staging" {
 		t.Errorf("rollout_status after the import's apply: %v; want last_wave_at 2030-01-02T03:04:05Z (the import's plan), next_wave staging", status)
@@ -349,7 +350,5 @@ func TestAccRolloutAdoptedChange(t *testing.T) {
 	if after[part] != rolloutNamespace("v2") {
 		t.Errorf("%s holds %q, want v2", part, after[part])
 	}
-	if err := ts.expectWritesSince(t, &mark, puts(want...))(nil); err != nil {
-		t.Error(err)
-	}
+	acctest.Run(t, acctest.WritesSince(ts.journal, &mark, puts(want...)...))
 }

@@ -7,6 +7,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
 // fakeClock is a provider clock a test moves by hand.
@@ -50,7 +53,7 @@ func TestAccRolloutMinWaitPasses(t *testing.T) {
 	ts := newTestStore(t, "bucket")
 	t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	clock := &fakeClock{at: t0.Add(-24 * time.Hour)}
-	var mark storeMark
+	var mark acctest.Mark
 	at := func(d time.Duration) func() {
 		return func() { clock.set(t0.Add(d)); mark = ts.mark(t) }
 	}
@@ -66,9 +69,11 @@ func TestAccRolloutMinWaitPasses(t *testing.T) {
 				// The canary wave at 03:04:05: the dev wave may go an hour later.
 				PreConfig: at(0),
 				Config:    rolloutConfig(ts, "v2", wait),
+				ConfigStateChecks: []statecheck.StateCheck{
+					fleetHolds(ts, holding("v1", "v2", "canary-1")),
+					acctest.WritesSince(ts.journal, &mark, waveWrites(ts, "canary-1")...),
+				},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					fleetHolds(ts, t, holding("v1", "v2", "canary-1")),
-					ts.expectWritesSince(t, &mark, waveWrites(ts, "canary-1")),
 					status("waves_done", "1"), status("next_wave", "dev"),
 					status("last_wave_at", "2030-01-02T03:04:05Z"),
 					status("next_wave_not_before", "2030-01-02T04:04:05Z"),
@@ -80,9 +85,11 @@ func TestAccRolloutMinWaitPasses(t *testing.T) {
 				// A second before the hour is up: nothing goes.
 				PreConfig: at(time.Hour - time.Second),
 				Config:    rolloutConfig(ts, "v2", wait),
+				ConfigStateChecks: []statecheck.StateCheck{
+					fleetHolds(ts, holding("v1", "v2", "canary-1")),
+					acctest.NoWritesSince(ts.journal, &mark),
+				},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					fleetHolds(ts, t, holding("v1", "v2", "canary-1")),
-					ts.expectNoWritesSince(t, &mark),
 					status("waves_done", "1"), status("next_wave", "dev"),
 					status("last_wave_at", "2030-01-02T03:04:05Z"),
 					status("next_wave_not_before", "2030-01-02T04:04:05Z"),
@@ -94,9 +101,11 @@ func TestAccRolloutMinWaitPasses(t *testing.T) {
 				// The hour is up: the dev wave goes, and the next may go an hour after it.
 				PreConfig: at(time.Hour),
 				Config:    rolloutConfig(ts, "v2", wait),
+				ConfigStateChecks: []statecheck.StateCheck{
+					fleetHolds(ts, holding("v1", "v2", "canary-1", "dev-1", "dev-2", "dev-3")),
+					acctest.WritesSince(ts.journal, &mark, waveWrites(ts, "dev-1", "dev-2", "dev-3")...),
+				},
 				Check: resource.ComposeAggregateTestCheckFunc(
-					fleetHolds(ts, t, holding("v1", "v2", "canary-1", "dev-1", "dev-2", "dev-3")),
-					ts.expectWritesSince(t, &mark, waveWrites(ts, "dev-1", "dev-2", "dev-3")),
 					status("waves_done", "2"), status("next_wave", "prod-a"),
 					status("last_wave_at", "2030-01-02T04:04:05Z"),
 					status("next_wave_not_before", "2030-01-02T05:04:05Z"),

@@ -15,9 +15,10 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/minio/minio-go/v7"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
@@ -85,26 +86,14 @@ resource "kratix_promise" "p" {
 
 // fleetHolds checks that every destination named holds exactly the dependencies of the
 // namespace given, and nothing else under the promise's folder.
-func fleetHolds(ts *testStore, t *testing.T, want map[string]string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		var errs []string
-		for _, d := range sortedKeys(want) {
-			got, ok := ts.read(t, rolloutDepFile(d))
-			switch {
-			case !ok:
-				errs = append(errs, d+": no dependencies file")
-			case string(got) != rolloutNamespace(want[d]):
-				errs = append(errs, fmt.Sprintf("%s holds %q, want namespace %s", d, got, want[d]))
-			}
-			if err := expectFolder(ts, t, d+"/dependencies/p/", rolloutDepFile(d))(nil); err != nil {
-				errs = append(errs, err.Error())
-			}
-		}
-		if len(errs) > 0 {
-			return fmt.Errorf("%s:\n  %s", ts.kind, strings.Join(errs, "\n  "))
-		}
-		return nil
+func fleetHolds(ts *testStore, want map[string]string) statecheck.StateCheck {
+	var checks []statecheck.StateCheck
+	for _, d := range sortedKeys(want) {
+		checks = append(checks,
+			acctest.FileHolds(ts.view, rolloutDepFile(d), rolloutNamespace(want[d])),
+			acctest.FolderHolds(ts.view, d+"/dependencies/p/", rolloutDepFile(d)))
 	}
+	return acctest.All(checks...)
 }
 
 // holding is the fleet (and extra destinations) holding ns, with the named ones holding other.
@@ -141,17 +130,17 @@ func TestAccRolloutWaves(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			requireAcceptance(t)
 			ts := newTestStore(t, kind)
-			var mark storeMark
+			var mark acctest.Mark
 			setMark := func() { mark = ts.mark(t) }
 			v2 := func(names ...string) map[string]string { return holding("v1", "v2", names...) }
 			step := func(names []string, complete bool) resource.TestStep {
 				return resource.TestStep{
 					PreConfig: setMark,
 					Config:    rolloutConfig(ts, "v2", ""),
-					Check: resource.ComposeAggregateTestCheckFunc(
-						fleetHolds(ts, t, v2(names...)),
-						ts.expectWritesSince(t, &mark, waveWrites(ts, names[len(names)-waveSize(names):]...)),
-					),
+					ConfigStateChecks: []statecheck.StateCheck{
+						fleetHolds(ts, v2(names...)),
+						acctest.WritesSince(ts.journal, &mark, waveWrites(ts, names[len(names)-waveSize(names):]...)...),
+					},
 					ExpectNonEmptyPlan: !complete,
 				}
 			}
@@ -160,9 +149,9 @@ func TestAccRolloutWaves(t *testing.T) {
 				Steps: []resource.TestStep{
 					{
 						// A new promise goes everywhere at once.
-						Config: rolloutConfig(ts, "v1", ""),
+						Config:            rolloutConfig(ts, "v1", ""),
+						ConfigStateChecks: []statecheck.StateCheck{fleetHolds(ts, holding("v1", ""))},
 						Check: resource.ComposeAggregateTestCheckFunc(
-							fleetHolds(ts, t, holding("v1", "")),
 							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves_done", "0"),
 							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waiting.#", "0"),
 							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves.prod-4", "prod-b"),
@@ -178,10 +167,10 @@ func TestAccRolloutWaves(t *testing.T) {
 							ts.put(t, rolloutDepFile("prod-1"), []byte("edited by hand\n"))
 						},
 						Config: rolloutConfig(ts, "v2", ""),
-						Check: resource.ComposeAggregateTestCheckFunc(
-							fleetHolds(ts, t, v2("canary-1", "dev-1", "dev-2", "dev-3")),
-							ts.expectWritesSince(t, &mark, waveWrites(ts, "dev-1", "dev-2", "dev-3", "prod-1")),
-						),
+						ConfigStateChecks: []statecheck.StateCheck{
+							fleetHolds(ts, v2("canary-1", "dev-1", "dev-2", "dev-3")),
+							acctest.WritesSince(ts.journal, &mark, waveWrites(ts, "dev-1", "dev-2", "dev-3", "prod-1")...),
+						},
 						ExpectNonEmptyPlan: true,
 					},
 					step([]string{"canary-1", "dev-1", "dev-2", "dev-3", "prod-1", "prod-2", "prod-3"}, false),
@@ -190,9 +179,11 @@ func TestAccRolloutWaves(t *testing.T) {
 						// Complete: nothing to do, and nothing written.
 						PreConfig: setMark,
 						Config:    rolloutConfig(ts, "v2", ""),
+						ConfigStateChecks: []statecheck.StateCheck{
+							fleetHolds(ts, holding("v2", "")),
+							acctest.NoWritesSince(ts.journal, &mark),
+						},
 						Check: resource.ComposeAggregateTestCheckFunc(
-							fleetHolds(ts, t, holding("v2", "")),
-							ts.expectNoWritesSince(t, &mark),
 							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waiting.#", "0"),
 							resource.TestCheckNoResourceAttr("kratix_promise.p", "rollout_status.next_wave"),
 						),
@@ -220,7 +211,7 @@ func TestAccRolloutPausedRestartedAndJoined(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			requireAcceptance(t)
 			ts := newTestStore(t, kind)
-			var mark storeMark
+			var mark acctest.Mark
 			setMark := func() { mark = ts.mark(t) }
 			withDev4 := func(m map[string]string, ns string) map[string]string { m["dev-4"] = ns; return m }
 			noProd6 := func(m map[string]string) map[string]string { delete(m, "prod-6"); return m }
@@ -235,9 +226,11 @@ func TestAccRolloutPausedRestartedAndJoined(t *testing.T) {
 					{
 						PreConfig: setMark,
 						Config:    rolloutConfig(ts, "v2", "paused = true"),
+						ConfigStateChecks: []statecheck.StateCheck{
+							fleetHolds(ts, holding("v1", "")),
+							acctest.NoWritesSince(ts.journal, &mark),
+						},
 						Check: resource.ComposeAggregateTestCheckFunc(
-							fleetHolds(ts, t, holding("v1", "")),
-							ts.expectNoWritesSince(t, &mark),
 							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.next_wave", "canary"),
 							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waiting.#", "10"),
 						),
@@ -246,9 +239,11 @@ func TestAccRolloutPausedRestartedAndJoined(t *testing.T) {
 					{
 						PreConfig: setMark,
 						Config:    rolloutConfig(ts, "v2", `min_wait = "1h"`),
+						ConfigStateChecks: []statecheck.StateCheck{
+							fleetHolds(ts, holding("v1", "v2", "canary-1")),
+							acctest.WritesSince(ts.journal, &mark, waveWrites(ts, "canary-1")...),
+						},
 						Check: resource.ComposeAggregateTestCheckFunc(
-							fleetHolds(ts, t, holding("v1", "v2", "canary-1")),
-							ts.expectWritesSince(t, &mark, waveWrites(ts, "canary-1")),
 							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.next_wave", "dev"),
 							resource.TestCheckResourceAttrSet("kratix_promise.p", "rollout_status.next_wave_not_before"),
 						),
@@ -258,9 +253,11 @@ func TestAccRolloutPausedRestartedAndJoined(t *testing.T) {
 						// min_wait has not passed: nothing goes.
 						PreConfig: setMark,
 						Config:    rolloutConfig(ts, "v2", `min_wait = "1h"`),
+						ConfigStateChecks: []statecheck.StateCheck{
+							fleetHolds(ts, holding("v1", "v2", "canary-1")),
+							acctest.NoWritesSince(ts.journal, &mark),
+						},
 						Check: resource.ComposeAggregateTestCheckFunc(
-							fleetHolds(ts, t, holding("v1", "v2", "canary-1")),
-							ts.expectNoWritesSince(t, &mark),
 							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves_done", "1"),
 						),
 						ExpectNonEmptyPlan: true,
@@ -269,10 +266,10 @@ func TestAccRolloutPausedRestartedAndJoined(t *testing.T) {
 						// Without min_wait the dev wave goes.
 						PreConfig: setMark,
 						Config:    rolloutConfig(ts, "v2", ""),
-						Check: resource.ComposeAggregateTestCheckFunc(
-							fleetHolds(ts, t, holding("v1", "v2", "canary-1", "dev-1", "dev-2", "dev-3")),
-							ts.expectWritesSince(t, &mark, waveWrites(ts, "dev-1", "dev-2", "dev-3")),
-						),
+						ConfigStateChecks: []statecheck.StateCheck{
+							fleetHolds(ts, holding("v1", "v2", "canary-1", "dev-1", "dev-2", "dev-3")),
+							acctest.WritesSince(ts.journal, &mark, waveWrites(ts, "dev-1", "dev-2", "dev-3")...),
+						},
 						ExpectNonEmptyPlan: true,
 					},
 					{
@@ -280,13 +277,15 @@ func TestAccRolloutPausedRestartedAndJoined(t *testing.T) {
 						// v2 and prod v1, byte for byte.
 						PreConfig: setMark,
 						Config:    rolloutConfig(ts, "v3", ""),
-						Check: resource.ComposeAggregateTestCheckFunc(
-							fleetHolds(ts, t, func() map[string]string {
+						ConfigStateChecks: []statecheck.StateCheck{
+							fleetHolds(ts, func() map[string]string {
 								m := holding("v1", "v2", "dev-1", "dev-2", "dev-3")
 								m["canary-1"] = "v3"
 								return m
 							}()),
-							ts.expectWritesSince(t, &mark, waveWrites(ts, "canary-1")),
+							acctest.WritesSince(ts.journal, &mark, waveWrites(ts, "canary-1")...),
+						},
+						Check: resource.ComposeAggregateTestCheckFunc(
 							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves_done", "1"),
 							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.next_wave", "dev"),
 						),
@@ -296,12 +295,14 @@ func TestAccRolloutPausedRestartedAndJoined(t *testing.T) {
 						// dev-4 joins, paused: it gets v1, the revision that last went everywhere.
 						PreConfig: setMark,
 						Config:    rolloutConfig(ts, "v3", "paused = true", "dev-4"),
-						Check: resource.ComposeAggregateTestCheckFunc(
-							fleetHolds(ts, t, func() map[string]string {
+						ConfigStateChecks: []statecheck.StateCheck{
+							fleetHolds(ts, func() map[string]string {
 								m := withDev4(holding("v1", "v2", "dev-1", "dev-2", "dev-3"), "v1")
 								m["canary-1"] = "v3"
 								return m
 							}()),
+						},
+						Check: resource.ComposeAggregateTestCheckFunc(
 							resource.TestCheckResourceAttr("kratix_promise.p", "revisions.dev-4", rolloutRevisionOf(t, "v1")),
 						),
 						ExpectNonEmptyPlan: true,
@@ -318,14 +319,16 @@ func TestAccRolloutPausedRestartedAndJoined(t *testing.T) {
 						Config: rolloutConfigWith(ts, "v3", "paused = true",
 							`destination_selectors = [{ match_expressions = [{ key = "name", operator = "NotIn", values = ["prod-6"] }] }]
   on_unschedule = "delete"`, "dev-4"),
-						Check: resource.ComposeAggregateTestCheckFunc(
-							fleetHolds(ts, t, func() map[string]string {
+						ConfigStateChecks: []statecheck.StateCheck{
+							fleetHolds(ts, func() map[string]string {
 								m := withDev4(holding("v1", "v2", "dev-2", "dev-3"), "v1")
 								m["canary-1"] = "v3"
 								delete(m, "prod-6")
 								return m
 							}()),
-							expectFolder(ts, t, "prod-6/dependencies/p/"),
+							acctest.FolderHolds(ts.view, "prod-6/dependencies/p/"),
+						},
+						Check: resource.ComposeAggregateTestCheckFunc(
 							resource.TestCheckNoResourceAttr("kratix_promise.p", "revisions.prod-6"),
 							resource.TestCheckResourceAttr("kratix_promise.p", "revisions.dev-1", rolloutRevisionOf(t, "v1")),
 						),
@@ -335,20 +338,20 @@ func TestAccRolloutPausedRestartedAndJoined(t *testing.T) {
 						// The rest, wave by wave, until every destination holds v3: dev (dev-4 too),
 						// then prod-1 to prod-3 (half of five, rounded up), then prod-4 and prod-5.
 						Config:             withoutProd6("v3"),
-						Check:              fleetHolds(ts, t, noProd6(withDev4(holding("v1", "v3", "canary-1", "dev-1", "dev-2", "dev-3"), "v3"))),
+						ConfigStateChecks:  []statecheck.StateCheck{fleetHolds(ts, noProd6(withDev4(holding("v1", "v3", "canary-1", "dev-1", "dev-2", "dev-3"), "v3")))},
 						ExpectNonEmptyPlan: true,
 					},
 					{
 						Config:             withoutProd6("v3"),
-						Check:              fleetHolds(ts, t, noProd6(withDev4(holding("v1", "v3", "canary-1", "dev-1", "dev-2", "dev-3", "prod-1", "prod-2", "prod-3"), "v3"))),
+						ConfigStateChecks:  []statecheck.StateCheck{fleetHolds(ts, noProd6(withDev4(holding("v1", "v3", "canary-1", "dev-1", "dev-2", "dev-3", "prod-1", "prod-2", "prod-3"), "v3")))},
 						ExpectNonEmptyPlan: true,
 					},
 					{
 						Config: withoutProd6("v3"),
-						Check: resource.ComposeAggregateTestCheckFunc(
-							fleetHolds(ts, t, noProd6(withDev4(holding("v3", ""), "v3"))),
-							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.completed_revision", rolloutRevisionOf(t, "v3")),
-						),
+						ConfigStateChecks: []statecheck.StateCheck{
+							fleetHolds(ts, noProd6(withDev4(holding("v3", ""), "v3"))),
+						},
+						Check: resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.completed_revision", rolloutRevisionOf(t, "v3")),
 					},
 				},
 			})
@@ -427,7 +430,7 @@ func TestAccRolloutDetailedExitCode(t *testing.T) {
 	if code, out := exitCode("plan", "-detailed-exitcode"); code != 0 {
 		t.Fatalf("plan after the rollout: exit %d, want 0\n%s", code, out)
 	}
-	if err := fleetHolds(ts, t, holding("v2", ""))(nil); err != nil {
+	if err := acctest.Check(context.Background(), fleetHolds(ts, holding("v2", ""))); err != nil {
 		t.Fatal(err)
 	}
 	// v3 reaches the canary; then v4, with dev-4 joining: the plan says the rollout starts again

@@ -8,7 +8,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
 func storeAndDestination(ts *testStore, provider string) string {
@@ -104,15 +107,11 @@ func TestAccStateStore_createChecksAccess(t *testing.T) {
 				// step but those of the probe object, at the root (the store has no path), which is
 				// gone.
 				Config: only(bucket, bucket.provider),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					func(*terraform.State) error {
-						if got := bucket.list(t); len(got) != 0 {
-							return fmt.Errorf("checking the bucket left %v behind", got)
-						}
-						return expectProbesUnder(bucket.recorder.probeWrites(), "")
-					},
-					bucket.expectNoWritesSince(t, &storeMark{}),
-				),
+				Check:  func(*terraform.State) error { return expectProbesUnder(bucket.recorder.probeWrites(), "") },
+				ConfigStateChecks: []statecheck.StateCheck{
+					acctest.FolderHolds(bucket.view, ""),
+					acctest.NoWritesSince(bucket.journal, &acctest.Mark{}),
+				},
 			},
 		},
 	})
@@ -140,13 +139,11 @@ resource "kratix_destination" "d" {
   state_store = kratix_state_store.s
 }
 `, ts.store),
-					Check: func(*terraform.State) error {
-						files := ts.list(t)
-						if len(files) != 21 {
-							return fmt.Errorf("%d files in the repository, want 21 (README and 20 canaries): %v", len(files), files)
-						}
-						// One commit per destination, none empty, none lost.
-						return ts.expectWritesSince(t, &storeMark{}, repeat("Update from: kratix-canary", 10))(nil)
+					ConfigStateChecks: []statecheck.StateCheck{
+						// The README and the canaries of all ten, none lost.
+						acctest.FolderHolds(ts.view, "", tenCanaries()...),
+						// One commit per destination, none empty.
+						acctest.WritesSince(ts.journal, &acctest.Mark{}, repeat("Update from: kratix-canary", 10)...),
 					},
 				}},
 			})
@@ -162,13 +159,13 @@ func TestAccImport(t *testing.T) {
 			requireAcceptance(t)
 			ts := newTestStore(t, kind)
 			cfg := storeAndDestination(ts, ts.provider)
-			var forgotten storeMark
+			var forgotten acctest.Mark
 			resource.Test(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProviders,
 				Steps: []resource.TestStep{
 					{Config: cfg},
 					// Forget both (cleanup "none": the files stay) ...
-					{Config: ts.provider, Check: func(*terraform.State) error { forgotten = ts.mark(t); return nil }},
+					{Config: ts.provider, ConfigStateChecks: []statecheck.StateCheck{acctest.SetMark(ts.journal, &forgotten)}},
 					// ... and import them by name.
 					{
 						Config: cfg, ResourceName: "kratix_state_store.s", ImportState: true, ImportStatePersist: true,
@@ -185,12 +182,23 @@ func TestAccImport(t *testing.T) {
 							plancheck.ExpectResourceAction("kratix_destination.d", plancheck.ResourceActionUpdate),
 						}},
 						// The canaries were already there: nothing is written.
-						Check: ts.expectNoWritesSince(t, &forgotten),
+						ConfigStateChecks: []statecheck.StateCheck{acctest.NoWritesSince(ts.journal, &forgotten)},
 					},
 				},
 			})
 		})
 	}
+}
+
+// tenCanaries is what TestAccDestination_tenOnOneRepository's repository holds: the README and
+// both canaries of clusters/worker-0 to clusters/worker-9.
+func tenCanaries() []string {
+	out := []string{"README.md"}
+	for i := range 10 {
+		d := fmt.Sprintf("clusters/worker-%d", i)
+		out = append(out, d+"/dependencies/kratix-canary-namespace.yaml", d+"/resources/kratix-canary-configmap.yaml")
+	}
+	return out
 }
 
 func storeName(ts *testStore) string {

@@ -9,13 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
-	"sort"
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/minio/minio-go/v7"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
@@ -43,65 +39,80 @@ type testStore struct {
 	put    func(t *testing.T, path string, content []byte)
 	remove func(t *testing.T, path string)
 
-	// writes lists what the provider has changed in the store, oldest first. Git: the subject of
-	// every commit on the branch but the seed and the test's own edits ("Update from: ...").
-	// Buckets: every request that changes an object, as recorded by an s3Recorder between the
-	// provider and MinIO ("PUT <key>", "DELETE <key>").
-	writes func(t *testing.T) []string
+	// journal is the test's own record of what the provider has changed in the store. Git:
+	// the subject of every commit on the branch but the seed and the test's own edits ("edit by
+	// hand: ...", "remove by hand: ..."). Buckets: every request that changes an object, as
+	// recorded by an s3Recorder between the provider and MinIO ("PUT <key>", "DELETE <key>"),
+	// and how many requests of any kind it saw.
+	journal acctest.Journal
 	// recorder is the bucket's s3Recorder; nil for git.
 	recorder *s3Recorder
 }
 
-// storeMark is how far a store's history had gone at one moment.
-type storeMark struct {
-	writes   int
-	requests int // buckets: requests of any kind the recorder had seen
-}
-
-func (ts *testStore) mark(t *testing.T) storeMark {
-	m := storeMark{writes: len(ts.writes(t))}
-	if ts.recorder != nil {
-		_, m.requests = ts.recorder.snapshot()
+// mark is where the store's journal stands now.
+func (ts *testStore) mark(t *testing.T) acctest.Mark {
+	t.Helper()
+	m, err := acctest.MarkNow(context.Background(), ts.journal)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return m
 }
 
 // writesSince lists the writes made after m.
-func (ts *testStore) writesSince(t *testing.T, m storeMark) []string {
-	return ts.writes(t)[m.writes:]
+func (ts *testStore) writesSince(t *testing.T, m acctest.Mark) []string {
+	t.Helper()
+	w, err := acctest.WritesAfter(context.Background(), ts.journal, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
 
-// expectNoWritesSince is a check that the provider changed nothing in the store after *m (a
-// pointer, so that an earlier step or PreConfig can set it). On buckets it also asks that the
-// provider did talk to the store meanwhile (a refresh reads it): a recorder that saw no request
-// at all would see no write whatever happened, and the check would pass for nothing.
-func (ts *testStore) expectNoWritesSince(t *testing.T, m *storeMark) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		if w := ts.writesSince(t, *m); len(w) > 0 {
-			return fmt.Errorf("%s: the store was written: %v", ts.kind, w)
-		}
-		if ts.recorder != nil {
-			if _, n := ts.recorder.snapshot(); n == m.requests {
-				return fmt.Errorf("%s: the provider sent no request to the bucket at all, so no write could be seen", ts.kind)
-			}
-		}
-		return nil
-	}
+// recorderJournal is the journal of a bucket that the provider reaches through recorder.
+type recorderJournal struct {
+	bucket   string
+	recorder *s3Recorder
 }
 
-// expectWritesSince is a check that the writes after *m are exactly want, in any order.
-func (ts *testStore) expectWritesSince(t *testing.T, m *storeMark, want []string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		got := append([]string(nil), ts.writesSince(t, *m)...)
-		sort.Strings(got)
-		w := append([]string(nil), want...)
-		sort.Strings(w)
-		if !reflect.DeepEqual(got, w) {
-			return fmt.Errorf("%s: the writes were\n  %s\nwant\n  %s", ts.kind, strings.Join(got, "\n  "), strings.Join(w, "\n  "))
-		}
-		return nil
-	}
+func (j recorderJournal) String() string { return "bucket " + j.bucket }
+
+func (j recorderJournal) Writes(context.Context) ([]string, error) {
+	w, _ := j.recorder.snapshot()
+	return w, nil
 }
+
+func (j recorderJournal) Requests() (int, bool) {
+	_, n := j.recorder.snapshot()
+	return n, true
+}
+
+// commitJournal is the journal of branch main of repo on the shared git server: its commits,
+// less the seed and the test's own edits. It counts no requests.
+type commitJournal struct{ repo string }
+
+func (j commitJournal) String() string { return "repository " + j.repo + "@main" }
+
+func (j commitJournal) Writes(context.Context) ([]string, error) {
+	newestFirst, err := gitServer.CommitMessages(j.repo, "main")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i := len(newestFirst) - 1; i >= 0; i-- {
+		m := newestFirst[i]
+		if i == len(newestFirst)-1 && m == "Initial commit" {
+			continue // the seed, made by CreateRepo
+		}
+		if strings.HasPrefix(m, "edit by hand: ") || strings.HasPrefix(m, "remove by hand: ") {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+func (commitJournal) Requests() (int, bool) { return 0, false }
 
 // puts is what a bucket's writes are when each of paths is written once.
 func puts(paths ...string) []string {
@@ -203,10 +214,7 @@ provider "kratix" {
 				t.Fatalf("removing %s: %v", path, err)
 			}
 		},
-		writes: func(*testing.T) []string {
-			w, _ := recorder.snapshot()
-			return w
-		},
+		journal: recorderJournal{bucket: bucket, recorder: recorder},
 	}
 }
 
@@ -271,24 +279,7 @@ provider "kratix" {
 			t.Fatal(err)
 		}
 	}
-	ts.writes = func(t *testing.T) []string {
-		newestFirst, err := gitServer.CommitMessages(repo, "main")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for i := len(newestFirst) - 1; i >= 0; i-- {
-			m := newestFirst[i]
-			if i == len(newestFirst)-1 && m == "Initial commit" {
-				continue // the seed, made by CreateRepo
-			}
-			if strings.HasPrefix(m, "edit by hand: ") || strings.HasPrefix(m, "remove by hand: ") {
-				continue
-			}
-			out = append(out, m)
-		}
-		return out
-	}
+	ts.journal = commitJournal{repo: repo}
 	return ts
 }
 

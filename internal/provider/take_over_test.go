@@ -1,8 +1,11 @@
 package provider
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
 // TestAccTakeOverWarning: a promise's first apply replaces a file that someone else wrote with
@@ -35,7 +38,7 @@ func TestAccTakeOverWarning(t *testing.T) {
 	if w := repo.writesSince(t, repoBefore); len(w) != 1 {
 		t.Errorf("repository writes %v, want one commit", w)
 	}
-	if err := bucket.expectNoWritesSince(t, &bucketBefore)(nil); err != nil {
+	if err := acctest.Check(context.Background(), acctest.NoWritesSince(bucket.journal, &bucketBefore)); err != nil {
 		t.Errorf("the bucket's identical file was rewritten: %v", err)
 	}
 	// Nothing left to take over: the next apply changes nothing and warns about nothing.

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"golang.org/x/crypto/ssh/knownhosts"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
@@ -72,7 +73,7 @@ func TestAccTimeouts_blockAddedLater(t *testing.T) {
 		}
 		return checks
 	}
-	var before storeMark
+	var before acctest.Mark
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,
 		Steps: []resource.TestStep{
@@ -99,8 +100,8 @@ func TestAccTimeouts_blockAddedLater(t *testing.T) {
 						"create": knownvalue.StringExact("20m"), "read": knownvalue.Null(), "update": knownvalue.StringExact("21m"),
 					})),
 					statecheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("timeouts").AtMapKey("delete"), knownvalue.StringExact("22m")),
+					acctest.NoWritesSince(ts.journal, &before),
 				},
-				Check: ts.expectNoWritesSince(t, &before),
 			},
 			{
 				PreConfig: func() { before = ts.mark(t) },
@@ -109,7 +110,7 @@ func TestAccTimeouts_blockAddedLater(t *testing.T) {
 					PreApply:             updatesOnly(),
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: ts.expectNoWritesSince(t, &before),
+				ConfigStateChecks: []statecheck.StateCheck{acctest.NoWritesSince(ts.journal, &before)},
 			},
 		},
 	})
