@@ -55,7 +55,7 @@ func (d *providerData) writeOps(ctx context.Context, kind, who, message, writer 
 			continue
 		}
 		change.Message = message
-		res, err := store.Apply(ctx, change)
+		res, err := writingView(store, op.Member.Target.StorePath).Apply(ctx, change)
 		warnTakeOver(store, who, op.Fresh, res.Replaced, diags)
 		if err != nil {
 			d.writes.record(key, writer, res.Written)
@@ -166,13 +166,25 @@ func (d *providerData) refreshWith(ctx context.Context, kind, who string, placem
 // sharedView is the store as a refresh reads it: a bucket answers the reads under the store's
 // path from one listing shared by every resource of the provider process (see
 // statestore.SharedReader), so that a plan lists each store once, not each destination's folders
-// once per resource. Only reads use it; writes compare with the store at the moment they write.
+// once per resource. Writes have their own shared listing (writingView).
 func sharedView(store statestore.Store, storePath string) statestore.Store {
 	sr, ok := store.(statestore.SharedReader)
 	if !ok {
 		return store
 	}
 	return sr.Observed(layout.Prefix(storePath))
+}
+
+// writingView is the store as the writes of an apply use it: a bucket finds what each write
+// replaces under the store's path from one listing shared by the writes of the provider process
+// and kept up to date by them (see statestore.SharedWriter), so that an apply lists each store
+// once, not each destination's folder once per resource.
+func writingView(store statestore.Store, storePath string) statestore.Store {
+	sw, ok := store.(statestore.SharedWriter)
+	if !ok {
+		return store
+	}
+	return sw.Writing(layout.Prefix(storePath))
 }
 
 // observe answers a query: listings of the owned folders, hashes of the single files, and

@@ -67,6 +67,11 @@ type bucketStore struct {
 	snaps   map[string]*snapshot
 	// snapLimit, when set (tests only), replaces snapshotMaxObjects.
 	snapLimit int
+
+	// Shared listings for writes (see Writing), by root, and how many writes each root had.
+	wsMu   sync.Mutex
+	wsnaps map[string]*writeSnapshot
+	wsUses map[string]int
 }
 
 var (

@@ -122,6 +122,7 @@ func (b *bucketStore) tryRebuildAggregate(ctx context.Context, a Aggregate, res 
 	}
 	b.puts.Add(1)
 	_, err = b.client.PutObject(ctx, b.cfg.BucketName, a.File, bytes.NewReader(content), int64(len(content)), opts)
+	b.noteOutcome(a.File, contentSum, false, err)
 	if code := minio.ToErrorResponse(err).Code; code == "PreconditionFailed" || code == "ConditionalRequestConflict" {
 		return false, nil
 	}
@@ -184,6 +185,7 @@ func (b *bucketStore) seedRemainder(ctx context.Context, a Aggregate, parts [][]
 	opts.SetMatchETagExcept("*")
 	b.puts.Add(1)
 	_, err = b.client.PutObject(ctx, b.cfg.BucketName, key, bytes.NewReader(kept), int64(len(kept)), opts)
+	b.noteOutcome(key, sum, false, err)
 	if code := minio.ToErrorResponse(err).Code; code == "PreconditionFailed" || code == "ConditionalRequestConflict" {
 		return nil // another writer seeded it first
 	}

@@ -74,6 +74,9 @@ func (b *bucketStore) fail2(op string, err error) error {
 func (b *bucketStore) probe(ctx context.Context, key string) error {
 	b.dropSnapshots() // a listing made meanwhile may hold the probe
 	defer b.dropSnapshots()
+	// Likewise the writes' listings: should the probe stay behind, none may say it is not there.
+	b.dropWriteSnapshots()
+	defer b.dropWriteSnapshots()
 	b.puts.Add(1)
 	info, err := b.client.PutObject(ctx, b.cfg.BucketName, key, bytes.NewReader(nil), 0,
 		minio.PutObjectOptions{DisableMultipart: true})

@@ -87,6 +87,12 @@ func (b *bucketStore) Read(ctx context.Context, p string) (_ []byte, err error) 
 // "" where it is not needed (the key exists, its content does not matter: it is about to be
 // deleted), so that an object costs a HEAD or a GET only when its hash is needed.
 func (b *bucketStore) survey(ctx context.Context, op string, prefixes []string, files map[string]bool, expected map[string]string) (map[string]string, error) {
+	return b.surveyWith(ctx, op, prefixes, files, expected, nil)
+}
+
+// surveyWith is survey with the lookups under snap's root answered by snap when it is not nil:
+// its listing and the process's writes since, whose MD5s it knows.
+func (b *bucketStore) surveyWith(ctx context.Context, op string, prefixes []string, files map[string]bool, expected map[string]string, snap *writeSnapshot) (map[string]string, error) {
 	type query struct {
 		prefix    string
 		recursive bool
@@ -114,6 +120,26 @@ func (b *bucketStore) survey(ctx context.Context, op string, prefixes []string, 
 	sort.Slice(queries, func(i, j int) bool { return queries[i].prefix < queries[j].prefix })
 
 	found := map[string]minio.ObjectInfo{}
+	known := map[string]string{} // MD5s of what this process wrote, from snap
+	if snap != nil {
+		var rest []query
+		for _, q := range queries {
+			if !strings.HasPrefix(q.prefix, snap.root) {
+				rest = append(rest, q)
+				continue
+			}
+			listed, sums := snap.under(q.prefix)
+			for k, v := range listed {
+				if _, asked := files[k]; q.recursive || asked {
+					found[k] = v
+					if sum, ok := sums[k]; ok {
+						known[k] = sum
+					}
+				}
+			}
+		}
+		queries = rest
+	}
 	var mu sync.Mutex
 	names := make([]string, len(queries))
 	for i, q := range queries {
@@ -141,9 +167,12 @@ func (b *bucketStore) survey(ctx context.Context, op string, prefixes []string, 
 	out := make(map[string]string, len(found))
 	var hashed []minio.ObjectInfo
 	for k, info := range found {
-		if files[k] {
+		switch sum, ok := known[k]; {
+		case files[k] && ok:
+			out[k] = sum
+		case files[k]:
 			hashed = append(hashed, info)
-		} else {
+		default:
 			out[k] = ""
 		}
 	}

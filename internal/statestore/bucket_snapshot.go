@@ -19,7 +19,7 @@ type SharedReader interface {
 	// Observed returns the store with List and Hashes, for paths under root ("" for the root,
 	// else ending in "/"), answered from one recursive listing of root shared by every caller of
 	// the process. It is for reads that report drift (a plan's refresh), never for deciding what
-	// a write may skip: Apply compares with the store at the moment of the write.
+	// a write may skip: writes have their own listing (SharedWriter), kept up to date by them.
 	Observed(root string) Store
 }
 

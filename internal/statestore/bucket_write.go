@@ -15,6 +15,11 @@ import (
 // its new content (see md5s) is not written again. PUTs go out in parallel, then DELETEs, so
 // that a reader never sees a folder emptied before it is refilled.
 func (b *bucketStore) Apply(ctx context.Context, change Change) (_ Result, err error) {
+	return b.apply(ctx, change, nil)
+}
+
+// apply is Apply, with its lookups under snap's root answered by snap when it is not nil.
+func (b *bucketStore) apply(ctx context.Context, change Change, snap *writeSnapshot) (_ Result, err error) {
 	defer func() { err = outOfTime(ctx, err) }()
 	// Reads after this write list the store again (see Observed).
 	b.dropSnapshots()
@@ -36,7 +41,7 @@ func (b *bucketStore) Apply(ctx context.Context, change Change) (_ Result, err e
 		files[p] = true
 		sums[p] = md5Hex(content)
 	}
-	existing, err := b.survey(ctx, "write", prefixes, files, sums)
+	existing, err := b.surveyWith(ctx, "write", prefixes, files, sums, snap)
 	if err != nil {
 		return Result{}, err
 	}
@@ -124,13 +129,26 @@ func (b *bucketStore) put(ctx context.Context, key string, content []byte, sum s
 	_, err := b.client.PutObject(ctx, b.cfg.BucketName, key, bytes.NewReader(content), int64(len(content)),
 		minio.PutObjectOptions{ContentType: contentType(key), DisableMultipart: true,
 			UserMetadata: map[string]string{md5MetaKey: sum}})
+	b.noteOutcome(key, sum, false, err)
 	return err
+}
+
+// noteOutcome tells the write snapshots what a PUT or DELETE of key did; after a failure the
+// key's content is not known, and they are dropped.
+func (b *bucketStore) noteOutcome(key, sum string, removed bool, err error) {
+	if err != nil {
+		b.dropWriteSnapshots()
+		return
+	}
+	b.noteWrite(key, sum, removed)
 }
 
 // remove deletes one object; S3 answers a delete of a missing key with success.
 func (b *bucketStore) remove(ctx context.Context, key string) error {
 	b.deletes.Add(1)
-	return b.client.RemoveObject(ctx, b.cfg.BucketName, key, minio.RemoveObjectOptions{})
+	err := b.client.RemoveObject(ctx, b.cfg.BucketName, key, minio.RemoveObjectOptions{})
+	b.noteOutcome(key, "", true, err)
+	return err
 }
 
 func contentType(p string) string {

@@ -1,0 +1,210 @@
+package statestore
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+)
+
+// SharedWriter is implemented by stores whose writes can find what they replace from one
+// listing shared by the writes of the process, instead of listing the folders of each write. A
+// git store needs none: its tree is in memory.
+type SharedWriter interface {
+	// Writing returns the store with Apply answering its lookups under root ("" for the root,
+	// else ending in "/") from one recursive listing of root, taken when the process writes
+	// under root for the writeSnapshotAfter-th time and kept up to date by the process's own
+	// writes (a failed write drops it).
+	Writing(root string) Store
+}
+
+var _ SharedWriter = (*bucketStore)(nil)
+
+// writeSnapshotAfter is the write under a root that takes its shared listing: one or two
+// small writes (a destination's canaries) list their own folders, which is cheaper than a whole
+// store holding other teams' files; a fleet's writes share one listing.
+const writeSnapshotAfter = 3
+
+// writeSnapshot is what the process knows a root holds, for its writes: one listing, then
+// every PUT and DELETE of the process under the root.
+type writeSnapshot struct {
+	root  string
+	ready chan struct{} // closed once the listing is over
+	taken time.Time
+	// unusable: the listing failed or root holds more than snapshotMaxObjects objects; the
+	// writes list their folders as if there were no snapshot.
+	unusable bool
+
+	mu      sync.Mutex
+	listed  bool                        // the listing is in objects
+	pending []writeNote                 // writes made while the listing was in flight
+	objects map[string]minio.ObjectInfo // as listed; entries of this process's writes in sums
+	sums    map[string]string           // what this process wrote: key => MD5 of the content
+	keys    []string                    // of objects, sorted when !stale
+	stale   bool
+}
+
+// writeNote is one write of the process: key now holds content with MD5 sum, or is gone.
+type writeNote struct {
+	key, sum string
+	removed  bool
+}
+
+// apply records n; s.mu is held.
+func (s *writeSnapshot) apply(n writeNote) {
+	if n.removed {
+		delete(s.objects, n.key)
+		delete(s.sums, n.key)
+	} else {
+		s.objects[n.key] = minio.ObjectInfo{Key: n.key, ETag: n.sum}
+		s.sums[n.key] = n.sum
+	}
+	s.stale = true
+}
+
+// writingBucket is a bucket store whose Apply looks up what it replaces under root in the
+// shared write snapshot.
+type writingBucket struct {
+	*bucketStore
+	root string
+}
+
+// Writing implements SharedWriter.
+func (b *bucketStore) Writing(root string) Store {
+	return writingBucket{bucketStore: b, root: root}
+}
+
+func (w writingBucket) Apply(ctx context.Context, change Change) (Result, error) {
+	snap, err := w.writeSnapshot(ctx, w.root)
+	if err != nil {
+		snap = nil // list the folders of this write instead; they tell the same failure
+	}
+	return w.apply(ctx, change, snap)
+}
+
+// writeSnapshot returns root's shared listing, taking it at the writeSnapshotAfter-th write
+// under root; nil before that, or when it cannot be used. Concurrent writes wait for the one
+// listing in flight.
+func (b *bucketStore) writeSnapshot(ctx context.Context, root string) (*writeSnapshot, error) {
+	for {
+		b.wsMu.Lock()
+		if b.wsUses == nil {
+			b.wsUses, b.wsnaps = map[string]int{}, map[string]*writeSnapshot{}
+		}
+		b.wsUses[root]++
+		s := b.wsnaps[root]
+		if s == nil && b.wsUses[root] < writeSnapshotAfter {
+			b.wsMu.Unlock()
+			return nil, nil
+		}
+		if s != nil {
+			b.wsMu.Unlock()
+			select {
+			case <-s.ready:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			if s.unusable {
+				return nil, nil
+			}
+			if time.Since(s.taken) < snapshotMaxAge {
+				return s, nil
+			}
+			b.dropWriteSnapshot(s) // old: what others did since is not in it
+			continue
+		}
+		s = &writeSnapshot{root: root, ready: make(chan struct{}), taken: time.Now(), sums: map[string]string{}}
+		b.wsnaps[root] = s
+		b.wsMu.Unlock()
+
+		limit := b.snapLimit
+		if limit == 0 {
+			limit = snapshotMaxObjects
+		}
+		objects, err := b.listCapped(ctx, root, true, limit)
+		s.mu.Lock()
+		s.unusable = err != nil || objects == nil
+		if !s.unusable {
+			// The writes of the process since the listing began are its latest word on their
+			// keys, whether or not the listing saw them.
+			s.objects, s.listed = objects, true
+			for _, n := range s.pending {
+				s.apply(n)
+			}
+			s.stale = true
+		}
+		s.pending = nil
+		s.mu.Unlock()
+		if err != nil {
+			b.dropWriteSnapshot(s)
+		}
+		close(s.ready)
+		if s.unusable {
+			return nil, err
+		}
+		return s, nil
+	}
+}
+
+// dropWriteSnapshot forgets s: the next write under its root lists again.
+func (b *bucketStore) dropWriteSnapshot(s *writeSnapshot) {
+	b.wsMu.Lock()
+	defer b.wsMu.Unlock()
+	if b.wsnaps[s.root] == s {
+		delete(b.wsnaps, s.root)
+	}
+}
+
+// dropWriteSnapshots forgets every write snapshot: called after a write whose outcome is not
+// known (it failed) or that does not go through put and remove.
+func (b *bucketStore) dropWriteSnapshots() {
+	b.wsMu.Lock()
+	defer b.wsMu.Unlock()
+	clear(b.wsnaps)
+}
+
+// noteWrite records in the write snapshots that key now holds content with MD5 sum (removed:
+// that it is gone).
+func (b *bucketStore) noteWrite(key, sum string, removed bool) {
+	b.wsMu.Lock()
+	snaps := slices.Collect(maps.Values(b.wsnaps))
+	b.wsMu.Unlock()
+	n := writeNote{key: key, sum: sum, removed: removed}
+	for _, s := range snaps {
+		if !strings.HasPrefix(key, s.root) {
+			continue
+		}
+		s.mu.Lock()
+		if s.listed {
+			s.apply(n)
+		} else {
+			s.pending = append(s.pending, n)
+		}
+		s.mu.Unlock()
+	}
+}
+
+// under returns the objects whose keys start with prefix, and the MD5s the process knows of
+// those it wrote.
+func (s *writeSnapshot) under(prefix string) (map[string]minio.ObjectInfo, map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stale {
+		s.keys = slices.Sorted(maps.Keys(s.objects))
+		s.stale = false
+	}
+	objects, sums := map[string]minio.ObjectInfo{}, map[string]string{}
+	for i := sort.SearchStrings(s.keys, prefix); i < len(s.keys) && strings.HasPrefix(s.keys[i], prefix); i++ {
+		k := s.keys[i]
+		objects[k] = s.objects[k]
+		if sum, ok := s.sums[k]; ok {
+			sums[k] = sum
+		}
+	}
+	return objects, sums
+}
