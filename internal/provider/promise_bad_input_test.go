@@ -54,6 +54,13 @@ resource "kratix_destination" "b" {
 		{"values with Exists", promise(ns, `  destinations = [kratix_destination.a]
   destination_selectors = [{ match_expressions = [{ key = "k", operator = "Exists", values = ["v"] }] }]`),
 			`Invalid Selector[\s\S]*destination_selectors\[0\].match_expressions\[0\].values: operator Exists takes no values`},
+		// Terraform drops the unknown key: the entry arrives empty and would select everything.
+		{"a selector without match_labels", promise(ns, `  destinations = [kratix_destination.a]
+  destination_selectors = [{ environment = "dev" }]`),
+			`Empty Selector[\s\S]*destination_selectors\[0\] has neither match_labels nor match_expressions[\s\S]*match_labels = \{ environment = "dev" \}`},
+		{"an empty wave selector", promise(ns, `  destinations = [kratix_destination.a]
+  rollout = { waves = [{ name = "w", destination_selectors = [{}] }] }`),
+			`Empty Selector[\s\S]*rollout.waves\[0\].destination_selectors\[0\]`},
 		{"two waves with one name", promise(ns, `  destinations = [kratix_destination.a]
   rollout = { waves = [{ name = "w" }, { name = "w" }] }`),
 			`Duplicate Wave[\s\S]*rollout.waves\[1\].name: wave "w" is already waves\[0\]`},

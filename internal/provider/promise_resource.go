@@ -60,7 +60,7 @@ func (r *promiseResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Validators:          []validator.String{dnsName()},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
-			"destination_selectors": selectorsResourceSchema(selectorsDescription("Which destinations of the pool receive the dependencies.")),
+			"destination_selectors": placementSelectorsSchema(selectorsDescription("Which destinations of the pool receive the dependencies.")),
 			"dependencies": schema.StringAttribute{
 				Required:   true,
 				CustomType: manifestsType{},

@@ -87,7 +87,7 @@ func rolloutSchema() schema.SingleNestedAttribute {
 				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"name": schema.StringAttribute{Required: true, MarkdownDescription: "The wave's name, shown in plans and in `rollout_status`."},
-					"destination_selectors": selectorsResourceSchema("Which scheduled destinations the wave takes. " +
+					"destination_selectors": placementSelectorsSchema("Which scheduled destinations the wave takes. " +
 						"Entries combine with AND, as in `destination_selectors`; no entries means every scheduled destination " +
 						"no earlier wave took (`strict_match_labels` plays no part here: it decides scheduling, not waves)."),
 					"max_destinations": schema.Int64Attribute{

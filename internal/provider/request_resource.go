@@ -88,7 +88,7 @@ func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "Files by path, as a pipeline leaves them in `/kratix/output`, written byte for byte. " +
 					"With `documents` too, both are written.",
 			},
-			"destination_selectors": selectorsResourceSchema("Selectors added to the promise's, as a pipeline's " +
+			"destination_selectors": placementSelectorsSchema("Selectors added to the promise's, as a pipeline's " +
 				"`destination-selectors.yaml` does. On a key the promise also selects, the promise wins and the plan warns."),
 			"destination": schema.StringAttribute{
 				Computed:            true,

@@ -67,6 +67,16 @@ func selectorsResourceSchema(description string) rschema.ListNestedAttribute {
 	}
 }
 
+// placementSelectorsSchema is selectorsResourceSchema for selectors that place work (a
+// promise's, a request's, a wave's), where an empty entry is refused (emptySelectorValidator):
+// it selects everything, and is most often a selector written without match_labels. A guard's
+// protect keeps allowing it.
+func placementSelectorsSchema(description string) rschema.ListNestedAttribute {
+	s := selectorsResourceSchema(description)
+	s.NestedObject.Validators = []validator.Object{emptySelectorValidator{}}
+	return s
+}
+
 // selectorsFromList converts a list of selector entries and validates them with Kubernetes'
 // rules. ok is false while the list, or anything in it, is unknown: a conditional such as
 // `cond ? [{...}] : []` on a value known after apply is unknown as a whole at plan.

@@ -170,3 +170,33 @@ func (labelsValidator) ValidateMap(_ context.Context, req validator.MapRequest, 
 		}
 	}
 }
+
+// emptySelectorValidator refuses a selector entry with neither match_labels nor
+// match_expressions. Such an entry selects every destination, and it is most often a mistake
+// Terraform hides: it drops the attributes an object does not have, so
+// `{ environment = "dev" }` arrives as an empty entry instead of failing.
+type emptySelectorValidator struct{}
+
+func (emptySelectorValidator) Description(context.Context) string {
+	return "an entry must set match_labels or match_expressions"
+}
+func (v emptySelectorValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (emptySelectorValidator) ValidateObject(_ context.Context, req validator.ObjectRequest, resp *validator.ObjectResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	attrs := req.ConfigValue.Attributes()
+	for _, name := range []string{"match_labels", "match_expressions"} {
+		if v, ok := attrs[name]; ok && !v.IsNull() {
+			return
+		}
+	}
+	resp.Diagnostics.AddAttributeError(req.Path, "Empty Selector",
+		fmt.Sprintf("%s has neither match_labels nor match_expressions, so it would select every destination. "+
+			"Terraform drops the attributes a selector entry does not have, so an entry written as "+
+			"{ environment = \"dev\" } arrives empty: write { match_labels = { environment = \"dev\" } }. "+
+			"To select every destination, give no entries at all ([]).", req.Path))
+}
