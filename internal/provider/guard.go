@@ -31,30 +31,70 @@ type guardModel struct {
 
 var guardPath = path.Root("guard")
 
-func guardSchema(what string) schema.SingleNestedAttribute {
+// guardText is what a resource's guard attribute says about that resource: the change it
+// refuses, what loses nothing, and the meaning of max_destinations_removed and protect there.
+type guardText struct {
+	refuses, losesNothing, maxRemoved, protect string
+}
+
+// promiseGuardSchema is kratix_promise's guard: the promise writes to many destinations, any of
+// which can lose files.
+func promiseGuardSchema() schema.SingleNestedAttribute {
+	return guardSchema(guardText{
+		refuses: "remove files from more than `max_destinations_removed` destinations, or delete any " +
+			"file on a destination `protect` selects",
+		losesNothing: "Files already misscheduled (`on_unschedule = \"keep\"`) and destinations that leave the " +
+			"pool (their files stay) lose nothing.",
+		maxRemoved: "How many destinations may lose files in one plan: a placement removed, moved to " +
+			"another store or folder (its files are taken from where they were), or some of its files " +
+			"deleted. Unset: any number.",
+		protect: "Destinations where nothing may be deleted, in the form of " +
+			"`destination_selectors`: a plan that deletes any file on a destination these select is refused. " +
+			"A destination is judged by its labels before the change (as the promise last saw them) and after " +
+			"it, and is protected when either matches: relabelling a protected destination, or moving it to " +
+			"another store, cannot take files from it unacknowledged. It is also judged by " +
+			"the labels it had when the promise's files there were last written, so a relabel under " +
+			"`on_unschedule = \"keep\"` followed by a switch to `\"delete\"` is refused too. " +
+			"Entries combine with AND; an empty list protects every destination.",
+	})
+}
+
+// requestGuardSchema is kratix_resource_request's guard: a request lives on one destination, so
+// the guard counts that destination only, and a move off it is refused whenever a guard is set.
+func requestGuardSchema() schema.SingleNestedAttribute {
+	return guardSchema(guardText{
+		refuses: "move the request off its destination (to another destination when its destination leaves " +
+			"the promise's `destinations`, to none, or to another store or folder of the same destination: refused " +
+			"whenever a guard is set, even `guard = {}`), or delete any of its files there that " +
+			"`max_destinations_removed = 0` or `protect` forbids",
+		losesNothing: "Only the request's own destination is counted: what the request writes is on one " +
+			"destination at a time.",
+		maxRemoved: "`0` refuses a plan that deletes any file the request holds on its destination (a file it no " +
+			"longer produces, a stray file in its folder); `1` or more, or unset, lets such deletions through. " +
+			"A move off the destination is refused whatever this value.",
+		protect: "Destinations where the request may delete nothing, in the form of `destination_selectors`: " +
+			"a plan that deletes any of the request's files on a destination these select is refused. The " +
+			"destination is judged by its labels before the change (as the request last saw them) and after it, " +
+			"and is protected when either matches: a request that stays on a destination relabelled out of " +
+			"protection (misscheduled) still cannot lose a file there in that plan unacknowledged. Entries " +
+			"combine with AND; an empty list protects every destination.",
+	})
+}
+
+func guardSchema(text guardText) schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Optional: true,
-		MarkdownDescription: "A blast-radius guard: refuse, during plan, a change that would " + what + ". " +
+		MarkdownDescription: "A blast-radius guard: refuse, during plan, a change that would " + text.refuses + ". " +
 			"The error lists the destinations and prints the `acknowledge` value that lets exactly that change " +
-			"through. Files already misscheduled (`on_unschedule = \"keep\"`) and destinations that leave the pool " +
-			"(their files stay) lose nothing. Destroying the resource is not guarded: use " +
+			"through. " + text.losesNothing + " Destroying the resource is not guarded: use " +
 			"`lifecycle { prevent_destroy = true }` for that.",
 		Attributes: map[string]schema.Attribute{
 			"max_destinations_removed": schema.Int64Attribute{
-				Optional: true,
-				MarkdownDescription: "How many destinations may lose files in one plan: a placement removed, moved to " +
-					"another store or folder (its files are taken from where they were), or some of its files " +
-					"deleted. Unset: any number.",
-				Validators: []validator.Int64{int64validator.AtLeast(0)},
+				Optional:            true,
+				MarkdownDescription: text.maxRemoved,
+				Validators:          []validator.Int64{int64validator.AtLeast(0)},
 			},
-			"protect": selectorsResourceSchema("Destinations where nothing may be deleted, in the form of " +
-				"`destination_selectors`: a plan that deletes any file on a destination these select is refused. " +
-				"A destination is judged by its labels before the change (as this resource last saw them) and after " +
-				"it, and is protected when either matches: relabelling a protected destination, or moving it to " +
-				"another store, cannot take files from it unacknowledged. A promise also judges a destination by " +
-				"the labels it had when the promise's files there were last written, so a relabel under " +
-				"`on_unschedule = \"keep\"` followed by a switch to `\"delete\"` is refused too. " +
-				"Entries combine with AND; an empty list protects every destination."),
+			"protect": selectorsResourceSchema(text.protect),
 			"acknowledge": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "The value a refused plan prints (`ack-` and 16 hex digits) to let that exact " +

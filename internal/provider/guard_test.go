@@ -251,7 +251,7 @@ func TestAccGuard(t *testing.T) {
 // refusal is an error at `guard` printing the acknowledgement, which then gives a warning.
 func TestGuardDiagnostics(t *testing.T) {
 	ctx := context.Background()
-	typ, ok := guardSchema("x").GetType().(types.ObjectType)
+	typ, ok := promiseGuardSchema().GetType().(types.ObjectType)
 	if !ok {
 		t.Fatal("guard is not an object")
 	}

@@ -85,8 +85,7 @@ func (r *promiseResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "Destinations written earlier that no longer match; their files are kept and not updated.",
 			},
 			// A map of objects, not of nested attributes, for the reason given at poolSchema.
-			"guard": guardSchema("remove files from more than `max_destinations_removed` destinations, or delete any " +
-				"file on a destination `protect` selects"),
+			"guard": promiseGuardSchema(),
 			"placements": schema.MapAttribute{
 				Computed:    true,
 				ElementType: types.ObjectType{AttrTypes: placementAttrTypes},

@@ -99,8 +99,7 @@ func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"location": schema.StringAttribute{Computed: true, MarkdownDescription: "Where the chosen destination's store is, normalised: `s3://<endpoint>/<bucket>` or `git+<url>@<branch>`."},
 			"root":     schema.StringAttribute{Computed: true, MarkdownDescription: "The chosen destination's folder in its store."},
-			"guard": guardSchema("remove the request's files from a destination `protect` selects, or move it off " +
-				"its destination (to another destination, store or folder; refused whenever a guard is set)"),
+			"guard":    requestGuardSchema(),
 			"written_files": schema.MapAttribute{
 				ElementType: types.StringType, Computed: true,
 				MarkdownDescription: "Every file the request keeps in the store: path to MD5. Known during plan; drift (a file " +

@@ -160,7 +160,7 @@ func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaReques
 					},
 					"branch": schema.StringAttribute{
 						Optional: true, Computed: true, Default: stringdefault.StaticString(defaultBranch),
-						MarkdownDescription: "Branch to write to.",
+						MarkdownDescription: "Branch to write to; `main` when unset, as in Kratix.",
 						Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 					},
 					"author": schema.SingleNestedAttribute{
