@@ -16,33 +16,22 @@ import (
 	"time"
 
 	"github.com/minio/minio-go/v7"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
-// isolateAWS gives the test an AWS environment of its own: empty shared config and credentials
-// files in a temporary folder (never the developer's ~/.aws), no AWS_* credentials, profile,
-// role or endpoint from the environment, and no instance metadata service to wait on. It
-// returns the paths of the config and credentials files, for the test to fill.
+// isolateAWS gives the test an AWS environment of its own (testinfra.IsolatedAWS): empty shared
+// config and credentials files in a temporary folder, never the developer's ~/.aws, and nothing
+// from the environment. It returns the files, for the test to fill.
 func isolateAWS(t *testing.T) (configFile, credentialsFile string) {
 	t.Helper()
-	dir := t.TempDir()
-	configFile, credentialsFile = filepath.Join(dir, "config"), filepath.Join(dir, "credentials")
-	for _, f := range []string{configFile, credentialsFile} {
-		if err := os.WriteFile(f, nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
+	configFile, credentialsFile, env, err := testinfra.IsolatedAWS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, name := range []string{
-		"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_ACCESS_KEY", "AWS_SECRET_KEY",
-		"AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_ROLE_ARN", "AWS_ROLE_SESSION_NAME", "AWS_WEB_IDENTITY_TOKEN_FILE",
-		"AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_STS", "AWS_STS_REGIONAL_ENDPOINTS",
-		"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_AUTHORIZATION_TOKEN",
-		"AWS_CA_BUNDLE", "AWS_DEFAULTS_MODE", "MINIO_ACCESS_KEY", "MINIO_SECRET_KEY", "MINIO_ROOT_USER", "MINIO_ROOT_PASSWORD",
-	} {
-		t.Setenv(name, "")
+	for k, v := range env {
+		t.Setenv(k, v)
 	}
-	t.Setenv("AWS_CONFIG_FILE", configFile)
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", credentialsFile)
-	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
 	return configFile, credentialsFile
 }
 
