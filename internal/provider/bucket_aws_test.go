@@ -1,10 +1,18 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
+	"regexp"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -148,4 +156,57 @@ resource "kratix_promise" "p" {
 			},
 		},
 	})
+}
+
+// stsRecorder is a reverse proxy in front of an STS endpoint that keeps the last temporary
+// secret key and session token it saw go back to the provider, so that a test can look for them
+// where they must not be.
+type stsRecorder struct {
+	url string
+
+	mu            sync.Mutex
+	secret, token string
+}
+
+var (
+	stsSecretKey    = regexp.MustCompile(`<SecretAccessKey>([^<]+)</SecretAccessKey>`)
+	stsSessionToken = regexp.MustCompile(`<SessionToken>([^<]+)</SessionToken>`)
+)
+
+func startSTSRecorder(t *testing.T, target string) *stsRecorder {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &stsRecorder{}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		body, err := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if m := stsSecretKey.FindSubmatch(body); m != nil {
+			r.secret = string(m[1])
+		}
+		if m := stsSessionToken.FindSubmatch(body); m != nil {
+			r.token = string(m[1])
+		}
+		return nil
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	r.url = srv.URL
+	return r
+}
+
+// credentials returns the last temporary secret key and session token STS answered with.
+func (r *stsRecorder) credentials() (secret, token string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.secret, r.token
 }
