@@ -141,8 +141,9 @@ func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaReques
 							"credentials files with profiles (`profile`, `AWS_PROFILE`, `AWS_CONFIG_FILE`, " +
 							"`AWS_SHARED_CREDENTIALS_FILE`), SSO sessions, profiles that assume a role (`role_arn`, " +
 							"`source_profile`, `external_id`), `credential_process`, web identity tokens " +
-							"(`AWS_WEB_IDENTITY_TOKEN_FILE` and `AWS_ROLE_ARN`, as HCP Terraform's dynamic credentials " +
-							"provide them), and container and instance roles. No credential it finds is stored in state.",
+							"(`AWS_WEB_IDENTITY_TOKEN_FILE` and `AWS_ROLE_ARN`; for HCP Terraform's dynamic provider " +
+							"credentials see the HCP Terraform guide), and container and instance roles. No credential it " +
+							"finds is stored in state, plans or logs.",
 						Validators: []validator.String{stringvalidator.OneOf(authAccessKey, authIAM)},
 					},
 					"create_bucket": schema.BoolAttribute{
