@@ -61,7 +61,8 @@ func closedPort(t *testing.T) string {
 // a promise; with assume_role and sts_endpoint at MinIO's own STS, the next write goes through
 // the role's temporary credentials. A dead STS endpoint, a profile that does not exist and a
 // profile with auth_method accessKey fail with errors that name what to fix. Files are read back
-// with the test's own root client.
+// with the test's own root client. AWS_PROFILE chooses the profile as well; a duration STS
+// refuses and an STS endpoint that is not a URL fail at plan.
 func TestAccBucketStore_awsChain(t *testing.T) {
 	requireAcceptance(t)
 	ctx := context.Background()
@@ -149,6 +150,19 @@ resource "kratix_promise" "p" {
 			{
 				Config:      config("    profile = \"team\"", "app-v3"),
 				ExpectError: wrapped(`names the AWS profile "team", but its auth_method is "accessKey"`),
+			},
+			{
+				Config: config(profile+`
+    sts_endpoint = "sts.example.com"
+    assume_role = { role_arn = "arn:aws:iam::123456789012:role/kratix", duration = "5m" }`, "app-v3"),
+				PlanOnly:    true,
+				ExpectError: wrapped(`bucket.assume_role.duration: "5m" is outside what STS allows[\s\S]*bucket.sts_endpoint: "sts.example.com" is not an https:// or http:// URL`),
+			},
+			{
+				// The profile chosen by AWS_PROFILE, as after `export AWS_PROFILE=team`.
+				PreConfig:         func() { t.Setenv("AWS_PROFILE", "team") },
+				Config:            config("    auth_method = \"IAM\"", "app-v4"),
+				ConfigStateChecks: []statecheck.StateCheck{acctest.HoldsExactly(view, files("app-v4"))},
 			},
 			{
 				Config:            config(role(minioServer.Endpoint), "app-v2"),
