@@ -155,8 +155,10 @@ resource "kratix_promise" "p" {
 				Config: config(profile+`
     sts_endpoint = "sts.example.com"
     assume_role = { role_arn = "arn:aws:iam::123456789012:role/kratix", duration = "5m" }`, "app-v3"),
-				PlanOnly:    true,
-				ExpectError: wrapped(`bucket.assume_role.duration: "5m" is outside what STS allows[\s\S]*bucket.sts_endpoint: "sts.example.com" is not an https:// or http:// URL`),
+				PlanOnly: true,
+				// Both errors, in either order.
+				ExpectError: wrapped(`(duration: "5m" is outside what STS allows[\s\S]*sts_endpoint: "sts.example.com" is not an|` +
+					`sts_endpoint: "sts.example.com" is not an[\s\S]*duration: "5m" is outside what STS allows)`),
 			},
 			{
 				// The profile chosen by AWS_PROFILE, as after `export AWS_PROFILE=team`.
