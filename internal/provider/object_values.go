@@ -74,7 +74,13 @@ func storeRefFromAttributes(a map[string]attr.Value) (ref storeRefModel, ok bool
 		ref.Bucket = &bucketModel{
 			Endpoint: objString(ba, "endpoint"), BucketName: objString(ba, "bucket_name"), Insecure: objBool(ba, "insecure"),
 			Region: objString(ba, "region"), AuthMethod: objString(ba, "auth_method"),
+			Profile: objString(ba, "profile"), STSEndpoint: objString(ba, "sts_endpoint"),
 		}
+		ar := objObject(ba, "assume_role")
+		if ar.IsUnknown() {
+			return storeRefModel{}, false
+		}
+		ref.Bucket.AssumeRole = assumeRoleFromObject(ar)
 	}
 	if g := objObject(a, "git"); g.IsUnknown() {
 		return storeRefModel{}, false

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,18 +9,48 @@ import (
 	"testing"
 
 	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
 // TestAccSecretsNeverLeak applies stores of every kind with TF_LOG=TRACE, then searches the state
 // file, `terraform show -json`, the CLI output and the trace log for every secret value used:
 // temporary MinIO credentials (a secret key from the environment, a session token from a
 // variable), a git password and a CA certificate over HTTPS, an SSH private key from variables,
-// a wrong password in a failing plan, and tokens written into Git URLs, which the plan refuses.
+// a wrong password in a failing plan, and tokens written into Git URLs, which the plan refuses;
+// and a bucket store on the AWS credential chain: a profile of a temporary shared credentials
+// file (a MinIO user's secret key) from which the provider assumes a role through MinIO's STS
+// (the temporary secret key and session token STS handed the provider, recorded on the way).
 func TestAccSecretsNeverLeak(t *testing.T) {
 	requireAcceptance(t)
 	bucket := newTestStore(t, "bucket")
 	https := newTestStore(t, "git-http")
 	ssh := newTestStore(t, "git-ssh")
+	chain := newTestStore(t, "bucket")
+	awsBucket := strings.TrimPrefix(chain.location[strings.LastIndex(chain.location, "/"):], "/")
+	userKey, userSecret, err := minioServer.AddUserWithPolicy(context.Background(), fullBucketPolicy(awsBucket))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, awsCredentials, awsEnv, err := testinfra.IsolatedAWS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(awsCredentials, fmt.Appendf(nil, "[leak]\naws_access_key_id = %s\naws_secret_access_key = %s\n", userKey, userSecret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stsSeen := startSTSRecorder(t, "http://"+minioServer.Endpoint)
+	chainStore := strings.Replace(chain.store, `  secret_ref = "s"
+`, "", 1)
+	chainStore = strings.Replace(chainStore, "    insecure    = true\n", fmt.Sprintf(`    insecure    = true
+    auth_method = "IAM"
+    profile     = "leak"
+    sts_endpoint = %q
+    assume_role = { role_arn = "arn:aws:iam::123456789012:role/kratix", session_name = "leak-test" }
+`, stsSeen.url), 1)
+	if !strings.Contains(chainStore, `profile     = "leak"`) || strings.Contains(chainStore, "secret_ref") {
+		t.Fatalf("the AWS chain store is not as intended:\n%s", chainStore)
+	}
 	// Temporary credentials, with a real session token, from MinIO's STS.
 	sts, err := credentials.NewSTSAssumeRole("http://"+minioServer.Endpoint, credentials.STSAssumeRoleOptions{
 		AccessKey: minioServer.AccessKey, SecretKey: minioServer.SecretKey,
@@ -85,12 +116,16 @@ resource "kratix_state_store" "ssh" {
 %s
 }
 
+resource "kratix_state_store" "aws" {
+%s
+}
+
 resource "kratix_destination" "d" {
-  count       = 3
+  count       = 4
   name        = "worker-${count.index}"
   path        = "worker-${count.index}"
   labels      = { env = "dev" }
-  state_store = [kratix_state_store.bucket, kratix_state_store.https, kratix_state_store.ssh][count.index]
+  state_store = [kratix_state_store.bucket, kratix_state_store.https, kratix_state_store.ssh, kratix_state_store.aws][count.index]
 }
 
 resource "kratix_promise" "p" {
@@ -102,16 +137,20 @@ resource "kratix_promise" "p" {
 `, temp.AccessKeyID, gitServer.Username, password, gitServer.KnownHosts,
 			strings.Replace(bucket.store, `secret_ref = "s"`, `secret_ref = "minio"`, 1),
 			httpsStore,
-			strings.Replace(ssh.store, `secret_ref = "s"`, `secret_ref = "ssh"`, 1))
+			strings.Replace(ssh.store, `secret_ref = "s"`, `secret_ref = "ssh"`, 1),
+			chainStore)
 	}
 	logFile := filepath.Join(t.TempDir(), "trace.log")
-	c := newCLI(t, map[string]string{"main.tf": config("var.git_password")},
-		"KRATIX_SECRET_MINIO_SECRET_ACCESS_KEY="+temp.SecretAccessKey,
-		"TF_VAR_git_password="+gitServer.Password,
-		"TF_VAR_ssh_key="+gitServer.SSHPrivateKey,
-		"TF_VAR_session_token="+temp.SessionToken,
-		"TF_VAR_ca="+gitServer.CACertificate,
-		"TF_LOG=TRACE", "TF_LOG_PATH="+logFile)
+	env := []string{"KRATIX_SECRET_MINIO_SECRET_ACCESS_KEY=" + temp.SecretAccessKey,
+		"TF_VAR_git_password=" + gitServer.Password,
+		"TF_VAR_ssh_key=" + gitServer.SSHPrivateKey,
+		"TF_VAR_session_token=" + temp.SessionToken,
+		"TF_VAR_ca=" + gitServer.CACertificate,
+		"TF_LOG=TRACE", "TF_LOG_PATH=" + logFile}
+	for k, v := range awsEnv {
+		env = append(env, k+"="+v)
+	}
+	c := newCLI(t, map[string]string{"main.tf": config("var.git_password")}, env...)
 	var printed strings.Builder
 	out, err := c.run("apply", "-auto-approve")
 	printed.WriteString(out)
@@ -169,17 +208,27 @@ resource "kratix_destination" "by_hand" {
 	if len(log) < 10000 {
 		t.Fatalf("the trace log is suspiciously short (%d bytes): is TF_LOG honoured?", len(log))
 	}
+	stsSecret, stsToken := stsSeen.credentials()
+	if stsToken == "" || stsSecret == "" {
+		t.Fatal("the provider asked MinIO's STS for no credentials: assume_role was not used")
+	}
+	if files := chain.list(t); len(files) == 0 {
+		t.Fatal("nothing was written to the store on the AWS credential chain")
+	}
 	keyLine := strings.Split(strings.TrimSpace(gitServer.SSHPrivateKey), "\n")[1]
 	caLine := strings.Split(strings.TrimSpace(gitServer.CACertificate), "\n")[1]
 	secrets := map[string]string{
-		"MinIO secret key":      temp.SecretAccessKey,
-		"MinIO session token":   temp.SessionToken,
-		"git password":          gitServer.Password,
-		"wrong password":        wrong,
-		"SSH private key":       keyLine,
-		"CA certificate":        caLine,
-		"password in a Git URL": urlPassword,
-		"token in a Git URL":    urlToken,
+		"MinIO secret key":         temp.SecretAccessKey,
+		"MinIO session token":      temp.SessionToken,
+		"git password":             gitServer.Password,
+		"wrong password":           wrong,
+		"SSH private key":          keyLine,
+		"CA certificate":           caLine,
+		"password in a Git URL":    urlPassword,
+		"token in a Git URL":       urlToken,
+		"AWS profile's secret key": userSecret,
+		"STS secret key":           stsSecret,
+		"STS session token":        stsToken,
 	}
 	for where, text := range map[string]string{"state": string(state), "terraform show -json": show, "CLI output": printed.String(), "TRACE log": string(log)} {
 		for what, secret := range secrets {

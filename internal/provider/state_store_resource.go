@@ -114,7 +114,7 @@ func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"bucket": schema.SingleNestedAttribute{
 				Optional:            true,
 				MarkdownDescription: "An S3-compatible bucket (AWS S3, MinIO, ...).",
-				Attributes: map[string]schema.Attribute{
+				Attributes: withAttributes(map[string]schema.Attribute{
 					"endpoint": schema.StringAttribute{
 						Required:            true,
 						MarkdownDescription: "host[:port] of the S3 API, without a scheme, e.g. `s3.eu-west-2.amazonaws.com` or `minio.local:9000`.",
@@ -136,14 +136,21 @@ func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"auth_method": schema.StringAttribute{
 						Optional: true, Computed: true, Default: stringdefault.StaticString(defaultStoreAuth),
 						MarkdownDescription: "`accessKey` (the secret's `access_key_id`, `secret_access_key` and optional " +
-							"`session_token`) or `IAM` (the standard AWS credential chain: environment, web identity, instance profile).",
+							"`session_token`) or `IAM`: the AWS credential chain, as the AWS CLI and the AWS provider resolve it " +
+							"(the AWS SDK for Go v2): environment variables (`AWS_ACCESS_KEY_ID`, ...), the shared config and " +
+							"credentials files with profiles (`profile`, `AWS_PROFILE`, `AWS_CONFIG_FILE`, " +
+							"`AWS_SHARED_CREDENTIALS_FILE`), SSO sessions, profiles that assume a role (`role_arn`, " +
+							"`source_profile`, `external_id`), `credential_process`, web identity tokens " +
+							"(`AWS_WEB_IDENTITY_TOKEN_FILE` and `AWS_ROLE_ARN`; for HCP Terraform's dynamic provider " +
+							"credentials see the HCP Terraform guide), and container and instance roles. No credential it " +
+							"finds is stored in state, plans or logs.",
 						Validators: []validator.String{stringvalidator.OneOf(authAccessKey, authIAM)},
 					},
 					"create_bucket": schema.BoolAttribute{
 						Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 						MarkdownDescription: "Create the bucket when it does not exist. The bucket is never deleted.",
 					},
-				},
+				}, bucketAWSAttributes(true)),
 			},
 			"git": schema.SingleNestedAttribute{
 				Optional:            true,

@@ -36,6 +36,10 @@ type bucketModel struct {
 	Insecure   types.Bool   `tfsdk:"insecure"`
 	Region     types.String `tfsdk:"region"`
 	AuthMethod types.String `tfsdk:"auth_method"`
+	// Where AWS credentials come from (see bucketAWSAttributes); never secrets.
+	Profile     types.String     `tfsdk:"profile"`
+	AssumeRole  *assumeRoleModel `tfsdk:"assume_role"`
+	STSEndpoint types.String     `tfsdk:"sts_endpoint"`
 }
 
 type gitModel struct {
@@ -77,7 +81,9 @@ func storeRefFromObject(obj types.Object) (ref storeRefModel, ok bool) {
 func (m storeRefModel) known() bool {
 	vals := []attr.Value{m.Name, m.Path, m.SecretRef}
 	if m.Bucket != nil {
-		vals = append(vals, m.Bucket.Endpoint, m.Bucket.BucketName, m.Bucket.Insecure, m.Bucket.Region, m.Bucket.AuthMethod)
+		vals = append(vals, m.Bucket.Endpoint, m.Bucket.BucketName, m.Bucket.Insecure, m.Bucket.Region, m.Bucket.AuthMethod,
+			m.Bucket.Profile, m.Bucket.STSEndpoint)
+		vals = append(vals, m.Bucket.AssumeRole.values()...)
 	}
 	if m.Git != nil {
 		vals = append(vals, m.Git.URL, m.Git.Branch, m.Git.InsecureIgnoreHostKey)
@@ -259,6 +265,11 @@ func (d *providerData) checkCredentials(m storeRefModel, at path.Path) diag.Diag
 				fmt.Sprintf("State store %q uses auth_method %q, which needs access keys: set secret_ref to a provider "+
 					"secret holding access_key_id and secret_access_key, or use auth_method = \"IAM\".", m.Name.ValueString(), authAccessKey))
 		}
+		if profile := m.Bucket.Profile.ValueString(); profile != "" && method != authIAM {
+			diags.AddAttributeError(at.AtName("bucket").AtName("profile"), "Profile Without the AWS Credential Chain",
+				fmt.Sprintf("State store %q names the AWS profile %q, but its auth_method is %q, which takes the keys of its "+
+					"secret: set auth_method = \"IAM\" to read the profile, or remove profile.", m.Name.ValueString(), profile, authAccessKey))
+		}
 		if ref != "" && (method == "" || method == authAccessKey) && (set["access_key_id"] == "" || set["secret_access_key"] == "") {
 			diags.AddAttributeError(at.AtName("secret_ref"), "Incomplete Secret",
 				fmt.Sprintf("Secret %q must hold access_key_id and secret_access_key for state store %q (environment: %s, %s).",
@@ -321,6 +332,10 @@ func (d *providerData) open(m storeRefModel, createBucket bool) (statestore.Stor
 		if method == "" {
 			method = defaultStoreAuth
 		}
+		role, err := m.Bucket.AssumeRole.config()
+		if err != nil {
+			return nil, err
+		}
 		return d.pool.Bucket(statestore.BucketConfig{
 			Endpoint:        m.Bucket.Endpoint.ValueString(),
 			BucketName:      m.Bucket.BucketName.ValueString(),
@@ -332,6 +347,9 @@ func (d *providerData) open(m storeRefModel, createBucket bool) (statestore.Stor
 			SessionToken:    set["session_token"],
 			CACertificate:   set["ca_certificate"],
 			CreateBucket:    createBucket,
+			Profile:         m.Bucket.Profile.ValueString(),
+			AssumeRole:      role,
+			STSEndpoint:     m.Bucket.STSEndpoint.ValueString(),
 		})
 	case m.Git != nil:
 		author := defaultAuthorName

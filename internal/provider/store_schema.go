@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"maps"
+
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -19,6 +21,14 @@ func storeRefSchema(description string) schema.SingleNestedAttribute {
 }
 
 func storeRefAttributes() map[string]schema.Attribute {
+	bucket := map[string]schema.Attribute{
+		"endpoint":    schema.StringAttribute{Optional: true, MarkdownDescription: "host[:port] of the S3 API."},
+		"bucket_name": schema.StringAttribute{Optional: true, MarkdownDescription: "Bucket name."},
+		"insecure":    schema.BoolAttribute{Optional: true, MarkdownDescription: "Plain HTTP."},
+		"region":      schema.StringAttribute{Optional: true, MarkdownDescription: "Bucket region."},
+		"auth_method": schema.StringAttribute{Optional: true, MarkdownDescription: "`accessKey` or `IAM` (the AWS credential chain)."},
+	}
+	maps.Copy(bucket, bucketAWSAttributes(false))
 	return map[string]schema.Attribute{
 		"name":       schema.StringAttribute{Optional: true, MarkdownDescription: "The store's name (required)."},
 		"path":       schema.StringAttribute{Optional: true, MarkdownDescription: "The store's path."},
@@ -26,13 +36,7 @@ func storeRefAttributes() map[string]schema.Attribute {
 		"bucket": schema.SingleNestedAttribute{
 			Optional:            true,
 			MarkdownDescription: "The store's bucket settings.",
-			Attributes: map[string]schema.Attribute{
-				"endpoint":    schema.StringAttribute{Optional: true, MarkdownDescription: "host[:port] of the S3 API."},
-				"bucket_name": schema.StringAttribute{Optional: true, MarkdownDescription: "Bucket name."},
-				"insecure":    schema.BoolAttribute{Optional: true, MarkdownDescription: "Plain HTTP."},
-				"region":      schema.StringAttribute{Optional: true, MarkdownDescription: "Bucket region."},
-				"auth_method": schema.StringAttribute{Optional: true, MarkdownDescription: "`accessKey` or `IAM`."},
-			},
+			Attributes:          bucket,
 		},
 		"git": schema.SingleNestedAttribute{
 			Optional:            true,

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/minio/minio-go/v7/pkg/s3utils"
 )
 
@@ -111,9 +110,15 @@ func bucketKey(cfg BucketConfig) string {
 	h := hmac.New(sha256.New, bucketKeySecret)
 	for _, s := range []string{"bucket", cfg.Endpoint, cfg.BucketName, cfg.Region, fmt.Sprint(cfg.Insecure),
 		cfg.AuthMethod, fmt.Sprint(cfg.CreateBucket), cfg.AccessKeyID, cfg.SecretAccessKey, cfg.SessionToken,
-		cfg.CACertificate} {
+		cfg.CACertificate, cfg.Profile, cfg.STSEndpoint, fmt.Sprint(cfg.AssumeRole != nil)} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
+	}
+	if ar := cfg.AssumeRole; ar != nil {
+		for _, s := range []string{ar.RoleARN, ar.ExternalID, ar.SessionName, ar.Duration.String()} {
+			h.Write([]byte(s))
+			h.Write([]byte{0})
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -153,18 +158,10 @@ func newBucketStore(cfg BucketConfig) (*bucketStore, error) {
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
 
-	var creds *credentials.Credentials
-	switch cfg.AuthMethod {
-	case "", "accessKey":
-		creds = credentials.NewStaticV4(cfg.AccessKeyID, cfg.SecretAccessKey, cfg.SessionToken)
-	case "IAM":
-		// The standard chain: environment variables first, then web identity and instance
-		// profiles (what credentials.NewIAM("") provides), as Kratix's IAM method does.
-		creds = credentials.NewChainCredentials([]credentials.Provider{
-			&credentials.EnvAWS{}, &credentials.EnvMinio{}, &credentials.IAM{},
-		})
-	default:
-		return nil, b.fail("configure", KindConfig, fmt.Errorf("unknown auth_method %q; use \"accessKey\" or \"IAM\"", cfg.AuthMethod))
+	// Reading the AWS configuration reads local files only; nothing is dialled here.
+	creds, err := bucketCredentials(context.Background(), cfg, tr, b.Describe())
+	if err != nil {
+		return nil, b.fail("configure", KindConfig, err)
 	}
 	client, err := minio.New(cfg.Endpoint, &minio.Options{
 		Creds:     creds,

@@ -648,6 +648,7 @@ func TestBucketIAM(t *testing.T) {
 	ctx := context.Background()
 	srv := testMinIO(t)
 	_, client, bucket := testBucket(t)
+	isolateAWS(t)
 	t.Setenv("AWS_ACCESS_KEY_ID", srv.AccessKey)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretKey)
 	st, err := NewPool().Bucket(BucketConfig{Endpoint: srv.Endpoint, BucketName: bucket, Insecure: true, AuthMethod: "IAM"})

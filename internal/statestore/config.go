@@ -1,13 +1,24 @@
 package statestore
 
+import "time"
+
 // BucketConfig is everything needed to reach an S3-compatible bucket.
 type BucketConfig struct {
 	Endpoint     string // host[:port], no scheme
 	BucketName   string
 	Region       string // optional
 	Insecure     bool   // plain HTTP, as Kratix's `insecure`
-	AuthMethod   string // "accessKey" (default) or "IAM"
+	AuthMethod   string // "accessKey" (default) or "IAM" (the AWS credential chain)
 	CreateBucket bool   // Check creates the bucket when it is missing
+
+	// Profile names the shared config profile the AWS credential chain starts from ("IAM" only);
+	// empty means AWS_PROFILE or the default profile.
+	Profile string
+	// AssumeRole, when set, is a role assumed with the credentials of AuthMethod.
+	AssumeRole *AssumeRole
+	// STSEndpoint is the URL of the STS API used to assume roles (assume_role, a profile's
+	// role_arn, web identity); empty means the SDK's choice (AWS_ENDPOINT_URL_STS, or AWS's).
+	STSEndpoint string
 
 	AccessKeyID     string
 	SecretAccessKey string
@@ -30,4 +41,12 @@ type GitConfig struct {
 	SSHPrivateKey string // PEM/OpenSSH private key content
 	KnownHosts    string // known_hosts content
 	CACertificate string // PEM content
+}
+
+// AssumeRole is a role to assume through STS, as the AWS provider's assume_role block.
+type AssumeRole struct {
+	RoleARN     string
+	ExternalID  string        // optional
+	SessionName string        // optional; the SDK picks one when empty
+	Duration    time.Duration // optional; the SDK asks for 15 minutes when zero
 }

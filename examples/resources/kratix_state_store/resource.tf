@@ -24,7 +24,8 @@ resource "kratix_state_store" "github" {
   }
 }
 
-# On AWS, with the credentials of the environment (instance profile, web identity, AWS_* variables).
+# On AWS, with the AWS credential chain: AWS_* variables, ~/.aws profiles and SSO, web identity
+# (HCP Terraform dynamic credentials), container and instance roles. Nothing to put in secrets.
 resource "kratix_state_store" "s3" {
   name = "s3"
   bucket = {
@@ -32,5 +33,24 @@ resource "kratix_state_store" "s3" {
     bucket_name = "acme-kratix"
     region      = "eu-west-2"
     auth_method = "IAM"
+  }
+}
+
+# A named profile (here an SSO profile, after `aws sso login --profile platform`), from which a
+# role in the bucket's account is assumed.
+resource "kratix_state_store" "s3_cross_account" {
+  name = "s3-cross-account"
+  bucket = {
+    endpoint    = "s3.eu-west-2.amazonaws.com"
+    bucket_name = "acme-kratix-prod"
+    region      = "eu-west-2"
+    auth_method = "IAM"
+    profile     = "platform"
+    assume_role = {
+      role_arn     = "arn:aws:iam::123456789012:role/kratix-state"
+      external_id  = "kratix-platform"
+      session_name = "kratix-terraform"
+      duration     = "1h"
+    }
   }
 }
