@@ -2,7 +2,7 @@
 # worker cluster's GitOps agent reads. `make demo` applies it to a local repository.
 
 terraform {
-  required_version = ">= 1.11"
+  required_version = ">= 1.5"
   required_providers {
     kratix = {
       source = "promise-platform/kratix"

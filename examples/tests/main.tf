@@ -13,7 +13,7 @@
 # first, then plans the refused change.
 
 terraform {
-  required_version = ">= 1.11"
+  required_version = ">= 1.6"
   required_providers {
     kratix = {
       source = "promise-platform/kratix"

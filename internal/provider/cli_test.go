@@ -32,6 +32,8 @@ var (
 type cli struct {
 	dir string
 	env []string
+	// terraform is the CLI to run; TF_ACC_TERRAFORM_PATH when empty.
+	terraform string
 }
 
 func newCLI(t *testing.T, files map[string]string, env ...string) *cli {
@@ -62,7 +64,11 @@ func newCLI(t *testing.T, files map[string]string, env ...string) *cli {
 
 // run runs one terraform command and returns everything it printed.
 func (c *cli) run(args ...string) (string, error) {
-	cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), append(args, "-no-color")...)
+	bin := c.terraform
+	if bin == "" {
+		bin = os.Getenv("TF_ACC_TERRAFORM_PATH")
+	}
+	cmd := exec.Command(bin, append(args, "-no-color")...)
 	cmd.Dir = c.dir
 	cmd.Env = c.env
 	var out bytes.Buffer

@@ -32,7 +32,10 @@ func (f *matchesFunction) Definition(_ context.Context, _ function.DefinitionReq
 			"Each entry is an object with optional `match_labels` (map) and `match_expressions` (list of `key`, " +
 			"`operator`, `values`). Labels with `kratix.io/dry-run = \"true\"` never match: Kratix schedules no " +
 			"ordinary placement to a dry-run destination, and neither do the resources. Use it in expressions and " +
-			"`check` blocks.\n\n" +
+			"`check` blocks. Provider functions need Terraform 1.8 or later (OpenTofu 1.7 or later). An older CLI " +
+			"rejects the call with a parser error that does not mention the version, even when `required_version` " +
+			"says `>= 1.8`: \"Missing newline after argument\" (or \"Invalid single-argument block definition\" in a " +
+			"one-line block), as Terraform 1.5.7 and OpenTofu 1.6.3 print it.\n\n" +
 			"A null is left out, as it is in a promise and a destination: `selectors = null` is no selectors (everything " +
 			"matches); a null entry, `match_labels` or `match_expressions` adds no requirement; a null value in " +
 			"`match_labels` puts no requirement on its key; a null in `values` is left out; `key` and `operator` must " +

@@ -75,7 +75,7 @@ func (d *providerData) contentSecret() (secret []byte, unknown bool) {
 func addRequestWriteOnly(attrs map[string]schema.Attribute) {
 	attrs["documents_wo"] = schema.StringAttribute{
 		Optional: true, WriteOnly: true, Sensitive: true,
-		MarkdownDescription: "Write-only `documents` (Terraform 1.11 or later): multi-document Kubernetes YAML written as " +
+		MarkdownDescription: "Write-only `documents` (Terraform 1.11 or later, OpenTofu 1.11 or later): multi-document Kubernetes YAML written as " +
 			"`<name>.yaml`, which never reaches state or plan, for Secrets. `written_files` records keyed hashes " +
 			"(`hmac:<hex>`, see the provider's `content_hash_key`) instead of MD5s, so a change or drift still shows. " +
 			"Not with `documents`.",
@@ -86,7 +86,7 @@ func addRequestWriteOnly(attrs map[string]schema.Attribute) {
 	}
 	attrs["files_wo"] = schema.MapAttribute{
 		ElementType: types.StringType, Optional: true, WriteOnly: true, Sensitive: true,
-		MarkdownDescription: "Write-only `files` (Terraform 1.11 or later): files by path, written byte for byte, whose " +
+		MarkdownDescription: "Write-only `files` (Terraform 1.11 or later, OpenTofu 1.11 or later): files by path, written byte for byte, whose " +
 			"content never reaches state or plan (the paths are not secret and may show in `written_files`). " +
 			"Not with `files`.",
 		Validators: []validator.Map{mapvalidator.ConflictsWith(path.MatchRoot("files"))},

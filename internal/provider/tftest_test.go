@@ -2,6 +2,7 @@ package provider
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -65,16 +66,29 @@ func TestTerraformTestExamples(t *testing.T) {
 	repo := filepath.Join(t.TempDir(), "gitops.git")
 	gitRun(t, "", "init", "--quiet", "--bare", "-b", "main", repo)
 	c := newCLI(t, nil, "TF_VAR_repository_url=file://"+repo)
+	for _, problem := range runTestExamples(t, c) {
+		t.Error(problem)
+	}
+}
+
+// runTestExamples copies examples/tests into c's folder, runs its suite with c's CLI and returns
+// what went wrong: a run that did not end as it must, a suite that did not run. None is a pass.
+func runTestExamples(t *testing.T, c *cli) []string {
+	t.Helper()
 	copyTree(t, "../../examples/tests", c.dir)
 	// get installs the local module the guard's runs use; the provider comes from dev_overrides.
 	if out, err := c.run("get", "-test-directory=refusals"); err != nil {
-		t.Fatalf("terraform get: %v\n%s", err, out)
+		return []string{fmt.Sprintf("get -test-directory=refusals: %v\n%s", err, out)}
 	}
 	out, runErr := c.run("test", "-json", "-test-directory=refusals")
-	runs, global := parseTestEvents(t, out)
-	if len(global) > 0 {
-		t.Fatalf("terraform test failed outside any run: %s\n%s", strings.Join(global, "\n"), out)
+	runs, global, err := parseTestEvents(out)
+	if err != nil {
+		return []string{err.Error()}
 	}
+	if len(global) > 0 {
+		return []string{fmt.Sprintf("test failed outside any run: %s\n%s", strings.Join(global, "\n"), out)}
+	}
+	var problems []string
 	suites := map[string]int{}
 	for key, res := range runs {
 		file := key[:strings.LastIndex(key, "/")]
@@ -83,43 +97,43 @@ func TestTerraformTestExamples(t *testing.T) {
 		switch {
 		case refusalSetUp[key]:
 			if res.status != "pass" {
-				t.Errorf("%s ended %q:\n%s", key, res.status, strings.Join(res.errors, "\n"))
+				problems = append(problems, fmt.Sprintf("%s ended %q:\n%s", key, res.status, strings.Join(res.errors, "\n")))
 			}
 		case strings.HasPrefix(file, "refusals/") && !refused:
-			t.Errorf("%s is not in offlineRefusals: say which error it must end with", key)
+			problems = append(problems, fmt.Sprintf("%s is not in offlineRefusals: say which error it must end with", key))
 		case refused:
 			if res.status == "pass" || !containsError(res.errors, want) {
-				t.Errorf("%s ended %q with errors %q; want an error %q whose detail holds %q", key, res.status, res.errors, want.summary, want.detail)
+				problems = append(problems, fmt.Sprintf("%s ended %q with errors %q; want an error %q whose detail holds %q", key, res.status, res.errors, want.summary, want.detail))
 			}
 		case res.status != "pass":
-			t.Errorf("%s ended %q:\n%s", key, res.status, strings.Join(res.errors, "\n"))
+			problems = append(problems, fmt.Sprintf("%s ended %q:\n%s", key, res.status, strings.Join(res.errors, "\n")))
 		}
 	}
 	for key := range refusalSetUp {
 		if _, ok := runs[key]; !ok {
-			t.Errorf("%s (refusalSetUp) did not run", key)
+			problems = append(problems, fmt.Sprintf("%s (refusalSetUp) did not run", key))
 		}
 	}
 	for key := range offlineRefusals {
 		if _, ok := runs[key]; !ok {
-			t.Errorf("%s (offlineRefusals) did not run", key)
+			problems = append(problems, fmt.Sprintf("%s (offlineRefusals) did not run", key))
 		}
 	}
 	// The suites must be there: a file that went missing would pass unseen.
 	for _, file := range []string{"scheduling.tftest.hcl", "decisions.tftest.hcl", "rollout.tftest.hcl", "refusals/guard.tftest.hcl"} {
 		if suites[file] == 0 {
-			t.Errorf("examples/tests/%s has no run (files run: %v)", file, suites)
+			problems = append(problems, fmt.Sprintf("examples/tests/%s has no run (files run: %v)", file, suites))
 		}
 	}
 	if len(offlineRefusals) == 0 && runErr != nil {
-		t.Errorf("terraform test exited with %v", runErr)
+		problems = append(problems, fmt.Sprintf("test exited with %v", runErr))
 	}
+	return problems
 }
 
 // parseTestEvents reads `terraform test -json` output: every run the suite holds with how it
 // ended, and the error diagnostics that belong to no run.
-func parseTestEvents(t *testing.T, out string) (runs map[string]*testRunResult, global []string) {
-	t.Helper()
+func parseTestEvents(out string) (runs map[string]*testRunResult, global []string, err error) {
 	runs = map[string]*testRunResult{}
 	for _, line := range strings.Split(out, "\n") {
 		if !strings.HasPrefix(line, "{") {
@@ -127,7 +141,7 @@ func parseTestEvents(t *testing.T, out string) (runs map[string]*testRunResult, 
 		}
 		var ev testEvent
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
-			t.Fatalf("terraform test -json printed %q: %v", line, err)
+			return nil, nil, fmt.Errorf("test -json printed %q: %v", line, err)
 		}
 		switch {
 		case ev.Type == "test_abstract":
@@ -136,7 +150,8 @@ func parseTestEvents(t *testing.T, out string) (runs map[string]*testRunResult, 
 					runs[file+"/"+name] = &testRunResult{status: "not run"}
 				}
 			}
-		case ev.Type == "test_run" && ev.TestRun != nil && ev.TestRun.Progress == "complete":
+		// OpenTofu 1.6 prints one test_run event per run, with its status and no progress.
+		case ev.Type == "test_run" && ev.TestRun != nil && (ev.TestRun.Progress == "complete" || ev.TestRun.Progress == ""):
 			if r, ok := runs[ev.File+"/"+ev.Run]; ok {
 				r.status = ev.TestRun.Status
 			}
@@ -150,9 +165,9 @@ func parseTestEvents(t *testing.T, out string) (runs map[string]*testRunResult, 
 		}
 	}
 	if len(runs) == 0 {
-		t.Fatalf("terraform test found no run:\n%s", out)
+		return nil, nil, fmt.Errorf("test found no run:\n%s", out)
 	}
-	return runs, global
+	return runs, global, nil
 }
 
 func containsError(errors []string, want refusal) bool {

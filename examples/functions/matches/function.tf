@@ -1,4 +1,6 @@
+# Provider functions need Terraform 1.8 or later (OpenTofu 1.7 or later).
 terraform {
+  required_version = ">= 1.8"
   required_providers {
     kratix = {
       source = "promise-platform/kratix"

@@ -3,7 +3,7 @@
 # apply, behind a blast-radius guard.
 
 terraform {
-  required_version = ">= 1.11"
+  required_version = ">= 1.5"
   required_providers {
     kratix = {
       source = "promise-platform/kratix"

@@ -1,3 +1,8 @@
+# Write-only content (db_credentials below) needs Terraform 1.11 or later; the rest works from 1.5.
+terraform {
+  required_version = ">= 1.11"
+}
+
 resource "kratix_state_store" "minio" {
   name       = "minio"
   secret_ref = "minio"

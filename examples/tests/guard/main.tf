@@ -4,7 +4,7 @@
 # as TF_VAR_repository_url), then plan the dangerous change.
 
 terraform {
-  required_version = ">= 1.11"
+  required_version = ">= 1.5"
   required_providers {
     kratix = {
       source = "promise-platform/kratix"
