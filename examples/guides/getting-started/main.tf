@@ -3,7 +3,7 @@
 # pvCapacity=large; the guide changes worker_labels and on_unschedule between applies.
 
 terraform {
-  required_version = ">= 1.11"
+  required_version = ">= 1.5"
   required_providers {
     kratix = {
       source = "promise-platform/kratix"
