@@ -1,12 +1,12 @@
 package statestore
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"golang.org/x/crypto/ssh/knownhosts"
 )
@@ -55,12 +55,36 @@ func classifyGitError(err error) Kind {
 		return KindAccessDenied // a file:// repository this process may not write
 	case has("hook declined", "pre-receive", "remote rejected"):
 		return KindRejected
-	case errors.Is(err, context.DeadlineExceeded):
-		return KindNetwork
-	case errors.Is(err, context.Canceled):
-		return KindOther
 	}
-	return classifyTransportError(err)
+	return classifyTransportError(withGoGitCauses(err))
+}
+
+// withGoGitCauses makes the causes go-git hides visible to errors.Is and errors.As: its
+// plumbing.UnexpectedError and plumbing.PermanentError keep the transport's error in a field,
+// without an Unwrap method.
+func withGoGitCauses(err error) error {
+	var causes []error
+	for next := err; next != nil; {
+		var (
+			unexpected *plumbing.UnexpectedError
+			permanent  *plumbing.PermanentError
+		)
+		switch {
+		case errors.As(next, &unexpected) && unexpected.Err != nil:
+			next = unexpected.Err
+		case errors.As(next, &permanent) && permanent.Err != nil:
+			next = permanent.Err
+		default:
+			next = nil
+		}
+		if next != nil {
+			causes = append(causes, next)
+		}
+	}
+	if len(causes) == 0 {
+		return err
+	}
+	return errors.Join(append([]error{err}, causes...)...)
 }
 
 // redact removes the store's credentials from an error's text, and puts it on one line (servers
