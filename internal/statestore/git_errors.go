@@ -144,29 +144,9 @@ func (s *gitStore) secrets() []string {
 // included: it is kept only when the URL has no userinfo.
 func invalidURL(raw string, err error) error {
 	if strings.Contains(raw, "@") {
-		return &Error{Kind: KindConfig, Err: fmt.Errorf("invalid URL %s", redactURL(raw))}
+		return &Error{Kind: KindConfig, Err: fmt.Errorf("invalid URL %s", RedactURL(raw))}
 	}
 	return &Error{Kind: KindConfig, Err: fmt.Errorf("invalid URL: %w", err)}
-}
-
-// redactURL drops the credentials a URL may carry, for messages and logs. Over SSH the user
-// name is kept: it is not a secret and says which account is used.
-func redactURL(raw string) string {
-	if !strings.Contains(raw, "://") {
-		return raw // scp-like (git@host:org/repo.git) or a path: no room for a password
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "<a URL that does not parse>"
-	}
-	if u.User != nil {
-		if u.Scheme == "ssh" {
-			u.User = url.User(u.User.Username())
-		} else {
-			u.User = nil
-		}
-	}
-	return u.String()
 }
 
 // repoKey names a repository whatever the spelling of its URL (user, case of the host, default
