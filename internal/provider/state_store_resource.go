@@ -259,6 +259,9 @@ func (r *stateStoreResource) planCheck(ctx context.Context, plan tfsdk.Plan, m s
 	createBucket := m.Bucket != nil && m.Bucket.CreateBucket.ValueBool()
 	what := fmt.Sprintf("State store %q cannot be read", m.Name.ValueString())
 	store, err := r.data.open(ref, createBucket)
+	if errors.Is(err, errSecretsUnknown) {
+		return diags // the secrets come from values known at apply, whose check looks then
+	}
 	if err != nil {
 		diags.Append(storeNotUsableAt(path.Root("secret_ref"), what, err))
 		return diags
