@@ -67,6 +67,12 @@ func TestAccStateStore_planReadsTheStore(t *testing.T) {
 			ExpectError: wrapped(at("bucket.endpoint") + `[\s\S]*endpoint unreachable`),
 		},
 		{
+			// insecure = false: HTTPS to a server that speaks plain HTTP.
+			Config:      onlyStore(bucket.provider, strings.Replace(bucket.store, "insecure    = true", "insecure    = false", 1)),
+			PlanOnly:    true,
+			ExpectError: wrapped(at("bucket.endpoint") + `[\s\S]*server speaks plain HTTP[\s\S]*set insecure = true`),
+		},
+		{
 			Config:      onlyStore(https.provider, strings.Replace(https.store, "git = {", "git = {\n    branch = \"no-such-branch\"", 1)),
 			PlanOnly:    true,
 			ExpectError: wrapped(at("git.branch") + `[\s\S]*branch does not exist[\s\S]*Create the branch`),
