@@ -32,7 +32,11 @@ func (s *gitStore) fail(op string, err error) error {
 // classifyGitError tells apart the failures that users act on differently. go-git reports some
 // as sentinel errors and passes others through as the server's or the SSH library's words.
 func classifyGitError(err error) Kind {
-	var keyErr *knownhosts.KeyError
+	err = withGoGitCauses(err)
+	var (
+		keyErr     *knownhosts.KeyError
+		revokedErr *knownhosts.RevokedError
+	)
 	msg := strings.ToLower(err.Error())
 	has := func(subs ...string) bool {
 		for _, s := range subs {
@@ -47,7 +51,7 @@ func classifyGitError(err error) Kind {
 		errors.Is(err, transport.ErrInvalidAuthMethod),
 		has("authentication required", "unable to authenticate", "authorization failed", "invalid credentials"):
 		return KindAuth
-	case errors.As(err, &keyErr), has("knownhosts:", "host key mismatch", "host key"):
+	case errors.As(err, &keyErr), errors.As(err, &revokedErr):
 		return KindHostKey
 	case errors.Is(err, transport.ErrRepositoryNotFound), has("repository not found"):
 		return KindMissingRepo
@@ -56,7 +60,7 @@ func classifyGitError(err error) Kind {
 	case has("hook declined", "pre-receive", "remote rejected"):
 		return KindRejected
 	}
-	return classifyTransportError(withGoGitCauses(err))
+	return classifyTransportError(err)
 }
 
 // withGoGitCauses makes the causes go-git hides visible to errors.Is and errors.As: its

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"golang.org/x/crypto/ssh/knownhosts"
 )
 
 // refused is what a dial to a closed port returns.
@@ -62,6 +63,26 @@ func TestClassifyGitTransportError(t *testing.T) {
 			if got := classifyGitError(wrapped); got != tt.want {
 				t.Errorf("%s: classifyGitError(%v) = %q, want %q", tt.name, wrapped, got, tt.want)
 			}
+		}
+	}
+}
+
+// TestClassifyGitHostKeyError: an untrusted host key is recognised by knownhosts' types, also
+// inside go-git's wrappers; the words alone are not.
+func TestClassifyGitHostKeyError(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want Kind
+	}{
+		{"unknown host", fmt.Errorf("ssh: handshake failed: %w", &knownhosts.KeyError{}), KindHostKey},
+		{"key mismatch", fmt.Errorf("ssh: handshake failed: %w", &knownhosts.KeyError{Want: []knownhosts.KnownKey{{Filename: "known_hosts", Line: 1}}}), KindHostKey},
+		{"revoked", plumbing.NewUnexpectedError(fmt.Errorf("ssh: handshake failed: %w", &knownhosts.RevokedError{})), KindHostKey},
+		{"words only", errors.New("ssh: handshake failed: knownhosts: key mismatch"), KindOther},
+	}
+	for _, tt := range tests {
+		if got := classifyGitError(tt.err); got != tt.want {
+			t.Errorf("%s: classifyGitError(%v) = %q, want %q", tt.name, tt.err, got, tt.want)
 		}
 	}
 }
