@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -34,15 +35,21 @@ func NormaliseFileKey(key string) (string, error) {
 	case strings.Contains(key, `\`):
 		return "", fmt.Errorf(`file key %q contains a backslash; separate folders with "/", as in %q`, key, strings.ReplaceAll(key, `\`, "/"))
 	}
-	if CheckRelative(key) != nil {
-		// Backslashes are refused above, so CheckRelative can only object to a leading "/" or
-		// to "..".
-		if strings.HasPrefix(key, "/") {
+	if err := CheckRelative(key); err != nil {
+		switch {
+		case strings.HasPrefix(key, "/"):
 			return "", fmt.Errorf(`file key %q starts with "/"; give it relative to the pipeline's output folder, as in %q`, key, strings.TrimLeft(key, "/"))
+		case slices.Contains(strings.Split(key, "/"), ".."):
+			return "", fmt.Errorf(`file key %q contains ".." that leads outside its folder; a request's files must stay inside its own folder`, key)
 		}
-		return "", fmt.Errorf(`file key %q contains ".."; a request's files must stay inside its own folder`, key)
+		return "", fmt.Errorf("file key %q: %w", key, err)
 	}
-	return path.Clean(key), nil
+	clean := path.Clean(key)
+	if clean == "." {
+		// "a/.." and the like: inside the folder, but the folder itself.
+		return "", fmt.Errorf(`file key %q names the output folder itself, not a file; name a file in it, such as "app.yaml"`, key)
+	}
+	return clean, nil
 }
 
 // namesTheFolder reports whether a key is only "." and "/" segments (".", "/", "./", "/."), all of

@@ -29,7 +29,8 @@ func TestNormaliseFileKey(t *testing.T) {
 		{"..", "", `file key ".." contains ".."`},
 		{"../a.yaml", "", `contains ".."`},
 		{"a/../../b", "", `contains ".."`},
-		{"a/..", "", `contains ".."`},
+		{"a/..", "", `names the output folder itself`},
+		{"a/../b.yaml", "b.yaml", ""},
 		{`a\b.yaml`, "", `file key "a\\b.yaml" contains a backslash; separate folders with "/", as in "a/b.yaml"`},
 		{`..\a.yaml`, "", "contains a backslash"},
 	}

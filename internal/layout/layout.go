@@ -9,6 +9,8 @@ package layout
 import (
 	"fmt"
 	"path"
+	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -40,24 +42,25 @@ const DefaultGroupID = "5058f"
 // placement wrote in mode none. (The parts of aggregatedYAML files live under AggregatesDir.)
 const IndexDir = ".kratix"
 
-// CheckRelative rejects a path that would leave the folder it is relative to: an absolute path
-// or one with a ".." segment. "", "." and "/" all mean the folder itself.
+// CheckRelative rejects a path that would leave the folder it is relative to: an absolute path,
+// one whose ".." segments climb above the folder (filepath.IsLocal decides), or one with a
+// backslash. "", "." and "/" all mean the folder itself; "a/../b" stays inside and is "b" once
+// joined.
 func CheckRelative(p string) error {
-	if p == "" || p == "." || p == "/" {
+	switch {
+	case p == "" || p == "." || p == "/":
 		return nil
-	}
-	if strings.HasPrefix(p, "/") {
+	case strings.HasPrefix(p, "/"):
 		return fmt.Errorf("path %q starts with \"/\"; give it relative to the store (\"/\" alone means the root)", p)
-	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == ".." {
-			return fmt.Errorf("path %q contains \"..\"; paths must stay inside the store", p)
-		}
-	}
-	if strings.Contains(p, "\\") {
+	case strings.Contains(p, "\\"):
 		return fmt.Errorf("path %q contains a backslash; use \"/\" to separate folders", p)
+	case filepath.IsLocal(p):
+		return nil
+	case slices.Contains(strings.Split(p, "/"), ".."):
+		return fmt.Errorf("path %q contains \"..\" that leads outside the store; paths must stay inside it", p)
 	}
-	return nil
+	// Windows refuses names of its own (NUL, COM1, a drive letter) anywhere in a local path.
+	return fmt.Errorf("path %q is not a relative path on this system (it names a device or a drive); rename that folder", p)
 }
 
 // Root is a destination's folder in its store: the store's path joined with the destination's

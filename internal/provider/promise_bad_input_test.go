@@ -67,7 +67,9 @@ resource "kratix_destination" "b" {
 		{"a rollout with no wave", promise(ns, `  destinations = [kratix_destination.a]
   rollout = { waves = [] }`), `Invalid Attribute Value[\s\S]*at least 1`},
 		{"min_wait not a duration", promise(ns, `  destinations = [kratix_destination.a]
-  rollout = { waves = [{ name = "w" }], min_wait = "soon" }`), `Invalid Duration[\s\S]*"soon" is not a duration`},
+  rollout = { waves = [{ name = "w" }], min_wait = "soon" }`), `Invalid Time Duration String Value[\s\S]*Given Value: soon`},
+		{"min_wait negative", promise(ns, `  destinations = [kratix_destination.a]
+  rollout = { waves = [{ name = "w" }], min_wait = "-1h" }`), `Invalid Duration[\s\S]*"-1h" is a negative duration`},
 		{"bad label in a selector", promise(ns, `  destinations = [kratix_destination.a]
   destination_selectors = [{ match_labels = { "bad key!" = "v" } }]`), `Invalid Label Key`},
 		{"request file outside its folder", promise(ns, "  destinations = [kratix_destination.a]") + `

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -29,9 +30,9 @@ import (
 // in flight: they are not the promise's configuration, and would fill every plan.
 
 type rolloutModel struct {
-	Waves   types.List   `tfsdk:"waves"` // of waveModel
-	MinWait types.String `tfsdk:"min_wait"`
-	Paused  types.Bool   `tfsdk:"paused"`
+	Waves   types.List           `tfsdk:"waves"` // of waveModel
+	MinWait timetypes.GoDuration `tfsdk:"min_wait"`
+	Paused  types.Bool           `tfsdk:"paused"`
 }
 
 type waveModel struct {
@@ -42,22 +43,22 @@ type waveModel struct {
 }
 
 type rolloutStatusModel struct {
-	Revision          types.String `tfsdk:"revision"`
-	CompletedRevision types.String `tfsdk:"completed_revision"`
-	WavesDone         types.Int64  `tfsdk:"waves_done"`
-	NextWave          types.String `tfsdk:"next_wave"`
-	NextWaveNotBefore types.String `tfsdk:"next_wave_not_before"`
-	Waiting           types.List   `tfsdk:"waiting"`
-	Waves             types.Map    `tfsdk:"waves"`
-	LastWaveAt        types.String `tfsdk:"last_wave_at"`
-	CheckedAt         types.String `tfsdk:"checked_at"`
+	Revision          types.String      `tfsdk:"revision"`
+	CompletedRevision types.String      `tfsdk:"completed_revision"`
+	WavesDone         types.Int64       `tfsdk:"waves_done"`
+	NextWave          types.String      `tfsdk:"next_wave"`
+	NextWaveNotBefore timetypes.RFC3339 `tfsdk:"next_wave_not_before"`
+	Waiting           types.List        `tfsdk:"waiting"`
+	Waves             types.Map         `tfsdk:"waves"`
+	LastWaveAt        timetypes.RFC3339 `tfsdk:"last_wave_at"`
+	CheckedAt         timetypes.RFC3339 `tfsdk:"checked_at"`
 }
 
 var rolloutStatusAttrTypes = map[string]attr.Type{
 	"revision": types.StringType, "completed_revision": types.StringType, "waves_done": types.Int64Type,
-	"next_wave": types.StringType, "next_wave_not_before": types.StringType,
+	"next_wave": types.StringType, "next_wave_not_before": timetypes.RFC3339Type{},
 	"waiting": types.ListType{ElemType: types.StringType}, "waves": types.MapType{ElemType: types.StringType},
-	"last_wave_at": types.StringType, "checked_at": types.StringType,
+	"last_wave_at": timetypes.RFC3339Type{}, "checked_at": timetypes.RFC3339Type{},
 }
 
 const rolloutBaseKey = "rollout_base"
@@ -101,10 +102,10 @@ func rolloutSchema() schema.SingleNestedAttribute {
 				}},
 			},
 			"min_wait": schema.StringAttribute{
-				Optional: true,
+				Optional: true, CustomType: timetypes.GoDurationType{},
 				MarkdownDescription: "Least time between the applies of two waves of one rollout, a Go duration such as " +
 					"`\"1h\"`. Until it has passed, a plan writes nothing and says when the next wave may go.",
-				Validators: []validator.String{durationString{}},
+				Validators: []validator.String{notNegative{}},
 			},
 			"paused": schema.BoolAttribute{
 				Optional: true, MarkdownDescription: "`true` stops the rollout where it is: no wave goes until it is `false` again.",
@@ -131,7 +132,7 @@ func rolloutStatusSchema() schema.SingleNestedAttribute {
 			"completed_revision":   schema.StringAttribute{Computed: true, MarkdownDescription: "The revision that last reached every scheduled destination."},
 			"waves_done":           schema.Int64Attribute{Computed: true, MarkdownDescription: "Waves of `revision` written so far; 0 when the rollout is complete."},
 			"next_wave":            schema.StringAttribute{Computed: true, MarkdownDescription: "The wave that goes next; null when complete."},
-			"next_wave_not_before": schema.StringAttribute{Computed: true, MarkdownDescription: "The earliest time (RFC 3339) the next wave may go, when `min_wait` holds it back."},
+			"next_wave_not_before": schema.StringAttribute{Computed: true, CustomType: timetypes.RFC3339Type{}, MarkdownDescription: "The earliest time (RFC 3339) the next wave may go, when `min_wait` holds it back."},
 			"waiting": schema.ListAttribute{
 				ElementType: types.StringType, Computed: true,
 				MarkdownDescription: "Scheduled destinations that do not hold `revision` after the apply, sorted.",
@@ -140,9 +141,9 @@ func rolloutStatusSchema() schema.SingleNestedAttribute {
 				ElementType: types.StringType, Computed: true,
 				MarkdownDescription: "Per scheduled destination, the wave it belongs to.",
 			},
-			"last_wave_at": schema.StringAttribute{Computed: true, MarkdownDescription: "When the last wave was written (RFC 3339)."},
+			"last_wave_at": schema.StringAttribute{Computed: true, CustomType: timetypes.RFC3339Type{}, MarkdownDescription: "When the last wave was written (RFC 3339)."},
 			"checked_at": schema.StringAttribute{
-				Computed: true,
+				Computed: true, CustomType: timetypes.RFC3339Type{},
 				MarkdownDescription: "When an apply last looked at the rollout. It is unknown in every plan while the rollout " +
 					"is not complete, so that `terraform plan -detailed-exitcode` returns 2 until it is.",
 			},
@@ -150,22 +151,23 @@ func rolloutStatusSchema() schema.SingleNestedAttribute {
 	}
 }
 
-// durationString accepts a Go duration of zero or more.
-type durationString struct{}
+// notNegative refuses a negative duration. Text that is no duration at all is the
+// GoDuration type's to report.
+type notNegative struct{}
 
-func (durationString) Description(context.Context) string {
-	return "must be a duration such as \"30m\""
+func (notNegative) Description(context.Context) string {
+	return "must be a duration of zero or more, such as \"30m\""
 }
 
-func (v durationString) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v notNegative) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
 
-func (durationString) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+func (notNegative) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if d, err := time.ParseDuration(req.ConfigValue.ValueString()); err != nil || d < 0 {
+	if d, err := time.ParseDuration(req.ConfigValue.ValueString()); err == nil && d < 0 {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Duration",
-			fmt.Sprintf("%q is not a duration: give one such as \"30m\" or \"2h\".", req.ConfigValue.ValueString()))
+			fmt.Sprintf("%q is a negative duration: give one of zero or more, such as \"30m\" or \"2h\".", req.ConfigValue.ValueString()))
 	}
 }
 
@@ -183,7 +185,7 @@ func rolloutPolicy(ctx context.Context, at path.Path, obj types.Object) (policy 
 	}
 	policy = &rollout.Policy{Paused: m.Paused.ValueBool()}
 	if !m.MinWait.IsNull() {
-		policy.MinWait, _ = time.ParseDuration(m.MinWait.ValueString()) // validated
+		policy.MinWait, _ = m.MinWait.ValueGoDuration() // validated by its type
 	}
 	waves, _, ok, d := wavesFromList(ctx, at.AtName("waves"), m.Waves)
 	if diags.Append(d...); !ok {
@@ -358,21 +360,23 @@ func reportValue(r rollout.Report) types.Object {
 	})
 }
 
-func stampOf(v types.String) rollout.Stamp {
+func stampOf(v timetypes.RFC3339) rollout.Stamp {
 	if v.IsUnknown() {
 		return rollout.Stamp{AtApply: true}
 	}
 	return rollout.Stamp{Text: v.ValueString()}
 }
 
-func stampValue(s rollout.Stamp) types.String {
+// stampValue is a time of rollout_status. Its text is kept as the rollout package wrote it (RFC
+// 3339, UTC), which the RFC3339 type checks only in configuration.
+func stampValue(s rollout.Stamp) timetypes.RFC3339 {
 	switch {
 	case s.AtApply:
-		return types.StringUnknown()
+		return timetypes.NewRFC3339Unknown()
 	case s.Text == "":
-		return types.StringNull()
+		return timetypes.NewRFC3339Null()
 	}
-	return types.StringValue(s.Text)
+	return timetypes.RFC3339{StringValue: types.StringValue(s.Text)}
 }
 
 // recordRollout sets `revisions` and `rollout_status` from a staging. Records are the plan's.

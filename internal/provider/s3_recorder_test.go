@@ -49,6 +49,7 @@ type s3Recorder struct {
 	probes   []string // the write check's "PUT <key>" and "DELETE <key>"
 	requests int      // every request, writes or not
 	kinds    s3Kinds  // every request, by kind
+	methods  []string // every request's method, in order
 	stripped int      // listing responses that had metadata removed
 	// watched keys have the body of each PUT kept in bodies, in the order they arrive.
 	watched map[string]bool
@@ -209,6 +210,7 @@ func (r *s3Recorder) record(req *http.Request) {
 	defer r.mu.Unlock()
 	r.requests++
 	r.kinds.add(req)
+	r.methods = append(r.methods, req.Method)
 	switch {
 	case write == "":
 	case strings.Contains(write, "/"+probeName) || strings.HasPrefix(write, "PUT "+probeName) || strings.HasPrefix(write, "DELETE "+probeName):
@@ -289,6 +291,13 @@ func (r *s3Recorder) probeWrites() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string(nil), r.probes...)
+}
+
+// methodsSince lists the methods of the requests after the first n, in order.
+func (r *s3Recorder) methodsSince(n int) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.methods[n:]...)
 }
 
 func (r *s3Recorder) snapshot() (writes []string, requests int) {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -82,6 +83,12 @@ func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"is not probed: the apply that completes its import only reads (the bucket must exist and be listable " +
 			"under `path`; a git store is checked as above, which pushes nothing). Destroying it " +
 			"removes nothing from the store.\n\n" +
+			"The first plan of a new store, and of one whose endpoint and bucket or repository and branch change, " +
+			"reads it without writing when its settings and credentials are known (and the provider is not " +
+			"`offline`): the bucket, or the repository and branch, must exist and the credentials must be able to " +
+			"read them, or the plan fails at the attribute to fix with the apply's advice. With `create_bucket = true` " +
+			"a missing bucket is planned, not an error. Write access is proved by the apply. Other plans of the store " +
+			"ask nothing of the server.\n\n" +
 			"A bucket deleted outside Terraform is noticed at refresh: with `create_bucket = true` the plan creates " +
 			"the store again (which creates the bucket) and the destinations on it write their files again; " +
 			"without, a warning says what to do.\n\n" +
@@ -224,6 +231,95 @@ func (r *stateStoreResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	resp.Diagnostics.Append(r.data.checkCredentials(ref, path.Empty())...)
+	if resp.Diagnostics.HasError() || !placesAnew(ctx, req.State, ref) {
+		return
+	}
+	resp.Diagnostics.Append(r.planCheck(ctx, req.Plan, plan)...)
+}
+
+// placesAnew reports whether a plan puts the store somewhere it has not been checked: a new
+// store, or one whose location (endpoint and bucket, or repository and branch) changes. A plan
+// of a store that stays where it is (the steady state) talks to no server; nor does the plan
+// that completes an import, whose apply checks the store by reading it (readCheck).
+func placesAnew(ctx context.Context, state tfsdk.State, ref storeRefModel) bool {
+	if state.Raw.IsNull() {
+		return true
+	}
+	var prior stateStoreModel
+	if d := state.Get(ctx, &prior); d.HasError() || (prior.Bucket == nil && prior.Git == nil) {
+		return false
+	}
+	return prior.storeRef().place() != ref.place()
+}
+
+// planCheck looks, without writing, whether the planned store exists and its credentials can
+// read it (statestore.ReadChecker), so that a missing bucket, repository or branch, refused
+// credentials or an unreachable server fail the plan rather than the apply, with the advice the
+// apply would give, at the attribute to fix. With create_bucket a missing bucket is what the
+// apply creates: no error. Whether the credentials may write stays the apply's check (check).
+// Offline, nothing is asked. The check is bounded by the create's limit (timeouts.create).
+func (r *stateStoreResource) planCheck(ctx context.Context, plan tfsdk.Plan, m stateStoreModel) (diags diag.Diagnostics) {
+	if r.data.isOffline() {
+		return diags
+	}
+	ref := m.storeRef()
+	createBucket := m.Bucket != nil && m.Bucket.CreateBucket.ValueBool()
+	what := fmt.Sprintf("State store %q cannot be read", m.Name.ValueString())
+	store, err := r.data.open(ref, createBucket)
+	if errors.Is(err, errSecretsUnknown) {
+		return diags // the secrets come from values known at apply, whose check looks then
+	}
+	if err != nil {
+		diags.Append(storeNotUsableAt(path.Root("secret_ref"), what, err))
+		return diags
+	}
+	checker, ok := store.(statestore.ReadChecker)
+	if !ok {
+		return diags
+	}
+	ctx, done := startOp(ctx, plan, "kratix_state_store", opCreate, &diags)
+	defer done()
+	err = checker.CheckRead(ctx, storePrefix(m.Path))
+	var se *statestore.Error
+	switch {
+	case err == nil:
+		return diags
+	case createBucket && errors.As(err, &se) && se.Kind == statestore.KindMissingBucket:
+		tflog.Debug(ctx, "the bucket does not exist yet; the apply creates it", map[string]any{"store": store.Describe()})
+		return diags
+	}
+	// The attribute is named in the text too: Terraform shows the source of the whole resource
+	// for an attribute inside an object.
+	at := readCheckAttribute(m, err)
+	diags.AddAttributeError(at, "State Store Not Readable", storeErrorDetail(at.String()+": "+what, err))
+	return diags
+}
+
+// readCheckAttribute is the attribute to fix for a failed read check: the bucket's or branch's
+// name when it does not exist, the URL for a missing repository, the secret for refused
+// credentials, the endpoint or URL for everything about reaching the server.
+func readCheckAttribute(m stateStoreModel, err error) path.Path {
+	var se *statestore.Error
+	kind := statestore.KindOther
+	if errors.As(err, &se) {
+		kind = se.Kind
+	}
+	where := path.Root("bucket").AtName("endpoint")
+	if m.Git != nil {
+		where = path.Root("git").AtName("url")
+	}
+	switch kind {
+	case statestore.KindMissingBucket:
+		return path.Root("bucket").AtName("bucket_name")
+	case statestore.KindMissingBranch:
+		return path.Root("git").AtName("branch")
+	case statestore.KindAuth, statestore.KindAccessDenied, statestore.KindHostKey:
+		if m.SecretRef.ValueString() == "" && m.Bucket != nil {
+			return path.Root("bucket").AtName("auth_method") // IAM: the credentials come from the environment
+		}
+		return path.Root("secret_ref")
+	}
+	return where
 }
 
 func (r *stateStoreResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -67,8 +68,10 @@ func wrongSecret(ts *testStore) string {
 	}
 }
 
-// TestAccStateStore_createChecksAccess: creating a store proves it can be written and reports a
-// failure with the store and its cause.
+// TestAccStateStore_createChecksAccess: what the plan's read check finds (credentials refused, a
+// missing bucket or branch, an untrusted host key) fails the plan, with the store and its cause;
+// credentials that may read but not write pass the plan and fail the create, whose check proves
+// the store can be written.
 func TestAccStateStore_createChecksAccess(t *testing.T) {
 	requireAcceptance(t)
 	bucket := newTestStore(t, "bucket")
@@ -78,29 +81,41 @@ func TestAccStateStore_createChecksAccess(t *testing.T) {
 		return provider + fmt.Sprintf("resource \"kratix_state_store\" \"s\" {\n%s\n}\n", ts.store)
 	}
 	missingBucket := strings.Replace(bucket.store, "bucket_name = \"", "bucket_name = \"missing-", 1)
+	readKey, readSecret, err := minioServer.AddUserWithPolicy(context.Background(), fmt.Sprintf(`{"Version":"2012-10-17","Statement":[
+  {"Effect":"Allow","Action":["s3:GetObject","s3:ListBucket","s3:GetBucketLocation"],"Resource":["arn:aws:s3:::%[1]s","arn:aws:s3:::%[1]s/*"]}
+]}`, storeName(bucket)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readOnly := strings.Replace(strings.Replace(bucket.provider, minioServer.SecretKey, readSecret, 1), minioServer.AccessKey, readKey, 1)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,
 		Steps: []resource.TestStep{
 			{
 				Config:      only(bucket, wrongSecret(bucket)),
-				ExpectError: wrapped(`State Store Not Writable[\s\S]*bucket "t-[0-9a-f]+"[\s\S]*(access denied|authentication failed)`),
+				ExpectError: wrapped(`State Store Not Readable[\s\S]*bucket "t-[0-9a-f]+"[\s\S]*(access denied|authentication failed)`),
 			},
 			{
 				Config:      only(https, wrongSecret(https)),
-				ExpectError: wrapped(`State Store Not Writable[\s\S]*authentication failed`),
+				ExpectError: wrapped(`State Store Not Readable[\s\S]*authentication failed`),
 			},
 			{
 				Config:      bucket.provider + fmt.Sprintf("resource \"kratix_state_store\" \"s\" {\n%s\n}\n", missingBucket),
-				ExpectError: wrapped(`State Store Not Writable[\s\S]*bucket does not exist[\s\S]*create_bucket`),
+				ExpectError: wrapped(`State Store Not Readable[\s\S]*bucket does not exist[\s\S]*create_bucket`),
 			},
 			{
 				Config:      only(ssh, strings.Replace(ssh.provider, gitServer.KnownHosts, gitServer.WrongKnownHosts, 1)),
-				ExpectError: wrapped(`State Store Not Writable[\s\S]*SSH host key not trusted`),
+				ExpectError: wrapped(`State Store Not Readable[\s\S]*SSH host key not trusted`),
 			},
 			{
 				Config: only(https, https.provider) + fmt.Sprintf("resource \"kratix_state_store\" \"b\" {\n%s\n}\n",
 					strings.Replace(strings.Replace(https.store, "git = {", "git = {\n    branch = \"no-such-branch\"", 1), "name       = \"", "name       = \"b", 1)),
-				ExpectError: wrapped(`State Store Not Writable[\s\S]*branch does not exist`),
+				ExpectError: wrapped(`State Store Not Readable[\s\S]*branch does not exist`),
+			},
+			{
+				// Write access is the apply's to prove: the plan only reads.
+				Config:      only(bucket, readOnly),
+				ExpectError: wrapped(`State Store Not Writable[\s\S]*bucket "t-[0-9a-f]+"[\s\S]*access denied`),
 			},
 			{
 				// The write check leaves nothing behind: no PUT or DELETE reached the bucket in any

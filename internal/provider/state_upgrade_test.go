@@ -76,6 +76,30 @@ var upgradeCases = []struct {
 				"files":{"worker/dependencies/app/5058f/static/app-dependencies.yaml":"77aa"}}},"guard":null,"timeouts":null}`,
 	},
 	{
+		// min_wait and the times of rollout_status were plain strings then; their types now
+		// (timetypes.GoDuration, timetypes.RFC3339) read the same text, unchanged: "60m" stays
+		// "60m", not "1h0m0s".
+		name: "promise in a rollout, before the time types", typeName: "kratix_promise", version: 0,
+		saved: `{"id":"app","name":"app","destination_selectors":null,"dependencies":"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n",
+			"destinations":[],"on_unschedule":"keep","scheduled_destinations":["worker"],"misscheduled_destinations":[],
+			"placements":{},
+			"rollout":{"waves":[{"name":"dev","destination_selectors":[{"match_labels":{"env":"dev"},"match_expressions":null}],"max_destinations":null,"max_percent":null},
+				{"name":"rest","destination_selectors":null,"max_destinations":null,"max_percent":null}],"min_wait":"60m","paused":null},
+			"revisions":{"worker":"0123456789ab"},
+			"rollout_status":{"revision":"0123456789ab","completed_revision":"ba9876543210","waves_done":1,"next_wave":"rest",
+				"next_wave_not_before":"2026-11-26T11:00:00Z","waiting":["prod"],"waves":{"worker":"dev","prod":"rest"},
+				"last_wave_at":"2026-11-26T10:00:00Z","checked_at":"2026-11-26T10:00:00Z"}}`,
+		want: `{"id":"app","name":"app","destination_selectors":null,"dependencies":"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n",
+			"destinations":[],"on_unschedule":"keep","scheduled_destinations":["worker"],"misscheduled_destinations":[],
+			"placements":{},
+			"rollout":{"waves":[{"name":"dev","destination_selectors":[{"match_labels":{"env":"dev"},"match_expressions":null}],"max_destinations":null,"max_percent":null},
+				{"name":"rest","destination_selectors":null,"max_destinations":null,"max_percent":null}],"min_wait":"60m","paused":null},
+			"revisions":{"worker":"0123456789ab"},
+			"rollout_status":{"revision":"0123456789ab","completed_revision":"ba9876543210","waves_done":1,"next_wave":"rest",
+				"next_wave_not_before":"2026-11-26T11:00:00Z","waiting":["prod"],"waves":{"worker":"dev","prod":"rest"},
+				"last_wave_at":"2026-11-26T10:00:00Z","checked_at":"2026-11-26T10:00:00Z"},"guard":null,"timeouts":null}`,
+	},
+	{
 		name: "request before timeouts", typeName: "kratix_resource_request", version: 0,
 		saved: `{"id":"app/default/one","promise":{"name":"app","destination_selectors":null,"destinations":[]},
 			"name":"one","namespace":"default","pipeline":"instance-configure","documents":null,"files":{"one.yaml":"kind: ConfigMap\n"},

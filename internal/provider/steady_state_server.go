@@ -32,8 +32,8 @@ import (
 //     framework does (a promise has no write-only attribute to nullify);
 //   - ReadResource, by calling Read, unless private state holds more than the instance token and
 //     the labels files were written under (an import being adopted, say; see steadyPrivate). The
-//     one semantic-equality type of the schema (dependencies) is one Read never changes, and a
-//     promise has no identity;
+//     semantic-equality types of the schema (dependencies, rollout.min_wait and the times of
+//     rollout_status) are ones Read never changes, and a promise has no identity;
 //   - PlanResourceChange when nothing changes: the proposed state, with the schema's one default
 //     applied, equals the prior state, and ModifyPlan leaves it as it is without an error. The
 //     plan modifiers of the schema (UseStateForUnknown, RequiresReplace) do nothing then. Any

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -153,12 +152,12 @@ func branchOf(g *gitModel) string {
 }
 
 // gitTransport names how a Git URL is reached: "https", "http", "ssh" or "file". Its errors
-// show the URL without credentials (see redactGitURL).
+// show the URL without credentials (see statestore.RedactURL).
 func gitTransport(raw string) (string, error) {
-	if scpLike.MatchString(raw) {
+	if statestore.IsSCPLike(raw) {
 		return "ssh", nil
 	}
-	shown := strconv.Quote(redactGitURL(raw))
+	shown := strconv.Quote(statestore.RedactURL(raw))
 	u, err := url.Parse(raw)
 	if err != nil {
 		var ue *url.Error
@@ -180,57 +179,6 @@ func gitTransport(raw string) (string, error) {
 		return "", fmt.Errorf("scheme %q of %s is not supported; use https://, ssh://, git@host:org/repo.git, http:// or file://", u.Scheme, shown)
 	}
 }
-
-// urlCredentials says which credentials a Git URL carries, or "" when it carries none. What
-// counts as a credential: any userinfo of an http(s) or file URL (a user name alone is often a
-// token there, as in https://<token>@github.com/...), and a password in any URL. The user name of
-// an SSH URL (ssh://git@host/..., git@host:org/repo.git) is not a secret: it picks the account,
-// and the key is in the provider's secrets.
-func urlCredentials(raw string) string {
-	if scpLike.MatchString(raw) {
-		return ""
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return ""
-	}
-	if _, hasPassword := u.User.Password(); hasPassword {
-		return "a user name and password"
-	}
-	if u.Scheme == "ssh" {
-		return ""
-	}
-	return "a user name or token"
-}
-
-// redactGitURL is a Git URL as messages may show it: without the credentials of urlCredentials
-// (an SSH user name stays). A string that does not parse loses everything before its last "@".
-func redactGitURL(raw string) string {
-	if scpLike.MatchString(raw) || !strings.Contains(raw, "@") {
-		return raw
-	}
-	u, err := url.Parse(raw)
-	if err == nil && u.Opaque == "" {
-		if u.User == nil || urlCredentials(raw) == "" {
-			return raw
-		}
-		hidden := "***@"
-		if u.Scheme == "ssh" {
-			hidden = u.User.Username() + ":***@"
-		}
-		u.User = nil
-		return strings.Replace(u.String(), "://", "://"+hidden, 1)
-	}
-	at := strings.LastIndex(raw, "@")
-	start := 0
-	if i := strings.Index(raw, "://"); i >= 0 && i < at {
-		start = i + len("://")
-	}
-	return raw[:start] + "***" + raw[at:]
-}
-
-// scpLike matches git's short SSH syntax, user@host:path.
-var scpLike = regexp.MustCompile(`^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^/]`)
 
 // checkCredentials finds, during plan, the credential mistakes that would otherwise fail only at
 // apply: a secret_ref that names nothing, an SSH URL without a key, an HTTPS URL with an SSH key.
@@ -287,16 +235,16 @@ func (d *providerData) checkCredentials(m storeRefModel, at path.Path) diag.Diag
 		case transport == "ssh" && set["ssh_private_key"] == "":
 			diags.AddAttributeError(at.AtName("secret_ref"), "Missing SSH Key",
 				fmt.Sprintf("State store %q reaches %s over SSH, which needs a key: set secret_ref to a provider secret "+
-					"holding ssh_private_key (and known_hosts).", m.Name.ValueString(), redactGitURL(m.Git.URL.ValueString())))
+					"holding ssh_private_key (and known_hosts).", m.Name.ValueString(), statestore.RedactURL(m.Git.URL.ValueString())))
 		case transport == "ssh" && set["known_hosts"] == "" && !m.Git.InsecureIgnoreHostKey.ValueBool():
 			diags.AddAttributeError(at.AtName("secret_ref"), "Missing known_hosts",
 				fmt.Sprintf("State store %q reaches %s over SSH and host keys are checked: add known_hosts to secret %q "+
-					"(for example the output of ssh-keyscan), or set git.insecure_ignore_host_key = true.", m.Name.ValueString(), redactGitURL(m.Git.URL.ValueString()), ref))
+					"(for example the output of ssh-keyscan), or set git.insecure_ignore_host_key = true.", m.Name.ValueString(), statestore.RedactURL(m.Git.URL.ValueString()), ref))
 		case (transport == "https" || transport == "http") && set["ssh_private_key"] != "":
 			diags.AddAttributeError(at.AtName("git").AtName("url"), "SSH Key With an HTTP URL",
 				fmt.Sprintf(at.AtName("git").AtName("url").String()+": secret %q holds an ssh_private_key, but state store %q uses %s, which does not use SSH. "+
 					"Use the repository's SSH URL (ssh:// or git@host:org/repo.git), or give username and password instead.",
-					ref, m.Name.ValueString(), redactGitURL(m.Git.URL.ValueString())))
+					ref, m.Name.ValueString(), statestore.RedactURL(m.Git.URL.ValueString())))
 		}
 	}
 	return diags

@@ -147,8 +147,9 @@ resource "kratix_destination" "d" {
 	}
 }
 
-// TestAccTimeouts_unansweringStore: a store that accepts connections and never answers holds a
-// create only as long as its limit, not the default 10 minutes, for buckets and Git over HTTP and
+// TestAccTimeouts_unansweringStore: a store that accepts connections and never answers holds the
+// first plan of a new store, whose read check is bounded by the create's limit, only as long as
+// that limit, not the default 10 minutes, for buckets and Git over HTTP and
 // SSH (where go-git runs the SSH handshake without the operation's context), and the store's
 // error says that it timed out rather than that the endpoint is unreachable.
 func TestAccTimeouts_unansweringStore(t *testing.T) {

@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
 // TestGitURLCredentials: credentials in a Git URL are refused with the attribute path and a
@@ -58,7 +60,7 @@ func TestGitURLCredentials(t *testing.T) {
 		if strings.Contains(raw, "://") && !strings.Contains(errs[0], "secrets") {
 			t.Errorf("%q: the error does not point to the provider's secrets: %s", raw, errs[0])
 		}
-		if errs := check(gitURLWithoutCredentials(), raw); urlCredentials(raw) != "" && len(errs) != 1 {
+		if errs := check(gitURLWithoutCredentials(), raw); statestore.URLCredentials(raw) != "" && len(errs) != 1 {
 			t.Errorf("%q: the store object's url should be refused too, got %v", raw, errs)
 		}
 	}
@@ -78,8 +80,8 @@ func TestGitURLCredentials(t *testing.T) {
 		"https://a:" + secret + "#x@h/r.git":   "https://***@h/r.git",
 		"a:" + secret + "@h:r.git":             "***@h:r.git",
 	} {
-		if got := redactGitURL(raw); got != want {
-			t.Errorf("redactGitURL(%q) = %q, want %q", raw, got, want)
+		if got := statestore.RedactURL(raw); got != want {
+			t.Errorf("statestore.RedactURL(%q) = %q, want %q", raw, got, want)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
 // stringCheck is a string validator made of a description and a check that returns the problem,
@@ -124,7 +125,7 @@ func gitURLWithoutCredentials() validator.String {
 }
 
 func urlCredentialsProblem(s string) string {
-	what := urlCredentials(s)
+	what := statestore.URLCredentials(s)
 	if what == "" {
 		return ""
 	}
@@ -133,7 +134,7 @@ func urlCredentialsProblem(s string) string {
 		"provider's `secrets`: a set with `username` and `password` (an access token goes in `password`), or "+
 		"the environment variables KRATIX_SECRET_<NAME>_USERNAME and KRATIX_SECRET_<NAME>_PASSWORD, named by "+
 		"the store's `secret_ref`. Over SSH, a user name (git@host) is fine and the key goes in `ssh_private_key`.",
-		strconv.Quote(redactGitURL(s)), what)
+		strconv.Quote(statestore.RedactURL(s)), what)
 }
 
 // labelsValidator checks a map of Kubernetes labels: qualified-name keys and label values.

@@ -6,9 +6,13 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"os"
 	"strings"
+	"syscall"
 
 	"github.com/minio/minio-go/v7"
 )
@@ -118,33 +122,74 @@ func classifyBucketError(err error) Kind {
 	return classifyTransportError(err)
 }
 
-// classifyTransportError recognises TLS and network failures; the git backend uses it too.
+// classifyTransportError recognises failures below the protocol by the types the standard
+// library gives them (never by their words, which a server's message may also contain); the git
+// backend uses it too. A server that answers an HTTPS client in plain HTTP has a kind of its own,
+// since its fix is the scheme, not a CA.
 func classifyTransportError(err error) Kind {
-	var (
-		unknownCA *x509.UnknownAuthorityError
-		unknownCV x509.UnknownAuthorityError
-		hostErr   x509.HostnameError
-		invalid   x509.CertificateInvalidError
-		certErr   *tls.CertificateVerificationError
-		recordErr tls.RecordHeaderError
-		netErr    net.Error
-		dnsErr    *net.DNSError
-		opErr     *net.OpError
-	)
-	msg := err.Error()
 	switch {
-	case errors.As(err, &unknownCA), errors.As(err, &unknownCV), errors.As(err, &hostErr), errors.As(err, &invalid),
-		errors.As(err, &certErr), errors.As(err, &recordErr),
-		strings.Contains(msg, "x509:"), strings.Contains(msg, "tls:"), strings.Contains(msg, "HTTP response to HTTPS client"):
+	case speaksPlainHTTP(err):
+		return KindPlainHTTP
+	case isTLSFailure(err):
 		return KindTLS
 	case errors.Is(err, context.DeadlineExceeded):
 		return KindNetwork
 	case errors.Is(err, context.Canceled):
 		return KindOther
-	case errors.As(err, &dnsErr), errors.As(err, &opErr), errors.As(err, &netErr),
-		strings.Contains(msg, "connection refused"), strings.Contains(msg, "no such host"),
-		strings.Contains(msg, "i/o timeout"), strings.Contains(msg, "connection reset"):
+	case isNetworkFailure(err):
 		return KindNetwork
 	}
 	return KindOther
+}
+
+// speaksPlainHTTP reports an HTTPS client answered in plain HTTP: net/http's ErrSchemeMismatch,
+// or, from a TLS client used without net/http, a first record that starts as an HTTP response.
+func speaksPlainHTTP(err error) bool {
+	var recordErr tls.RecordHeaderError
+	return errors.Is(err, http.ErrSchemeMismatch) ||
+		errors.As(err, &recordErr) && string(recordErr.RecordHeader[:]) == "HTTP/"
+}
+
+// isTLSFailure reports a certificate that does not verify, a handshake the server refused, or a
+// server that does not speak TLS.
+func isTLSFailure(err error) bool {
+	var (
+		unknownCA *x509.UnknownAuthorityError
+		unknownCV x509.UnknownAuthorityError
+		hostErr   x509.HostnameError
+		hostPtr   *x509.HostnameError
+		invalid   x509.CertificateInvalidError
+		rootsErr  x509.SystemRootsError
+		certErr   *tls.CertificateVerificationError
+		recordErr tls.RecordHeaderError
+		alert     tls.AlertError
+	)
+	return errors.As(err, &unknownCA) || errors.As(err, &unknownCV) || errors.As(err, &hostErr) ||
+		errors.As(err, &hostPtr) || errors.As(err, &invalid) || errors.As(err, &rootsErr) ||
+		errors.As(err, &certErr) || errors.As(err, &recordErr) || errors.As(err, &alert)
+}
+
+// isNetworkFailure reports a failure to reach the server or to keep talking to it: a name that
+// does not resolve, a dial or a read that failed (refused, reset, unreachable, timed out), or a
+// connection closed before the answer came.
+func isNetworkFailure(err error) bool {
+	var (
+		dnsErr  *net.DNSError
+		opErr   *net.OpError
+		addrErr *net.AddrError
+		netErr  net.Error
+		urlErr  *url.Error
+	)
+	switch {
+	case errors.As(err, &dnsErr), errors.As(err, &opErr), errors.As(err, &addrErr),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED),
+		errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, os.ErrDeadlineExceeded):
+		return true
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return true
+	case errors.As(err, &urlErr) && (errors.Is(urlErr.Err, io.EOF) || errors.Is(urlErr.Err, io.ErrUnexpectedEOF)):
+		return true // the server closed the connection before it answered
+	}
+	return false
 }

@@ -3,10 +3,13 @@ package statestore
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"reflect"
 	"regexp"
 	"sort"
@@ -329,7 +332,7 @@ func TestBucketCheck(t *testing.T) {
 		{"wrong secret key", rootConfig(srv.Endpoint, bucket, srv.AccessKey, "wrong-secret"), KindAuth},
 		{"unknown access key", rootConfig(srv.Endpoint, bucket, "nobody", "wrong-secret"), KindAuth},
 		{"missing bucket", rootConfig(srv.Endpoint, "missing-"+randomSuffix(), srv.AccessKey, srv.SecretKey), KindMissingBucket},
-		{"TLS against plain HTTP", BucketConfig{Endpoint: srv.Endpoint, BucketName: bucket, AccessKeyID: srv.AccessKey, SecretAccessKey: srv.SecretKey}, KindTLS},
+		{"TLS against plain HTTP", BucketConfig{Endpoint: srv.Endpoint, BucketName: bucket, AccessKeyID: srv.AccessKey, SecretAccessKey: srv.SecretKey}, KindPlainHTTP},
 		{"nothing listening", rootConfig("127.0.0.1:1", bucket, "a", "secret-b"), KindNetwork},
 	}
 	for _, tt := range tests {
@@ -734,12 +737,12 @@ func TestClassifyBucketError(t *testing.T) {
 		{"expired token", resp(400, "ExpiredToken"), KindAuth},
 		{"server error", resp(500, "InternalError"), KindOther},
 		{"wrapped", fmt.Errorf("a/b.yaml: %w", resp(403, "AccessDenied")), KindAccessDenied},
-		{"refused", errors.New("dial tcp 127.0.0.1:1: connect: connection refused"), KindNetwork},
+		{"refused", refused, KindNetwork},
 		{"deadline", fmt.Errorf("listing: %w", context.DeadlineExceeded), KindNetwork},
 		{"cancelled", context.Canceled, KindOther},
-		{"x509", errors.New("tls: failed to verify certificate: x509: certificate signed by unknown authority"), KindTLS},
+		{"x509", &url.Error{Op: "Get", URL: "https://s3", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}, KindTLS},
 	}
-	for _, tt := range tests {
+	for _, tt := range append(tests, transportCases...) {
 		if got := classifyBucketError(tt.err); got != tt.want {
 			t.Errorf("%s: classifyBucketError(%v) = %q, want %q", tt.name, tt.err, got, tt.want)
 		}

@@ -117,7 +117,7 @@ func (p *Pool) Git(cfg GitConfig) (Store, error) {
 	if cfg.AuthorName == "" {
 		cfg.AuthorName = "kratix"
 	}
-	s := &gitStore{cfg: cfg, desc: fmt.Sprintf("repository %s (branch %s)", redactURL(cfg.URL), cfg.Branch)}
+	s := &gitStore{cfg: cfg, desc: fmt.Sprintf("repository %s (branch %s)", RedactURL(cfg.URL), cfg.Branch)}
 	s.auth, s.authErr = gitAuth(cfg)
 
 	key := repoKey(cfg.URL) + " " + cfg.Branch

@@ -1,12 +1,12 @@
 package statestore
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"golang.org/x/crypto/ssh/knownhosts"
 )
@@ -32,7 +32,11 @@ func (s *gitStore) fail(op string, err error) error {
 // classifyGitError tells apart the failures that users act on differently. go-git reports some
 // as sentinel errors and passes others through as the server's or the SSH library's words.
 func classifyGitError(err error) Kind {
-	var keyErr *knownhosts.KeyError
+	err = withGoGitCauses(err)
+	var (
+		keyErr     *knownhosts.KeyError
+		revokedErr *knownhosts.RevokedError
+	)
 	msg := strings.ToLower(err.Error())
 	has := func(subs ...string) bool {
 		for _, s := range subs {
@@ -47,7 +51,7 @@ func classifyGitError(err error) Kind {
 		errors.Is(err, transport.ErrInvalidAuthMethod),
 		has("authentication required", "unable to authenticate", "authorization failed", "invalid credentials"):
 		return KindAuth
-	case errors.As(err, &keyErr), has("knownhosts:", "host key mismatch", "host key"):
+	case errors.As(err, &keyErr), errors.As(err, &revokedErr):
 		return KindHostKey
 	case errors.Is(err, transport.ErrRepositoryNotFound), has("repository not found"):
 		return KindMissingRepo
@@ -55,12 +59,36 @@ func classifyGitError(err error) Kind {
 		return KindAccessDenied // a file:// repository this process may not write
 	case has("hook declined", "pre-receive", "remote rejected"):
 		return KindRejected
-	case errors.Is(err, context.DeadlineExceeded):
-		return KindNetwork
-	case errors.Is(err, context.Canceled):
-		return KindOther
 	}
 	return classifyTransportError(err)
+}
+
+// withGoGitCauses makes the causes go-git hides visible to errors.Is and errors.As: its
+// plumbing.UnexpectedError and plumbing.PermanentError keep the transport's error in a field,
+// without an Unwrap method.
+func withGoGitCauses(err error) error {
+	var causes []error
+	for next := err; next != nil; {
+		var (
+			unexpected *plumbing.UnexpectedError
+			permanent  *plumbing.PermanentError
+		)
+		switch {
+		case errors.As(next, &unexpected) && unexpected.Err != nil:
+			next = unexpected.Err
+		case errors.As(next, &permanent) && permanent.Err != nil:
+			next = permanent.Err
+		default:
+			next = nil
+		}
+		if next != nil {
+			causes = append(causes, next)
+		}
+	}
+	if len(causes) == 0 {
+		return err
+	}
+	return errors.Join(append([]error{err}, causes...)...)
 }
 
 // redact removes the store's credentials from an error's text, and puts it on one line (servers
@@ -120,29 +148,9 @@ func (s *gitStore) secrets() []string {
 // included: it is kept only when the URL has no userinfo.
 func invalidURL(raw string, err error) error {
 	if strings.Contains(raw, "@") {
-		return &Error{Kind: KindConfig, Err: fmt.Errorf("invalid URL %s", redactURL(raw))}
+		return &Error{Kind: KindConfig, Err: fmt.Errorf("invalid URL %s", RedactURL(raw))}
 	}
 	return &Error{Kind: KindConfig, Err: fmt.Errorf("invalid URL: %w", err)}
-}
-
-// redactURL drops the credentials a URL may carry, for messages and logs. Over SSH the user
-// name is kept: it is not a secret and says which account is used.
-func redactURL(raw string) string {
-	if !strings.Contains(raw, "://") {
-		return raw // scp-like (git@host:org/repo.git) or a path: no room for a password
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "<a URL that does not parse>"
-	}
-	if u.User != nil {
-		if u.Scheme == "ssh" {
-			u.User = url.User(u.User.Username())
-		} else {
-			u.User = nil
-		}
-	}
-	return u.String()
 }
 
 // repoKey names a repository whatever the spelling of its URL (user, case of the host, default

@@ -285,3 +285,36 @@ func TestGitOverHTTPS(t *testing.T) {
 		t.Errorf("read back %q, %v", b, err)
 	}
 }
+
+// TestGitHTTPSAgainstPlainHTTP: an https URL whose server speaks plain HTTP (the test's git
+// server, reached with the scheme changed) fails with KindPlainHTTP and advice about the scheme,
+// not with KindTLS and advice about ca_certificate, on the check (the advertisement), on a read
+// and on a write.
+func TestGitHTTPSAgainstPlainHTTP(t *testing.T) {
+	ctx := context.Background()
+	srv := testGitServer(t)
+	repo := newServerRepo(t, srv)
+	plain := srv.HTTPURL(repo)
+	if !strings.HasPrefix(plain, "http://") {
+		t.Fatalf("the test server's URL %q is not plain HTTP", plain)
+	}
+	s, err := NewPool().Git(GitConfig{URL: "https://" + strings.TrimPrefix(plain, "http://"), Username: srv.Username, Password: srv.Password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, applyErr := s.Apply(ctx, Change{Put: map[string][]byte{"a.yaml": nil}})
+	_, readErr := s.Read(ctx, "a.yaml")
+	for name, err := range map[string]error{"Check": s.Check(ctx), "Apply": applyErr, "Read": readErr} {
+		if kindOf(err) != KindPlainHTTP {
+			t.Errorf("%s = %v (kind %q), want kind %q", name, err, kindOf(err), KindPlainHTTP)
+			continue
+		}
+		var se *Error
+		if errors.As(err, &se) && (!strings.Contains(se.Advice(), "http://") || strings.Contains(se.Advice(), "ca_certificate")) {
+			t.Errorf("%s: advice %q should name http:// and not ca_certificate", name, se.Advice())
+		}
+	}
+	if n := commitCount(t, srv, repo); n != 1 {
+		t.Errorf("the repository has %d commits, want 1", n)
+	}
+}

@@ -762,14 +762,16 @@ func TestGitRepoKey(t *testing.T) {
 	}
 }
 
+// TestGitDescribeAndErrorsHideCredentials: a store's description shows where credentials were
+// (***), never what they were; an SSH user name stays.
 func TestGitDescribeAndErrorsHideCredentials(t *testing.T) {
 	tests := []struct {
 		name, url, password, want string
 	}{
-		{"password in the URL", "https://user:s3cret-pw@127.0.0.1:1/org/repo.git", "", "repository https://127.0.0.1:1/org/repo.git (branch main)"},
-		{"token as the URL's user", "https://ghp_tokenAsUser123@127.0.0.1:1/org/repo.git", "", "repository https://127.0.0.1:1/org/repo.git (branch main)"},
+		{"password in the URL", "https://user:s3cret-pw@127.0.0.1:1/org/repo.git", "", "repository https://***@127.0.0.1:1/org/repo.git (branch main)"},
+		{"token as the URL's user", "https://ghp_tokenAsUser123@127.0.0.1:1/org/repo.git", "", "repository https://***@127.0.0.1:1/org/repo.git (branch main)"},
 		{"password in the config", "http://127.0.0.1:1/org/repo.git", "s3cret-pw", "repository http://127.0.0.1:1/org/repo.git (branch main)"},
-		{"ssh keeps the user", "ssh://git:s3cret-pw@127.0.0.1:1/org/repo.git", "", "repository ssh://git@127.0.0.1:1/org/repo.git (branch main)"},
+		{"ssh keeps the user", "ssh://git:s3cret-pw@127.0.0.1:1/org/repo.git", "", "repository ssh://git:***@127.0.0.1:1/org/repo.git (branch main)"},
 		{"scp-like", "git@github.com:org/repo.git", "", "repository git@github.com:org/repo.git (branch main)"},
 	}
 	for _, tt := range tests {

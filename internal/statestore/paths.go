@@ -4,18 +4,16 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"strings"
 )
 
-// checkPath rejects a file path that is not a clean path relative to the store root.
+// checkPath rejects a file path that is not a clean path relative to the store root: the rules
+// of fs.ValidPath (slash-separated, no empty, "." or ".." segment, no leading or trailing
+// slash), without the root itself (".").
 func checkPath(p string) error {
-	if p == "" || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") {
-		return fmt.Errorf("%q is not a file path relative to the store root", p)
-	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == "" || seg == "." || seg == ".." {
-			return fmt.Errorf("%q is not a clean relative path", p)
-		}
+	if p == "." || !fs.ValidPath(p) {
+		return fmt.Errorf("%q is not a clean file path relative to the store root", p)
 	}
 	return nil
 }

@@ -97,6 +97,7 @@ const (
 	KindAuth          Kind = "authentication failed"
 	KindAccessDenied  Kind = "access denied"
 	KindTLS           Kind = "TLS verification failed"
+	KindPlainHTTP     Kind = "server speaks plain HTTP"
 	KindHostKey       Kind = "SSH host key not trusted"
 	KindMissingBucket Kind = "bucket does not exist"
 	KindMissingBranch Kind = "branch does not exist"
@@ -131,6 +132,10 @@ func (e *Error) Advice() string {
 		return "Check the credentials in the provider's secrets (or their KRATIX_SECRET_* environment variables) and that they grant write access."
 	case KindTLS:
 		return "Set ca_certificate in the store's secret to the PEM of the CA that signed the server certificate."
+	case KindPlainHTTP:
+		return "The server answered in plain HTTP where HTTPS was expected. Use an http:// URL (git) or set " +
+			"insecure = true (bucket), either of which sends credentials unencrypted and belongs on a private network " +
+			"only, or enable TLS on the server."
 	case KindHostKey:
 		return "Add the server's host key to known_hosts in the store's secret, or set insecure_ignore_host_key = true if you accept the risk."
 	case KindMissingBucket:
