@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -42,18 +41,6 @@ func fullBucketPolicy(bucket string) string {
 	return fmt.Sprintf(`{"Version":"2012-10-17","Statement":[
   {"Effect":"Allow","Action":["s3:*"],"Resource":["arn:aws:s3:::%[1]s","arn:aws:s3:::%[1]s/*"]}
 ]}`, bucket)
-}
-
-// closedPort is a local address nothing listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return addr
 }
 
 // TestAccBucketStore_awsChain: a store with auth_method = "IAM" and profile = "team" (a profile

@@ -109,7 +109,7 @@ func stsEndpoint() validator.String {
 				return fmt.Sprintf("%q is not an https:// or http:// URL, such as \"https://sts.eu-west-2.amazonaws.com\".", s)
 			}
 			if u.User != nil {
-				return fmt.Sprintf("%q carries credentials; STS is signed with the store's credentials.", redactGitURL(s))
+				return fmt.Sprintf("%q carries credentials; STS is signed with the store's credentials.", statestore.RedactURL(s))
 			}
 			return ""
 		},
