@@ -68,8 +68,11 @@ func (c kratixConfig) floorStore() string {
         endpoint    = %q
         bucket_name = %q
         insecure    = true
-        region      = null
-        auth_method = "accessKey"
+        region       = null
+        auth_method  = "accessKey"
+        profile      = null
+        assume_role  = null
+        sts_endpoint = null
       }
       git = null`, c.store.endpoint, c.store.bucket)
 	}
