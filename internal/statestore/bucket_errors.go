@@ -24,7 +24,27 @@ func (b *bucketStore) fail(op string, kind Kind, err error) error {
 	if errors.As(err, &se) {
 		return err
 	}
-	return &Error{Store: b.Describe(), Op: op, Kind: kind, Err: b.redact(err)}
+	return &Error{Store: b.Describe(), Op: op, Kind: kind, Err: b.redact(err), Credentials: b.credentialSource()}
+}
+
+// credentialSource says, for the advice on a refused request, where the store's credentials
+// come from when it is not the provider's secrets ("" then).
+func (b *bucketStore) credentialSource() string {
+	var from string
+	switch {
+	case b.cfg.AuthMethod != "IAM":
+	case b.cfg.Profile != "":
+		from = fmt.Sprintf("the credentials of AWS profile %q (the store's profile, in the shared config and credentials files)", b.cfg.Profile)
+	default:
+		from = "the credentials the AWS credential chain finds (environment variables, AWS_PROFILE's profile, an SSO session, a web identity token, or the container or instance role)"
+	}
+	if b.cfg.AssumeRole != nil {
+		if from == "" {
+			from = "the credentials in the provider's secrets"
+		}
+		from += ", and that they may assume the store's assume_role.role_arn"
+	}
+	return from
 }
 
 // redact replaces the store's secrets in err's text; the chain stays intact for errors.As.

@@ -117,6 +117,9 @@ type Error struct {
 	Op    string // "check", "write", "read", "list"
 	Kind  Kind
 	Err   error
+	// Credentials says where the store's credentials come from, for the advice on a refused
+	// request; "" is the provider's secrets.
+	Credentials string
 }
 
 func (e *Error) Error() string {
@@ -129,6 +132,9 @@ func (e *Error) Unwrap() error { return e.Err }
 func (e *Error) Advice() string {
 	switch e.Kind {
 	case KindAuth, KindAccessDenied:
+		if e.Credentials != "" {
+			return "Check " + e.Credentials + ", and that they grant write access."
+		}
 		return "Check the credentials in the provider's secrets (or their KRATIX_SECRET_* environment variables) and that they grant write access."
 	case KindTLS:
 		return "Set ca_certificate in the store's secret to the PEM of the CA that signed the server certificate."
