@@ -21,21 +21,6 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
-// isolateAWS gives the test (and the provider it serves in-process) an AWS environment of its
-// own, never the developer's ~/.aws (see testinfra.IsolatedAWS); it returns the shared config
-// and credentials files to fill.
-func isolateAWS(t *testing.T) (configFile, credentialsFile string) {
-	t.Helper()
-	configFile, credentialsFile, env, err := testinfra.IsolatedAWS(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range env {
-		t.Setenv(k, v)
-	}
-	return configFile, credentialsFile
-}
-
 // fullBucketPolicy allows a user everything on bucket and nothing elsewhere.
 func fullBucketPolicy(bucket string) string {
 	return fmt.Sprintf(`{"Version":"2012-10-17","Statement":[
@@ -61,7 +46,7 @@ func TestAccBucketStore_awsChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, credsFile := isolateAWS(t)
+	_, credsFile := testinfra.IsolateAWS(t)
 	if err := os.WriteFile(credsFile, fmt.Appendf(nil, "[team]\naws_access_key_id = %s\naws_secret_access_key = %s\n", key, secret), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -64,13 +64,18 @@ func newCLI(t *testing.T, files map[string]string, env ...string) *cli {
 
 // run runs one terraform command and returns everything it printed.
 func (c *cli) run(args ...string) (string, error) {
+	return c.runWith(nil, args...)
+}
+
+// runWith is run with extra environment variables.
+func (c *cli) runWith(env []string, args ...string) (string, error) {
 	bin := c.terraform
 	if bin == "" {
 		bin = os.Getenv("TF_ACC_TERRAFORM_PATH")
 	}
 	cmd := exec.Command(bin, append(args, "-no-color")...)
 	cmd.Dir = c.dir
-	cmd.Env = c.env
+	cmd.Env = append(append([]string(nil), c.env...), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
@@ -113,15 +118,10 @@ func (c *cli) runAt(clock *fakeClock, args ...string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cmd := exec.Command(os.Getenv("TF_ACC_TERRAFORM_PATH"), append(args, "-no-color")...)
-	cmd.Dir = c.dir
-	cmd.Env = append(append([]string(nil), c.env...), "TF_REATTACH_PROVIDERS="+string(reattach))
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err = cmd.Run()
+	out, err := c.runWith([]string{"TF_REATTACH_PROVIDERS=" + string(reattach)}, args...)
 	stop()
 	<-closed
-	return out.String(), err
+	return out, err
 }
 
 // providerAddress is the provider's source address as Terraform spells it in full.

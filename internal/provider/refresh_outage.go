@@ -37,7 +37,7 @@ const (
 )
 
 // storeWide reports whether err says the whole store cannot be read (unreachable, refused
-// credentials or certificates, no such bucket, repository or branch), as opposed to a failure
+// credentials or certificates, plain HTTP where TLS was expected, no such bucket, repository or branch), as opposed to a failure
 // of one path.
 func storeWide(err error) bool {
 	var se *statestore.Error
@@ -46,7 +46,8 @@ func storeWide(err error) bool {
 	}
 	switch se.Kind {
 	case statestore.KindNetwork, statestore.KindTimeout, statestore.KindAuth, statestore.KindTLS,
-		statestore.KindHostKey, statestore.KindMissingBucket, statestore.KindMissingBranch, statestore.KindMissingRepo:
+		statestore.KindHostKey, statestore.KindPlainHTTP, statestore.KindMissingBucket, statestore.KindMissingBranch,
+		statestore.KindMissingRepo:
 		return true
 	}
 	return false

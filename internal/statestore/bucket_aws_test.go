@@ -20,21 +20,6 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
-// isolateAWS gives the test an AWS environment of its own (testinfra.IsolatedAWS): empty shared
-// config and credentials files in a temporary folder, never the developer's ~/.aws, and nothing
-// from the environment. It returns the files, for the test to fill.
-func isolateAWS(t *testing.T) (configFile, credentialsFile string) {
-	t.Helper()
-	configFile, credentialsFile, env, err := testinfra.IsolatedAWS(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range env {
-		t.Setenv(k, v)
-	}
-	return configFile, credentialsFile
-}
-
 func writeFile(t *testing.T, name, content string) {
 	t.Helper()
 	if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
@@ -80,7 +65,7 @@ func TestBucketIAMProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, credsFile := isolateAWS(t)
+	_, credsFile := testinfra.IsolateAWS(t)
 	writeFile(t, credsFile, fmt.Sprintf("[default]\naws_access_key_id = nobody\naws_secret_access_key = nothing\n\n"+
 		"[team]\naws_access_key_id = %s\naws_secret_access_key = %s\n", key, secret))
 	iam := BucketConfig{Endpoint: srv.Endpoint, BucketName: bucket, Insecure: true, AuthMethod: "IAM"}
@@ -153,7 +138,7 @@ func TestBucketAssumeRole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	configFile, credsFile := isolateAWS(t)
+	configFile, credsFile := testinfra.IsolateAWS(t)
 	writeFile(t, credsFile, fmt.Sprintf("[team]\naws_access_key_id = %s\naws_secret_access_key = %s\n", key, secret))
 	writeFile(t, configFile, "[profile deploy]\nrole_arn = arn:aws:iam::123456789012:role/kratix\n"+
 		"source_profile = team\nexternal_id = ext-42\nrole_session_name = kratix-test\n")
@@ -237,7 +222,7 @@ func (f *fakeSTS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // AssumeRoleWithWebIdentity only with an OpenID provider configured), and the store signs with
 // what STS returned. Web identity wins over the shared files, as in the SDK.
 func TestBucketWebIdentity(t *testing.T) {
-	_, credsFile := isolateAWS(t)
+	_, credsFile := testinfra.IsolateAWS(t)
 	writeFile(t, credsFile, "[default]\naws_access_key_id = FILEKEY\naws_secret_access_key = FILESECRET\n")
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	writeFile(t, tokenFile, "header.payload.signature")

@@ -21,6 +21,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
 // These tests run the bucket store against a real MinIO (testinfra) and read back what it did
@@ -651,7 +652,7 @@ func TestBucketIAM(t *testing.T) {
 	ctx := context.Background()
 	srv := testMinIO(t)
 	_, client, bucket := testBucket(t)
-	isolateAWS(t)
+	testinfra.IsolateAWS(t)
 	t.Setenv("AWS_ACCESS_KEY_ID", srv.AccessKey)
 	t.Setenv("AWS_SECRET_ACCESS_KEY", srv.SecretKey)
 	st, err := NewPool().Bucket(BucketConfig{Endpoint: srv.Endpoint, BucketName: bucket, Insecure: true, AuthMethod: "IAM"})

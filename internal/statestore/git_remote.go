@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	gitconfig "github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	"github.com/go-git/go-git/v5/storage/memory"
@@ -225,7 +226,13 @@ func (s *gitStore) Check(ctx context.Context) error {
 	return nil
 }
 
-func (s *gitStore) check(ctx context.Context) (err error) {
+func (s *gitStore) check(ctx context.Context) error { return s.checkBranch(ctx, true) }
+
+// checkBranch opens a session, receive-pack for a push or upload-pack for a fetch, reads the
+// references the server advertises and closes it without asking for anything: the repository
+// must exist, the credentials must be accepted for that session, and the branch must exist
+// unless the repository has no branch at all (the first write creates it).
+func (s *gitStore) checkBranch(ctx context.Context, push bool) (err error) {
 	if s.authErr != nil {
 		return s.authErr
 	}
@@ -241,13 +248,23 @@ func (s *gitStore) check(ctx context.Context) (err error) {
 	if err != nil {
 		return &Error{Kind: KindConfig, Err: err}
 	}
-	sess, err := cli.NewReceivePackSession(ep, s.auth)
+	kind, asking := "fetch", "asking for the repository's branches"
+	var sess interface {
+		AdvertisedReferencesContext(context.Context) (*packp.AdvRefs, error)
+		Close() error
+	}
+	if push {
+		kind, asking = "push", "asking for the branches a push may update"
+		sess, err = cli.NewReceivePackSession(ep, s.auth)
+	} else {
+		sess, err = cli.NewUploadPackSession(ep, s.auth)
+	}
 	if err != nil {
-		return fmt.Errorf("connecting for a push: %w", err)
+		return fmt.Errorf("connecting for a %s: %w", kind, err)
 	}
 	defer func() {
 		if cerr := sess.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("closing the push session: %w", cerr)
+			err = fmt.Errorf("closing the %s session: %w", kind, cerr)
 		}
 	}()
 	adv, err := sess.AdvertisedReferencesContext(ctx)
@@ -255,7 +272,7 @@ func (s *gitStore) check(ctx context.Context) (err error) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("asking for the branches a push may update: %w", err)
+		return fmt.Errorf("%s: %w", asking, err)
 	}
 	if adv.IsEmpty() {
 		return nil

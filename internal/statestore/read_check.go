@@ -2,11 +2,7 @@ package statestore
 
 import (
 	"context"
-	"errors"
 	"fmt"
-
-	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/client"
 )
 
 // ReadChecker is a check that writes nothing, for plans: that the store exists where it is
@@ -49,49 +45,4 @@ func (s *gitStore) CheckRead(ctx context.Context, _ string) error {
 	return nil
 }
 
-func (s *gitStore) checkRead(ctx context.Context) (err error) {
-	if s.authErr != nil {
-		return s.authErr
-	}
-	ep, err := transport.NewEndpoint(s.cfg.URL)
-	if err != nil {
-		return invalidURL(s.cfg.URL, err)
-	}
-	ep.CaBundle = s.caBundle()
-	var done func()
-	ep.Proxy, done = sshOperation(ctx, s.cfg.URL)
-	defer done()
-	cli, err := client.NewClient(ep)
-	if err != nil {
-		return &Error{Kind: KindConfig, Err: err}
-	}
-	sess, err := cli.NewUploadPackSession(ep, s.auth)
-	if err != nil {
-		return fmt.Errorf("connecting for a fetch: %w", err)
-	}
-	defer func() {
-		if cerr := sess.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("closing the fetch session: %w", cerr)
-		}
-	}()
-	adv, err := sess.AdvertisedReferencesContext(ctx)
-	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("asking for the repository's branches: %w", err)
-	}
-	refs, err := adv.AllReferences()
-	if err != nil {
-		return fmt.Errorf("reading the advertised branches: %w", err)
-	}
-	if _, ok := refs[s.branchRef()]; ok {
-		return nil
-	}
-	for name := range refs {
-		if name.IsBranch() {
-			return s.missingBranch()
-		}
-	}
-	return nil // no branches at all: as good as empty
-}
+func (s *gitStore) checkRead(ctx context.Context) error { return s.checkBranch(ctx, false) }

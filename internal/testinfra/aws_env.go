@@ -3,6 +3,7 @@ package testinfra
 import (
 	"os"
 	"path/filepath"
+	"testing"
 )
 
 // awsVariables are the environment variables that steer the AWS SDK's credential chain.
@@ -36,4 +37,18 @@ func IsolatedAWS(dir string) (configFile, credentialsFile string, env map[string
 	env["AWS_CONFIG_FILE"], env["AWS_SHARED_CREDENTIALS_FILE"] = configFile, credentialsFile
 	env["AWS_EC2_METADATA_DISABLED"] = "true"
 	return configFile, credentialsFile, env, nil
+}
+
+// IsolateAWS is IsolatedAWS in a temporary folder of t, with the variables set for the rest of
+// the test (t.Setenv): for tests that serve the provider in-process. It returns the files to fill.
+func IsolateAWS(t testing.TB) (configFile, credentialsFile string) {
+	t.Helper()
+	configFile, credentialsFile, env, err := IsolatedAWS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	return configFile, credentialsFile
 }
