@@ -162,12 +162,14 @@ func toDocument(index int, n *yaml3.Node) (Document, error) {
 // quoting, flow or block style, comments or anchors gives the same bytes. A string that any YAML
 // reader, 1.1 or 1.2, could take for something else (`on`, `n`, `0x1F`, `2026-01-01`, `<<`) is
 // quoted; lines are never wrapped.
-func Canonical(docs []Document) []byte {
-	var b bytes.Buffer
+func Canonical(docs []Document) []byte { return Join(Encode(docs)) }
+
+// Encode is the canonical form of each document on its own: Canonical(docs) is
+// Join(Encode(docs)), so one serialisation serves a stream and any selection of its documents.
+func Encode(docs []Document) [][]byte {
+	parts := make([][]byte, len(docs))
 	for i, d := range docs {
-		if i > 0 {
-			b.WriteString("---\n")
-		}
+		var b bytes.Buffer
 		enc := yaml3.NewEncoder(&b)
 		enc.SetIndent(2)
 		enc.CompactSeqIndent()
@@ -179,9 +181,31 @@ func Canonical(docs []Document) []byte {
 			// The nodes hold only valid UTF-8 text and the kinds node makes, which always encode.
 			panic(fmt.Sprintf("manifest: document %d cannot be serialised: %v", d.Index, err))
 		}
+		parts[i] = b.Bytes()
 	}
-	return b.Bytes()
+	return parts
 }
+
+// Join is a stream of canonical documents (from Encode) in the order given.
+func Join(parts [][]byte) []byte {
+	if len(parts) == 0 {
+		return nil
+	}
+	n := len(docSeparator) * (len(parts) - 1)
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]byte, 0, n)
+	for i, p := range parts {
+		if i > 0 {
+			out = append(out, docSeparator...)
+		}
+		out = append(out, p...)
+	}
+	return out
+}
+
+const docSeparator = "---\n"
 
 // IsCRD reports whether a document is a CustomResourceDefinition.
 func IsCRD(d Document) bool {

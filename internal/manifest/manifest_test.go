@@ -388,3 +388,27 @@ func TestParseValueErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestEncodePiecesJoinLikeCanonical shows that any selection of a stream's pieces, joined, is the
+// canonical stream of those documents: what the provider builds its CRD and other files from.
+func TestEncodePiecesJoinLikeCanonical(t *testing.T) {
+	src := "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a.example.com}\n---\n" +
+		"apiVersion: v1\nkind: Namespace\nmetadata: {name: b, labels: {on: 'yes'}}\n---\n" +
+		"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: c.example.com}\n"
+	docs, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := Encode(docs)
+	want := "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: a.example.com\n---\n" +
+		"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: c.example.com\n"
+	if got := string(Join([][]byte{parts[0], parts[2]})); got != want {
+		t.Errorf("the CRDs joined:\n%s\nwant:\n%s", got, want)
+	}
+	if got, whole := Join(parts), Canonical(docs); string(got) != string(whole) {
+		t.Errorf("Join(Encode) differs from Canonical:\n%s\n---- canonical:\n%s", got, whole)
+	}
+	if Join(nil) != nil {
+		t.Error("nothing joined should be nil, as Canonical of no documents is")
+	}
+}

@@ -39,6 +39,17 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	// The provider processes of the tests keep their manifest cache here, not in the user's.
+	cache, err := os.MkdirTemp("", "kratix-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { _ = os.RemoveAll(cache) }()
+	if err := os.Setenv(cacheDirEnv, cache); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	if err := findTerraform(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

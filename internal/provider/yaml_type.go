@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -97,10 +96,12 @@ func canonical(s string) ([]byte, error) {
 }
 
 // readManifests parses s and serialises it canonically, whole and split into CRDs and the
-// rest, once per provider process: one Terraform command validates, compares and lays out the
-// same documents several times (validation, semantic equality, the plan, then again for the
-// apply), and a large manifest (Tekton's 1.9 MiB) takes a tenth of a second to parse and as long
-// to serialise. The result is shared: its byte slices are never modified.
+// rest. One Terraform command validates, compares and lays out the same documents several times
+// (validation, semantic equality, the plan, then again for the apply), in as many as three
+// provider processes, and a large manifest (Tekton's 1.9 MiB) takes a tenth of a second to parse
+// and as long to serialise. So each text is read once per process (manifestCache) and, when the
+// machine allows, once per machine (manifestDisk: the next process and the next command load the
+// bytes). The result is shared: its byte slices are never modified.
 func readManifests(s string) *manifests {
 	key := sha256.Sum256([]byte(s))
 	if v, ok := manifestCache.Load(key); ok {
@@ -108,21 +109,11 @@ func readManifests(s string) *manifests {
 			return r
 		}
 	}
-	r := &manifests{}
-	docs, err := manifest.Parse([]byte(s))
-	if err != nil {
-		r.err = err
-	} else {
-		crds, others := manifest.Split(docs)
-		// Clipped, so that an append by any reader copies instead of writing into the
-		// spare capacity other readers share.
-		r.all = slices.Clip(manifest.Canonical(docs))
-		if len(crds) > 0 {
-			r.crds = slices.Clip(manifest.Canonical(crds))
-		}
-		if len(others) > 0 {
-			r.others = slices.Clip(manifest.Canonical(others))
-		}
+	disk := manifestDisk()
+	r := disk.load(key)
+	if r == nil {
+		r = parseManifests(s)
+		disk.store(key, r)
 	}
 	if manifestCacheSize.Add(1) > manifestCacheMax {
 		manifestCache.Clear() // a long-lived process that saw many texts starts over
@@ -130,6 +121,26 @@ func readManifests(s string) *manifests {
 	}
 	manifestCache.Store(key, r)
 	return r
+}
+
+// parseManifests reads s: each document is serialised once, and the whole stream, its CRDs and
+// the rest are joined from those pieces.
+func parseManifests(s string) *manifests {
+	docs, err := manifest.Parse([]byte(s))
+	if err != nil {
+		return &manifests{err: err}
+	}
+	parts := manifest.Encode(docs)
+	var crds, others [][]byte
+	for i, d := range docs {
+		if manifest.IsCRD(d) {
+			crds = append(crds, parts[i])
+		} else {
+			others = append(others, parts[i])
+		}
+	}
+	// Each joined anew, so that an append by any reader never writes into bytes another shares.
+	return &manifests{all: manifest.Join(parts), crds: manifest.Join(crds), others: manifest.Join(others)}
 }
 
 // manifests is one text of documents as readManifests read it.
