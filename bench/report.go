@@ -76,6 +76,12 @@ func ratio(measured, floor time.Duration) (float64, string) {
 	return r, fmt.Sprintf("%.3fx", r)
 }
 
+// ratioText is the ratio of measured to floor as the table prints it.
+func ratioText(measured, floor time.Duration) string {
+	_, s := ratio(measured, floor)
+	return s
+}
+
 func yesNo(ok bool) string {
 	if ok {
 		return "yes"

@@ -39,7 +39,10 @@ func (e *env) newWorkspace(name string, files map[string][]byte) (*workspace, er
 			return nil, fmt.Errorf("writing %s in workspace %s: %w", f, name, err)
 		}
 	}
-	return &workspace{e: e, dir: dir}, nil
+	// Each workspace starts with an empty manifest cache of its own: an apply is measured as the
+	// first one of a release on a fresh machine, and the plans that follow in the same workspace
+	// load what earlier commands kept, as on a user's machine.
+	return &workspace{e: e, dir: dir, env: []string{"KRATIX_CACHE_DIR=" + filepath.Join(dir, ".kratix-cache")}}, nil
 }
 
 func (w *workspace) remove() { _ = os.RemoveAll(w.dir) }
