@@ -104,6 +104,16 @@ func gitCLIFloorRun(ctx context.Context, e *env, repo string, puts map[string][]
 	if err := e.git.CreateRepo(repo, "main"); err != nil {
 		return 0, fmt.Errorf("creating repository %s: %w", repo, err)
 	}
+	took, err := gitCLICommit(ctx, e, repo, puts)
+	if err != nil {
+		return 0, err
+	}
+	return took, e.expectWritten(ctx, repo, e.gitRef(repo), len(puts))
+}
+
+// gitCLICommit times a clone of repo (with extra clone flags), the files written, added,
+// committed and pushed in one commit with the git CLI.
+func gitCLICommit(ctx context.Context, e *env, repo string, puts map[string][]byte, cloneFlags ...string) (time.Duration, error) {
 	work := filepath.Join(e.dir, repo)
 	defer func() { _ = os.RemoveAll(work) }()
 	remote, err := url.Parse(e.git.HTTPURL(repo))
@@ -113,7 +123,8 @@ func gitCLIFloorRun(ctx context.Context, e *env, repo string, puts map[string][]
 	remote.User = url.UserPassword(e.git.Username, e.git.Password)
 
 	start := time.Now()
-	if err := gitCLI(ctx, "", "clone", "--quiet", remote.String(), work); err != nil {
+	clone := append(append([]string{"clone", "--quiet"}, cloneFlags...), remote.String(), work)
+	if err := gitCLI(ctx, "", clone...); err != nil {
 		return 0, err
 	}
 	if err := writeFiles(work, puts); err != nil {
@@ -128,8 +139,7 @@ func gitCLIFloorRun(ctx context.Context, e *env, repo string, puts map[string][]
 			return 0, err
 		}
 	}
-	took := time.Since(start)
-	return took, e.expectWritten(ctx, repo, e.gitRef(repo), len(puts))
+	return time.Since(start), nil
 }
 
 func writeFiles(root string, files map[string][]byte) error {
