@@ -44,7 +44,7 @@ func BenchmarkSteadyState(b *testing.B) {
 // the framework answers them the same (verify mode), without a diagnostic.
 func TestSteadyStateBenchRequests(t *testing.T) {
 	s, reqs := steadyStateRequests(t, 3)
-	check := &frameworkCheck{fw: s.ProviderServer, typ: s.typ}
+	check := &frameworkCheck{fw: s.ProviderServer, types: map[string]tftypes.Type{promiseTypeName: s.typ}}
 	s.check = check
 	if err := reqs.run(context.Background(), s); err != nil {
 		t.Fatal(err)

@@ -16,7 +16,8 @@ import (
 )
 
 // The steady-state server: the provider's protocol server, which answers the steady state of
-// kratix_promise itself and passes everything else to terraform-plugin-framework.
+// kratix_promise and the plans of new promises and destinations (direct_plan.go) itself, and
+// passes everything else to terraform-plugin-framework.
 //
 // A promise's value holds its whole pool: a hundred or a thousand destination objects. On every
 // request the framework walks such a value several times, node by node, looking each node's
@@ -36,8 +37,9 @@ import (
 //     rollout_status) are ones Read never changes, and a promise has no identity;
 //   - PlanResourceChange when nothing changes: the proposed state, with the schema's one default
 //     applied, equals the prior state, and ModifyPlan leaves it as it is without an error. The
-//     plan modifiers of the schema (UseStateForUnknown, RequiresReplace) do nothing then. Any
-//     other plan (a create, a change, an import being adopted, an error) goes to the framework.
+//     plan modifiers of the schema (UseStateForUnknown, RequiresReplace) do nothing then. A
+//     create is planned by direct_plan.go, here for destinations too. Any other plan (a
+//     change, an import being adopted, an error) goes to the framework.
 //
 // Everything else goes to the framework. TestPromiseSchemaSteadyStateFeatures lists the schema's
 // defaults, plan modifiers, custom types, write-only attributes and identity that these answers
@@ -46,7 +48,10 @@ import (
 // produced it. The day the framework's own answers cost about as much, this file and its hook in
 // NewServer can go.
 
-const promiseTypeName = "kratix_promise"
+const (
+	promiseTypeName     = "kratix_promise"
+	destinationTypeName = "kratix_destination"
+)
 
 // steadyStateServer is the framework's protocol server with kratix_promise's steady state
 // answered directly.
@@ -56,6 +61,8 @@ type steadyStateServer struct {
 	provider *kratixProvider
 	schema   schema.Schema
 	typ      tftypes.Type
+	// creates are the resource types whose creates are planned directly (direct_plan.go).
+	creates map[string]*directKind
 	// check is nil in the served provider. The acceptance tests set it to compare each direct
 	// answer with the framework's (steady_state_verify_test.go); what it returns is added to the
 	// answer's diagnostics, so a difference fails the test.
@@ -81,9 +88,20 @@ func newSteadyStateServer(version string) (*steadyStateServer, error) {
 	if sr.Diagnostics.HasError() {
 		return nil, fmt.Errorf("kratix_promise schema: %v", sr.Diagnostics)
 	}
+	creates := map[string]*directKind{}
+	for typeName, r := range map[string]func(*providerData) resource.ResourceWithModifyPlan{
+		promiseTypeName:     func(d *providerData) resource.ResourceWithModifyPlan { return &promiseResource{data: d} },
+		destinationTypeName: func(d *providerData) resource.ResourceWithModifyPlan { return &destinationResource{data: d} },
+	} {
+		// A schema this cannot plan is planned by the framework; TestDirectCreateKinds fails then.
+		if k, err := directKindOf(context.Background(), typeName, r(nil), r); err == nil {
+			creates[typeName] = k
+		}
+	}
 	return &steadyStateServer{
 		ProviderServer: fw, provider: p, schema: sr.Schema,
-		typ: sr.Schema.Type().TerraformType(context.Background()),
+		typ:     sr.Schema.Type().TerraformType(context.Background()),
+		creates: creates,
 	}, nil
 }
 
@@ -142,10 +160,14 @@ func (s *steadyStateServer) ReadResource(ctx context.Context, req *tfprotov6.Rea
 }
 
 func (s *steadyStateServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	if req.TypeName != promiseTypeName {
-		return s.ProviderServer.PlanResourceChange(ctx, req)
+	var resp *tfprotov6.PlanResourceChangeResponse
+	ok := false
+	if req.TypeName == promiseTypeName {
+		resp, ok = s.planNoChange(ctx, req)
 	}
-	resp, ok := s.planNoChange(ctx, req)
+	if k := s.creates[req.TypeName]; !ok && k != nil {
+		resp, ok = s.planCreate(ctx, k, req)
+	}
 	if !ok {
 		return s.ProviderServer.PlanResourceChange(ctx, req)
 	}

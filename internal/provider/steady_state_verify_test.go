@@ -33,15 +33,18 @@ func newVerifiedServer(version string) (*steadyStateServer, *frameworkCheck, err
 	if err != nil {
 		return nil, nil, err
 	}
-	c := &frameworkCheck{fw: s.ProviderServer, typ: s.typ}
+	c := &frameworkCheck{fw: s.ProviderServer, types: map[string]tftypes.Type{promiseTypeName: s.typ}}
+	for name, k := range s.creates {
+		c.types[name] = k.typ
+	}
 	s.check = c
 	return s, c, nil
 }
 
 // frameworkCheck asks the framework's server each request answered directly and compares.
 type frameworkCheck struct {
-	fw  tfprotov6.ProviderServer
-	typ tftypes.Type
+	fw    tfprotov6.ProviderServer
+	types map[string]tftypes.Type // by resource type name
 
 	upgrades, reads, plans atomic.Int64 // direct answers seen
 }
@@ -52,46 +55,48 @@ func (c *frameworkCheck) upgrade(ctx context.Context, req *tfprotov6.UpgradeReso
 	c.upgrades.Add(1)
 	fw, err := c.fw.UpgradeResourceState(ctx, req)
 	if err != nil {
-		return []*tfprotov6.Diagnostic{directMismatch("UpgradeResourceState", "the framework failed: "+err.Error())}
+		return []*tfprotov6.Diagnostic{directMismatch("UpgradeResourceState", req.TypeName, "the framework failed: "+err.Error())}
 	}
-	return c.compare("UpgradeResourceState", resp.UpgradedState, fw.UpgradedState, resp.Diagnostics, fw.Diagnostics, nil, nil)
+	return c.compare("UpgradeResourceState", req.TypeName, resp.UpgradedState, fw.UpgradedState, resp.Diagnostics, fw.Diagnostics, nil, nil)
 }
 
 func (c *frameworkCheck) read(ctx context.Context, req *tfprotov6.ReadResourceRequest, resp *tfprotov6.ReadResourceResponse) []*tfprotov6.Diagnostic {
 	c.reads.Add(1)
 	fw, err := c.fw.ReadResource(ctx, req)
 	if err != nil {
-		return []*tfprotov6.Diagnostic{directMismatch("ReadResource", "the framework failed: "+err.Error())}
+		return []*tfprotov6.Diagnostic{directMismatch("ReadResource", req.TypeName, "the framework failed: "+err.Error())}
 	}
-	return c.compare("ReadResource", resp.NewState, fw.NewState, resp.Diagnostics, fw.Diagnostics, resp.Private, fw.Private)
+	return c.compare("ReadResource", req.TypeName, resp.NewState, fw.NewState, resp.Diagnostics, fw.Diagnostics, resp.Private, fw.Private)
 }
 
 func (c *frameworkCheck) plan(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest, resp *tfprotov6.PlanResourceChangeResponse) []*tfprotov6.Diagnostic {
 	c.plans.Add(1)
 	fw, err := c.fw.PlanResourceChange(ctx, req)
 	if err != nil {
-		return []*tfprotov6.Diagnostic{directMismatch("PlanResourceChange", "the framework failed: "+err.Error())}
+		return []*tfprotov6.Diagnostic{directMismatch("PlanResourceChange", req.TypeName, "the framework failed: "+err.Error())}
 	}
 	var out []*tfprotov6.Diagnostic
 	if len(fw.RequiresReplace) > 0 {
-		out = append(out, directMismatch("PlanResourceChange", fmt.Sprintf("the framework plans a replacement (%v)", fw.RequiresReplace)))
+		if fmt.Sprint(fw.RequiresReplace) != fmt.Sprint(resp.RequiresReplace) {
+			out = append(out, directMismatch("PlanResourceChange", req.TypeName, fmt.Sprintf("the framework plans a replacement (%v), the direct answer %v", fw.RequiresReplace, resp.RequiresReplace)))
+		}
 	}
-	return append(out, c.compare("PlanResourceChange", resp.PlannedState, fw.PlannedState, resp.Diagnostics, fw.Diagnostics, resp.PlannedPrivate, fw.PlannedPrivate)...)
+	return append(out, c.compare("PlanResourceChange", req.TypeName, resp.PlannedState, fw.PlannedState, resp.Diagnostics, fw.Diagnostics, resp.PlannedPrivate, fw.PlannedPrivate)...)
 }
 
 // compare reports how a direct answer differs from the framework's.
-func (c *frameworkCheck) compare(rpc string, direct, fw *tfprotov6.DynamicValue, directDiags, fwDiags []*tfprotov6.Diagnostic, directPrivate, fwPrivate []byte) []*tfprotov6.Diagnostic {
+func (c *frameworkCheck) compare(rpc, typeName string, direct, fw *tfprotov6.DynamicValue, directDiags, fwDiags []*tfprotov6.Diagnostic, directPrivate, fwPrivate []byte) []*tfprotov6.Diagnostic {
 	var out []*tfprotov6.Diagnostic
-	dv, derr := decodeOrNull(direct, c.typ)
-	fv, ferr := decodeOrNull(fw, c.typ)
+	dv, derr := decodeOrNull(direct, c.types[typeName])
+	fv, ferr := decodeOrNull(fw, c.types[typeName])
 	if derr != nil || ferr != nil || !dv.Equal(fv) {
-		out = append(out, directMismatch(rpc, fmt.Sprintf("value: direct %v (%v), framework %v (%v)", dv, derr, fv, ferr)))
+		out = append(out, directMismatch(rpc, typeName, fmt.Sprintf("value: direct %v (%v), framework %v (%v)", dv, derr, fv, ferr)))
 	}
 	if a, b := protoDiagnosticsText(directDiags), protoDiagnosticsText(fwDiags); a != b {
-		out = append(out, directMismatch(rpc, fmt.Sprintf("diagnostics: direct %q, framework %q", a, b)))
+		out = append(out, directMismatch(rpc, typeName, fmt.Sprintf("diagnostics: direct %q, framework %q", a, b)))
 	}
 	if !samePrivate(directPrivate, fwPrivate) {
-		out = append(out, directMismatch(rpc, fmt.Sprintf("private state: direct %q, framework %q", directPrivate, fwPrivate)))
+		out = append(out, directMismatch(rpc, typeName, fmt.Sprintf("private state: direct %q, framework %q", directPrivate, fwPrivate)))
 	}
 	return out
 }
@@ -116,10 +121,10 @@ func samePrivate(a, b []byte) bool {
 	return bytes.Equal(a, b) || (emptyPrivate(a) && emptyPrivate(b))
 }
 
-func directMismatch(rpc, detail string) *tfprotov6.Diagnostic {
+func directMismatch(rpc, typeName, detail string) *tfprotov6.Diagnostic {
 	return &tfprotov6.Diagnostic{
 		Severity: tfprotov6.DiagnosticSeverityError,
 		Summary:  "Direct Answer Differs From The Framework's",
-		Detail:   rpc + " of " + promiseTypeName + ": " + detail,
+		Detail:   rpc + " of " + typeName + ": " + detail,
 	}
 }

@@ -1,0 +1,114 @@
+package provider
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+)
+
+// TestDirectCreateKinds: the creates of destinations and promises are planned directly, with the
+// defaults, computed attributes and plan modifiers listed here. A schema change that adds
+// something direct_plan.go does not handle (a nested default, a nested computed value, a
+// write-only attribute) drops the type from the direct plans and fails here first.
+func TestDirectCreateKinds(t *testing.T) {
+	s, err := newSteadyStateServer("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		destinationTypeName: "defaults [aggregated_filename cleanup filepath_mode init_workloads strict_match_labels]; " +
+			"computed [files id instance_id root]; modifiers [filepath_mode aggregated_filename id instance_id name path state_store]",
+		promiseTypeName: "defaults [on_unschedule]; computed [id misscheduled_destinations placements revisions rollout_status scheduled_destinations]; " +
+			"modifiers [id name]",
+	}
+	for name, w := range want {
+		k := s.creates[name]
+		if k == nil {
+			r := map[string]fwresource.ResourceWithModifyPlan{promiseTypeName: &promiseResource{}, destinationTypeName: &destinationResource{}}[name]
+			_, err := directKindOf(t.Context(), name, r, nil)
+			t.Errorf("%s is not planned directly: %v", name, err)
+			continue
+		}
+		var defaults, modifiers []string
+		for d := range k.defaults {
+			defaults = append(defaults, d)
+		}
+		for _, m := range k.modifiers {
+			modifiers = append(modifiers, m.name)
+		}
+		slices.Sort(defaults)
+		computed := slices.Sorted(slices.Values(k.computed))
+		slices.Sort(modifiers)
+		wantModifiers := strings.Fields(strings.Trim(strings.SplitN(w, "modifiers [", 2)[1], "]"))
+		slices.Sort(wantModifiers)
+		got := "defaults [" + strings.Join(defaults, " ") + "]; computed [" + strings.Join(computed, " ") + "]; modifiers [" + strings.Join(modifiers, " ") + "]"
+		w = strings.SplitN(w, "modifiers [", 2)[0] + "modifiers [" + strings.Join(wantModifiers, " ") + "]"
+		if got != w {
+			t.Errorf("%s:\n got %s\nwant %s", name, got, w)
+		}
+	}
+	if len(s.creates) != len(want) {
+		t.Errorf("direct creates for %d types, want %d", len(s.creates), len(want))
+	}
+}
+
+// TestPrivateKeysAreAllListed: every key the package passes to SetKey is in privateKeys, which
+// the direct plans read back from the private state they hand to ModifyPlan: a key missing there
+// would be dropped from a planned private state.
+func TestPrivateKeysAreAllListed(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, k := range privateKeys {
+		listed[k] = true
+	}
+	consts := map[string]string{} // constant name => value
+	var used []string
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.ValueSpec:
+				for i, name := range n.Names {
+					if i < len(n.Values) {
+						if lit, ok := n.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+							consts[name.Name] = strings.Trim(lit.Value, `"`)
+						}
+					}
+				}
+			case *ast.CallExpr:
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "SetKey" && len(n.Args) == 3 {
+					if id, ok := n.Args[1].(*ast.Ident); ok {
+						used = append(used, id.Name)
+					} else {
+						t.Errorf("%s: SetKey with a key that is not a named constant", fset.Position(n.Pos()))
+					}
+				}
+			}
+			return true
+		})
+	}
+	if len(used) < len(privateKeys) {
+		t.Fatalf("found %d SetKey calls, fewer than the %d keys listed: the search is broken", len(used), len(privateKeys))
+	}
+	for _, name := range used {
+		if !listed[consts[name]] {
+			t.Errorf("SetKey(%s) (%q) is not in privateKeys", name, consts[name])
+		}
+	}
+}
