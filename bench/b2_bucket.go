@@ -133,17 +133,22 @@ var providerPutOptions = minio.PutObjectOptions{ContentType: "application/yaml",
 // number in flight, into a fresh bucket, with put options (none for the floor). It does nothing
 // else: no lookups before the uploads.
 func minioFloorRun(ctx context.Context, e *env, bucket string, puts map[string][]byte, put minio.PutObjectOptions) (time.Duration, error) {
+	return minioFloorRunAt(ctx, e, e.minio.Endpoint, bucket, puts, put)
+}
+
+// minioFloorRunAt is minioFloorRun through endpoint (MinIO's own, or a proxy in front of it).
+func minioFloorRunAt(ctx context.Context, e *env, endpoint, bucket string, puts map[string][]byte, put minio.PutObjectOptions) (time.Duration, error) {
 	if err := e.freshBucket(ctx, bucket); err != nil {
 		return 0, err
 	}
 	defer e.dropBucket(ctx, bucket)
 	// A client of its own, as the store gets from its fresh Pool: both open their connections
 	// inside the timing.
-	client, err := minio.New(e.minio.Endpoint, &minio.Options{Creds: credentials.NewStaticV4(e.minio.AccessKey, e.minio.SecretKey, "")})
+	client, err := minio.New(endpoint, &minio.Options{Creds: credentials.NewStaticV4(e.minio.AccessKey, e.minio.SecretKey, "")})
 	if err != nil {
 		return 0, fmt.Errorf("minio client: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, storeOpTimeout)
+	ctx, cancel := context.WithTimeout(ctx, max(storeOpTimeout, time.Duration(len(puts))*10*time.Millisecond))
 	defer cancel()
 	start := time.Now()
 	if err := putAll(ctx, client, bucket, puts, statestore.DefaultBucketConcurrency, put); err != nil {

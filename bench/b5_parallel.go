@@ -33,7 +33,7 @@ var (
 // the apply of as many bare terraform_data resources. The notes also give the physical floor: the
 // fair floor plus the git CLI's clone, commit and push of the same files.
 func benchParallelGit(ctx context.Context, e *env, runs int, size parallelSize) ([]row, error) {
-	puts, err := parallelPuts(size)
+	puts, err := namespacePuts(size.promises, size.destinations)
 	if err != nil {
 		return nil, err
 	}
@@ -88,16 +88,16 @@ func benchParallelGit(ctx context.Context, e *env, runs int, size parallelSize) 
 	}}, nil
 }
 
-// parallelPuts are the files B5's apply writes: each promise's namespace (smallNamespace) to every
-// destination, laid out as the provider lays them out.
-func parallelPuts(size parallelSize) (map[string][]byte, error) {
+// namespacePuts are the files promises p-0, p-1, ... of smallNamespace write to every one of
+// destinations destinations (B5, B7), laid out as the provider lays them out.
+func namespacePuts(promises, destinations int) (map[string][]byte, error) {
 	puts := map[string][]byte{}
-	for i := range size.promises {
+	for i := range promises {
 		docs, err := manifest.Parse(fmt.Appendf(nil, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns-%d\n", i))
 		if err != nil {
 			return nil, err
 		}
-		files, err := dependencyPuts(fmt.Sprintf("p-%d", i), manifest.Canonical(docs), size.destinations)
+		files, err := dependencyPuts(fmt.Sprintf("p-%d", i), manifest.Canonical(docs), destinations)
 		if err != nil {
 			return nil, err
 		}
