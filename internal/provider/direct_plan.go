@@ -17,12 +17,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// Direct plans of new objects: the plan of a kratix_promise or kratix_destination that does not
-// exist yet, answered without the framework.
+// Direct plans of new objects: the plan of a kratix_promise, kratix_destination or
+// kratix_resource_request that does not exist yet, answered without the framework.
 //
 // A first apply plans every object twice (once for the plan, once again in the apply), and the
 // framework walks each value node by node several times per plan (defaults, unknown marking,
@@ -32,16 +33,16 @@ import (
 //
 // What the framework does to plan a create, for the schemas these two resources have, is short,
 // and is done here in the same order on the values decoded once:
-//  1. the proposed state, with each attribute's default where the configuration leaves it null;
+//  1. the proposed state, with each attribute's default where the configuration leaves it null,
+//     and each write-only attribute null;
 //  2. each computed attribute without a default that the configuration leaves null, unknown;
 //  3. each attribute's plan modifiers, called as the framework calls them (on a create they
 //     change nothing in these schemas, but they are called, so a new one is honoured);
 //  4. the resource's ModifyPlan, with a private state of the framework's own type.
 //
 // directKindOf checks, once, that a schema has nothing else this needs to know about: defaults,
-// plan modifiers and computed values only on top-level attributes (a computed nested value
-// only inside a computed-only parent, which becomes unknown whole), no write-only attribute, no
-// identity. A schema with anything more is planned by the framework, and
+// plan modifiers, computed values and write-only attributes only at the top level (a computed
+// nested value only inside a computed-only parent, which becomes unknown whole), no identity. A schema with anything more is planned by the framework, and
 // TestDirectCreateKinds fails so that the change is seen. In the acceptance tests every direct
 // plan is also asked of the framework and compared (steady_state_verify_test.go).
 
@@ -57,6 +58,13 @@ type directKind struct {
 	computed []string
 	// modifiers are the top-level attributes with plan modifiers.
 	modifiers []directModifiers
+	// writeOnly are the top-level write-only attributes, null in every plan.
+	writeOnly []string
+	// semantic are the attributes of types with semantic equality, which a direct apply keeps as
+	// planned when the new value means the same; canApply is false when a create must be applied
+	// by the framework (semanticPaths).
+	semantic []path.Path
+	canApply bool
 }
 
 type directModifiers struct {
@@ -86,7 +94,11 @@ func directKindOf(ctx context.Context, typeName string, r resource.ResourceWithM
 			return nil, fmt.Errorf("%s.%s: %w", typeName, name, err)
 		}
 	}
+	k.semantic, k.canApply = semanticPaths(ctx, sr.Schema.Attributes)
 	for name, b := range sr.Schema.Blocks {
+		if semanticInside(ctx, b.Type()) || semanticKind(ctx, b.Type()) != "" {
+			k.canApply = false
+		}
 		if hasDefaultOrModifiers(b) {
 			return nil, fmt.Errorf("%s block %s has plan modifiers", typeName, name)
 		}
@@ -99,7 +111,11 @@ func directKindOf(ctx context.Context, typeName string, r resource.ResourceWithM
 
 func (k *directKind) readAttribute(ctx context.Context, name string, a schema.Attribute) error {
 	if a.IsWriteOnly() {
-		return fmt.Errorf("write-only")
+		if a.IsComputed() || hasDefaultOrModifiers(a) {
+			return fmt.Errorf("a write-only attribute with a default, plan modifiers or computed")
+		}
+		k.writeOnly = append(k.writeOnly, name)
+		return nil
 	}
 	p := path.Root(name)
 	switch a := a.(type) {
@@ -257,6 +273,9 @@ func (s *steadyStateServer) planCreate(ctx context.Context, k *directKind, req *
 		if c[name].IsNull() {
 			p[name] = def
 		}
+	}
+	for _, name := range k.writeOnly {
+		p[name] = tftypes.NewValue(p[name].Type(), nil)
 	}
 	for _, name := range k.computed {
 		if c[name].IsNull() {
@@ -449,4 +468,181 @@ func privateBytes(ctx context.Context, p privateReader) ([]byte, diag.Diagnostic
 		diags.AddError("Error Encoding Private State", err.Error())
 	}
 	return b, diags
+}
+
+// Direct applies of creates: ApplyResourceChange of a new object of a kind planned directly,
+// answered as the framework's CreateResource answers it, for the same reason (its walks of the
+// planned and the new value cost more than the create itself). In order:
+//  1. Create, with the plan and configuration, a null state and an empty private state;
+//  2. no state after a create without an error is the framework's error;
+//  3. semantic equality: each attribute of a type with semantic equality (the dependencies, a
+//     duration, a time) that holds a value the plan means the same by takes the planned value
+//     back, so that Terraform sees no inconsistency;
+//  4. the write-only attributes, null.
+//
+// directKindOf finds the attributes of step 3 (semantic) and refuses the direct apply
+// (canApply false) when one is inside a list, set or map: those the framework compares element
+// by element. An apply cannot be asked of the framework a second time, as the plans are, so the
+// acceptance tests check its result as they check every apply: the state they read back, and
+// the empty plan that follows each step.
+
+// applyCreate answers the apply of a new object of kind k; ok is false for any other.
+func (s *steadyStateServer) applyCreate(ctx context.Context, k *directKind, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, bool) {
+	data := s.provider.configured.Load()
+	if !k.canApply || data == nil || req.PlannedState == nil || req.Config == nil {
+		return nil, false
+	}
+	if req.PriorState != nil {
+		prior, err := req.PriorState.Unmarshal(k.typ)
+		if err != nil || !prior.IsNull() {
+			return nil, false
+		}
+	}
+	planned, err := req.PlannedState.Unmarshal(k.typ)
+	if err != nil || planned.IsNull() {
+		return nil, false
+	}
+	config, err := req.Config.Unmarshal(k.typ)
+	if err != nil {
+		return nil, false
+	}
+	r, ok := k.newRes(data).(resource.Resource)
+	if !ok {
+		return nil, false
+	}
+	null := tftypes.NewValue(k.typ, nil)
+	resp := resource.CreateResponse{State: tfsdk.State{Schema: k.schema, Raw: null}}
+	f := reflect.ValueOf(&resp).Elem().FieldByName("Private")
+	f.Set(reflect.New(f.Type().Elem()))
+	plan := tfsdk.Plan{Schema: k.schema, Raw: planned}
+	r.Create(ctx, resource.CreateRequest{Config: tfsdk.Config{Schema: k.schema, Raw: config}, Plan: plan}, &resp)
+	if !resp.Diagnostics.HasError() && resp.State.Raw.Equal(null) {
+		resp.Diagnostics.AddError("Missing Resource State After Create", missingStateDetail(r))
+	}
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(k.keepSemanticallyEqual(ctx, plan, &resp.State)...)
+	}
+	if !resp.Diagnostics.HasError() && len(k.writeOnly) > 0 {
+		var m map[string]tftypes.Value
+		if resp.State.Raw.As(&m) == nil {
+			for _, name := range k.writeOnly {
+				m[name] = tftypes.NewValue(m[name].Type(), nil)
+			}
+			resp.State.Raw = tftypes.NewValue(k.typ, m)
+		}
+	}
+	out := &tfprotov6.ApplyResourceChangeResponse{Diagnostics: protoDiagnostics(ctx, resp.Diagnostics)}
+	state, err := tfprotov6.NewDynamicValue(k.typ, resp.State.Raw)
+	if err != nil {
+		return nil, false
+	}
+	out.NewState = &state
+	private, diags := privateBytes(ctx, resp.Private)
+	out.Diagnostics = append(out.Diagnostics, protoDiagnostics(ctx, diags)...)
+	out.Private = private
+	return out, true
+}
+
+// missingStateDetail is the framework's detail for a create that left no state.
+func missingStateDetail(r resource.Resource) string {
+	detail := "The Terraform Provider unexpectedly returned no resource state after having no errors in the resource creation. " +
+		"This is always an issue in the Terraform Provider and should be reported to the provider developers.\n\n" +
+		"The resource may have been successfully created, but Terraform is not tracking it. " +
+		"Applying the configuration again with no other action may result in duplicate resource errors."
+	if _, ok := r.(resource.ResourceWithImportState); ok {
+		detail += " Import the resource if the resource was actually created and Terraform should be tracking it."
+	}
+	return detail
+}
+
+// keepSemanticallyEqual puts the planned value back where the new state holds one the plan
+// means the same by (the framework's semantic equality, for string types).
+func (k *directKind) keepSemanticallyEqual(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, p := range k.semantic {
+		var prior, next attr.Value
+		diags.Append(plan.GetAttribute(ctx, p, &prior)...)
+		diags.Append(state.GetAttribute(ctx, p, &next)...)
+		if diags.HasError() {
+			return diags
+		}
+		if prior == nil || next == nil || prior.IsNull() || prior.IsUnknown() || next.IsNull() || next.IsUnknown() {
+			continue
+		}
+		pv, ok1 := prior.(basetypes.StringValuableWithSemanticEquals)
+		nv, ok2 := next.(basetypes.StringValuableWithSemanticEquals)
+		if !ok1 || !ok2 {
+			continue
+		}
+		same, d := nv.StringSemanticEquals(ctx, pv)
+		diags.Append(d...)
+		if same && !next.Equal(prior) {
+			diags.Append(state.SetAttribute(ctx, p, prior)...)
+		}
+	}
+	return diags
+}
+
+// semanticPaths finds the attributes whose type has semantic equality; ok is false when one is
+// inside a collection, or has semantic equality of a kind other than a string's.
+func semanticPaths(ctx context.Context, attrs map[string]schema.Attribute) ([]path.Path, bool) {
+	var out []path.Path
+	var walk func(p path.Path, a schema.Attribute) bool
+	walk = func(p path.Path, a schema.Attribute) bool {
+		switch kind := semanticKind(ctx, a.GetType()); kind {
+		case "string":
+			out = append(out, p)
+		case "other":
+			return false
+		}
+		if n, ok := a.(schema.SingleNestedAttribute); ok {
+			for name, child := range n.Attributes {
+				if !walk(p.AtName(name), child) {
+					return false
+				}
+			}
+			return true
+		}
+		// Inside a collection, or an object type's attributes: none may have semantic equality.
+		return !semanticInside(ctx, a.GetType())
+	}
+	for name, a := range attrs {
+		if !walk(path.Root(name), a) {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// semanticKind says whether values of t have semantic equality: "" none, "string" a string
+// type's, "other" any other kind's.
+func semanticKind(ctx context.Context, t attr.Type) string {
+	switch t.ValueType(ctx).(type) {
+	case basetypes.StringValuableWithSemanticEquals:
+		return "string"
+	case basetypes.BoolValuableWithSemanticEquals, basetypes.Int64ValuableWithSemanticEquals,
+		basetypes.Float64ValuableWithSemanticEquals, basetypes.NumberValuableWithSemanticEquals,
+		basetypes.ListValuableWithSemanticEquals, basetypes.MapValuableWithSemanticEquals,
+		basetypes.SetValuableWithSemanticEquals, basetypes.ObjectValuableWithSemanticEquals,
+		basetypes.DynamicValuableWithSemanticEquals, basetypes.Int32ValuableWithSemanticEquals,
+		basetypes.Float32ValuableWithSemanticEquals:
+		return "other"
+	}
+	return ""
+}
+
+// semanticInside reports whether any type held by t (elements, attributes) has semantic
+// equality.
+func semanticInside(ctx context.Context, t attr.Type) bool {
+	switch t := t.(type) {
+	case attr.TypeWithElementType:
+		return semanticKind(ctx, t.ElementType()) != "" || semanticInside(ctx, t.ElementType())
+	case attr.TypeWithAttributeTypes:
+		for _, at := range t.AttributeTypes() {
+			if semanticKind(ctx, at) != "" || semanticInside(ctx, at) {
+				return true
+			}
+		}
+	}
+	return false
 }

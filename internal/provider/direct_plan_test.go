@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -9,7 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // TestDirectCreateKinds: the creates of destinations and promises are planned directly, with the
@@ -24,6 +28,8 @@ func TestDirectCreateKinds(t *testing.T) {
 	want := map[string]string{
 		destinationTypeName: "defaults [aggregated_filename cleanup filepath_mode init_workloads strict_match_labels]; " +
 			"computed [files id instance_id root]; modifiers [filepath_mode aggregated_filename id instance_id name path state_store]",
+		requestTypeName: "defaults [namespace pipeline]; computed [destination id location misscheduled root written_files]; " +
+			"modifiers [id name namespace pipeline]",
 		promiseTypeName: "defaults [on_unschedule]; computed [id misscheduled_destinations placements revisions rollout_status scheduled_destinations]; " +
 			"modifiers [id name]",
 	}
@@ -51,6 +57,28 @@ func TestDirectCreateKinds(t *testing.T) {
 		w = strings.SplitN(w, "modifiers [", 2)[0] + "modifiers [" + strings.Join(wantModifiers, " ") + "]"
 		if got != w {
 			t.Errorf("%s:\n got %s\nwant %s", name, got, w)
+		}
+	}
+	if k := s.creates[requestTypeName]; k == nil || !slices.Equal(slices.Sorted(slices.Values(k.writeOnly)), []string{"documents_wo", "files_wo"}) {
+		t.Errorf("the request's write-only attributes are not the ones nulled in its plans")
+	}
+	wantSemantic := map[string]string{
+		destinationTypeName: "[]",
+		promiseTypeName:     "[dependencies rollout.min_wait rollout_status.checked_at rollout_status.last_wave_at rollout_status.next_wave_not_before]",
+		requestTypeName:     "[documents]",
+	}
+	for name, w := range wantSemantic {
+		k := s.creates[name]
+		if k == nil {
+			continue
+		}
+		var got []string
+		for _, p := range k.semantic {
+			got = append(got, p.String())
+		}
+		slices.Sort(got)
+		if !k.canApply || fmt.Sprint(got) != w {
+			t.Errorf("%s: applied directly %t with semantic equality at %v, want true and %s", name, k.canApply, got, w)
 		}
 	}
 	if len(s.creates) != len(want) {
@@ -109,6 +137,46 @@ func TestPrivateKeysAreAllListed(t *testing.T) {
 	for _, name := range used {
 		if !listed[consts[name]] {
 			t.Errorf("SetKey(%s) (%q) is not in privateKeys", name, consts[name])
+		}
+	}
+}
+
+// TestDirectApplyKeepsWhatMeansTheSame: after a direct create, a value the plan means the same
+// by (another formatting of the same YAML) takes the planned value back, as the framework's
+// semantic equality does; a value of another meaning stays.
+func TestDirectApplyKeepsWhatMeansTheSame(t *testing.T) {
+	s, err := newSteadyStateServer("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := s.creates[promiseTypeName]
+	ctx := t.Context()
+	planned := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n"
+	for _, c := range []struct {
+		name, created, want string
+	}{
+		{"same meaning", "kind: Namespace\napiVersion: v1\nmetadata: {name: a}\n", planned},
+		{"other meaning", "kind: Namespace\napiVersion: v1\nmetadata: {name: b}\n", "kind: Namespace\napiVersion: v1\nmetadata: {name: b}\n"},
+	} {
+		withDeps := func(deps string) tftypes.Value {
+			m := map[string]tftypes.Value{}
+			for name, typ := range k.typ.(tftypes.Object).AttributeTypes {
+				m[name] = tftypes.NewValue(typ, nil)
+			}
+			m["dependencies"] = tftypes.NewValue(tftypes.String, deps)
+			return tftypes.NewValue(k.typ, m)
+		}
+		plan := tfsdk.Plan{Schema: k.schema, Raw: withDeps(planned)}
+		state := tfsdk.State{Schema: k.schema, Raw: withDeps(c.created)}
+		if diags := k.keepSemanticallyEqual(ctx, plan, &state); diags.HasError() {
+			t.Fatalf("%s: %s: %s", c.name, diags[0].Summary(), diags[0].Detail())
+		}
+		var got manifestsValue
+		if diags := state.GetAttribute(ctx, path.Root("dependencies"), &got); diags.HasError() {
+			t.Fatalf("%s: %s: %s", c.name, diags[0].Summary(), diags[0].Detail())
+		}
+		if got.ValueString() != c.want {
+			t.Errorf("%s: dependencies %q, want %q", c.name, got.ValueString(), c.want)
 		}
 	}
 }

@@ -16,7 +16,8 @@ import (
 )
 
 // The steady-state server: the provider's protocol server, which answers the steady state of
-// kratix_promise and the plans of new promises and destinations (direct_plan.go) itself, and
+// kratix_promise and the plans of new promises, destinations and requests (direct_plan.go)
+// itself, and
 // passes everything else to terraform-plugin-framework.
 //
 // A promise's value holds its whole pool: a hundred or a thousand destination objects. On every
@@ -38,7 +39,7 @@ import (
 //   - PlanResourceChange when nothing changes: the proposed state, with the schema's one default
 //     applied, equals the prior state, and ModifyPlan leaves it as it is without an error. The
 //     plan modifiers of the schema (UseStateForUnknown, RequiresReplace) do nothing then. A
-//     create is planned by direct_plan.go, here for destinations too. Any other plan (a
+//     create is planned by direct_plan.go, here for destinations and requests too. Any other plan (a
 //     change, an import being adopted, an error) goes to the framework.
 //
 // Everything else goes to the framework. TestPromiseSchemaSteadyStateFeatures lists the schema's
@@ -51,6 +52,7 @@ import (
 const (
 	promiseTypeName     = "kratix_promise"
 	destinationTypeName = "kratix_destination"
+	requestTypeName     = "kratix_resource_request"
 )
 
 // steadyStateServer is the framework's protocol server with kratix_promise's steady state
@@ -92,6 +94,7 @@ func newSteadyStateServer(version string) (*steadyStateServer, error) {
 	for typeName, r := range map[string]func(*providerData) resource.ResourceWithModifyPlan{
 		promiseTypeName:     func(d *providerData) resource.ResourceWithModifyPlan { return &promiseResource{data: d} },
 		destinationTypeName: func(d *providerData) resource.ResourceWithModifyPlan { return &destinationResource{data: d} },
+		requestTypeName:     func(d *providerData) resource.ResourceWithModifyPlan { return &requestResource{data: d} },
 	} {
 		// A schema this cannot plan is planned by the framework; TestDirectCreateKinds fails then.
 		if k, err := directKindOf(context.Background(), typeName, r(nil), r); err == nil {
@@ -175,6 +178,15 @@ func (s *steadyStateServer) PlanResourceChange(ctx context.Context, req *tfproto
 		resp.Diagnostics = append(resp.Diagnostics, s.check.plan(ctx, req, resp)...)
 	}
 	return resp, nil
+}
+
+func (s *steadyStateServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	if k := s.creates[req.TypeName]; k != nil {
+		if resp, ok := s.applyCreate(ctx, k, req); ok {
+			return resp, nil
+		}
+	}
+	return s.ProviderServer.ApplyResourceChange(ctx, req)
 }
 
 // planNoChange answers a plan that changes nothing; ok is false for any other.
