@@ -292,9 +292,10 @@ const (
 )
 
 // cpuSplit runs one more plan in ws, unmeasured, with the provider writing CPU profiles, and
-// says which share of the samples (of every provider process of that plan, merged) have a frame
-// of this provider's code on the stack, and which have one of terraform-plugin-framework but
-// none of ours: the framework's own work. Any failure is said in the text, not returned.
+// splits the samples (of every provider process of that plan, merged) by what is on their stack:
+// this provider's code and no terraform-plugin-framework frame, both (mostly the framework
+// converting values for our code, or our code called by it), the framework alone, and neither
+// (gRPC, the runtime, GC). Any failure is said in the text, not returned.
 func cpuSplit(ctx context.Context, e *env, ws *workspace) string {
 	dir, err := os.MkdirTemp(e.dir, "b9-profile-")
 	if err != nil {
@@ -309,29 +310,34 @@ func cpuSplit(ctx context.Context, e *env, ws *workspace) string {
 	if len(profiles) == 0 {
 		return "CPU split: the provider wrote no profile"
 	}
-	total, err := pprofTotal(ctx, e, profiles)
-	if err != nil {
-		return "CPU split: " + err.Error()
-	}
-	ours, err := pprofTotal(ctx, e, profiles, "-focus="+regexp.QuoteMeta(providerPackage))
-	if err != nil {
-		return "CPU split: " + err.Error()
-	}
-	framework, err := pprofTotal(ctx, e, profiles, "-focus="+regexp.QuoteMeta(frameworkPackage), "-ignore="+regexp.QuoteMeta(providerPackage))
-	if err != nil {
-		return "CPU split: " + err.Error()
+	ours, fw := regexp.QuoteMeta(providerPackage), regexp.QuoteMeta(frameworkPackage)
+	var total, oursAll, oursOnly, fwOnly float64
+	for _, q := range []struct {
+		into    *float64
+		filters []string
+	}{
+		{&total, nil},
+		{&oursAll, []string{"-focus=" + ours}},
+		{&oursOnly, []string{"-focus=" + ours, "-ignore=" + fw}},
+		{&fwOnly, []string{"-focus=" + fw, "-ignore=" + ours}},
+	} {
+		if *q.into, err = pprofTotal(ctx, e, profiles, q.filters...); err != nil {
+			return "CPU split: " + err.Error()
+		}
 	}
 	if total <= 0 {
 		return "CPU split: no samples"
 	}
-	return fmt.Sprintf("provider CPU in one extra plan (%d processes, %s of samples): %.0f%% with %s code on the stack, "+
-		"%.0f%% in %s without it, %.0f%% other (gRPC, runtime, GC)",
-		len(profiles), time.Duration(total*float64(time.Millisecond)), 100*ours/total, providerPackage,
-		100*framework/total, frameworkPackage, 100*(total-ours-framework)/total)
+	pc := func(v float64) float64 { return 100 * v / total }
+	return fmt.Sprintf("provider CPU in one extra plan (%d processes, %s of samples merged), by what is on the stack: "+
+		"%s without %s %.0f%%, both %.0f%%, %s alone %.0f%%, neither (gRPC, runtime, GC) %.0f%%",
+		len(profiles), time.Duration(total*float64(time.Millisecond)), providerPackage, frameworkPackage, pc(oursOnly),
+		pc(oursAll-oursOnly), frameworkPackage, pc(fwOnly), pc(total-oursAll-fwOnly))
 }
 
-// pprofShowing is go tool pprof's summary line: "Showing nodes accounting for 1.23s, 45.6% of 2.7s total".
-var pprofShowing = regexp.MustCompile(`Showing nodes accounting for ([0-9.]+)ms, [0-9.]+% of ([0-9.]+)ms total`)
+// pprofShowing is go tool pprof's summary line with -unit=ms: "Showing nodes accounting for
+// 1230ms, 45.6% of 2700ms total", or "for 0, 0% of" when the filters keep nothing.
+var pprofShowing = regexp.MustCompile(`Showing nodes accounting for ([0-9.]+)(?:ms)?, [0-9.]+% of [0-9.]+ms total`)
 
 // pprofTotal is how many milliseconds of samples the profiles hold after the filters: every node
 // shown, so the nodes shown account for every sample kept.
@@ -346,7 +352,7 @@ func pprofTotal(ctx context.Context, e *env, profiles []string, filters ...strin
 	}
 	m := pprofShowing.FindStringSubmatch(out.String())
 	if m == nil {
-		if strings.Contains(out.String(), "no samples") || !strings.Contains(out.String(), "Showing") {
+		if strings.Contains(out.String(), "matched no samples") {
 			return 0, nil // the filter kept nothing
 		}
 		return 0, fmt.Errorf("go tool pprof: no summary line in its output: %s", tail(out.String()))
