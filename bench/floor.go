@@ -25,7 +25,11 @@ import (
 //     (from the floor's destination resources, as the promise's destinations =
 //     kratix_destination.d), scheduled_destinations, and placements of the same shape: per
 //     destination its store, location, root, misscheduled and files (the same store paths,
-//     path to 32-hex MD5).
+//     path to 32-hex MD5);
+//   - a request: its name, namespace, pipeline, the same documents expression, the promise
+//     object it was given (the promise's name and its destination objects), and the destination
+//     it landed on with its root, location and written_files (the same store path, path to
+//     32-hex MD5).
 //
 // The MD5s are of short strings: the floor must not hash megabytes of dependencies in
 // Terraform's functions, work the provider does and Terraform by itself would not. The values are
@@ -50,7 +54,25 @@ func (c kratixConfig) fairFloor() (string, error) {
 		}
 		b.WriteString(c.floorPromise(p))
 	}
+	for _, r := range c.requests {
+		p, err := c.requestPromise(r)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(c.floorRequest(r, p))
+	}
 	return b.String(), nil
+}
+
+// requestPromise is the promise block a request block names; the floor mirrors requests of a
+// promise without count only.
+func (c kratixConfig) requestPromise(r requestSpec) (promiseSpec, error) {
+	for _, p := range c.promises {
+		if p.resourceName() == r.promise && p.count == 0 {
+			return p, nil
+		}
+	}
+	return promiseSpec{}, fmt.Errorf("request %s: the fair floor mirrors requests of a promise block without count named %q, and there is none", r.name, r.promise)
 }
 
 // floorStore mirrors kratix_state_store.s: ref is the object a destination's state_store holds,
@@ -161,6 +183,45 @@ func (c kratixConfig) floorPromise(p promiseSpec) string {
 	return b.String()
 }
 
+// floorRequest mirrors one kratix_resource_request block of promise p. Which destination a
+// request lands on is the provider's rendezvous hashing, which the floor does not compute: it
+// takes destination count.index modulo their number, a destination of the same shape, so the
+// values have the same sizes. Each request's promise object carries the promise's whole pool
+// (its destination objects), as the provider's state does.
+func (c kratixConfig) floorRequest(r requestSpec, p promiseSpec) string {
+	return fmt.Sprintf(`
+resource "terraform_data" %[1]q {
+  count = %[2]d
+  triggers_replace = {
+    id                    = "%[3]s/default/%[4]s-${count.index}"
+    name                  = "%[4]s-${count.index}"
+    namespace             = "default"
+    pipeline              = "instance-configure"
+    documents             = %[5]s
+    files                 = null
+    documents_wo          = null
+    files_wo              = null
+    content_wo_version    = null
+    destination_selectors = null
+    guard                 = null
+    timeouts              = null
+    promise = {
+      name                  = terraform_data.%[6]s.triggers_replace.name
+      destination_selectors = null
+      destinations          = terraform_data.%[6]s.triggers_replace.destinations
+    }
+    destination  = terraform_data.d[count.index %% length(terraform_data.d)].triggers_replace.destination.name
+    misscheduled = false
+    location     = %[7]q
+    root         = terraform_data.d[count.index %% length(terraform_data.d)].triggers_replace.root
+    written_files = {
+      "${terraform_data.d[count.index %% length(terraform_data.d)].triggers_replace.root}/resources/default/%[3]s/%[4]s-${count.index}/instance-configure/%[8]s/%[4]s-${count.index}.yaml" = md5("%[4]s-${count.index}")
+    }
+  }
+}
+`, r.resourceName(), r.instances(), p.nameTemplate(), r.name, r.documents, p.resourceName(), c.storeLocation(), defaultGroupID)
+}
+
 // storeLocation is the store's normalised location as the provider writes it in placements:
 // s3://<endpoint>/<bucket>, or git+<url without .git>@<branch>.
 func (c kratixConfig) storeLocation() string {
@@ -175,6 +236,9 @@ func (c kratixConfig) resources() int {
 	n := 1 + c.destinations
 	for _, p := range c.promises {
 		n += p.instances()
+	}
+	for _, r := range c.requests {
+		n += r.instances()
 	}
 	return n
 }

@@ -4,20 +4,23 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 )
 
 // TestFairFloorMirrorsKratixState applies a small kratix configuration (a bucket store with
 // init_workloads and a count of promises; a git store with one promise reading its dependencies
-// from a file) and its fair floor, and compares the two states: the same resource count; per
-// promise as many destination objects and placements, with the same keys, roots, locations and
-// store paths; per destination as many files; the same store object; and state values of about
-// the same size. So the floor cannot silently become empty or drift from the provider's state.
+// from a file; a bucket store with one promise and a count of requests) and its fair floor, and
+// compares the two states: the same resource count; per promise as many destination objects and
+// placements, with the same keys, roots, locations and store paths; per request the same
+// attributes, promise object and store path under its destination's root; per destination as
+// many files; the same store object; and state values of about the same size. So the floor cannot silently become empty or drift from the provider's state.
 func TestFairFloorMirrorsKratixState(t *testing.T) {
 	if testing.Short() || os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: starts MinIO and a git server and runs terraform apply; set TF_ACC=1")
@@ -33,6 +36,9 @@ func TestFairFloorMirrorsKratixState(t *testing.T) {
 	if err := e.freshBucket(ctx, "floor-test"); err != nil {
 		t.Fatal(err)
 	}
+	if err := e.freshBucket(ctx, "floor-test-requests"); err != nil {
+		t.Fatal(err)
+	}
 	if err := e.git.CreateRepo("floor-test", "main"); err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +50,9 @@ func TestFairFloorMirrorsKratixState(t *testing.T) {
 			promises: []promiseSpec{{name: "p", count: 2, dependencies: smallNamespace}}}},
 		{"git", kratixConfig{store: e.gitRef("floor-test"), destinations: 4,
 			promises: []promiseSpec{{name: "pipelines", dependencies: `file("${path.module}/dependencies.yaml")`}}}},
+		{"requests", kratixConfig{store: e.bucketRef(e.minio.Endpoint, "floor-test-requests"), destinations: 3,
+			promises: []promiseSpec{{name: "p", dependencies: oneNamespace}},
+			requests: []requestSpec{{name: "r", count: 5, promise: "p", documents: smallConfigMap}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			floorHCL, err := tc.cfg.fairFloor()
@@ -161,6 +170,17 @@ func compareFloor(t *testing.T, cfg kratixConfig, kratix, floor []stateResource)
 		}
 	}
 
+	for _, r := range cfg.requests {
+		krs := values(t, kratix, "kratix_resource_request", r.resourceName())
+		frs := values(t, floor, "terraform_data", r.resourceName())
+		if len(krs) != r.instances() || len(frs) != r.instances() {
+			t.Fatalf("request %s: kratix %d instances, floor %d, want %d", r.name, len(krs), len(frs), r.instances())
+		}
+		for i := range krs {
+			compareRequest(t, fmt.Sprintf("request %s[%d]", r.name, i), krs[i], frs[i], cfg.destinations)
+		}
+	}
+
 	// Values of about the same size: the kratix resources' attributes against the floor's inputs.
 	kSize, fSize := jsonSize(t, kratix, ""), jsonSize(t, floor, "terraform_data")
 	t.Logf("state values: kratix %d bytes, floor %d bytes", kSize, fSize)
@@ -215,6 +235,65 @@ func comparePromise(t *testing.T, what string, kp, fp map[string]any, destinatio
 			if s, _ := h.(string); !md5Hex.MatchString(s) {
 				t.Errorf("%s: placement %s: floor file %s has hash %v, want 32 hex digits", what, dest, p, h)
 			}
+		}
+	}
+}
+
+// compareRequest checks one request of the floor against the provider's: the same attribute
+// names, the same values where the floor copies them, the same promise object shape, and one
+// written file at the same path under each side's destination root (the destination itself is
+// the provider's rendezvous choice, which the floor does not make).
+func compareRequest(t *testing.T, what string, kr, fr map[string]any, destinations int) {
+	t.Helper()
+	if k, f := sortedKeys(kr), sortedKeys(fr); !slices.Equal(k, f) {
+		t.Errorf("%s: kratix attributes %v, floor attributes %v", what, k, f)
+	}
+	for _, attr := range []string{"id", "name", "namespace", "pipeline", "documents", "location", "misscheduled"} {
+		if kr[attr] != fr[attr] {
+			t.Errorf("%s: %s kratix %v, floor %v", what, attr, kr[attr], fr[attr])
+		}
+	}
+	kp, fp := asMap(kr["promise"]), asMap(fr["promise"])
+	if k, f := sortedKeys(kp), sortedKeys(fp); !slices.Equal(k, f) || kp["name"] != fp["name"] {
+		t.Errorf("%s: promise kratix keys %v name %v, floor keys %v name %v", what, k, kp["name"], f, fp["name"])
+	}
+	kd, fd := asList(kp["destinations"]), asList(fp["destinations"])
+	if len(kd) != destinations || len(fd) != destinations {
+		t.Errorf("%s: promise destination objects: kratix %d, floor %d, want %d", what, len(kd), len(fd), destinations)
+	}
+	for i := range min(len(kd), len(fd)) {
+		// The same object but for instance_id, random in the provider's state, 16 hex digits on
+		// both sides.
+		k, f := maps.Clone(asMap(kd[i])), maps.Clone(asMap(fd[i]))
+		if ki, fi := fmt.Sprint(k["instance_id"]), fmt.Sprint(f["instance_id"]); len(ki) != 16 || len(fi) != 16 {
+			t.Errorf("%s: promise destination object %d: instance_id kratix %q, floor %q, want 16 hex digits each", what, i, ki, fi)
+		}
+		delete(k, "instance_id")
+		delete(f, "instance_id")
+		if !jsonEqual(k, f) {
+			t.Errorf("%s: promise destination object %d differs:\nkratix %v\nfloor  %v", what, i, k, f)
+		}
+	}
+	for side, r := range map[string]map[string]any{"kratix": kr, "floor": fr} {
+		dest, _ := r["destination"].(string)
+		if dest == "" || r["root"] != dest {
+			t.Errorf("%s: %s destination %v, root %v, want a destination and its folder", what, side, r["destination"], r["root"])
+		}
+	}
+	kf, ff := asMap(kr["written_files"]), asMap(fr["written_files"])
+	rel := func(files map[string]any, root any) []string {
+		var out []string
+		for p := range files {
+			out = append(out, strings.TrimPrefix(p, fmt.Sprint(root)+"/"))
+		}
+		return out
+	}
+	if k, f := rel(kf, kr["root"]), rel(ff, fr["root"]); len(k) != 1 || !slices.Equal(k, f) {
+		t.Errorf("%s: written files under the root: kratix %v, floor %v, want the same one", what, k, f)
+	}
+	for p, h := range ff {
+		if s, _ := h.(string); !md5Hex.MatchString(s) {
+			t.Errorf("%s: floor file %s has hash %v, want 32 hex digits", what, p, h)
 		}
 	}
 }

@@ -27,6 +27,7 @@ type kratixConfig struct {
 	destinations  int
 	initWorkloads bool
 	promises      []promiseSpec
+	requests      []requestSpec
 }
 
 func (c kratixConfig) String() string {
@@ -51,6 +52,9 @@ resource "kratix_destination" "d" {
 `, c.destinations, c.initWorkloads)
 	for _, p := range c.promises {
 		b.WriteString("\n" + p.block())
+	}
+	for _, r := range c.requests {
+		b.WriteString("\n" + r.block())
 	}
 	return b.String()
 }
@@ -125,6 +129,38 @@ func (p promiseSpec) block() string {
 	return b.String()
 }
 
+// requestSpec is one kratix_resource_request block of count requests of one promise (a
+// promiseSpec without count), each named <name>-<index> in the default namespace.
+type requestSpec struct {
+	// name is the resource's name and the requests' name prefix.
+	name  string
+	count int
+	// promise is the promise's resource name (promiseSpec.resourceName).
+	promise string
+	// documents is an HCL expression; it may use count.index.
+	documents string
+}
+
+// resourceName is the request block's Terraform resource name.
+func (r requestSpec) resourceName() string { return strings.ReplaceAll(r.name, "-", "_") }
+
+// instances is how many requests the block makes.
+func (r requestSpec) instances() int { return max(r.count, 1) }
+
+func (r requestSpec) block() string {
+	return fmt.Sprintf(`resource "kratix_resource_request" %q {
+  count     = %d
+  promise   = kratix_promise.%s
+  name      = "%s-${count.index}"
+  documents = %s
+}
+`, r.resourceName(), r.instances(), r.promise, r.name, r.documents)
+}
+
+// smallConfigMap is a one-document request body naming a ConfigMap after the request: each
+// request of a count writes different bytes.
+const smallConfigMap = `"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-${count.index}\n  namespace: default\ndata:\n  index: \"${count.index}\"\n"`
+
 // nothingMatches is a selector no destination satisfies: the promise is planned and applied
 // through Terraform, but nothing is written, which isolates Terraform's own cost.
 const nothingMatches = `[{ match_labels = { nothing = "matches" } }]`
@@ -132,6 +168,9 @@ const nothingMatches = `[{ match_labels = { nothing = "matches" } }]`
 // smallNamespace is a one-document dependencies expression naming a Namespace after the promise
 // (each promise of a count gets its own).
 const smallNamespace = `"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns-${count.index}\n"`
+
+// oneNamespace is a one-document dependencies expression for a promise without count.
+const oneNamespace = `"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns-p\n"`
 
 // bareDataConfig is the bare floor, the second floor column of B4 and B5: as many
 // terraform_data resources as a kratix configuration with this many destinations and promises

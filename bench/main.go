@@ -5,7 +5,8 @@
 // reports medians in a Markdown table.
 //
 //	go run ./bench -runs 5 -out bench-results.md
-//	go run ./bench -quick            # one run, smaller B4, B5 and B7: a smoke test
+//	go run ./bench -quick            # one run, smaller B4, B5, B7 and B9: a smoke test
+//	go run ./bench -only B9 -runs 1 -b9-requests 100   # B9 with 100 requests instead of 500
 //	go run ./bench -quick -runs 3 -only B4,B5   # smaller B4 and B5, three runs each
 //	go run ./bench -only B4 -runs 1 -profile /tmp/b4   # CPU profiles of the provider during B4's plan
 //	go run ./bench -only B7 -timeout 4h         # the fleet (never run unless named): 50 promises x 250, 500, 1,000 destinations
@@ -27,17 +28,18 @@ import (
 
 // options are the command-line flags.
 type options struct {
-	runs      int
-	e2eRuns   int    // runs of the terraform apply scenarios (slow); 0 means runs
-	b7Runs    int    // plan runs per size of B7 (slow: one fleet plan of 50,000 placements takes minutes)
-	b7Dests   string // B7's destination counts, comma-separated; "" for the default
-	out       string
-	quick     bool
-	deps      string
-	terraform string
-	only      string
-	profile   string
-	timeout   time.Duration
+	runs       int
+	e2eRuns    int    // runs of the terraform apply scenarios (slow); 0 means runs
+	b7Runs     int    // plan runs per size of B7 (slow: one fleet plan of 50,000 placements takes minutes)
+	b7Dests    string // B7's destination counts, comma-separated; "" for the default
+	b9Requests int    // B9's request count
+	out        string
+	quick      bool
+	deps       string
+	terraform  string
+	only       string
+	profile    string
+	timeout    time.Duration
 }
 
 func parseFlags() options {
@@ -46,19 +48,24 @@ func parseFlags() options {
 	flag.IntVar(&o.e2eRuns, "e2e-runs", 0, "runs of the end-to-end terraform apply scenarios (B2/B3 apply, B5); 0: same as -runs")
 	flag.IntVar(&o.b7Runs, "b7-runs", 1, "plan runs per size of B7, the fleet (each alternating with its fair floor's plan)")
 	flag.StringVar(&o.b7Dests, "b7-destinations", "", "B7's destination counts, comma-separated (default 250,500,1000; with -quick 50,100,200)")
+	flag.IntVar(&o.b9Requests, "b9-requests", 500, "B9's kratix_resource_request count (with -quick 50 unless given)")
 	flag.StringVar(&o.out, "out", "", "also write the table to this file")
-	flag.BoolVar(&o.quick, "quick", false, "smoke run: smaller B4, B5 and B7, and 1 run unless -runs is given")
+	flag.BoolVar(&o.quick, "quick", false, "smoke run: smaller B4, B5, B7 and B9, and 1 run unless -runs is given")
 	flag.StringVar(&o.deps, "deps", "", "a file of Promise dependencies for B2 and B3, such as the Kratix Marketplace's tekton.yaml\n(default: the generated 1.9 MB release of package internal/fixtures, the same size and shape)")
 	flag.StringVar(&o.terraform, "terraform", "", "Terraform CLI (default: $TF_ACC_TERRAFORM_PATH, $TERRAFORM, PATH, /usr/local/bin/terraform)")
-	flag.StringVar(&o.only, "only", "", "run only these scenarios, comma-separated (B1,B2,B3,B4,B5,B7,B8); B7, the fleet, takes about half an hour and runs only when named here")
+	flag.StringVar(&o.only, "only", "", "run only these scenarios, comma-separated (B1,B2,B3,B4,B5,B7,B8,B9); B7, the fleet, takes about half an hour and runs only when named here")
 	flag.StringVar(&o.profile, "profile", "", "write CPU profiles of the provider during B4's measured plans into this folder\n(cpu-<pid>.pprof, one per provider process; the largest of a plan is the plan itself)")
 	flag.DurationVar(&o.timeout, "timeout", 40*time.Minute, "bound on the whole benchmark")
 	flag.Parse()
-	runsGiven := false
-	flag.Visit(func(f *flag.Flag) { runsGiven = runsGiven || f.Name == "runs" })
-	if o.quick && !runsGiven {
+	given := map[string]bool{}
+	flag.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if o.quick && !given["runs"] {
 		o.runs = 1
 	}
+	if o.quick && !given["b9-requests"] {
+		o.b9Requests = quickB9Requests
+	}
+	o.b9Requests = max(o.b9Requests, 1)
 	if o.runs < 1 {
 		o.runs = 1
 	}
@@ -150,6 +157,7 @@ func scenarios(opts options) []scenario {
 		{"B5", "parallel promises to one repository", func(ctx context.Context, e *env) ([]row, error) { return benchParallelGit(ctx, e, opts.e2eRuns, b5) }},
 		{"B7", "a fleet of promises x destinations on one bucket", func(ctx context.Context, e *env) ([]row, error) { return benchFleet(ctx, e, opts.b7Runs, b7) }},
 		{"B8", "first write into a repository of 20,000 files of other teams", func(ctx context.Context, e *env) ([]row, error) { return benchLargeRepo(ctx, e, opts.e2eRuns) }},
+		{"B9", "resource requests of one promise on one bucket", func(ctx context.Context, e *env) ([]row, error) { return benchRequests(ctx, e, opts) }},
 	}
 }
 

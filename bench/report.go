@@ -98,7 +98,7 @@ func renderReport(m machine, opts options, rows []row, took time.Duration) strin
 	fmt.Fprintf(&b, "- Go: %s; Terraform: %s; git: %s\n", m.goVersion, m.terraformVersion, m.gitVersion)
 	mode := ""
 	if opts.quick {
-		mode = " (-quick: smaller B4 and B5)"
+		mode = " (-quick: smaller B4, B5 and B9)"
 	}
 	fmt.Fprintf(&b, "- Runs: %d per scenario, %d for the terraform apply scenarios%s; the whole benchmark took %s\n\n",
 		opts.runs, opts.e2eRuns, mode, fmtDuration(took))
