@@ -520,16 +520,10 @@ func (s *steadyStateServer) applyCreate(ctx context.Context, k *directKind, req 
 		resp.Diagnostics.AddError("Missing Resource State After Create", missingStateDetail(r))
 	}
 	if !resp.Diagnostics.HasError() {
-		resp.Diagnostics.Append(k.keepSemanticallyEqual(ctx, plan, &resp.State)...)
+		resp.Diagnostics.Append(k.keepSemanticallyEqual(ctx, planned, &resp.State)...)
 	}
-	if !resp.Diagnostics.HasError() && len(k.writeOnly) > 0 {
-		var m map[string]tftypes.Value
-		if resp.State.Raw.As(&m) == nil {
-			for _, name := range k.writeOnly {
-				m[name] = tftypes.NewValue(m[name].Type(), nil)
-			}
-			resp.State.Raw = tftypes.NewValue(k.typ, m)
-		}
+	if !resp.Diagnostics.HasError() {
+		resp.State.Raw = k.nullWriteOnly(resp.State.Raw)
 	}
 	out := &tfprotov6.ApplyResourceChangeResponse{Diagnostics: protoDiagnostics(ctx, resp.Diagnostics)}
 	state, err := tfprotov6.NewDynamicValue(k.typ, resp.State.Raw)
@@ -541,6 +535,21 @@ func (s *steadyStateServer) applyCreate(ctx context.Context, k *directKind, req 
 	out.Diagnostics = append(out.Diagnostics, protoDiagnostics(ctx, diags)...)
 	out.Private = private
 	return out, true
+}
+
+// nullWriteOnly is v with the write-only attributes null, as the framework returns every state.
+func (k *directKind) nullWriteOnly(v tftypes.Value) tftypes.Value {
+	if len(k.writeOnly) == 0 || v.IsNull() || !v.IsKnown() {
+		return v
+	}
+	var m map[string]tftypes.Value
+	if v.As(&m) != nil {
+		return v
+	}
+	for _, name := range k.writeOnly {
+		m[name] = tftypes.NewValue(m[name].Type(), nil)
+	}
+	return tftypes.NewValue(v.Type(), m)
 }
 
 // missingStateDetail is the framework's detail for a create that left no state.
@@ -555,10 +564,11 @@ func missingStateDetail(r resource.Resource) string {
 	return detail
 }
 
-// keepSemanticallyEqual puts the planned value back where the new state holds one the plan
-// means the same by (the framework's semantic equality, for string types).
-func (k *directKind) keepSemanticallyEqual(ctx context.Context, plan tfsdk.Plan, state *tfsdk.State) diag.Diagnostics {
+// keepSemanticallyEqual puts the prior value (planned, or read before) back where the new state
+// holds one it means the same by (the framework's semantic equality, for string types).
+func (k *directKind) keepSemanticallyEqual(ctx context.Context, priorRaw tftypes.Value, state *tfsdk.State) diag.Diagnostics {
 	var diags diag.Diagnostics
+	plan := tfsdk.State{Schema: k.schema, Raw: priorRaw}
 	for _, p := range k.semantic {
 		var prior, next attr.Value
 		diags.Append(plan.GetAttribute(ctx, p, &prior)...)

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -168,7 +169,7 @@ func TestDirectApplyKeepsWhatMeansTheSame(t *testing.T) {
 		}
 		plan := tfsdk.Plan{Schema: k.schema, Raw: withDeps(planned)}
 		state := tfsdk.State{Schema: k.schema, Raw: withDeps(c.created)}
-		if diags := k.keepSemanticallyEqual(ctx, plan, &state); diags.HasError() {
+		if diags := k.keepSemanticallyEqual(ctx, plan.Raw, &state); diags.HasError() {
 			t.Fatalf("%s: %s: %s", c.name, diags[0].Summary(), diags[0].Detail())
 		}
 		var got manifestsValue
@@ -178,5 +179,46 @@ func TestDirectApplyKeepsWhatMeansTheSame(t *testing.T) {
 		if got.ValueString() != c.want {
 			t.Errorf("%s: dependencies %q, want %q", c.name, got.ValueString(), c.want)
 		}
+	}
+}
+
+// TestRequestWithComputedEqualsSet: withComputed, which writes a request's computed attributes
+// into the planned value, gives what the framework's Set of the whole model gives.
+func TestRequestWithComputedEqualsSet(t *testing.T) {
+	s, err := newSteadyStateServer("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := s.creates[requestTypeName]
+	ctx := t.Context()
+	dv := dynamicFromJSON(t, k.typ, `{"name": "r", "namespace": "default", "pipeline": "instance-configure",
+		"documents": "kind: ConfigMap\napiVersion: v1\nmetadata: {name: a}\n",
+		"promise": {"name": "p", "destinations": [
+			{"name": "w-0", "path": "w-0", "labels": {"env": "dev"}, "state_store": {"name": "s", "bucket": {"endpoint": "minio:9000", "bucket_name": "b"}}},
+			{"name": "w-1", "path": "w-1", "state_store": {"name": "s", "git": {"url": "https://git.example/r.git"}}}]}}`)
+	raw, err := dv.Unmarshal(k.typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := tfsdk.Plan{Schema: k.schema, Raw: raw}
+	var m requestModel
+	if diags := plan.Get(ctx, &m); diags.HasError() {
+		t.Fatal(diags)
+	}
+	m.ID = types.StringValue("p/default/r")
+	m.Destination, m.Location, m.Root = types.StringValue("w-1"), types.StringValue("git+https://git.example/r.git@main"), types.StringValue("w-1")
+	m.Misscheduled = types.BoolValue(false)
+	m.WrittenFiles = stringMapValue(map[string]string{"w-1/resources/x.yaml": "0123"})
+	m.Documents = manifestsValue{StringValue: types.StringValue("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")}
+	want := plan
+	if diags := want.Set(ctx, &m); diags.HasError() {
+		t.Fatal(diags)
+	}
+	got, diags := m.withComputed(ctx, raw)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	if !got.Equal(want.Raw) {
+		t.Errorf("withComputed:\n%v\nSet:\n%v", got, want.Raw)
 	}
 }

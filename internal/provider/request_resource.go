@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
@@ -185,7 +186,9 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
 		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorOf(p.Ops))...)
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	raw, diags := plan.withComputed(ctx, req.Plan.Raw)
+	resp.Diagnostics.Append(diags...)
+	resp.Plan.Raw = raw
 }
 
 func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -201,7 +204,7 @@ func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	writer := ensureInstance(ctx, resp.Private, &resp.Diagnostics)
-	r.apply(ctx, plan, requestModel{}, writer, &resp.State, &resp.Diagnostics)
+	r.apply(ctx, plan, requestModel{}, writer, req.Plan.Raw, &resp.State, &resp.Diagnostics)
 }
 
 // Read looks at what the request's destination holds now; see kratix_promise. Offline, state
@@ -263,7 +266,7 @@ func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest
 		return
 	}
 	writer := ensureInstance(ctx, resp.Private, &resp.Diagnostics)
-	r.apply(ctx, plan, state, writer, &resp.State, &resp.Diagnostics)
+	r.apply(ctx, plan, state, writer, req.Plan.Raw, &resp.State, &resp.Diagnostics)
 }
 
 // Delete removes the request's owned folder (or its files and index, or its part of an
@@ -316,7 +319,7 @@ func (r *requestResource) ImportState(ctx context.Context, req resource.ImportSt
 // apply makes the request's destination hold what the plan decided, compared with what it holds
 // now (not with state), and records what was written. writer is the object's instance token,
 // for the write log (writelog.go).
-func (r *requestResource) apply(ctx context.Context, plan, state requestModel, writer string, out *tfsdk.State, diags *diag.Diagnostics) {
+func (r *requestResource) apply(ctx context.Context, plan, state requestModel, writer string, planned tftypes.Value, out *tfsdk.State, diags *diag.Diagnostics) {
 	p, pool, ok, d := plan.plan(ctx, state)
 	diags.Append(d...)
 	if !ok || diags.HasError() {
@@ -326,5 +329,7 @@ func (r *requestResource) apply(ctx context.Context, plan, state requestModel, w
 	refs := state.refs().add(pool...)
 	failed := r.data.writeOps(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), writer, p.Ops, refs, diags)
 	plan.record(p, p.Settle(failed))
-	diags.Append(out.Set(ctx, &plan)...)
+	raw, d := plan.withComputed(ctx, planned)
+	diags.Append(d...)
+	out.Raw = raw
 }

@@ -28,19 +28,20 @@ import (
 // same plan answered with no work at all costs 0.8x the fair floor. BenchmarkSteadyState makes
 // the three requests below for one promise both ways.
 //
-// So the three requests a no-change `terraform plan` makes per promise are answered here, with
-// the resource's own Read and ModifyPlan and the values decoded once:
-//   - UpgradeResourceState of a state at the current version: decode and re-encode, as the
-//     framework does (a promise has no write-only attribute to nullify);
+// So the three requests a no-change `terraform plan` makes per promise or request (whose value
+// holds its promise's pool) are answered here, with the resource's own Read and ModifyPlan and
+// the values decoded once:
+//   - UpgradeResourceState of a state at the current version: decode and re-encode, with the
+//     write-only attributes null, as the framework does;
 //   - ReadResource, by calling Read, unless private state holds more than the instance token and
-//     the labels files were written under (an import being adopted, say; see steadyPrivate). The
-//     semantic-equality types of the schema (dependencies, rollout.min_wait and the times of
-//     rollout_status) are ones Read never changes, and a promise has no identity;
-//   - PlanResourceChange when nothing changes: the proposed state, with the schema's one default
-//     applied, equals the prior state, and ModifyPlan leaves it as it is without an error. The
-//     plan modifiers of the schema (UseStateForUnknown, RequiresReplace) do nothing then. A
-//     create is planned by direct_plan.go, here for destinations and requests too. Any other plan (a
-//     change, an import being adopted, an error) goes to the framework.
+//     the labels files were written under (an import being adopted, say; see steadyPrivate).
+//     When Read changes the value, the framework's semantic equality (a value meaning what the
+//     state's means keeps the state's) and write-only nulling follow, as in the framework;
+//   - PlanResourceChange of a promise when nothing changes: the proposed state, with the schema's defaults
+//     applied and the write-only attributes null, equals the prior state, and ModifyPlan leaves
+//     it as it is without an error. The plan modifiers of these schemas (UseStateForUnknown,
+//     RequiresReplace, replace-if-set) do nothing then. A create is planned by direct_plan.go.
+//     Any other plan (a change, an import being adopted, an error) goes to the framework.
 //
 // Everything else goes to the framework. TestPromiseSchemaSteadyStateFeatures lists the schema's
 // defaults, plan modifiers, custom types, write-only attributes and identity that these answers
@@ -65,6 +66,11 @@ type steadyStateServer struct {
 	typ      tftypes.Type
 	// creates are the resource types whose creates are planned directly (direct_plan.go).
 	creates map[string]*directKind
+	// pools are the resource types validated with their pool taken out (validate_pool.go).
+	pools map[string]*poolValidation
+	// steady are the resource types whose steady state is answered here, each with the computed
+	// attribute that is known once the object is settled (not an import still to adopt).
+	steady map[string]steadyKind
 	// check is nil in the served provider. The acceptance tests set it to compare each direct
 	// answer with the framework's (steady_state_verify_test.go); what it returns is added to the
 	// answer's diagnostics, so a difference fails the test.
@@ -76,6 +82,7 @@ type answerCheck interface {
 	upgrade(context.Context, *tfprotov6.UpgradeResourceStateRequest, *tfprotov6.UpgradeResourceStateResponse) []*tfprotov6.Diagnostic
 	read(context.Context, *tfprotov6.ReadResourceRequest, *tfprotov6.ReadResourceResponse) []*tfprotov6.Diagnostic
 	plan(context.Context, *tfprotov6.PlanResourceChangeRequest, *tfprotov6.PlanResourceChangeResponse) []*tfprotov6.Diagnostic
+	validate(context.Context, *tfprotov6.ValidateResourceConfigRequest, *tfprotov6.ValidateResourceConfigResponse) []*tfprotov6.Diagnostic
 }
 
 // newSteadyStateServer returns the provider's protocol server at the given version.
@@ -101,29 +108,60 @@ func newSteadyStateServer(version string) (*steadyStateServer, error) {
 			creates[typeName] = k
 		}
 	}
+	pools := map[string]*poolValidation{}
+	for typeName, at := range map[string][]string{promiseTypeName: {"destinations"}, requestTypeName: {"promise", "destinations"}} {
+		k := creates[typeName]
+		if k == nil {
+			continue
+		}
+		// A schema whose pool validation must see the whole value is validated by the framework;
+		// TestPoolValidation fails then.
+		if v, ok := poolValidationOf(context.Background(), k.schema, k.newRes(nil), at...); ok {
+			pools[typeName] = v
+		}
+	}
+	steady := map[string]steadyKind{}
+	for typeName, settled := range map[string]string{promiseTypeName: "placements", requestTypeName: "written_files"} {
+		if k := creates[typeName]; k != nil && k.canApply {
+			steady[typeName] = steadyKind{directKind: k, settled: settled, planDirect: typeName == promiseTypeName}
+		}
+	}
 	return &steadyStateServer{
 		ProviderServer: fw, provider: p, schema: sr.Schema,
 		typ:     sr.Schema.Type().TerraformType(context.Background()),
-		creates: creates,
+		creates: creates, pools: pools, steady: steady,
 	}, nil
 }
 
-func (s *steadyStateServer) resource() (*promiseResource, bool) {
+// steadyKind is a resource type whose steady state the server answers.
+type steadyKind struct {
+	*directKind
+	settled string
+	// planDirect is false where only the upgrade and the refresh are answered here: a request's
+	// no-change plan goes to the framework (answered here, a request whose write-only content was
+	// edited in the store by hand planned no repair: TestAccRequest_writeOnlySecret).
+	planDirect bool
+}
+
+// resource is the resource of kind k, with the provider's data; ok is false before the provider
+// is configured.
+func (s *steadyStateServer) resourceOf(k steadyKind) (resource.ResourceWithModifyPlan, bool) {
 	data := s.provider.configured.Load()
-	return &promiseResource{data: data}, data != nil
+	return k.newRes(data), data != nil
 }
 
 func (s *steadyStateServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
-	if req.TypeName != promiseTypeName || req.Version != s.schema.Version || req.RawState == nil {
+	k, ok := s.steady[req.TypeName]
+	if !ok || req.Version != k.schema.Version || req.RawState == nil {
 		return s.ProviderServer.UpgradeResourceState(ctx, req)
 	}
-	v, err := req.RawState.UnmarshalWithOpts(s.typ, tfprotov6.UnmarshalOpts{
+	v, err := req.RawState.UnmarshalWithOpts(k.typ, tfprotov6.UnmarshalOpts{
 		ValueFromJSONOpts: tftypes.ValueFromJSONOpts{IgnoreUndefinedAttributes: true},
 	})
 	if err != nil {
 		return s.ProviderServer.UpgradeResourceState(ctx, req) // the framework words the error
 	}
-	state, err := tfprotov6.NewDynamicValue(s.typ, v)
+	state, err := tfprotov6.NewDynamicValue(k.typ, k.nullWriteOnly(v))
 	if err != nil {
 		return nil, err
 	}
@@ -135,21 +173,30 @@ func (s *steadyStateServer) UpgradeResourceState(ctx context.Context, req *tfpro
 }
 
 func (s *steadyStateServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	r, ready := s.resource()
-	if req.TypeName != promiseTypeName || !ready || req.CurrentState == nil || !steadyPrivate(req.Private) {
+	k, ok := s.steady[req.TypeName]
+	if !ok || req.CurrentState == nil || !steadyPrivate(req.Private) {
 		return s.ProviderServer.ReadResource(ctx, req) // private state holds an import being adopted
 	}
-	current, err := req.CurrentState.Unmarshal(s.typ)
+	r, ready := s.resourceOf(k)
+	if !ready {
+		return s.ProviderServer.ReadResource(ctx, req)
+	}
+	current, err := req.CurrentState.Unmarshal(k.typ)
 	if err != nil {
 		return s.ProviderServer.ReadResource(ctx, req)
 	}
 	// No defensive copies (the framework deep-copies each value): the values were decoded for this
 	// request alone, and Read replaces state rather than editing it.
-	rresp := resource.ReadResponse{State: tfsdk.State{Schema: s.schema, Raw: current}}
-	r.Read(ctx, resource.ReadRequest{State: tfsdk.State{Schema: s.schema, Raw: current}}, &rresp)
+	rresp := resource.ReadResponse{State: tfsdk.State{Schema: k.schema, Raw: current}}
+	r.Read(ctx, resource.ReadRequest{State: tfsdk.State{Schema: k.schema, Raw: current}}, &rresp)
+	if !rresp.Diagnostics.HasError() && !rresp.State.Raw.Equal(current) {
+		// As the framework: a value that means what the state's means keeps the state's.
+		rresp.Diagnostics.Append(k.keepSemanticallyEqual(ctx, current, &rresp.State)...)
+		rresp.State.Raw = k.nullWriteOnly(rresp.State.Raw)
+	}
 	resp := &tfprotov6.ReadResourceResponse{NewState: req.CurrentState, Private: req.Private}
 	if !rresp.State.Raw.Equal(current) {
-		state, err := tfprotov6.NewDynamicValue(s.typ, rresp.State.Raw)
+		state, err := tfprotov6.NewDynamicValue(k.typ, rresp.State.Raw)
 		if err != nil {
 			return nil, err
 		}
@@ -165,8 +212,8 @@ func (s *steadyStateServer) ReadResource(ctx context.Context, req *tfprotov6.Rea
 func (s *steadyStateServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	var resp *tfprotov6.PlanResourceChangeResponse
 	ok := false
-	if req.TypeName == promiseTypeName {
-		resp, ok = s.planNoChange(ctx, req)
+	if k, steady := s.steady[req.TypeName]; steady && k.planDirect {
+		resp, ok = s.planNoChange(ctx, k, req)
 	}
 	if k := s.creates[req.TypeName]; !ok && k != nil {
 		resp, ok = s.planCreate(ctx, k, req)
@@ -190,32 +237,32 @@ func (s *steadyStateServer) ApplyResourceChange(ctx context.Context, req *tfprot
 }
 
 // planNoChange answers a plan that changes nothing; ok is false for any other.
-func (s *steadyStateServer) planNoChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
-	r, ready := s.resource()
+func (s *steadyStateServer) planNoChange(ctx context.Context, k steadyKind, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
+	r, ready := s.resourceOf(k)
 	if !ready || req.PriorState == nil || req.ProposedNewState == nil || req.Config == nil || !steadyPrivate(req.PriorPrivate) {
 		return nil, false
 	}
-	prior, err := req.PriorState.Unmarshal(s.typ)
+	prior, err := req.PriorState.Unmarshal(k.typ)
 	if err != nil || prior.IsNull() {
 		return nil, false
 	}
-	proposed, err := req.ProposedNewState.Unmarshal(s.typ)
+	proposed, err := req.ProposedNewState.Unmarshal(k.typ)
 	if err != nil || proposed.IsNull() {
 		return nil, false
 	}
-	config, err := req.Config.Unmarshal(s.typ)
+	config, err := req.Config.Unmarshal(k.typ)
 	if err != nil || config.IsNull() {
 		return nil, false
 	}
-	planned, ok := withPromiseDefaults(proposed, config)
-	if !ok || !planned.Equal(prior) || !hasPlacements(prior) {
+	planned, ok := k.withDefaults(proposed, config)
+	if !ok || !planned.Equal(prior) || !k.isSettled(prior) {
 		return nil, false // a change, or an import still to adopt (ModifyPlan reads private state then)
 	}
-	mresp := resource.ModifyPlanResponse{Plan: tfsdk.Plan{Schema: s.schema, Raw: planned}}
+	mresp := resource.ModifyPlanResponse{Plan: tfsdk.Plan{Schema: k.schema, Raw: planned}}
 	r.ModifyPlan(ctx, resource.ModifyPlanRequest{
-		Config: tfsdk.Config{Schema: s.schema, Raw: config},
-		Plan:   tfsdk.Plan{Schema: s.schema, Raw: planned},
-		State:  tfsdk.State{Schema: s.schema, Raw: prior},
+		Config: tfsdk.Config{Schema: k.schema, Raw: config},
+		Plan:   tfsdk.Plan{Schema: k.schema, Raw: planned},
+		State:  tfsdk.State{Schema: k.schema, Raw: prior},
 	}, &mresp)
 	if mresp.Diagnostics.HasError() || len(mresp.RequiresReplace) > 0 || mresp.Deferred != nil || !mresp.Plan.Raw.Equal(planned) {
 		return nil, false
@@ -227,27 +274,35 @@ func (s *steadyStateServer) planNoChange(ctx context.Context, req *tfprotov6.Pla
 	}, true
 }
 
-// withPromiseDefaults is the proposed state with the schema's defaults applied where the
-// configuration leaves the attribute null, as the framework does before planning.
-// TestPromiseSchemaSteadyStateFeatures keeps this in step with the schema.
-func withPromiseDefaults(proposed, config tftypes.Value) (tftypes.Value, bool) {
+// withDefaults is the proposed state with the schema's defaults applied where the configuration
+// leaves the attribute null and the write-only attributes null, as the framework does before
+// planning. TestDirectCreateKinds keeps the kinds in step with the schemas.
+func (k *directKind) withDefaults(proposed, config tftypes.Value) (tftypes.Value, bool) {
 	var c, p map[string]tftypes.Value
 	if config.As(&c) != nil || proposed.As(&p) != nil {
 		return tftypes.Value{}, false
 	}
-	if v, ok := c["on_unschedule"]; !ok || !v.IsNull() {
-		return proposed, ok
+	for name, def := range k.defaults {
+		if v, ok := c[name]; !ok {
+			return tftypes.Value{}, false
+		} else if v.IsNull() {
+			p[name] = def
+		}
 	}
-	p["on_unschedule"] = tftypes.NewValue(tftypes.String, onUnscheduleKeep)
+	for _, name := range k.writeOnly {
+		p[name] = tftypes.NewValue(p[name].Type(), nil)
+	}
 	return tftypes.NewValue(proposed.Type(), p), true
 }
 
-func hasPlacements(state tftypes.Value) bool {
+// isSettled reports whether state's settled attribute is known and set: an imported object
+// still to adopt has it null.
+func (k steadyKind) isSettled(state tftypes.Value) bool {
 	var m map[string]tftypes.Value
 	if state.As(&m) != nil {
 		return false
 	}
-	v, ok := m["placements"]
+	v, ok := m[k.settled]
 	return ok && !v.IsNull() && v.IsKnown()
 }
 

@@ -226,7 +226,7 @@ func TestPromiseSchemaSteadyStateFeatures(t *testing.T) {
 	}
 	if !slices.Equal(found, want) {
 		t.Errorf("kratix_promise's defaults, plan modifiers, custom types, write-only attributes and identity:\n got %q\nwant %q\n"+
-			"(handle the new one in withPromiseDefaults and planNoChange in steady_state_server.go, or pass such "+
+			"(handle the new one in withDefaults and planNoChange in steady_state_server.go, or pass such "+
 			"promises to the framework, then add it here)", found, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -46,7 +47,7 @@ type frameworkCheck struct {
 	fw    tfprotov6.ProviderServer
 	types map[string]tftypes.Type // by resource type name
 
-	upgrades, reads, plans atomic.Int64 // direct answers seen
+	upgrades, reads, plans, validations atomic.Int64 // direct answers seen
 }
 
 var _ answerCheck = (*frameworkCheck)(nil)
@@ -82,6 +83,29 @@ func (c *frameworkCheck) plan(ctx context.Context, req *tfprotov6.PlanResourceCh
 		}
 	}
 	return append(out, c.compare("PlanResourceChange", req.TypeName, resp.PlannedState, fw.PlannedState, resp.Diagnostics, fw.Diagnostics, resp.PlannedPrivate, fw.PlannedPrivate)...)
+}
+
+func (c *frameworkCheck) validate(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest, resp *tfprotov6.ValidateResourceConfigResponse) []*tfprotov6.Diagnostic {
+	c.validations.Add(1)
+	fw, err := c.fw.ValidateResourceConfig(ctx, req)
+	if err != nil {
+		return []*tfprotov6.Diagnostic{directMismatch("ValidateResourceConfig", req.TypeName, "the framework failed: "+err.Error())}
+	}
+	// The same diagnostics, in any order: the framework's own order follows a map's.
+	a, b := diagnosticLines(resp.Diagnostics), diagnosticLines(fw.Diagnostics)
+	if !slices.Equal(a, b) {
+		return []*tfprotov6.Diagnostic{directMismatch("ValidateResourceConfig", req.TypeName, fmt.Sprintf("diagnostics: direct %q, framework %q", a, b))}
+	}
+	return nil
+}
+
+func diagnosticLines(diags []*tfprotov6.Diagnostic) []string {
+	var out []string
+	for _, d := range diags {
+		out = append(out, fmt.Sprintf("%v|%s|%s|%v", d.Severity, d.Summary, d.Detail, d.Attribute))
+	}
+	slices.Sort(out)
+	return out
 }
 
 // compare reports how a direct answer differs from the framework's.
