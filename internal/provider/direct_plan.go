@@ -307,93 +307,63 @@ func (s *steadyStateServer) planCreate(ctx context.Context, k *directKind, req *
 // modifyAttribute runs one attribute's plan modifiers as the framework does: in order, each
 // seeing the value the one before planned, stopping at an error.
 func modifyAttribute(ctx context.Context, m directModifiers, cfg tfsdk.Config, plan tfsdk.Plan, state tfsdk.State, resp *resource.ModifyPlanResponse) diag.Diagnostics {
-	var diags diag.Diagnostics
 	p := path.Root(m.name)
 	switch {
 	case len(m.strings) > 0:
-		var configValue, planValue, stateValue types.String
-		diags.Append(cfg.GetAttribute(ctx, p, &configValue)...)
-		diags.Append(plan.GetAttribute(ctx, p, &planValue)...)
-		diags.Append(state.GetAttribute(ctx, p, &stateValue)...)
-		if diags.HasError() {
-			return diags
-		}
-		req := planmodifier.StringRequest{
-			Path: p, PathExpression: p.Expression(), Config: cfg, ConfigValue: configValue,
-			Plan: plan, PlanValue: planValue, State: state, StateValue: stateValue, Private: resp.Private,
-		}
-		for _, mod := range m.strings {
-			out := planmodifier.StringResponse{PlanValue: req.PlanValue, Private: req.Private}
-			mod.PlanModifyString(ctx, req, &out)
-			req.PlanValue, req.Private = out.PlanValue, out.Private
+		return runModifiers(ctx, p, cfg, plan, state, resp, m.strings, func(mod planmodifier.String, c, v, s types.String) (types.String, bool, diag.Diagnostics) {
+			out := planmodifier.StringResponse{PlanValue: v, Private: resp.Private}
+			mod.PlanModifyString(ctx, planmodifier.StringRequest{Path: p, PathExpression: p.Expression(), Config: cfg, ConfigValue: c,
+				Plan: plan, PlanValue: v, State: state, StateValue: s, Private: resp.Private}, &out)
 			resp.Private = out.Private
-			diags.Append(out.Diagnostics...)
-			if out.RequiresReplace {
-				resp.RequiresReplace.Append(p)
-			}
-			if diags.HasError() {
-				return diags
-			}
-		}
-		if !req.PlanValue.Equal(planValue) {
-			diags.Append(resp.Plan.SetAttribute(ctx, p, req.PlanValue)...)
-		}
+			return out.PlanValue, out.RequiresReplace, out.Diagnostics
+		})
 	case len(m.bools) > 0:
-		var configValue, planValue, stateValue types.Bool
-		diags.Append(cfg.GetAttribute(ctx, p, &configValue)...)
-		diags.Append(plan.GetAttribute(ctx, p, &planValue)...)
-		diags.Append(state.GetAttribute(ctx, p, &stateValue)...)
-		if diags.HasError() {
-			return diags
-		}
-		req := planmodifier.BoolRequest{
-			Path: p, PathExpression: p.Expression(), Config: cfg, ConfigValue: configValue,
-			Plan: plan, PlanValue: planValue, State: state, StateValue: stateValue, Private: resp.Private,
-		}
-		for _, mod := range m.bools {
-			out := planmodifier.BoolResponse{PlanValue: req.PlanValue, Private: req.Private}
-			mod.PlanModifyBool(ctx, req, &out)
-			req.PlanValue, req.Private = out.PlanValue, out.Private
+		return runModifiers(ctx, p, cfg, plan, state, resp, m.bools, func(mod planmodifier.Bool, c, v, s types.Bool) (types.Bool, bool, diag.Diagnostics) {
+			out := planmodifier.BoolResponse{PlanValue: v, Private: resp.Private}
+			mod.PlanModifyBool(ctx, planmodifier.BoolRequest{Path: p, PathExpression: p.Expression(), Config: cfg, ConfigValue: c,
+				Plan: plan, PlanValue: v, State: state, StateValue: s, Private: resp.Private}, &out)
 			resp.Private = out.Private
-			diags.Append(out.Diagnostics...)
-			if out.RequiresReplace {
-				resp.RequiresReplace.Append(p)
-			}
-			if diags.HasError() {
-				return diags
-			}
-		}
-		if !req.PlanValue.Equal(planValue) {
-			diags.Append(resp.Plan.SetAttribute(ctx, p, req.PlanValue)...)
-		}
+			return out.PlanValue, out.RequiresReplace, out.Diagnostics
+		})
 	case len(m.objects) > 0:
-		var configValue, planValue, stateValue types.Object
-		diags.Append(cfg.GetAttribute(ctx, p, &configValue)...)
-		diags.Append(plan.GetAttribute(ctx, p, &planValue)...)
-		diags.Append(state.GetAttribute(ctx, p, &stateValue)...)
+		return runModifiers(ctx, p, cfg, plan, state, resp, m.objects, func(mod planmodifier.Object, c, v, s types.Object) (types.Object, bool, diag.Diagnostics) {
+			out := planmodifier.ObjectResponse{PlanValue: v, Private: resp.Private}
+			mod.PlanModifyObject(ctx, planmodifier.ObjectRequest{Path: p, PathExpression: p.Expression(), Config: cfg, ConfigValue: c,
+				Plan: plan, PlanValue: v, State: state, StateValue: s, Private: resp.Private}, &out)
+			resp.Private = out.Private
+			return out.PlanValue, out.RequiresReplace, out.Diagnostics
+		})
+	}
+	return nil
+}
+
+// runModifiers reads the attribute at p from the configuration, the plan and the state, runs
+// each modifier (call) on the value the one before planned, and writes the planned value back
+// when it changed; a modifier asking for a replacement adds p to the response's.
+func runModifiers[V attr.Value, M any](ctx context.Context, p path.Path, cfg tfsdk.Config, plan tfsdk.Plan, state tfsdk.State,
+	resp *resource.ModifyPlanResponse, mods []M, call func(mod M, configValue, planValue, stateValue V) (V, bool, diag.Diagnostics)) diag.Diagnostics {
+	var diags diag.Diagnostics
+	var configValue, planValue, stateValue V
+	diags.Append(cfg.GetAttribute(ctx, p, &configValue)...)
+	diags.Append(plan.GetAttribute(ctx, p, &planValue)...)
+	diags.Append(state.GetAttribute(ctx, p, &stateValue)...)
+	if diags.HasError() {
+		return diags
+	}
+	next := planValue
+	for _, mod := range mods {
+		v, replace, d := call(mod, configValue, next, stateValue)
+		next = v
+		diags.Append(d...)
+		if replace {
+			resp.RequiresReplace.Append(p)
+		}
 		if diags.HasError() {
 			return diags
 		}
-		req := planmodifier.ObjectRequest{
-			Path: p, PathExpression: p.Expression(), Config: cfg, ConfigValue: configValue,
-			Plan: plan, PlanValue: planValue, State: state, StateValue: stateValue, Private: resp.Private,
-		}
-		for _, mod := range m.objects {
-			out := planmodifier.ObjectResponse{PlanValue: req.PlanValue, Private: req.Private}
-			mod.PlanModifyObject(ctx, req, &out)
-			req.PlanValue, req.Private = out.PlanValue, out.Private
-			resp.Private = out.Private
-			diags.Append(out.Diagnostics...)
-			if out.RequiresReplace {
-				resp.RequiresReplace.Append(p)
-			}
-			if diags.HasError() {
-				return diags
-			}
-		}
-		if !req.PlanValue.Equal(planValue) {
-			diags.Append(resp.Plan.SetAttribute(ctx, p, req.PlanValue)...)
-		}
+	}
+	if !next.Equal(planValue) {
+		diags.Append(resp.Plan.SetAttribute(ctx, p, next)...)
 	}
 	return diags
 }
