@@ -265,8 +265,12 @@ func (s *steadyStateServer) planCreate(ctx context.Context, k *directKind, req *
 	if err != nil || config.IsNull() || !config.IsKnown() {
 		return nil, false
 	}
-	var c, p map[string]tftypes.Value
-	if config.As(&c) != nil || proposed.As(&p) != nil {
+	var c map[string]tftypes.Value
+	if config.As(&c) != nil {
+		return nil, false
+	}
+	p, err := attrsCopy(proposed)
+	if err != nil {
 		return nil, false
 	}
 	for name, def := range k.defaults {
@@ -512,8 +516,8 @@ func (k *directKind) nullWriteOnly(v tftypes.Value) tftypes.Value {
 	if len(k.writeOnly) == 0 || v.IsNull() || !v.IsKnown() {
 		return v
 	}
-	var m map[string]tftypes.Value
-	if v.As(&m) != nil {
+	m, err := attrsCopy(v)
+	if err != nil {
 		return v
 	}
 	for _, name := range k.writeOnly {

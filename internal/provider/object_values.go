@@ -1,8 +1,11 @@
 package provider
 
 import (
+	"maps"
+
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 // Reading nested objects by hand. A promise's pool is a list of a hundred or a thousand
@@ -95,4 +98,15 @@ func storeRefFromAttributes(a map[string]attr.Value) (ref storeRefModel, ok bool
 		}
 	}
 	return ref, true
+}
+
+// attrsCopy is the attributes of object v in a map of their own. tftypes.Value.As hands out the
+// value's own map, so an edit of what it returns changes v and every value sharing it: a plan
+// compared with the value it was made from would then always look unchanged.
+func attrsCopy(v tftypes.Value) (map[string]tftypes.Value, error) {
+	var m map[string]tftypes.Value
+	if err := v.As(&m); err != nil {
+		return nil, err
+	}
+	return maps.Clone(m), nil
 }

@@ -276,8 +276,8 @@ func (m requestModel) withComputed(ctx context.Context, base tftypes.Value) (tft
 // withTopLevel is the object base with the top-level attributes given replaced.
 func withTopLevel(ctx context.Context, base tftypes.Value, values map[string]attr.Value) (tftypes.Value, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	var attrs map[string]tftypes.Value
-	if err := base.As(&attrs); err != nil || base.IsNull() {
+	attrs, err := attrsCopy(base)
+	if err != nil || base.IsNull() {
 		diags.AddError("Unexpected Request Value", fmt.Sprintf("the request is not an object: %v", err))
 		return base, diags
 	}

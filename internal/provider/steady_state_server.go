@@ -37,7 +37,7 @@ import (
 //     the labels files were written under (an import being adopted, say; see steadyPrivate).
 //     When Read changes the value, the framework's semantic equality (a value meaning what the
 //     state's means keeps the state's) and write-only nulling follow, as in the framework;
-//   - PlanResourceChange of a promise when nothing changes: the proposed state, with the schema's defaults
+//   - PlanResourceChange of a promise or request when nothing changes: the proposed state, with the schema's defaults
 //     applied and the write-only attributes null, equals the prior state, and ModifyPlan leaves
 //     it as it is without an error. The plan modifiers of these schemas (UseStateForUnknown,
 //     RequiresReplace, replace-if-set) do nothing then. A create is planned by direct_plan.go.
@@ -123,7 +123,7 @@ func newSteadyStateServer(version string) (*steadyStateServer, error) {
 	steady := map[string]steadyKind{}
 	for typeName, settled := range map[string]string{promiseTypeName: "placements", requestTypeName: "written_files"} {
 		if k := creates[typeName]; k != nil && k.canApply {
-			steady[typeName] = steadyKind{directKind: k, settled: settled, planDirect: typeName == promiseTypeName}
+			steady[typeName] = steadyKind{directKind: k, settled: settled}
 		}
 	}
 	return &steadyStateServer{
@@ -137,10 +137,6 @@ func newSteadyStateServer(version string) (*steadyStateServer, error) {
 type steadyKind struct {
 	*directKind
 	settled string
-	// planDirect is false where only the upgrade and the refresh are answered here: a request's
-	// no-change plan goes to the framework (answered here, a request whose write-only content was
-	// edited in the store by hand planned no repair: TestAccRequest_writeOnlySecret).
-	planDirect bool
 }
 
 // resource is the resource of kind k, with the provider's data; ok is false before the provider
@@ -212,7 +208,7 @@ func (s *steadyStateServer) ReadResource(ctx context.Context, req *tfprotov6.Rea
 func (s *steadyStateServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	var resp *tfprotov6.PlanResourceChangeResponse
 	ok := false
-	if k, steady := s.steady[req.TypeName]; steady && k.planDirect {
+	if k, steady := s.steady[req.TypeName]; steady {
 		resp, ok = s.planNoChange(ctx, k, req)
 	}
 	if k := s.creates[req.TypeName]; !ok && k != nil {
@@ -278,8 +274,12 @@ func (s *steadyStateServer) planNoChange(ctx context.Context, k steadyKind, req 
 // leaves the attribute null and the write-only attributes null, as the framework does before
 // planning. TestDirectCreateKinds keeps the kinds in step with the schemas.
 func (k *directKind) withDefaults(proposed, config tftypes.Value) (tftypes.Value, bool) {
-	var c, p map[string]tftypes.Value
-	if config.As(&c) != nil || proposed.As(&p) != nil {
+	var c map[string]tftypes.Value
+	if config.As(&c) != nil {
+		return tftypes.Value{}, false
+	}
+	p, err := attrsCopy(proposed)
+	if err != nil {
 		return tftypes.Value{}, false
 	}
 	for name, def := range k.defaults {

@@ -159,8 +159,8 @@ func (v *poolValidation) takeOut(config tftypes.Value) ([]tftypes.Value, tftypes
 		if !val.IsKnown() || val.IsNull() {
 			return nil, val, false
 		}
-		var attrs map[string]tftypes.Value
-		if val.As(&attrs) != nil {
+		attrs, err := attrsCopy(val)
+		if err != nil {
 			return nil, val, false
 		}
 		child, ok := attrs[steps[0]]
