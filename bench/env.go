@@ -28,6 +28,7 @@ type env struct {
 	dir         string // scratch folder for workspaces and clones
 	providerBin string // the provider built from this checkout
 	cliConfig   string // a Terraform CLI configuration with dev_overrides for providerBin
+	noopConfig  string // the same for bench/noop, the protocol floor (see its package comment)
 	terraform   string
 	profileDir  string // where B4's measured plans write CPU profiles of the provider, if set
 
@@ -63,6 +64,11 @@ func startEnv(ctx context.Context, opts options) (*env, error) {
 	}
 	if err := e.buildProvider(ctx); err != nil {
 		return nil, err
+	}
+	if opts.selected("B2") || opts.selected("B3") {
+		if err := e.buildNoop(ctx); err != nil {
+			return nil, err
+		}
 	}
 	logf("starting MinIO and the git server")
 	if e.minio, err = testinfra.StartMinIO(); err != nil {
@@ -115,29 +121,46 @@ func (e *env) loadDeps(path string) error {
 // buildProvider builds the provider binary once, from the module this program belongs to.
 func (e *env) buildProvider(ctx context.Context) error {
 	logf("building the provider")
-	root, err := moduleRoot(ctx)
+	bin, rc, err := e.build(ctx, ".", "bin")
 	if err != nil {
 		return err
 	}
-	binDir := filepath.Join(e.dir, "bin")
-	e.providerBin = filepath.Join(binDir, "terraform-provider-kratix")
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", e.providerBin, ".")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("building the provider in %s: %w\n%s", root, err, out)
-	}
 	// The memory watcher recognises the provider by /proc/PID/exe, which is the resolved path.
-	if e.providerBin, err = filepath.EvalSymlinks(e.providerBin); err != nil {
+	if e.providerBin, err = filepath.EvalSymlinks(bin); err != nil {
 		return fmt.Errorf("resolving the provider binary's path: %w", err)
 	}
-	e.cliConfig = filepath.Join(e.dir, "terraformrc")
-	rc := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"promise-platform/kratix\" = %q\n  }\n  direct {}\n}\n", filepath.Dir(e.providerBin))
-	if err := os.WriteFile(e.cliConfig, []byte(rc), 0o600); err != nil {
-		return fmt.Errorf("writing the Terraform CLI configuration: %w", err)
-	}
+	e.cliConfig = rc
 	return nil
+}
+
+// buildNoop builds bench/noop, the provider of the same schemas that does nothing.
+func (e *env) buildNoop(ctx context.Context) error {
+	_, rc, err := e.build(ctx, "./bench/noop", "bin-noop")
+	e.noopConfig = rc
+	return err
+}
+
+// build builds the package pkg of this module as terraform-provider-kratix in the folder dir of
+// the scratch folder, and writes a CLI configuration whose dev_overrides point at it.
+func (e *env) build(ctx context.Context, pkg, dir string) (bin, rc string, err error) {
+	root, err := moduleRoot(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	bin = filepath.Join(e.dir, dir, "terraform-provider-kratix")
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("building %s in %s: %w\n%s", pkg, root, err, out)
+	}
+	rc = filepath.Join(e.dir, "terraformrc-"+dir)
+	text := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"promise-platform/kratix\" = %q\n  }\n  direct {}\n}\n", filepath.Dir(bin))
+	if err := os.WriteFile(rc, []byte(text), 0o600); err != nil {
+		return "", "", fmt.Errorf("writing the Terraform CLI configuration: %w", err)
+	}
+	return bin, rc, nil
 }
 
 func moduleRoot(ctx context.Context) (string, error) {

@@ -115,9 +115,11 @@ func renderReport(m machine, opts options, rows []row, took time.Duration) strin
 		"values, resource for resource (the store object, each destination's attributes and files, each promise's " +
 		"dependencies, destination objects and placements with the same store paths), so that its ratio is what the " +
 		"provider adds to Terraform's own work on that state (the values sit in triggers_replace, which state keeps " +
-		"once). The second floor is the bare one: terraform_data resources of the " +
-		"same count carrying almost none of the values (B4, B5), or the same kratix apply with a selector matching " +
-		"nothing (B2, B3). Peak memory is the largest VmHWM of the provider processes " +
+		"once). The second floor is the bare one for B4 and B5 (terraform_data resources of the same count " +
+		"carrying almost none of the values), the fair floor alone for an apply judged against its physical floor, " +
+		"and the protocol floor for the applies with nothing scheduled: the same apply with bench/noop, a provider " +
+		"of the same schemas that does no work, which is what Terraform and the plugin protocol take for these " +
+		"schemas. Peak memory is the largest VmHWM of the provider processes " +
 		"(terraform-provider-kratix, polled every 20 ms from /proc) during the apply.\n")
 	return b.String()
 }

@@ -26,6 +26,8 @@ type workspace struct {
 	env []string // added to the environment of its commands
 	// timeout bounds each command instead of tfTimeout when set (B7's fleet takes longer).
 	timeout time.Duration
+	// cliConfig replaces the environment's CLI configuration when set (the protocol floor's).
+	cliConfig string
 }
 
 // newWorkspace creates a fresh working directory holding files (name to content).
@@ -67,8 +69,12 @@ func (w *workspace) run(ctx context.Context, watchMemory bool, args ...string) (
 	defer cancel()
 	cmd := exec.CommandContext(ctx, w.e.terraform, append(args, "-no-color", "-input=false")...)
 	cmd.Dir = w.dir
+	cliConfig := w.e.cliConfig
+	if w.cliConfig != "" {
+		cliConfig = w.cliConfig
+	}
 	cmd.Env = append(os.Environ(),
-		"TF_CLI_CONFIG_FILE="+w.e.cliConfig,
+		"TF_CLI_CONFIG_FILE="+cliConfig,
 		"TF_IN_AUTOMATION=1",
 		"CHECKPOINT_DISABLE=1", // no call home: there is no internet, and it would add latency
 		"TF_LOG=",

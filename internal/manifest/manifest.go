@@ -11,9 +11,12 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	yaml3 "go.yaml.in/yaml/v3"
 )
@@ -50,6 +53,14 @@ var lineInMessage = regexp.MustCompile(`^yaml: line (\d+): `)
 // `yes` are strings, integers of any size stay exact, anchors and aliases are expanded and merge
 // keys (`<<`) are applied.
 func Parse(src []byte) ([]Document, error) {
+	if docs, ok := parseSplit(src); ok {
+		return docs, nil
+	}
+	return parseStream(src)
+}
+
+// parseStream is Parse, one document after the other.
+func parseStream(src []byte) ([]Document, error) {
 	dec := yaml3.NewDecoder(bytes.NewReader(src))
 	var docs []Document
 	for {
@@ -168,22 +179,146 @@ func Canonical(docs []Document) []byte { return Join(Encode(docs)) }
 // Join(Encode(docs)), so one serialisation serves a stream and any selection of its documents.
 func Encode(docs []Document) [][]byte {
 	parts := make([][]byte, len(docs))
-	for i, d := range docs {
-		var b bytes.Buffer
-		enc := yaml3.NewEncoder(&b)
-		enc.SetIndent(2)
-		enc.CompactSeqIndent()
-		err := enc.Encode(node(d.Object))
-		if err == nil {
-			err = enc.Close()
+	// Documents are serialised independently, so a long stream (a release of hundreds of
+	// documents) is shared among the processors; the parts are the same either way.
+	workers := min(runtime.GOMAXPROCS(0), len(docs)/encodeBatch, maxEncodeWorkers)
+	if workers < 2 {
+		for i := range docs {
+			parts[i] = encodeOne(docs[i])
 		}
-		if err != nil {
-			// The nodes hold only valid UTF-8 text and the kinds node makes, which always encode.
-			panic(fmt.Sprintf("manifest: document %d cannot be serialised: %v", d.Index, err))
-		}
-		parts[i] = b.Bytes()
+		return parts
 	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				start := int(next.Add(encodeBatch)) - encodeBatch
+				if start >= len(docs) {
+					return
+				}
+				for i := start; i < min(start+encodeBatch, len(docs)); i++ {
+					parts[i] = encodeOne(docs[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
 	return parts
+}
+
+const (
+	encodeBatch      = 8 // documents a worker takes at a time
+	maxEncodeWorkers = 4
+)
+
+// A long stream (a release of hundreds of documents) is parsed in pieces side by side. A line
+// "---" at the start of a line always begins a new document, whatever comes before it (YAML
+// forbids it inside any scalar or collection, and the parser stops there), so the pieces cut at
+// such lines parse to the stream's documents. Anything else that spans documents (directives,
+// "..." markers) sends the whole stream to parseStream, and so does any error in a piece, so that
+// the error is the stream's, with its document number and line.
+
+// splitMin is the size from which a stream is parsed in pieces.
+const splitMin = 128 << 10
+
+// parseSplit is Parse in pieces; ok is false when the stream is not worth splitting, cannot be
+// split, or does not parse.
+func parseSplit(src []byte) ([]Document, bool) {
+	workers := min(runtime.GOMAXPROCS(0), maxEncodeWorkers)
+	if len(src) < splitMin || workers < 2 {
+		return nil, false
+	}
+	pieces, ok := splitDocuments(src, workers*4)
+	if !ok || len(pieces) < 2 {
+		return nil, false
+	}
+	results := make([][]Document, len(pieces))
+	failed := make([]bool, len(pieces))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(pieces) {
+					return
+				}
+				docs, err := parseStream(src[pieces[i].start:pieces[i].end])
+				results[i], failed[i] = docs, err != nil
+			}
+		})
+	}
+	wg.Wait()
+	var docs []Document
+	for i, piece := range pieces {
+		if failed[i] {
+			return nil, false
+		}
+		for _, d := range results[i] {
+			d.Index = len(docs) + 1
+			d.Line += piece.line - 1
+			docs = append(docs, d)
+		}
+	}
+	return docs, true
+}
+
+// piece is a run of whole documents: src[start:end], whose first line is line of the stream.
+type piece struct{ start, end, line int }
+
+// splitDocuments cuts src before document-start lines into about n pieces of similar size; ok
+// is false when src holds a directive or a document-end marker.
+func splitDocuments(src []byte, n int) ([]piece, bool) {
+	target := len(src)/n + 1
+	var pieces []piece
+	start, startLine := 0, 1
+	line := 1
+	for at := 0; at < len(src); line++ {
+		end := bytes.IndexByte(src[at:], '\n')
+		if end < 0 {
+			end = len(src)
+		} else {
+			end += at + 1
+		}
+		text := src[at:end]
+		switch {
+		case len(text) > 0 && text[0] == '%', marker(text, "..."):
+			return nil, false
+		case marker(text, "---") && at > start && at-start >= target:
+			pieces = append(pieces, piece{start, at, startLine})
+			start, startLine = at, line
+		}
+		at = end
+	}
+	return append(pieces, piece{start, len(src), startLine}), true
+}
+
+// marker reports whether line (with its line break) is the document marker m, alone or followed
+// by a space or tab.
+func marker(line []byte, m string) bool {
+	if !bytes.HasPrefix(line, []byte(m)) {
+		return false
+	}
+	rest := line[len(m):]
+	return len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n' || rest[0] == '\r'
+}
+
+// encodeOne is one document, serialised canonically.
+func encodeOne(d Document) []byte {
+	var b bytes.Buffer
+	enc := yaml3.NewEncoder(&b)
+	enc.SetIndent(2)
+	enc.CompactSeqIndent()
+	err := enc.Encode(node(d.Object))
+	if err == nil {
+		err = enc.Close()
+	}
+	if err != nil {
+		// The nodes hold only valid UTF-8 text and the kinds node makes, which always encode.
+		panic(fmt.Sprintf("manifest: document %d cannot be serialised: %v", d.Index, err))
+	}
+	return b.Bytes()
 }
 
 // Join is a stream of canonical documents (from Encode) in the order given.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -410,5 +412,89 @@ func TestEncodePiecesJoinLikeCanonical(t *testing.T) {
 	}
 	if Join(nil) != nil {
 		t.Error("nothing joined should be nil, as Canonical of no documents is")
+	}
+}
+
+// A long stream is serialised by several workers; each part is still its own document's, in
+// the stream's order.
+func TestEncodeLongStreamKeepsOrder(t *testing.T) {
+	var src strings.Builder
+	for i := range 203 {
+		fmt.Fprintf(&src, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-%03d\ndata:\n  i: %q\n", i, fmt.Sprint(i))
+	}
+	docs, err := Parse([]byte(src.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := Encode(docs)
+	if len(parts) != 203 {
+		t.Fatalf("%d parts, want 203", len(parts))
+	}
+	for i, p := range parts {
+		want := fmt.Sprintf("apiVersion: v1\ndata:\n  i: \"%d\"\nkind: ConfigMap\nmetadata:\n  name: cm-%03d\n", i, i)
+		if string(p) != want {
+			t.Fatalf("part %d is\n%s\nwant\n%s", i, p, want)
+		}
+	}
+}
+
+// A long stream is parsed in pieces (parseSplit). Whatever the stream, Parse answers as the
+// one-piece parser does: the same documents, numbers and lines, or the same error. The streams
+// include what could make a piece differ from the stream: a quoted value, a flow list or a block
+// value across a "---" line, an alias to an anchor of another document, directives, "..."
+// markers, comments and empty documents, CRLF line breaks.
+func TestParseInPiecesAgreesWithTheStream(t *testing.T) {
+	filler := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: filler-%04d\ndata:\n  text: %q\n", i, strings.Repeat("x", 200))
+		}
+		return b.String()
+	}
+	long := filler(1200) // well over splitMin
+	if len(long) < 2*splitMin {
+		t.Fatalf("the filler is %d bytes, too short to be split", len(long))
+	}
+	streams := map[string][]byte{
+		"pipelines":           fixtures.Pipelines(),
+		"cert-manager":        fixtures.CertManager(),
+		"jenkins":             fixtures.JenkinsOperator(),
+		"unclosed quote":      fixtures.JenkinsOperatorUnclosedQuote(),
+		"filler":              []byte(long),
+		"quoted across":       []byte(long + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: q\ndata:\n  a: \"one\n---\ntwo\"\n" + long),
+		"flow across":         []byte(long + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: f\ndata: [1,\n---\n2]\n" + long),
+		"block across":        []byte(long + "--- |\n  text\n---\nmore\n" + long),
+		"alias across":        []byte("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata: &shared\n  k: v\n" + long + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata: *shared\n"),
+		"directive":           []byte(long + "%YAML 1.2\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\n" + long),
+		"end marker":          []byte(long + "...\n" + long),
+		"comments and empty":  []byte(long + "---\n# only a comment\n---\n---\n" + long + "--- # a comment on the marker\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"),
+		"crlf":                []byte(strings.ReplaceAll(long, "\n", "\r\n")),
+		"not an object":       []byte(long + "---\n- a list\n" + long),
+		"marker-like content": []byte(long + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m\ndata:\n  a: |\n    ---\n    ...\n    %YAML\n" + long),
+	}
+	split := 0
+	for name, src := range streams {
+		t.Run(name, func(t *testing.T) {
+			want, wantErr := parseStream(src)
+			got, gotErr := Parse(src)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Fatalf("Parse: error %v, the stream's %v", gotErr, wantErr)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("Parse: %d documents, the stream's %d", len(got), len(want))
+			}
+			for i := range want {
+				if !reflect.DeepEqual(got[i], want[i]) {
+					t.Fatalf("document %d: %+v\nthe stream's %+v", i+1, got[i], want[i])
+				}
+			}
+			if _, ok := parseSplit(src); ok {
+				split++
+			}
+		})
+	}
+	// The comparisons mean something only if the long streams were parsed in pieces.
+	if runtime.GOMAXPROCS(0) > 1 && split < 5 {
+		t.Errorf("only %d streams were parsed in pieces", split)
 	}
 }

@@ -156,7 +156,7 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 		return
 	}
 	var plan destinationModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -183,7 +183,7 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if plan.InstanceID.IsNull() {
 		plan.InstanceID = types.StringUnknown() // imported: the apply gives it one
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 }
 
 func (r *destinationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -193,7 +193,7 @@ func (r *destinationResource) Create(ctx context.Context, req resource.CreateReq
 	ctx, done := startOp(ctx, req.Plan, "kratix_destination", opCreate, &resp.Diagnostics)
 	defer done()
 	var plan destinationModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -211,7 +211,7 @@ func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest
 	ctx, done := startOp(ctx, req.State, "kratix_destination", opRead, &resp.Diagnostics)
 	defer done()
 	var state destinationModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
@@ -233,7 +233,7 @@ func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest
 	if got, ok := found[m.Name]; ok {
 		state.Files = stringMapValue(got.Files)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
 }
 
 func (r *destinationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -244,7 +244,7 @@ func (r *destinationResource) Update(ctx context.Context, req resource.UpdateReq
 	defer done()
 	resp.Diagnostics.Append(forgetAdoption(ctx, resp.Private)...) // the import's mark: see import_check.go
 	var plan destinationModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -277,7 +277,7 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 	plan.ID = plan.Name
 	plan.Root = types.StringValue(m.Target.Root)
 	plan.Files = stringMapValue(p.Records[m.Name].Files)
-	diags.Append(state.Set(ctx, &plan)...)
+	diags.Append(setState(ctx, state, &plan)...)
 }
 
 // Delete follows `cleanup`: with "none" every file stays (Kratix's default); with "all" what the
@@ -289,7 +289,7 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 	ctx, done := startOp(ctx, req.State, "kratix_destination", opDelete, &resp.Diagnostics)
 	defer done()
 	var state destinationModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() || state.Cleanup.ValueString() != cleanupAll {
 		return
 	}

@@ -115,10 +115,10 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	var plan, state promiseModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	proposed := plan
 	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
 		// Terraform accepts the prior value of an attribute in place of the configured one when
 		// the provider says they are equivalent: a change of formatting only plans nothing.
 		plan.Dependencies = keepIfSameMeaning(ctx, plan.Dependencies, state.Dependencies)
@@ -197,7 +197,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if plan.sameComputed(proposed) {
 		return // the usual no-change plan: writing the same value back costs a conversion of the whole promise
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 }
 
 func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -207,7 +207,7 @@ func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest
 	ctx, done := startOp(ctx, req.Plan, "kratix_promise", opCreate, &resp.Diagnostics)
 	defer done()
 	var plan promiseModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -225,7 +225,7 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	ctx, done := startOp(ctx, req.State, "kratix_promise", opRead, &resp.Diagnostics)
 	defer done()
 	var state promiseModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
@@ -261,7 +261,7 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	}
 	if placements := recordsToModel(records); !placements.Equal(state.Placements) {
 		state.Placements = placements
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
 	}
 }
 
@@ -272,8 +272,8 @@ func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest
 	ctx, done := startOp(ctx, req.Plan, "kratix_promise", opUpdate, &resp.Diagnostics)
 	defer done()
 	var plan, state promiseModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -297,7 +297,7 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	ctx, done := startOp(ctx, req.State, "kratix_promise", opDelete, &resp.Diagnostics)
 	defer done()
 	var state promiseModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -314,7 +314,7 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if len(failed) > 0 {
 		// Keep what could not be removed, so that the next destroy tries again.
 		state.record(p.Settle(failed))
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
 	}
 }
 
@@ -358,5 +358,5 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	if policy, _, _ := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout); policy != nil {
 		plan.settleRollout(ctx, state, s, policy.MinWait, r.data.clock(), p.Records, o.Records)
 	}
-	diags.Append(out.Set(ctx, &plan)...)
+	diags.Append(setState(ctx, out, &plan)...)
 }

@@ -123,9 +123,9 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	var plan, state requestModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
 		plan.Documents = keepIfSameMeaning(ctx, plan.Documents, state.Documents)
 	}
 	resp.Diagnostics.Append(plan.takeWriteOnly(ctx, req.Config, r.data)...)
@@ -198,7 +198,7 @@ func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest
 	ctx, done := startOp(ctx, req.Plan, "kratix_resource_request", opCreate, &resp.Diagnostics)
 	defer done()
 	var plan requestModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	resp.Diagnostics.Append(plan.takeWriteOnly(ctx, req.Config, r.data)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -216,7 +216,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	ctx, done := startOp(ctx, req.State, "kratix_resource_request", opRead, &resp.Diagnostics)
 	defer done()
 	var state requestModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
@@ -246,7 +246,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if rec, ok := found[dest]; ok {
 		state.WrittenFiles = stringMapValue(rec.Files)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
 }
 
 func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -256,8 +256,8 @@ func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest
 	ctx, done := startOp(ctx, req.Plan, "kratix_resource_request", opUpdate, &resp.Diagnostics)
 	defer done()
 	var plan, state requestModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
 	resp.Diagnostics.Append(plan.takeWriteOnly(ctx, req.Config, r.data)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -279,7 +279,7 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 	ctx, done := startOp(ctx, req.State, "kratix_resource_request", opDelete, &resp.Diagnostics)
 	defer done()
 	var state requestModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -296,7 +296,7 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 	p = p.Spare(readSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
 	failed := r.data.writeOps(ctx, "Request", "Request "+state.id(), "Delete from: request/"+state.id(), "", p.Ops, state.refs(), &resp.Diagnostics)
 	if len(failed) > 0 {
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...) // kept, so that the next destroy tries again
+		resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...) // kept, so that the next destroy tries again
 	}
 }
 
