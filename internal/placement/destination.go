@@ -23,7 +23,7 @@ func PlanCanaries(m Member, initWorkloads bool) Plan {
 	}
 	var o ops
 	o.write(m, f, m.Name, nil, true)
-	p := Plan{Records: map[string]Record{m.Name: record(m, f)}, Ops: o.list(), Scheduled: []string{m.Name}, prior: map[string]Prior{}}
+	p := Plan{Records: map[string]Record{m.Name: record(&o, m, f)}, Ops: o.list(), Scheduled: []string{m.Name}, prior: map[string]Prior{}}
 	return p
 }
 

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
@@ -65,19 +66,50 @@ const Stale = "stale"
 
 // Hashes records files as path => hex MD5, and an aggregate as AggregateMark + the MD5 of this
 // placement's part.
-func Hashes(f layout.Files) map[string]string {
+func Hashes(f layout.Files) map[string]string { return hashesWith(f, MD5) }
+
+func hashesWith(f layout.Files, sum func([]byte) string) map[string]string {
 	out := make(map[string]string, len(f.Put)+1)
 	for p, b := range f.Put {
-		out[p] = MD5(b)
+		out[p] = sum(b)
 	}
 	if f.Aggregate != nil {
 		for p, b := range f.Put {
 			if strings.HasPrefix(p, f.Aggregate.Dir) {
-				out[f.Aggregate.File] = AggregateMark + MD5(b)
+				out[f.Aggregate.File] = AggregateMark + sum(b)
 			}
 		}
 	}
 	return out
+}
+
+// sums remembers the MD5s of one computation by where each content is. One plan lays the same
+// dependencies out on every destination, in one slice; looking it up in MD5's memo hashes all of
+// it each time, a few times per destination. Within one call of this package nothing changes the
+// contents it lays out, so the same slice has the same sum; MD5's memo, by content, still serves
+// across calls.
+type sums map[sliceAt]string
+
+// sliceAt is where a content is: its first byte and its length.
+type sliceAt struct {
+	at *byte
+	n  int
+}
+
+func (s *sums) of(b []byte) string {
+	if len(b) < md5MemoMin {
+		return md5Hex(b)
+	}
+	at := sliceAt{unsafe.SliceData(b), len(b)}
+	if sum, ok := (*s)[at]; ok {
+		return sum
+	}
+	sum := MD5(b)
+	if *s == nil {
+		*s = sums{}
+	}
+	(*s)[at] = sum
+	return sum
 }
 
 // MD5 is the hex MD5 of content, as bucket ETags and state record it.

@@ -97,7 +97,7 @@ func PlacePromise(in Promise, decisions []scheduling.Decision) (Plan, error) {
 			if err := place(&o, m, f, d.Destination, before, held, files); err != nil {
 				return Plan{}, err
 			}
-			p.Records[d.Destination] = record(m, f)
+			p.Records[d.Destination] = record(&o, m, f)
 			p.Scheduled = append(p.Scheduled, d.Destination)
 			continue
 		}
@@ -195,8 +195,8 @@ func unplace(o *ops, before Prior, dest string, filesAt func(Member) (layout.Fil
 	return nil
 }
 
-func record(m Member, f layout.Files) Record {
-	return Record{Store: m.Store, Location: m.Location.String(), Root: m.Target.Root, Files: Hashes(f)}
+func record(o *ops, m Member, f layout.Files) Record {
+	return Record{Store: m.Store, Location: m.Location.String(), Root: m.Target.Root, Files: hashesWith(f, o.sums.of)}
 }
 
 func selectorText(s scheduling.Selector) string {

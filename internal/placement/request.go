@@ -106,7 +106,7 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 	if err := place(&o, m, f, chosen, before, held, filesAt); err != nil {
 		return RequestPlan{}, nil, err
 	}
-	r := record(m, f)
+	r := record(&o, m, f)
 	if in.HashKey != nil {
 		r.Files = KeyedHashes(f, in.HashKey)
 	}
