@@ -16,8 +16,8 @@ import (
 // Models in and out of plans and states without the framework's reflection.
 //
 // tfsdk's Get and Set walk the model struct by reflection on every call, and compile a regular
-// expression for each field's tag each time; for a destination that was more than a fifth of
-// the provider's CPU in an apply that writes nothing. Every model here is a struct whose fields
+// expression for each field's tag each time: about a seventh of the provider's CPU in an apply of
+// 100 destinations and a promise that writes nothing. Every model here is a struct whose fields
 // are all attr.Value, one per top-level attribute, so the conversion is one ValueFromTerraform
 // (or ToTerraformValue) per field, with the custom types' validation run as the framework runs
 // it. A model of another shape, or a value the fast path cannot place, goes to the framework,
