@@ -10,6 +10,7 @@ package main
 import (
 	"context"
 	"log"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
@@ -128,15 +129,12 @@ func (n *noop) PlanResourceChange(_ context.Context, req *tfprotov6.PlanResource
 	if err := config.As(&c); err != nil {
 		return nil, err
 	}
-	if !prior.IsNull() && prior.Type() != nil {
+	if !prior.IsNull() {
 		if err := prior.As(&s); err != nil {
 			return nil, err
 		}
 	}
-	planned := make(map[string]tftypes.Value, len(p))
-	for name, v := range p {
-		planned[name] = v
-	}
+	planned := maps.Clone(p)
 	for _, name := range k.computed {
 		if !c[name].IsNull() {
 			continue

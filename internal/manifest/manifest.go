@@ -181,36 +181,36 @@ func Encode(docs []Document) [][]byte {
 	parts := make([][]byte, len(docs))
 	// Documents are serialised independently, so a long stream (a release of hundreds of
 	// documents) is shared among the processors; the parts are the same either way.
-	workers := min(runtime.GOMAXPROCS(0), len(docs)/encodeBatch, maxEncodeWorkers)
+	eachInParallel(len(docs), len(docs)/encodePerWorker, func(i int) { parts[i] = encodeOne(docs[i]) })
+	return parts
+}
+
+const (
+	encodePerWorker = 8 // documents each processor is worth starting for
+	maxWorkers      = 4
+)
+
+// eachInParallel calls fn(i) for every i below n, on up to min(workers, GOMAXPROCS,
+// maxWorkers) goroutines, and returns when all calls have.
+func eachInParallel(n, workers int, fn func(i int)) {
+	workers = min(workers, runtime.GOMAXPROCS(0), maxWorkers)
 	if workers < 2 {
-		for i := range docs {
-			parts[i] = encodeOne(docs[i])
+		for i := range n {
+			fn(i)
 		}
-		return parts
+		return
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			for {
-				start := int(next.Add(encodeBatch)) - encodeBatch
-				if start >= len(docs) {
-					return
-				}
-				for i := start; i < min(start+encodeBatch, len(docs)); i++ {
-					parts[i] = encodeOne(docs[i])
-				}
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				fn(i)
 			}
 		})
 	}
 	wg.Wait()
-	return parts
 }
-
-const (
-	encodeBatch      = 8 // documents a worker takes at a time
-	maxEncodeWorkers = 4
-)
 
 // A long stream (a release of hundreds of documents) is parsed in pieces side by side. A line
 // "---" at the start of a line always begins a new document, whatever comes before it (YAML
@@ -225,7 +225,7 @@ const splitMin = 128 << 10
 // parseSplit is Parse in pieces; ok is false when the stream is not worth splitting, cannot be
 // split, or does not parse.
 func parseSplit(src []byte) ([]Document, bool) {
-	workers := min(runtime.GOMAXPROCS(0), maxEncodeWorkers)
+	workers := min(runtime.GOMAXPROCS(0), maxWorkers)
 	if len(src) < splitMin || workers < 2 {
 		return nil, false
 	}
@@ -235,21 +235,10 @@ func parseSplit(src []byte) ([]Document, bool) {
 	}
 	results := make([][]Document, len(pieces))
 	failed := make([]bool, len(pieces))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(pieces) {
-					return
-				}
-				docs, err := parseStream(src[pieces[i].start:pieces[i].end])
-				results[i], failed[i] = docs, err != nil
-			}
-		})
-	}
-	wg.Wait()
+	eachInParallel(len(pieces), workers, func(i int) {
+		docs, err := parseStream(src[pieces[i].start:pieces[i].end])
+		results[i], failed[i] = docs, err != nil
+	})
 	var docs []Document
 	for i, piece := range pieces {
 		if failed[i] {

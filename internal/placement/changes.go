@@ -70,7 +70,7 @@ type Prior struct {
 // ops gathers the changes of one resource operation by location, so that each location gets one
 // write (one commit per Git branch) however many destinations it holds.
 type ops struct {
-	sums  sums // MD5s of what this computation lays out
+	sums  Sums // MD5s of what this computation lays out
 	order []string
 	byKey map[string]*Op
 	// kept are destinations whose earlier records stay: their files could not be reached.
@@ -131,7 +131,7 @@ func (o *ops) write(m Member, f layout.Files, dest string, recorded map[string]s
 	for p, c := range f.Put {
 		op.Change.Put[p] = c
 		if fresh {
-			op.Fresh[p] = o.sums.of(c)
+			op.Fresh[p] = o.sums.Of(c)
 		}
 	}
 	op.Change.Prune = append(op.Change.Prune, f.Prune...)

@@ -83,12 +83,12 @@ func hashesWith(f layout.Files, sum func([]byte) string) map[string]string {
 	return out
 }
 
-// sums remembers the MD5s of one computation by where each content is. One plan lays the same
+// Sums remembers the MD5s of one computation by where each content is. One plan lays the same
 // dependencies out on every destination, in one slice; looking it up in MD5's memo hashes all of
 // it each time, a few times per destination. Within one call of this package nothing changes the
 // contents it lays out, so the same slice has the same sum; MD5's memo, by content, still serves
 // across calls.
-type sums map[sliceAt]string
+type Sums map[sliceAt]string
 
 // sliceAt is where a content is: its first byte and its length.
 type sliceAt struct {
@@ -96,7 +96,8 @@ type sliceAt struct {
 	n  int
 }
 
-func (s *sums) of(b []byte) string {
+// Of is MD5(b), remembered by slice for the computation that owns s.
+func (s *Sums) Of(b []byte) string {
 	if len(b) < md5MemoMin {
 		return md5Hex(b)
 	}
@@ -106,7 +107,7 @@ func (s *sums) of(b []byte) string {
 	}
 	sum := MD5(b)
 	if *s == nil {
-		*s = sums{}
+		*s = Sums{}
 	}
 	(*s)[at] = sum
 	return sum

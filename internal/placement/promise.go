@@ -196,7 +196,7 @@ func unplace(o *ops, before Prior, dest string, filesAt func(Member) (layout.Fil
 }
 
 func record(o *ops, m Member, f layout.Files) Record {
-	return Record{Store: m.Store, Location: m.Location.String(), Root: m.Target.Root, Files: hashesWith(f, o.sums.of)}
+	return Record{Store: m.Store, Location: m.Location.String(), Root: m.Target.Root, Files: hashesWith(f, o.sums.Of)}
 }
 
 func selectorText(s scheduling.Selector) string {

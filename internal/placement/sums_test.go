@@ -15,10 +15,10 @@ func TestSumsBySlice(t *testing.T) {
 	big := bytes.Repeat([]byte("kind: ConfigMap\n"), 8192) // 128 KiB
 	other := append([]byte(nil), big...)
 	other[0] = 'K'
-	var s sums
+	var s Sums
 	for range 3 {
 		for name, b := range map[string][]byte{"big": big, "other": other, "a view of big": big[:len(big)-1], "small": []byte("x")} {
-			if got := s.of(b); got != want(b) {
+			if got := s.Of(b); got != want(b) {
 				t.Fatalf("%s: %s, want %s", name, got, want(b))
 			}
 		}

@@ -192,25 +192,23 @@ func fastSet(ctx context.Context, s schemaTyped, model any) (tftypes.Value, diag
 		if !typ.TerraformType(ctx).Equal(av.Type(ctx).TerraformType(ctx)) {
 			return tftypes.Value{}, nil, false
 		}
-		if v, ok := av.(xattr.ValidateableAttribute); ok {
-			var resp xattr.ValidateAttributeResponse
-			v.ValidateAttribute(ctx, xattr.ValidateAttributeRequest{Path: path.Root(f.name)}, &resp)
-			diags.Append(resp.Diagnostics...)
-			if diags.HasError() {
-				return tftypes.Value{}, nil, false
-			}
-		}
 		tv, err := av.ToTerraformValue(ctx)
 		if err != nil {
 			return tftypes.Value{}, nil, false
+		}
+		if d, ok := validateValue(ctx, typ, av, tv, path.Root(f.name)); ok {
+			diags.Append(d...)
+		}
+		if diags.HasError() {
+			return tftypes.Value{}, nil, false // the framework reports it, with its own wording
 		}
 		attrs[f.name] = tv
 	}
 	return tftypes.NewValue(s.Type().TerraformType(ctx), attrs), diags, true
 }
 
-// validateValue runs the validation the framework runs on a value it has just built from
-// Terraform's: the value's own, or its type's; ok is false when there is none.
+// validateValue runs the validation the framework runs on a value it reads or writes: the
+// value's own, or its type's; ok is false when there is none.
 func validateValue(ctx context.Context, typ attr.Type, av attr.Value, raw tftypes.Value, p path.Path) (diag.Diagnostics, bool) {
 	if v, ok := av.(xattr.ValidateableAttribute); ok {
 		var resp xattr.ValidateAttributeResponse

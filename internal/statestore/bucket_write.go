@@ -6,9 +6,10 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"unsafe"
 
 	"github.com/minio/minio-go/v7"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 )
 
 // Apply writes what changed and removes what is no longer wanted. Existing objects are found
@@ -38,16 +39,10 @@ func (b *bucketStore) apply(ctx context.Context, change Change, snap *writeSnaps
 		}
 	}
 	sums := make(map[string]string, len(change.Put))
-	once := map[sliceAt]string{} // a promise's dependencies go to every destination in one slice
+	var once placement.Sums // a promise's dependencies go to every destination in one slice
 	for p, content := range change.Put {
 		files[p] = true
-		at := sliceAt{unsafe.SliceData(content), len(content)}
-		sum, ok := once[at]
-		if !ok {
-			sum = md5Hex(content)
-			once[at] = sum
-		}
-		sums[p] = sum
+		sums[p] = once.Of(content)
 	}
 	existing, err := b.surveyWith(ctx, "write", prefixes, files, sums, snap)
 	if err != nil {
@@ -157,13 +152,6 @@ func (b *bucketStore) remove(ctx context.Context, key string) error {
 	err := b.client.RemoveObject(ctx, b.cfg.BucketName, key, minio.RemoveObjectOptions{})
 	b.noteOutcome(key, "", true, err)
 	return err
-}
-
-// sliceAt is where a content is: within one write nothing changes the contents it is given, so
-// the same slice has the same sum.
-type sliceAt struct {
-	at *byte
-	n  int
 }
 
 func contentType(p string) string {
