@@ -3,11 +3,13 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
 // TestAccBucketStore_oneListingPerPlan: 3 promises on 10 destinations of one bucket store. After
@@ -89,4 +91,88 @@ resource "kratix_promise" "p" {
 			},
 		},
 	})
+}
+
+// TestAccBucketStore_oneListingPerApply: on a store that exists, one apply creates 10
+// destinations (each writing its two canaries) and 3 promises, 50 files in 23 writes. The
+// apply's process lists the store's path once, at its first write, and answers every later
+// write from that listing kept up to date by its own writes: exactly 1 LIST on the wire between
+// the plan and the apply's end. The bucket then holds exactly the 50 files, read back with the
+// test's own client.
+func TestAccBucketStore_oneListingPerApply(t *testing.T) {
+	requireAcceptance(t)
+	ctx := context.Background()
+	bucket := randomName("l")
+	if err := minioServer.MakeBucket(ctx, bucket); err != nil {
+		t.Fatal(err)
+	}
+	ts := bucketOn(t, minioServer, bucket, minioServer.AccessKey, minioServer.SecretKey, `  path = "team"`)
+	store := ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+`, ts.store)
+	fleet := store + `
+resource "kratix_destination" "d" {
+  count       = 10
+  name        = "d-${count.index}"
+  path        = "d-${count.index}"
+  state_store = kratix_state_store.s
+}
+
+resource "kratix_promise" "p" {
+  count        = 3
+  name         = "p${count.index}"
+  destinations = kratix_destination.d
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p${count.index}\n"
+}
+`
+	var planned s3Kinds
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{
+			{Config: store},
+			{
+				Config: fleet,
+				Check: func(*terraform.State) error {
+					var want []string
+					for d := range 10 {
+						want = append(want, fmt.Sprintf("team/d-%d/dependencies/kratix-canary-namespace.yaml", d),
+							fmt.Sprintf("team/d-%d/resources/kratix-canary-configmap.yaml", d))
+						for p := range 3 {
+							want = append(want, fmt.Sprintf("team/d-%d/dependencies/p%d/", d, p))
+						}
+					}
+					got := ts.list(t)
+					if len(got) != 50 {
+						t.Errorf("the bucket holds %d files, want 50: %v", len(got), got)
+					}
+					for _, w := range want {
+						if !slices.ContainsFunc(got, func(k string) bool { return strings.HasPrefix(k, w) }) {
+							t.Errorf("no file at %s in %v", w, got)
+						}
+					}
+					return nil
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{onPlan(func() { planned, _ = ts.recorder.counts() })},
+					PostApplyPreRefresh: []plancheck.PlanCheck{onPlan(func() {
+						now, _ := ts.recorder.counts()
+						d := now.minus(planned)
+						t.Logf("the apply of 10 destinations and 3 promises sent %v", d)
+						if d.Lists != 1 || d.Puts != 50 {
+							t.Errorf("the apply sent %v; want exactly 1 LIST (one per store location per apply) and 50 PUT", d)
+						}
+					})},
+				},
+			},
+		},
+	})
+}
+
+// onPlan is a plan check that runs f: it marks a point between a test step's commands.
+type onPlan func()
+
+func (f onPlan) CheckPlan(context.Context, plancheck.CheckPlanRequest, *plancheck.CheckPlanResponse) {
+	f()
 }

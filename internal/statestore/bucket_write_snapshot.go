@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/minio/minio-go/v7"
 )
@@ -17,25 +16,30 @@ import (
 // git store needs none: its tree is in memory.
 type SharedWriter interface {
 	// Writing returns the store with Apply answering its lookups under root ("" for the root,
-	// else ending in "/") from one recursive listing of root, taken when the process writes
-	// under root for the writeSnapshotAfter-th time and kept up to date by the process's own
-	// writes (a failed write drops it).
+	// else ending in "/") from one recursive listing of root, taken at the process's first write
+	// under root (at its writeSnapshotAfter-th on a root too crowded for one page) and kept up to
+	// date by the process's own writes (a failed write drops it).
 	Writing(root string) Store
 }
 
 var _ SharedWriter = (*bucketStore)(nil)
 
-// writeSnapshotAfter is the write under a root that takes its shared listing: one or two
-// small writes (a destination's canaries) list their own folders, which is cheaper than a whole
-// store holding other teams' files; a fleet's writes share one listing.
-const writeSnapshotAfter = 3
+const (
+	// firstListCap is how many objects the first write's listing of a root may find: one page of
+	// a listing (1,000 keys) holds them all, so the first write costs one request however crowded
+	// the root. A root that holds more (a store path of "" on a bucket of other teams' files) is
+	// listed whole only at the writeSnapshotAfter-th write: one or two small writes, such as a
+	// destination's canaries, list their own folders rather than the whole store, and a fleet's
+	// writes still share one listing.
+	firstListCap       = 999
+	writeSnapshotAfter = 3
+)
 
 // writeSnapshot is what the process knows a root holds, for its writes: one listing, then
 // every PUT and DELETE of the process under the root.
 type writeSnapshot struct {
 	root  string
 	ready chan struct{} // closed once the listing is over
-	taken time.Time
 	// unusable: the listing failed or root holds more than snapshotMaxObjects objects; the
 	// writes list their folders as if there were no snapshot.
 	unusable bool
@@ -87,68 +91,72 @@ func (w writingBucket) Apply(ctx context.Context, change Change) (Result, error)
 	return w.apply(ctx, change, snap)
 }
 
-// writeSnapshot returns root's shared listing, taking it at the writeSnapshotAfter-th write
-// under root; nil before that, or when it cannot be used. Concurrent writes wait for the one
-// listing in flight.
+// writeSnapshot returns root's shared listing, taking it at the first write under root, or at the
+// writeSnapshotAfter-th when the first found more than firstListCap objects; nil before that, or
+// when it cannot be used. Concurrent writes wait for the one listing in flight.
+//
+// The listing lasts as long as the process, which serves one Terraform operation: unlike a
+// plan's reads, which must report what the store holds (bucket_snapshot.go), it only decides
+// what a write may skip or must remove, and the process's own writes keep it current. What
+// another writer changes meanwhile in a folder of ours is what the next plan's refresh repairs;
+// a file they add there is kept, not removed.
 func (b *bucketStore) writeSnapshot(ctx context.Context, root string) (*writeSnapshot, error) {
-	for {
-		b.wsMu.Lock()
-		if b.wsUses == nil {
-			b.wsUses, b.wsnaps = map[string]int{}, map[string]*writeSnapshot{}
+	b.wsMu.Lock()
+	if b.wsUses == nil {
+		b.wsUses, b.wsnaps = map[string]int{}, map[string]*writeSnapshot{}
+	}
+	b.wsUses[root]++
+	uses, s := b.wsUses[root], b.wsnaps[root]
+	limit := b.snapLimit
+	if limit == 0 {
+		limit = snapshotMaxObjects
+	}
+	switch {
+	case s != nil:
+		b.wsMu.Unlock()
+		select {
+		case <-s.ready:
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
-		b.wsUses[root]++
-		s := b.wsnaps[root]
-		if s == nil && b.wsUses[root] < writeSnapshotAfter {
-			b.wsMu.Unlock()
+		if s.unusable {
 			return nil, nil
 		}
-		if s != nil {
-			b.wsMu.Unlock()
-			select {
-			case <-s.ready:
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-			if s.unusable {
-				return nil, nil
-			}
-			if time.Since(s.taken) < snapshotMaxAge {
-				return s, nil
-			}
-			b.dropWriteSnapshot(s) // old: what others did since is not in it
-			continue
-		}
-		s = &writeSnapshot{root: root, ready: make(chan struct{}), taken: time.Now(), sums: map[string]string{}}
-		b.wsnaps[root] = s
-		b.wsMu.Unlock()
-
-		limit := b.snapLimit
-		if limit == 0 {
-			limit = snapshotMaxObjects
-		}
-		objects, err := b.listCapped(ctx, root, true, limit)
-		s.mu.Lock()
-		s.unusable = err != nil || objects == nil
-		if !s.unusable {
-			// The writes of the process since the listing began are its latest word on their
-			// keys, whether or not the listing saw them.
-			s.objects, s.listed = objects, true
-			for _, n := range s.pending {
-				s.apply(n)
-			}
-			s.stale = true
-		}
-		s.pending = nil
-		s.mu.Unlock()
-		if err != nil {
-			b.dropWriteSnapshot(s)
-		}
-		close(s.ready)
-		if s.unusable {
-			return nil, err
-		}
 		return s, nil
+	case uses == 1:
+		limit = min(limit, firstListCap)
+	case uses < writeSnapshotAfter:
+		b.wsMu.Unlock()
+		return nil, nil
 	}
+	s = &writeSnapshot{root: root, ready: make(chan struct{}), sums: map[string]string{}}
+	b.wsnaps[root] = s
+	b.wsMu.Unlock()
+
+	objects, err := b.listCapped(ctx, root, true, limit)
+	s.mu.Lock()
+	s.unusable = err != nil || objects == nil
+	if !s.unusable {
+		// The writes of the process since the listing began are its latest word on their keys,
+		// whether or not the listing saw them.
+		s.objects, s.listed = objects, true
+		for _, n := range s.pending {
+			s.apply(n)
+		}
+		s.stale = true
+	}
+	s.pending = nil
+	s.mu.Unlock()
+	// A failed listing is never kept; nor is a first one that found the root crowded, so that
+	// the writeSnapshotAfter-th write lists it whole.
+	if err != nil || (objects == nil && uses == 1) {
+		b.dropWriteSnapshot(s)
+	}
+	close(s.ready)
+	if s.unusable {
+		return nil, err
+	}
+	return s, nil
 }
 
 // dropWriteSnapshot forgets s: the next write under its root lists again.
