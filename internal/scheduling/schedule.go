@@ -11,6 +11,10 @@ type Destination struct {
 	Name              string
 	Labels            map[string]string
 	StrictMatchLabels bool
+	// Taints keep work that does not tolerate them away (see Taint).
+	Taints []Taint
+	// Weight is the destination's share of requests relative to the others' (0 counts as 1).
+	Weight int
 }
 
 // Decision explains what was decided for one candidate. Its reason is written only when Reason
