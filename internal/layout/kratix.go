@@ -25,7 +25,8 @@ import (
 //   - internal/controller/promise_controller.go: the static dependencies' Work is
 //     GenerateObjectName(`<promise>-static-deps`), in kratix-platform-system.
 //   - internal/controller/scheduler.go: a WorkPlacement is `<work>.<destination>-<first five of
-//     the group id>`; internal/controller/workplacement_controller.go: its index file is
+//     the group id>` (5058f for the default group; see groups.go for the others);
+//     internal/controller/workplacement_controller.go: its index file is
 //     `.kratix/<WorkPlacement namespace>-<WorkPlacement name>.yaml`.
 
 // kratixNameMax is the longest identifier Kratix keeps whole in a Work's name; a longer one is
@@ -73,31 +74,34 @@ const kratixRandom = `[a-z0-9]{5}`
 // provider does not know.
 const kratixAnyNamespace = `[a-z0-9]([-a-z0-9]*[a-z0-9])?`
 
-// kratixIndexName is the pattern of one WorkPlacement's index file name, the namespace a pattern.
-func kratixIndexName(t Target, namespace, workPrefix string) string {
+// kratixIndexName is the pattern of the index file name of one WorkPlacement of the workload
+// group whose short id is short, the namespace a pattern.
+func kratixIndexName(t Target, namespace, workPrefix, short string) string {
 	return namespace + "-" + regexp.QuoteMeta(workPrefix) + "-" + kratixRandom + `\.` +
-		regexp.QuoteMeta(t.Destination) + "-" + DefaultGroupID + `\.yaml`
+		regexp.QuoteMeta(t.Destination) + "-" + short + `\.yaml`
 }
 
 func kratixIndex(t Target, names ...string) KratixIndex {
 	return KratixIndex{Dir: Prefix(t.Root, IndexDir), re: regexp.MustCompile("^(" + strings.Join(names, "|") + ")$")}
 }
 
-// KratixRequestIndex recognises the index files of a request's WorkPlacement on t's destination,
-// under both names Kratix gives its Work: `.kratix/<namespace>-<promise>-<name>-<pipeline>-<random>.<destination>-5058f.yaml`
-// for a default promise, and `.kratix/<pipelineNamespace>-<promise>-<name>-<namespace>-<pipeline>-<random>.<destination>-5058f.yaml`
+// KratixRequestIndex recognises the index files of the WorkPlacement of a request's workload
+// group r.Group on t's destination, under both names Kratix gives its Work: `.kratix/<namespace>-<promise>-<name>-<pipeline>-<random>.<destination>-<short id>.yaml`
+// for a default promise, and `.kratix/<pipelineNamespace>-<promise>-<name>-<namespace>-<pipeline>-<random>.<destination>-<short id>.yaml`
 // for a promise that sets workflows.config.pipelineNamespace (any namespace: the provider does
-// not know it), each identifier cut as KratixWorkPrefix says.
+// not know it), each identifier cut as KratixWorkPrefix says. The short id is ShortGroupID of
+// the group: 5058f for the default group.
 func KratixRequestIndex(t Target, r Request) KratixIndex {
+	short := ShortGroupID(r.Group)
 	return kratixIndex(t,
-		kratixIndexName(t, regexp.QuoteMeta(r.Namespace), KratixWorkPrefix(KratixRequestIdentifier(r))),
-		kratixIndexName(t, kratixAnyNamespace, KratixWorkPrefix(KratixNamespacedRequestIdentifier(r))))
+		kratixIndexName(t, regexp.QuoteMeta(r.Namespace), KratixWorkPrefix(KratixRequestIdentifier(r)), short),
+		kratixIndexName(t, kratixAnyNamespace, KratixWorkPrefix(KratixNamespacedRequestIdentifier(r)), short))
 }
 
 // KratixDependencyIndex recognises the index files of a promise's static dependencies on t's
 // destination: their Work is `<promise>-static-deps-<random>`, in PromiseNamespace.
 func KratixDependencyIndex(t Target, promise string) KratixIndex {
-	return kratixIndex(t, kratixIndexName(t, regexp.QuoteMeta(PromiseNamespace), KratixWorkPrefix(DependenciesWork(promise))))
+	return kratixIndex(t, kratixIndexName(t, regexp.QuoteMeta(PromiseNamespace), KratixWorkPrefix(DependenciesWork(promise)), DefaultGroupID))
 }
 
 // Match reports whether a store path is such an index file.

@@ -34,8 +34,9 @@ var Modes = []Mode{ModeNestedByMetadata, ModeNone, ModeAggregatedYAML, ModeSplit
 // DefaultAggregatedFilename is the file name of aggregatedYAML mode when none is given.
 const DefaultAggregatedFilename = "aggregated.yaml"
 
-// DefaultGroupID is the first five hex digits of md5("."): Kratix's id for the default workload
-// group, the folder every placement owns in nestedByMetadata mode.
+// DefaultGroupID is the first five hex digits of md5("."): Kratix's short id for the default
+// workload group (ShortGroupID(".")), the folder a default group's placement owns in
+// nestedByMetadata mode. A request's other groups have their own (see groups.go).
 const DefaultGroupID = "5058f"
 
 // IndexDir is the folder, under a destination's root, of the files that record what each

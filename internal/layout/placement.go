@@ -58,11 +58,17 @@ type Aggregate struct {
 // source take *.yaml, *.yml and *.json only).
 const ContributionExt = ".part"
 
-// PlacementName is a deterministic name for a placement, in the shape of Kratix's WorkPlacement
-// names (<work>.<destination>-<group id>) but without Kratix's random suffix, so that every plan
-// names the same files.
+// PlacementName is a deterministic name for the placement of a Work's default workload group, in
+// the shape of Kratix's WorkPlacement names (<work>.<destination>-<group id>) but without Kratix's
+// random suffix, so that every plan names the same files.
 func PlacementName(work, destination string) string {
-	return fmt.Sprintf("%s.%s-%s", work, destination, DefaultGroupID)
+	return GroupPlacementName(work, destination, DefaultGroupDir)
+}
+
+// GroupPlacementName is PlacementName for the workload group of folder group: its name ends in
+// that group's short id, as Kratix names a WorkPlacement of the group (see ShortGroupID).
+func GroupPlacementName(work, destination, group string) string {
+	return fmt.Sprintf("%s.%s-%s", work, destination, ShortGroupID(group))
 }
 
 // DependenciesWork names the Work of a promise's static dependencies.
@@ -233,11 +239,15 @@ func sortKratixPaths(paths []string) {
 // DefaultPipeline is the pipeline a resource request's files are filed under when none is given.
 const DefaultPipeline = "instance-configure"
 
-// Request is a resource request's output: files by path relative to the pipeline's output
-// folder, as a Kratix pipeline leaves them in /kratix/output.
+// Request is a resource request's output, or one workload group of it: files by path relative to
+// the pipeline's output folder, as a Kratix pipeline leaves them in /kratix/output.
 type Request struct {
 	Promise, Namespace, Name, Pipeline string
-	Files                              map[string][]byte
+	// Group is the folder of the workload group these files are, cleaned (see CleanGroupDir and
+	// SplitGroups); "" or DefaultGroupDir for the default group. A group's files keep the folder
+	// in their paths ("db/app.yaml"), and are placed apart from the request's other groups.
+	Group string
+	Files map[string][]byte
 	// CRDs and Others are the documents of Files split for splitByKind, already serialised.
 	CRDs, Others []byte
 	// Kept lists the store paths the request holds already (see keptIndex).
@@ -272,12 +282,21 @@ func RequestWork(r Request) string {
 	return fmt.Sprintf("%s_%s_%s_%s", r.Promise, r.Name, r.Namespace, r.Pipeline)
 }
 
-// RequestFiles lays out a resource request's files in a destination.
+// RequestFiles lays out a resource request's files, those of its workload group r.Group, in a
+// destination, as Kratix lays out the WorkPlacement of that group: in nestedByMetadata under a
+// folder named after the group's short id; in none at their paths under the root, with an index
+// file named after the placement (which ends in the short id); in aggregatedYAML as the part of
+// that placement. splitByKind predates groups: a group other than the default one names its two
+// files after the Work and its short id.
 func RequestFiles(t Target, r Request) (Files, error) {
-	placement := PlacementName(RequestWork(r), t.Destination)
+	if err := checkRequestGroup(r); err != nil {
+		return Files{}, err
+	}
+	short := ShortGroupID(r.Group)
+	placement := GroupPlacementName(RequestWork(r), t.Destination, r.Group)
 	switch t.Mode {
 	case ModeNestedByMetadata, "":
-		dir := Join(t.Root, "resources", r.Namespace, r.Promise, r.Name, r.Pipeline, DefaultGroupID)
+		dir := Join(t.Root, "resources", r.Namespace, r.Promise, r.Name, r.Pipeline, short)
 		put := map[string][]byte{}
 		for rel, c := range r.Files {
 			put[Join(dir, rel)] = c
@@ -312,7 +331,11 @@ func RequestFiles(t Target, r Request) (Files, error) {
 		return contribution(t, placement, []byte(strings.Join(parts, "\n---\n"))), nil
 	case ModeSplitByKind:
 		// Kratix then named these files after the Work's namespace and name.
-		return splitFiles(t, fmt.Sprintf("%s-%s-default-%s-%s", r.Namespace, r.Promise, r.Namespace, r.Name), r.CRDs, r.Others), nil
+		work := fmt.Sprintf("%s-%s-default-%s-%s", r.Namespace, r.Promise, r.Namespace, r.Name)
+		if !IsDefaultGroup(r.Group) {
+			work += "-" + short
+		}
+		return splitFiles(t, work, r.CRDs, r.Others), nil
 	}
 	return Files{}, fmt.Errorf("unknown filepath mode %q", t.Mode)
 }
