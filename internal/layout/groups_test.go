@@ -327,6 +327,7 @@ func TestSplitGroups(t *testing.T) {
 			}},
 		{"no default group left", files("baz/baz-namespace-resource-request.yaml"), []string{"baz/"},
 			map[string][]string{"baz": {"baz/baz-namespace-resource-request.yaml"}}},
+		{"no file", files(), nil, map[string][]string{}},
 		{"no group", files("a.yaml", "b/c.yaml"), nil,
 			map[string][]string{".": {"a.yaml", "b/c.yaml"}}},
 		{"names that start like a group", files("db/a.yaml", "db/x/y.yaml", "dbx/b.yaml", "db.yaml", "db-c.yaml"), []string{"db"},
@@ -341,6 +342,7 @@ func TestSplitGroups(t *testing.T) {
 		}
 		names := map[string][]string{}
 		for g, fs := range got {
+			names[g] = []string{} // a group with no file is a group all the same
 			for n, c := range fs {
 				if string(c) != n {
 					t.Errorf("%s: %s holds %q", tt.name, n, c)
