@@ -48,8 +48,8 @@ import (
 // a group there is this provider's own choice: its files are named after the Work followed by
 // "-<short id>" (`crds/00-<work>-<short id>-crds.yaml`). Kratix accepts "/" and ".." as
 // directories (neither has a sub-directory in its base name) and then reads the whole output, or
-// the folder above it; this provider refuses both, and refuses "." too, which in Kratix only gives
-// the default group selectors of the workflow's own.
+// the folder above it; this provider refuses both. It refuses "." as well: in Kratix that entry
+// makes no group of its own, it only gives the default group the workflow's selectors.
 
 // DefaultGroupDir is the folder of Kratix's default workload group: the pipeline's output folder
 // itself. A Request whose Group is "" is in it as well.
