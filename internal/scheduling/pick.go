@@ -34,6 +34,10 @@ type PickResult struct {
 	// Reasons maps each candidate that is not chosen to why, such as
 	// "tainted maintenance=2026-12-01:NoSchedule, not tolerated" or "replicas = 1 already placed".
 	Reasons map[string]string
+	// Notes maps each chosen destination that has an untolerated taint to why it is chosen all
+	// the same, such as "tainted maintenance:NoSchedule, not tolerated; placed before, so it
+	// stays".
+	Notes map[string]string
 	// Shortfall is how many replicas found no destination: there were fewer usable candidates
 	// than Replicas. The request goes to the ones there are.
 	Shortfall int
@@ -43,6 +47,8 @@ type PickResult struct {
 const (
 	notCandidateReason = "no longer a candidate"
 	preferSuffix       = "; used only when no untainted candidate is left"
+	stayedSuffix       = "; placed before, so it stays"
+	preferChosenSuffix = "; chosen: no untainted candidate is left"
 )
 
 // Pick decides which destinations a resource request goes to. Candidates are ranked by Rank
@@ -83,6 +89,7 @@ func Pick(in PickInput) PickResult {
 	p := picker{in: &in, rs: rs, chosen: make([]bool, len(rs))}
 	var stay, clean, prefer []int
 	var preferText []string
+	stayText := map[int]string{} // by rank: the taints of a staying destination
 	for i := range rs {
 		d := &in.Candidates[rs[i].idx]
 		effect, text := "", ""
@@ -101,6 +108,9 @@ func Pick(in PickInput) PickResult {
 			}
 		case isCurrent:
 			stay = append(stay, i)
+			if text != "" {
+				stayText[i] = text
+			}
 		case effect == EffectNoSchedule:
 			res.Reasons[d.Name] = text
 		case effect == EffectPreferNoSchedule:
@@ -167,7 +177,26 @@ func Pick(in PickInput) PickResult {
 			res.Chosen = append(res.Chosen, in.Candidates[rs[i].idx].Name)
 		}
 	}
+	for _, i := range stay {
+		if text, ok := stayText[i]; ok {
+			res.note(in.Candidates[rs[i].idx].Name, text+stayedSuffix)
+		}
+	}
+	if addedPrefer > 0 {
+		for j, i := range prefer {
+			if p.chosen[i] {
+				res.note(in.Candidates[rs[i].idx].Name, preferText[j]+preferChosenSuffix)
+			}
+		}
+	}
 	return res
+}
+
+func (r *PickResult) note(name, why string) {
+	if r.Notes == nil {
+		r.Notes = map[string]string{}
+	}
+	r.Notes[name] = why
 }
 
 func (r *PickResult) leave(name, why string) {
