@@ -34,14 +34,51 @@ func benchScheduling(ctx context.Context, runs int) ([]row, error) {
 	for i, v := range nsPerDecision {
 		runsText[i] = fmt.Sprintf("%.2f", 1e3/v)
 	}
-	return []row{{
+	rows := []row{{
 		scenario: fmt.Sprintf("B1 scheduling: %d promises x %s destinations (Merge + Schedule)", workload.Promises, "10,000"),
 		measured: fmt.Sprintf("%.2f M decisions/s (%.0f ns/decision)", 1e3/ns, ns),
 		floor:    "-", ratio: "-", goal: ">= 5 M decisions/s", met: yesNo(1e3/ns >= 5),
 		notes: fmt.Sprintf("one op = %d decisions (%d select); per op: %.0f allocs, %.1f MB allocated; runs (M decisions/s): %s; "+
 			"same as go test -bench ScheduleB1 ./internal/scheduling/",
 			workload.Decisions, workload.Selected, medianOf(allocs), medianOf(bytes)/1e6, strings.Join(runsText, ", ")),
-	}}, nil
+	}}
+	tainted, err := benchTainted(ctx, runs)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, tainted), nil
+}
+
+// benchTainted is B1 with taints, weights and spread (issue 23): B1's scheduling plus each
+// promise's taint verdict per selected destination and one Pick per promise, the same function
+// as go test -bench ScheduleB1Tainted ./internal/scheduling/.
+func benchTainted(ctx context.Context, runs int) (row, error) {
+	perOp, _ := workload.RunTainted(workload.B1Tainted())
+	var nsPerDecision, allocs []float64
+	for range runs {
+		if err := ctx.Err(); err != nil {
+			return row{}, err
+		}
+		r := testing.Benchmark(workload.BenchmarkTainted)
+		if r.N == 0 {
+			return row{}, errors.New("the B1 benchmark with taints failed: run go test -bench ScheduleB1Tainted ./internal/scheduling/ to see why")
+		}
+		nsPerDecision = append(nsPerDecision, float64(r.NsPerOp())/float64(perOp))
+		allocs = append(allocs, float64(r.AllocsPerOp()))
+	}
+	ns := medianOf(nsPerDecision)
+	runsText := make([]string, len(nsPerDecision))
+	for i, v := range nsPerDecision {
+		runsText[i] = fmt.Sprintf("%.2f", 1e3/v)
+	}
+	return row{
+		scenario: "B1 with taints, weights and spread: B1 + a taint verdict per selected destination + one Pick per promise",
+		measured: fmt.Sprintf("%.2f M decisions/s (%.0f ns/decision)", 1e3/ns, ns),
+		floor:    "-", ratio: "-", goal: ">= 5 M decisions/s", met: yesNo(1e3/ns >= 5),
+		notes: fmt.Sprintf("10%% of destinations tainted (the three effects in turn), weights 1..4, spread over 5 zones for half the requests, replicas 1..3; "+
+			"one op = %d decisions (B1's plus every request's candidates); per op: %.0f allocs; runs (M decisions/s): %s; "+
+			"same as go test -bench ScheduleB1Tainted ./internal/scheduling/", perOp, medianOf(allocs), strings.Join(runsText, ", ")),
+	}, nil
 }
 
 func medianOf(xs []float64) float64 {

@@ -44,3 +44,24 @@ func BenchmarkSchedule(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkScheduleB1Tainted is B1 with taints, weights and spread (issue 23, also run by
+// `make bench`): B1's decisions plus each promise's taint verdicts and one Pick per promise.
+func BenchmarkScheduleB1Tainted(b *testing.B) { workload.BenchmarkTainted(b) }
+
+// BenchmarkPick is one Pick among B1's 10,000 destinations with weights, taints and zones.
+func BenchmarkPick(b *testing.B) {
+	w := workload.B1Tainted()
+	for _, spread := range []string{"", workload.TaintedSpreadKey} {
+		b.Run("spread="+spread, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				in := scheduling.PickInput{Key: "default/p/r", Candidates: w.Pool, Replicas: 3, SpreadKey: spread}
+				if got := scheduling.Pick(in); len(got.Chosen) != 3 {
+					b.Fatalf("chose %v", got.Chosen)
+				}
+			}
+			workload.ReportRates(b, len(w.Pool))
+		})
+	}
+}

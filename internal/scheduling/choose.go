@@ -22,10 +22,12 @@ func Choose(key string, candidates []string) (string, bool) {
 	return best, found
 }
 
+// weight is the first 8 bytes, big-endian, of SHA-256 over the key, a zero byte and the name.
+// Short inputs are hashed from a buffer on the stack, so that ranking a large pool does not
+// allocate per candidate.
 func weight(key, name string) uint64 {
-	h := sha256.New()
-	h.Write([]byte(key))
-	h.Write([]byte{0})
-	h.Write([]byte(name))
-	return binary.BigEndian.Uint64(h.Sum(nil)[:8])
+	var buf [256]byte
+	in := append(append(append(buf[:0], key...), 0), name...)
+	sum := sha256.Sum256(in)
+	return binary.BigEndian.Uint64(sum[:8])
 }

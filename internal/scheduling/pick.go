@@ -34,6 +34,10 @@ type PickResult struct {
 	// Reasons maps each candidate that is not chosen to why, such as
 	// "tainted maintenance=2026-12-01:NoSchedule, not tolerated" or "replicas = 1 already placed".
 	Reasons map[string]string
+	// Notes maps each chosen destination that has an untolerated taint to why it is chosen all
+	// the same, such as "tainted maintenance:NoSchedule, not tolerated; placed before, so it
+	// stays".
+	Notes map[string]string
 	// Shortfall is how many replicas found no destination: there were fewer usable candidates
 	// than Replicas. The request goes to the ones there are.
 	Shortfall int
@@ -43,6 +47,8 @@ type PickResult struct {
 const (
 	notCandidateReason = "no longer a candidate"
 	preferSuffix       = "; used only when no untainted candidate is left"
+	stayedSuffix       = "; placed before, so it stays"
+	preferChosenSuffix = "; chosen: no untainted candidate is left"
 )
 
 // Pick decides which destinations a resource request goes to. Candidates are ranked by Rank
@@ -71,103 +77,132 @@ const (
 //
 // Pick is deterministic: the same input gives the same result on every machine.
 func Pick(in PickInput) PickResult {
-	n := max(in.Replicas, 1)
-	rs := rankCandidates(in.Key, in.Candidates)
-	res := PickResult{Reasons: make(map[string]string, len(rs))}
-	current := make(map[string]bool, len(in.Current))
-	for _, c := range in.Current {
+	p := picker{in: &in, n: max(in.Replicas, 1), rs: rankCandidates(in.Key, in.Candidates)}
+	p.chosen, p.taints = make([]bool, len(p.rs)), make([]string, len(p.rs))
+	res := PickResult{Reasons: make(map[string]string, len(p.rs))}
+	p.sort(&res)
+	p.choose(&res)
+	p.explain(&res)
+	return res
+}
+
+// picker is one Pick's working state; candidates are referred to by rank (0 is the best).
+type picker struct {
+	in     *PickInput
+	n      int      // replicas
+	rs     []ranked // best first
+	chosen []bool   // by rank
+	taints []string // by rank: the untolerated taints' reason, "" for none
+	// The candidates that may be chosen, each best first: the current ones that stay, the
+	// untainted (or fully tolerated) ones, and those whose strongest untolerated taint is
+	// PreferNoSchedule.
+	stay, clean, prefer []int
+	addedPrefer         int // how many PreferNoSchedule ones were added
+}
+
+func (p *picker) name(i int) string { return p.in.Candidates[p.rs[i].idx].Name }
+
+// sort puts every candidate where the taint and sticky rules put it, and records the current
+// destinations that are left for a taint or for no longer being a candidate.
+func (p *picker) sort(res *PickResult) {
+	current := make(map[string]bool, len(p.in.Current))
+	for _, c := range p.in.Current {
 		current[c] = true
 	}
-
-	// Sort the candidates, best first, into what stays, what may be added, and what may not.
-	p := picker{in: &in, rs: rs, chosen: make([]bool, len(rs))}
-	var stay, clean, prefer []int
-	var preferText []string
-	for i := range rs {
-		d := &in.Candidates[rs[i].idx]
-		effect, text := "", ""
+	for i := range p.rs {
+		d := &p.in.Candidates[p.rs[i].idx]
+		effect := ""
 		if len(d.Taints) > 0 {
-			effect, text = strongest(in.Tolerations, d.Taints)
+			effect, p.taints[i] = strongest(p.in.Tolerations, d.Taints)
 		}
 		isCurrent := current[d.Name]
-		if isCurrent {
-			delete(current, d.Name) // what remains afterwards is no longer a candidate
-		}
+		delete(current, d.Name) // what remains afterwards is no longer a candidate
 		switch {
 		case effect == EffectNoExecute:
-			res.Reasons[d.Name] = text
+			res.Reasons[d.Name] = p.taints[i]
 			if isCurrent {
-				res.leave(d.Name, text)
+				res.leave(d.Name, p.taints[i])
 			}
 		case isCurrent:
-			stay = append(stay, i)
+			p.stay = append(p.stay, i)
 		case effect == EffectNoSchedule:
-			res.Reasons[d.Name] = text
+			res.Reasons[d.Name] = p.taints[i]
 		case effect == EffectPreferNoSchedule:
-			prefer = append(prefer, i)
-			preferText = append(preferText, text)
+			p.prefer = append(p.prefer, i)
 		default:
-			clean = append(clean, i)
+			p.clean = append(p.clean, i)
 		}
 	}
-	for _, c := range in.Current {
+	for _, c := range p.in.Current {
 		if current[c] {
 			res.leave(c, notCandidateReason)
 		}
 	}
+}
 
-	// Replicas: keep at most n of the staying ones, then add from the clean candidates, and from
-	// the PreferNoSchedule ones only when the clean ones run out.
-	if len(stay) > n {
-		kept := p.take(stay, n, map[domain]bool{})
-		lowered := fmt.Sprintf("replicas lowered to %d; ranked below the current destinations kept", n)
-		for _, i := range stay {
+// choose keeps at most n of the staying destinations, then adds from the clean candidates, and
+// from the PreferNoSchedule ones only when the clean ones run out.
+func (p *picker) choose(res *PickResult) {
+	if len(p.stay) > p.n {
+		kept := p.take(p.stay, p.n, map[domain]bool{})
+		lowered := fmt.Sprintf("replicas lowered to %d; ranked below the current destinations kept", p.n)
+		for _, i := range p.stay {
 			if !p.chosen[i] {
-				name := in.Candidates[rs[i].idx].Name
-				res.leave(name, lowered)
-				res.Reasons[name] = lowered
+				res.leave(p.name(i), lowered)
+				res.Reasons[p.name(i)] = lowered
 			}
 		}
-		stay = kept
-	} else {
-		for _, i := range stay {
-			p.chosen[i] = true
-		}
+		p.stay = kept
 	}
 	covered := map[domain]bool{}
-	if in.SpreadKey != "" {
-		for _, i := range stay {
+	for _, i := range p.stay {
+		p.chosen[i] = true
+		if p.in.SpreadKey != "" {
 			covered[p.domainOf(i)] = true
 		}
 	}
-	need := n - len(stay)
-	need -= len(p.take(clean, need, covered))
-	addedPrefer := len(p.take(prefer, need, covered))
-	need -= addedPrefer
-	res.Shortfall = need
-
-	// Why each candidate left out of the choice is left out.
-	full := fmt.Sprintf("replicas = %d already placed", n)
-	for _, i := range clean {
-		if !p.chosen[i] {
-			res.Reasons[in.Candidates[rs[i].idx].Name] = full
+	need := p.n - len(p.stay)
+	need -= len(p.take(p.clean, need, covered))
+	p.addedPrefer = len(p.take(p.prefer, need, covered))
+	res.Shortfall = need - p.addedPrefer
+	for i := range p.rs {
+		if p.chosen[i] {
+			res.Chosen = append(res.Chosen, p.name(i))
 		}
 	}
-	for j, i := range prefer {
+}
+
+// explain writes why each candidate left out is left out, and why each chosen one with an
+// untolerated taint is chosen all the same.
+func (p *picker) explain(res *PickResult) {
+	full := fmt.Sprintf("replicas = %d already placed", p.n)
+	for _, i := range p.clean {
+		if !p.chosen[i] {
+			res.Reasons[p.name(i)] = full
+		}
+	}
+	for _, i := range p.prefer {
 		switch {
 		case p.chosen[i]:
-		case addedPrefer == 0:
-			res.Reasons[in.Candidates[rs[i].idx].Name] = preferText[j] + preferSuffix
+			res.note(p.name(i), p.taints[i]+preferChosenSuffix)
+		case p.addedPrefer == 0:
+			res.Reasons[p.name(i)] = p.taints[i] + preferSuffix
 		default:
-			res.Reasons[in.Candidates[rs[i].idx].Name] = full
+			res.Reasons[p.name(i)] = full
 		}
 	}
-	for i := range rs {
-		if p.chosen[i] {
-			res.Chosen = append(res.Chosen, in.Candidates[rs[i].idx].Name)
+	for _, i := range p.stay {
+		if p.taints[i] != "" {
+			res.note(p.name(i), p.taints[i]+stayedSuffix)
 		}
 	}
-	return res
+}
+
+func (r *PickResult) note(name, why string) {
+	if r.Notes == nil {
+		r.Notes = map[string]string{}
+	}
+	r.Notes[name] = why
 }
 
 func (r *PickResult) leave(name, why string) {
@@ -175,13 +210,6 @@ func (r *PickResult) leave(name, why string) {
 		r.Left = map[string]string{}
 	}
 	r.Left[name] = why
-}
-
-// picker holds one Pick's ranking and which ranks are chosen.
-type picker struct {
-	in     *PickInput
-	rs     []ranked
-	chosen []bool // by rank
 }
 
 // domain is a spread domain: a value of the spread label, or (set false) every destination

@@ -23,6 +23,7 @@ type pickCase struct {
 	chosen    []int          // by rank, best first
 	left      map[int]string // by rank (-1: "gone")
 	reasons   map[int]string // by rank, for the candidates not chosen; unlisted ones: "replicas = N already placed"
+	notes     map[int]string // by rank, for chosen destinations with an untolerated taint
 	shortfall int
 	size      int // candidates; 0 means 5
 }
@@ -47,7 +48,8 @@ func TestPick(t *testing.T) {
 			left: map[int]string{-1: "no longer a candidate"}},
 		{name: "NoSchedule: no new placement", taints: map[int]scheduling.Taint{0: maintNS}, chosen: []int{1},
 			reasons: map[int]string{0: maintText}},
-		{name: "NoSchedule: a request already there stays", taints: map[int]scheduling.Taint{0: maintNS}, current: []int{0}, chosen: []int{0}},
+		{name: "NoSchedule: a request already there stays", taints: map[int]scheduling.Taint{0: maintNS}, current: []int{0}, chosen: []int{0},
+			notes: map[int]string{0: "tainted maintenance=2026-12-01:NoSchedule, not tolerated; placed before, so it stays"}},
 		{name: "NoSchedule tolerated", taints: map[int]scheduling.Taint{0: maintNS},
 			tols: []scheduling.Toleration{{Key: "maintenance", Operator: "Exists", Effect: "NoSchedule"}}, chosen: []int{0}},
 		{name: "NoExecute: a request on it moves to the next choice", taints: map[int]scheduling.Taint{0: drainNE}, current: []int{0},
@@ -61,10 +63,13 @@ func TestPick(t *testing.T) {
 		{name: "PreferNoSchedule: passed over while an untainted one is left", taints: map[int]scheduling.Taint{0: spotPNS},
 			chosen: []int{1}, reasons: map[int]string{0: spotText}},
 		{name: "PreferNoSchedule: chosen when nothing untainted is left", size: 2,
-			taints: map[int]scheduling.Taint{0: spotPNS, 1: maintNS}, chosen: []int{0}, reasons: map[int]string{1: maintText}},
-		{name: "PreferNoSchedule: a request already there stays", taints: map[int]scheduling.Taint{0: spotPNS}, current: []int{0}, chosen: []int{0}},
+			taints: map[int]scheduling.Taint{0: spotPNS, 1: maintNS}, chosen: []int{0}, reasons: map[int]string{1: maintText},
+			notes: map[int]string{0: "tainted spot:PreferNoSchedule, not tolerated; chosen: no untainted candidate is left"}},
+		{name: "PreferNoSchedule: a request already there stays", taints: map[int]scheduling.Taint{0: spotPNS}, current: []int{0}, chosen: []int{0},
+			notes: map[int]string{0: "tainted spot:PreferNoSchedule, not tolerated; placed before, so it stays"}},
 		{name: "PreferNoSchedule: last, after every untainted one", size: 3, replicas: 3,
-			taints: map[int]scheduling.Taint{0: spotPNS}, chosen: []int{0, 1, 2}},
+			taints: map[int]scheduling.Taint{0: spotPNS}, chosen: []int{0, 1, 2},
+			notes: map[int]string{0: "tainted spot:PreferNoSchedule, not tolerated; chosen: no untainted candidate is left"}},
 		{name: "replicas: the top N", replicas: 3, chosen: []int{0, 1, 2}},
 		{name: "replicas raised: adds and moves none", replicas: 3, current: []int{0, 4}, chosen: []int{0, 1, 4}},
 		{name: "replicas lowered: the lowest-ranked current one leaves", replicas: 2, current: []int{1, 3, 4}, chosen: []int{1, 3},
@@ -119,6 +124,13 @@ func TestPick(t *testing.T) {
 			}
 			if !maps.Equal(got.Reasons, reasons) {
 				t.Errorf("reasons %v, want %v", got.Reasons, reasons)
+			}
+			notes := map[string]string{}
+			for r, why := range c.notes {
+				notes[name(r)] = why
+			}
+			if !maps.Equal(got.Notes, notes) {
+				t.Errorf("notes %v, want %v", got.Notes, notes)
 			}
 			if got.Shortfall != c.shortfall {
 				t.Errorf("shortfall %d, want %d", got.Shortfall, c.shortfall)

@@ -396,6 +396,16 @@ func refPick(in scheduling.PickInput) scheduling.PickResult {
 		}
 	}
 	res.Shortfall = n - len(chosen)
+	res.Notes = map[string]string{}
+	for _, name := range chosen {
+		switch {
+		case why[name] == "":
+		case isCurrent(name):
+			res.Notes[name] = why[name] + "; placed before, so it stays"
+		default: // a PreferNoSchedule one, taken when the clean ones ran out
+			res.Notes[name] = why[name] + "; chosen: no untainted candidate is left"
+		}
+	}
 	for _, name := range clean {
 		res.Reasons[name] = fmt.Sprintf("replicas = %d already placed", n)
 	}
@@ -427,7 +437,7 @@ func TestPickAgreesWithReference(t *testing.T) {
 		}
 		got, want := scheduling.Pick(in), refPick(in)
 		if !slices.Equal(got.Chosen, want.Chosen) || got.Shortfall != want.Shortfall ||
-			!maps.Equal(got.Left, want.Left) || !maps.Equal(got.Reasons, want.Reasons) {
+			!maps.Equal(got.Left, want.Left) || !maps.Equal(got.Reasons, want.Reasons) || !maps.Equal(got.Notes, want.Notes) {
 			t.Fatalf("case %d: Pick(%+v)\n got  %+v\n want %+v", c, in, got, want)
 		}
 		for _, d := range in.Candidates {
@@ -440,6 +450,9 @@ func TestPickAgreesWithReference(t *testing.T) {
 		// Count what came up, so that a vocabulary that stops exercising a rule is noticed.
 		for _, why := range want.Left {
 			counts["left: "+strings.SplitN(why, " ", 2)[0]]++
+		}
+		for _, why := range want.Notes {
+			counts["note"+why[strings.LastIndex(why, ";"):]]++
 		}
 		if want.Shortfall > 0 {
 			counts["shortfall"]++
@@ -456,7 +469,8 @@ func TestPickAgreesWithReference(t *testing.T) {
 		}
 	}
 	t.Logf("came up: %v", counts)
-	for _, k := range []string{"left: no", "left: tainted", "left: replicas", "shortfall", "spread", "reason:NoSchedule", "reason:PreferNoSchedule", "reason:NoExecute"} {
+	for _, k := range []string{"left: no", "left: tainted", "left: replicas", "shortfall", "spread", "reason:NoSchedule", "reason:PreferNoSchedule", "reason:NoExecute",
+		"note; placed before, so it stays", "note; chosen: no untainted candidate is left"} {
 		if counts[k] < 100 {
 			t.Errorf("%q came up %d times in 20,000 cases: the random inputs no longer exercise it", k, counts[k])
 		}

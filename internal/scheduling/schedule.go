@@ -13,7 +13,8 @@ type Destination struct {
 	StrictMatchLabels bool
 	// Taints keep work that does not tolerate them away (see Taint).
 	Taints []Taint
-	// Weight is the destination's share of requests relative to the others' (0 counts as 1).
+	// Weight is the destination's share of requests relative to the others' (below 1 counts as
+	// 1; see Rank).
 	Weight int
 }
 

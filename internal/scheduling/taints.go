@@ -121,6 +121,26 @@ func ValidateTaint(t Taint) error {
 	return errors.Join(errs...)
 }
 
+// ValidateTaints checks each taint with ValidateTaint, and, as Kubernetes does for a node, that
+// no two taints share a key and an effect (a second one could never be told apart from the first
+// by a toleration of that key and effect). Errors name the taint by its position (from 1).
+func ValidateTaints(taints []Taint) error {
+	var errs []error
+	first := map[[2]string]int{}
+	for i, t := range taints {
+		if err := ValidateTaint(t); err != nil {
+			errs = append(errs, fmt.Errorf("taint %d: %w", i+1, err))
+		}
+		k := [2]string{t.Key, t.Effect}
+		if j, dup := first[k]; dup {
+			errs = append(errs, fmt.Errorf("taint %d repeats the key %q and effect %s of taint %d: keep one, or give them different effects", i+1, t.Key, t.Effect, j+1))
+			continue
+		}
+		first[k] = i
+	}
+	return errors.Join(errs...)
+}
+
 // ValidateToleration checks a toleration with Kubernetes' rules: the key, when given, is a
 // qualified name; an empty key needs operator Exists (it then tolerates every taint); the
 // operator is Equal, Exists or empty (meaning Equal); Exists takes no value, and Equal's value is

@@ -176,6 +176,16 @@ func TestValidateTaint(t *testing.T) {
 	}
 }
 
+func TestValidateTaints(t *testing.T) {
+	ok := []scheduling.Taint{{Key: "a", Effect: "NoSchedule"}, {Key: "a", Value: "x", Effect: "NoExecute"}, {Key: "b", Effect: "NoSchedule"}}
+	checkErr(t, "ValidateTaints(distinct)", scheduling.ValidateTaints(ok), nil)
+	checkErr(t, "ValidateTaints(nil)", scheduling.ValidateTaints(nil), nil)
+	dup := []scheduling.Taint{{Key: "a", Value: "x", Effect: "NoSchedule"}, {Key: "b", Effect: "NoSchedule"}, {Key: "a", Value: "y", Effect: "NoSchedule"}}
+	checkErr(t, "ValidateTaints(duplicate)", scheduling.ValidateTaints(dup), []string{`taint 3 repeats the key "a" and effect NoSchedule of taint 1`})
+	bad := []scheduling.Taint{{Key: "a", Effect: "NoSchedule"}, {Key: "bad key!", Effect: "NoSchedule"}}
+	checkErr(t, "ValidateTaints(bad key)", scheduling.ValidateTaints(bad), []string{`taint 2: taint key "bad key!" is not a valid label key`})
+}
+
 func TestValidateToleration(t *testing.T) {
 	cases := []struct {
 		tol  scheduling.Toleration
