@@ -11,8 +11,10 @@ import (
 
 // Promise is what a plan of a promise starts from.
 type Promise struct {
-	Name         string
-	Selector     scheduling.Selector
+	Name     string
+	Selector scheduling.Selector
+	// Tolerations are the taints of destinations the promise's dependencies tolerate.
+	Tolerations  []scheduling.Toleration
 	Dependencies layout.Dependencies // All empty: no document
 	Pool         []Member
 	// Prior holds, per destination, what the promise placed before.
@@ -43,7 +45,19 @@ func PlanPromise(in Promise) (Plan, []scheduling.Decision, error) {
 // SchedulePromise decides which destinations of the pool a promise is scheduled to: the first
 // half of PlanPromise, for a caller that stages a rollout over them before placing it.
 func SchedulePromise(in Promise) []scheduling.Decision {
-	return scheduling.Schedule(in.Selector, Destinations(in.Pool))
+	pool := Destinations(in.Pool)
+	decisions := scheduling.Schedule(in.Selector, pool)
+	for i, d := range decisions {
+		if !d.Selected || len(pool[i].Taints) == 0 {
+			continue
+		}
+		_, held := in.Prior[d.Destination]
+		if keep, why := scheduling.PromiseTaintVerdict(in.Tolerations, pool[i], held); !keep {
+			decisions[i] = d.WithReason(why)
+			decisions[i].Selected = false
+		}
+	}
+	return decisions
 }
 
 // Selected lists, sorted, the destinations decisions select: the Scheduled of the plan that
@@ -111,14 +125,14 @@ func PlacePromise(in Promise, decisions []scheduling.Decision) (Plan, error) {
 			if err := unplace(&o, before, d.Destination, filesAt); err != nil {
 				return Plan{}, err
 			}
-			p.Warnings = append(p.Warnings, fmt.Sprintf("Destination %q no longer matches promise %q (%s): its files will be removed (on_unschedule = \"delete\").", d.Destination, in.Name, d.Reason()))
+			p.Warnings = append(p.Warnings, fmt.Sprintf("Destination %q %s promise %q (%s): its files will be removed (on_unschedule = \"delete\").", d.Destination, leaves(in, m), in.Name, d.Reason()))
 			continue
 		}
 		kept := before.Record
 		kept.Misscheduled = true
 		p.Records[d.Destination] = kept
 		p.Misscheduled = append(p.Misscheduled, d.Destination)
-		p.Warnings = append(p.Warnings, fmt.Sprintf("Destination %q no longer matches promise %q (%s). Its files stay and are no longer updated (misscheduled); set on_unschedule = \"delete\" to remove them.", d.Destination, in.Name, d.Reason()))
+		p.Warnings = append(p.Warnings, fmt.Sprintf("Destination %q %s promise %q (%s). Its files stay and are no longer updated (misscheduled); set on_unschedule = \"delete\" to remove them.", d.Destination, leaves(in, m), in.Name, d.Reason()))
 	}
 	sort.Strings(p.Scheduled)
 	sort.Strings(p.Misscheduled)
@@ -231,4 +245,13 @@ func keptFiles(prior map[string]Prior) []string {
 		}
 	}
 	return sortedKeys(all)
+}
+
+// leaves says how a destination that held the promise's files leaves it: drained by a taint, or
+// no longer matching its selectors.
+func leaves(in Promise, m Member) string {
+	if len(noExecute(in.Tolerations, m.Destination)) > 0 {
+		return "is drained of"
+	}
+	return "no longer matches"
 }

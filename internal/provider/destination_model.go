@@ -21,6 +21,8 @@ type destinationModel struct {
 	StateStore         types.Object `tfsdk:"state_store"`
 	Path               types.String `tfsdk:"path"`
 	StrictMatchLabels  types.Bool   `tfsdk:"strict_match_labels"`
+	Taints             types.List   `tfsdk:"taints"`
+	Weight             types.Int64  `tfsdk:"weight"`
 	FilepathMode       types.String `tfsdk:"filepath_mode"`
 	AggregatedFilename types.String `tfsdk:"aggregated_filename"`
 	InitWorkloads      types.Bool   `tfsdk:"init_workloads"`

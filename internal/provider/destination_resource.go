@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
@@ -89,6 +91,17 @@ func (r *destinationResource) Schema(ctx context.Context, _ resource.SchemaReque
 				Validators:    []validator.String{storePath()},
 				PlanModifiers: []planmodifier.String{replaceIfPathMoves()},
 			},
+			"taints": taintsAttribute("Taints keep promises and requests that do not tolerate them away from this "+
+				"destination, as a Kubernetes node's taints keep pods away: `NoSchedule` takes it out of service for new "+
+				"placements (what is here stays), `PreferNoSchedule` makes it the last choice of requests, `NoExecute` drains "+
+				"it (each request here moves to its next choice, written there before it is removed here; promise "+
+				"dependencies here are unscheduled as the promise's `on_unschedule` says). Changing taints writes nothing by "+
+				"itself; the plans of the promises and requests on the destination show what moves. See the guide \"Taking a "+
+				"destination out of service\".", true),
+			"weight": weightAttribute("This destination's share of resource requests relative to the other candidates' "+
+				"(1 to 1000; unset is 1): a destination of weight 3 takes about three times the requests of one of weight 1 "+
+				"(weighted rendezvous hashing). Changing a weight moves only the requests that must move to reach the new "+
+				"shares, and only requests choosing now: a request stays where it is (see kratix_resource_request).", true),
 			"strict_match_labels": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 				MarkdownDescription: "When true and the destination has labels, promises and requests without any " +
@@ -183,7 +196,40 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if plan.InstanceID.IsNull() {
 		plan.InstanceID = types.StringUnknown() // imported: the apply gives it one
 	}
+	if !req.State.Raw.IsNull() {
+		var state destinationModel
+		resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+		warnNewTaints(m.Name, state.Taints, plan.Taints, &resp.Diagnostics)
+	}
 	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
+}
+
+// warnNewTaints says what the taints a destination gains in this plan do: a NoExecute taint drains
+// it, a NoSchedule taint takes it out of service for new placements. The plans of the promises
+// and requests on it say what each does.
+func warnNewTaints(name string, before, after types.List, diags *diag.Diagnostics) {
+	was, okWas := taintsFromList(before)
+	now, okNow := taintsFromList(after)
+	if !okWas || !okNow {
+		return
+	}
+	for _, t := range now {
+		if slices.Contains(was, t) {
+			continue
+		}
+		switch t.Effect {
+		case scheduling.EffectNoExecute:
+			diags.AddAttributeWarning(path.Root("taints"), "Destination Drained", fmt.Sprintf(
+				"Destination %q is tainted %s: in this apply every resource request on it that does not tolerate the taint "+
+					"moves to its next choice (written there first, then removed here), and the dependencies of promises that "+
+					"do not tolerate it are unscheduled as their on_unschedule says. The plans of those requests and promises "+
+					"say what moves where.", name, t))
+		case scheduling.EffectNoSchedule:
+			diags.AddAttributeWarning(path.Root("taints"), "Destination Cordoned", fmt.Sprintf(
+				"Destination %q is tainted %s: nothing new is placed on it (new requests go to their next choice, promises "+
+					"that do not tolerate it are not added); what is on it stays and is still updated.", name, t))
+		}
+	}
 }
 
 func (r *destinationResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

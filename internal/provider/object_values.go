@@ -59,6 +59,8 @@ func poolModelsFromList(list types.List) (out []poolMemberModel, known bool) {
 			StateStore:         objObject(a, "state_store"),
 			Path:               objString(a, "path"),
 			StrictMatchLabels:  objBool(a, "strict_match_labels"),
+			Taints:             objList(a, "taints"),
+			Weight:             objInt64(a, "weight"),
 			FilepathMode:       objString(a, "filepath_mode"),
 			AggregatedFilename: objString(a, "aggregated_filename"),
 		})

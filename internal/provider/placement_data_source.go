@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -34,6 +35,8 @@ type placementInputDestination struct {
 	StateStore        types.Object `tfsdk:"state_store"` // storeNameModel
 	Path              types.String `tfsdk:"path"`
 	StrictMatchLabels types.Bool   `tfsdk:"strict_match_labels"`
+	Taints            types.List   `tfsdk:"taints"`
+	Weight            types.Int64  `tfsdk:"weight"`
 }
 
 // storeNameModel is all the placement needs of a store: where the destination's folder is.
@@ -52,6 +55,7 @@ type placementDataModel struct {
 	Mode                 types.String `tfsdk:"mode"`
 	Key                  types.String `tfsdk:"key"`
 	Request              types.String `tfsdk:"request"`
+	Tolerations          types.List   `tfsdk:"tolerations"`
 	RolloutWaves         types.List   `tfsdk:"rollout_waves"` // of waveModel
 	Selected             types.List   `tfsdk:"selected"`
 	Names                types.List   `tfsdk:"names"`
@@ -114,8 +118,26 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 						}},
 					"path":                schema.StringAttribute{Optional: true, MarkdownDescription: "The destination's path in its store."},
 					"strict_match_labels": schema.BoolAttribute{Optional: true, MarkdownDescription: "See kratix_destination."},
+					"taints": schema.ListNestedAttribute{Optional: true, MarkdownDescription: "See kratix_destination.",
+						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+							"key":    schema.StringAttribute{Optional: true, MarkdownDescription: "The taint's key."},
+							"value":  schema.StringAttribute{Optional: true, MarkdownDescription: "The taint's value."},
+							"effect": schema.StringAttribute{Optional: true, MarkdownDescription: "`NoSchedule`, `PreferNoSchedule` or `NoExecute`."},
+						}}},
+					"weight": schema.Int64Attribute{Optional: true, MarkdownDescription: "See kratix_destination; 1 when unset."},
 				}},
 			},
+			"tolerations": schema.ListNestedAttribute{Optional: true,
+				MarkdownDescription: "Tolerations, as a promise's or a request's. With `mode = \"all\"` a destination tainted " +
+					"`NoSchedule` or `NoExecute` that they do not tolerate is not selected (as for a promise placed for the first " +
+					"time); with `mode = \"one\"` the choice is a new request's (`NoSchedule` and `NoExecute` skipped, " +
+					"`PreferNoSchedule` only when nothing else is left, weights counted).",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"key":      schema.StringAttribute{Optional: true, MarkdownDescription: "The taint key matched."},
+					"operator": schema.StringAttribute{Optional: true, MarkdownDescription: "`Equal` (default) or `Exists`."},
+					"value":    schema.StringAttribute{Optional: true, MarkdownDescription: "The value matched with `Equal`."},
+					"effect":   schema.StringAttribute{Optional: true, MarkdownDescription: "The effect matched; unset matches every effect."},
+				}}},
 			"destination_selectors": dataSelectorsSchema(selectorsDescription("The selectors, as a promise's `destination_selectors`.")),
 			"resource_selectors": dataSelectorsSchema("Second-tier selectors, as a resource request's: added to " +
 				"`destination_selectors`, which win a key given in both (a warning names it)."),
@@ -204,11 +226,15 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 		}
 		byName[name] = dest
 		labels, _ := labelsFromMap(dest.Labels) // known: Terraform reads a data source once its configuration is
-		pool = append(pool, scheduling.Destination{Name: name, Labels: labels, StrictMatchLabels: dest.StrictMatchLabels.ValueBool()})
+		taints, _ := taintsFromList(dest.Taints)
+		weight, _ := weightOf(dest.Weight)
+		pool = append(pool, scheduling.Destination{Name: name, Labels: labels, StrictMatchLabels: dest.StrictMatchLabels.ValueBool(),
+			Taints: taints, Weight: weight})
 	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	tolerations, _ := tolerationsFromList(m.Tolerations)
 
 	var decisions []scheduling.Decision
 	if m.Match.ValueString() == "any" {
@@ -243,7 +269,9 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 			}
 			key, by = placement.RequestKey(parts[0], parts[1], parts[2]), fmt.Sprintf("request %s", m.Request.ValueString())
 		}
-		decisions = chooseOne(decisions, key, by)
+		decisions = chooseOne(decisions, pool, tolerations, key, by)
+	} else {
+		decisions = untoleratedOff(decisions, pool, tolerations)
 	}
 
 	names := scheduling.Selected(decisions)
@@ -304,18 +332,45 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 
 // chooseOne keeps one selected destination, chosen by rendezvous hashing of key, as a resource
 // request is placed; the other matches say who was chosen instead, and for what (by).
-func chooseOne(decisions []scheduling.Decision, key, by string) []scheduling.Decision {
-	chosen, ok := scheduling.Choose(key, scheduling.Selected(decisions))
-	if !ok {
-		return decisions
+func chooseOne(decisions []scheduling.Decision, pool []scheduling.Destination, tols []scheduling.Toleration, key, by string) []scheduling.Decision {
+	var candidates []scheduling.Destination
+	for i, d := range decisions {
+		if d.Selected {
+			candidates = append(candidates, pool[i])
+		}
 	}
+	pick := scheduling.Pick(scheduling.PickInput{Key: key, Candidates: candidates, Tolerations: tols})
+	if len(pick.Chosen) == 0 {
+		return untoleratedOff(decisions, pool, tols)
+	}
+	chosen := pick.Chosen[0]
 	out := make([]scheduling.Decision, len(decisions))
 	for i, d := range decisions {
 		if d.Selected && d.Destination != chosen {
 			d.Selected = false
-			d = d.WithReason(fmt.Sprintf("matches, but mode = \"one\" chose %s for %s", chosen, by))
+			why, tainted := pick.Reasons[d.Destination]
+			if !tainted || !strings.HasPrefix(why, "tainted") {
+				why = fmt.Sprintf("matches, but mode = \"one\" chose %s for %s", chosen, by)
+			}
+			d = d.WithReason(why)
 		}
 		out[i] = d
+	}
+	return out
+}
+
+// untoleratedOff turns off the selected decisions of destinations with a NoSchedule or NoExecute
+// taint that tols do not tolerate, as for a promise placed there for the first time.
+func untoleratedOff(decisions []scheduling.Decision, pool []scheduling.Destination, tols []scheduling.Toleration) []scheduling.Decision {
+	out := slices.Clone(decisions)
+	for i, d := range out {
+		if !d.Selected || len(pool[i].Taints) == 0 {
+			continue
+		}
+		if keep, why := scheduling.PromiseTaintVerdict(tols, pool[i], false); !keep {
+			out[i] = d.WithReason(why)
+			out[i].Selected = false
+		}
 	}
 	return out
 }

@@ -71,6 +71,31 @@ data "kratix_placement" "waves" {
   ]
 }
 
+locals {
+  tainted = [
+    { name = "prod", labels = { env = "prod" }, path = "prod", state_store = { name = "gitops", path = "clusters" },
+      taints = [{ key = "maintenance", value = "2026-12-01", effect = "NoSchedule" }] },
+    { name = "dev", labels = { env = "dev" }, path = "dev", state_store = { name = "gitops", path = "clusters" } },
+  ]
+}
+
+data "kratix_placement" "cordoned" {
+  destinations = local.tainted
+}
+
+data "kratix_placement" "cordoned_one" {
+  destinations = local.tainted
+  mode         = "one"
+  request      = "jenkins/default/dev-instance"
+}
+
+data "kratix_placement" "tolerated_one" {
+  destinations = local.tainted
+  mode         = "one"
+  request      = "jenkins/default/dev-instance"
+  tolerations  = [{ key = "maintenance", operator = "Exists", effect = "NoSchedule" }]
+}
+
 output "matches" {
   value = provider::kratix::matches([{ match_labels = { env = "dev" } }], { env = "dev", zone = "eu" })
 }
@@ -130,6 +155,15 @@ output "not_matches" {
 					}
 					return out
 				}())),
+				// prod tainted NoSchedule: a promise placed for the first time and a new request leave it
+				// out, with the taint as the reason; a request that tolerates it chooses prod again.
+				statecheck.ExpectKnownValue("data.kratix_placement.cordoned", tfjsonpath.New("names"), names("dev")),
+				statecheck.ExpectKnownValue("data.kratix_placement.cordoned", tfjsonpath.New("decisions").AtSliceIndex(0).AtMapKey("reason"),
+					knownvalue.StringExact("tainted maintenance=2026-12-01:NoSchedule, not tolerated")),
+				statecheck.ExpectKnownValue("data.kratix_placement.cordoned_one", tfjsonpath.New("names"), names("dev")),
+				statecheck.ExpectKnownValue("data.kratix_placement.cordoned_one", tfjsonpath.New("decisions").AtSliceIndex(0).AtMapKey("reason"),
+					knownvalue.StringExact("tainted maintenance=2026-12-01:NoSchedule, not tolerated")),
+				statecheck.ExpectKnownValue("data.kratix_placement.tolerated_one", tfjsonpath.New("names"), names("prod")),
 				statecheck.ExpectKnownOutputValue("matches", knownvalue.Bool(true)),
 				statecheck.ExpectKnownOutputValue("not_matches", knownvalue.Bool(false)),
 			},

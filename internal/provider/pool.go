@@ -24,6 +24,8 @@ type poolMemberModel struct {
 	StateStore         types.Object `tfsdk:"state_store"`
 	Path               types.String `tfsdk:"path"`
 	StrictMatchLabels  types.Bool   `tfsdk:"strict_match_labels"`
+	Taints             types.List   `tfsdk:"taints"`
+	Weight             types.Int64  `tfsdk:"weight"`
 	FilepathMode       types.String `tfsdk:"filepath_mode"`
 	AggregatedFilename types.String `tfsdk:"aggregated_filename"`
 }
@@ -52,6 +54,8 @@ func poolSchema(description string) schema.ListNestedAttribute {
 			},
 			"path":                schema.StringAttribute{Optional: true, MarkdownDescription: "The destination's path in its store (required)."},
 			"strict_match_labels": schema.BoolAttribute{Optional: true, MarkdownDescription: "See kratix_destination."},
+			"taints":              taintsAttribute("See kratix_destination.", false),
+			"weight":              weightAttribute("See kratix_destination; 1 when unset.", false),
 			"filepath_mode":       schema.StringAttribute{Optional: true, MarkdownDescription: "See kratix_destination; `nestedByMetadata` when unset."},
 			"aggregated_filename": schema.StringAttribute{Optional: true, MarkdownDescription: "See kratix_destination; `aggregated.yaml` when unset."},
 		}},
@@ -122,6 +126,14 @@ func poolFromModel(at path.Path, models []poolMemberModel) (pool []poolMember, o
 		if !known {
 			return nil, false, diags
 		}
+		taints, known := taintsFromList(m.Taints)
+		if !known {
+			return nil, false, diags
+		}
+		weight, known := weightOf(m.Weight)
+		if !known {
+			return nil, false, diags
+		}
 		root, err := layout.Root(ref.Path.ValueString(), m.Path.ValueString())
 		if err != nil {
 			diags.Append(invalidPath(el.AtName("path"), m.Name.ValueString(), err))
@@ -133,7 +145,8 @@ func poolFromModel(at path.Path, models []poolMemberModel) (pool []poolMember, o
 			continue
 		}
 		names[name] = i
-		pool = append(pool, newPoolMember(ref, scheduling.Destination{Name: name, Labels: labels, StrictMatchLabels: m.StrictMatchLabels.ValueBool()},
+		pool = append(pool, newPoolMember(ref, scheduling.Destination{Name: name, Labels: labels, StrictMatchLabels: m.StrictMatchLabels.ValueBool(),
+			Taints: taints, Weight: weight},
 			root, m.FilepathMode.ValueString(), m.AggregatedFilename.ValueString()))
 		index = append(index, i)
 	}

@@ -25,6 +25,7 @@ type promiseModel struct {
 	DestinationSelectors     types.List     `tfsdk:"destination_selectors"` // of selectorModel; may be unknown at plan
 	Dependencies             manifestsValue `tfsdk:"dependencies"`
 	Destinations             types.List     `tfsdk:"destinations"` // of poolMemberModel; may be unknown at plan
+	Tolerations              types.List     `tfsdk:"tolerations"`
 	OnUnschedule             types.String   `tfsdk:"on_unschedule"`
 	ScheduledDestinations    types.List     `tfsdk:"scheduled_destinations"`
 	MisscheduledDestinations types.List     `tfsdk:"misscheduled_destinations"`
@@ -66,11 +67,12 @@ func (m promiseModel) input(ctx context.Context, state promiseModel) (placement.
 	pool, okPool, d := poolFromList(path.Root("destinations"), m.Destinations)
 	diags.Append(d...)
 	deps, okDeps := m.dependencies()
-	if !okSel || !okPool || !okDeps || m.Name.IsUnknown() || m.OnUnschedule.IsUnknown() || diags.HasError() {
+	tolerations, okTol := tolerationsFromList(m.Tolerations)
+	if !okSel || !okPool || !okDeps || !okTol || m.Name.IsUnknown() || m.OnUnschedule.IsUnknown() || diags.HasError() {
 		return placement.Promise{}, nil, false, diags
 	}
 	return placement.Promise{
-		Name: m.Name.ValueString(), Selector: scheduling.Merge(entries), Dependencies: deps, Pool: members(pool),
+		Name: m.Name.ValueString(), Selector: scheduling.Merge(entries), Tolerations: tolerations, Dependencies: deps, Pool: members(pool),
 		Prior: priorsOf(state.prior(ctx)), DeleteUnscheduled: m.OnUnschedule.ValueString() == onUnscheduleDelete,
 	}, pool, true, diags
 }

@@ -70,6 +70,7 @@ func (r *promiseResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"destinations": poolSchema("The candidate pool: the destinations this promise may be scheduled to, " +
 				"usually `values(kratix_destination.workers)`. Names, and store folders, must be unique."),
+			"tolerations": tolerationsAttribute("the promise's dependencies"),
 			"on_unschedule": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(onUnscheduleKeep),
 				MarkdownDescription: "What happens to the files of a destination that stops matching: `keep` (Kratix's " +

@@ -34,6 +34,7 @@ type requestModel struct {
 	Documents            manifestsValue `tfsdk:"documents"`
 	Files                types.Map      `tfsdk:"files"`
 	DestinationSelectors types.List     `tfsdk:"destination_selectors"`
+	Tolerations          types.List     `tfsdk:"tolerations"`
 	Destination          types.String   `tfsdk:"destination"`
 	Misscheduled         types.Bool     `tfsdk:"misscheduled"`
 	Location             types.String   `tfsdk:"location"`
@@ -112,7 +113,8 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (placement.R
 	diags.Append(d...)
 	pool, okPool, d := poolFromList(path.Root("promise").AtName("destinations"), promise.Destinations)
 	diags.Append(d...)
-	if !okP || !okR || !okPool || diags.HasError() {
+	tolerations, okTol := tolerationsFromList(m.Tolerations)
+	if !okP || !okR || !okPool || !okTol || diags.HasError() {
 		return placement.RequestPlan{}, nil, false, diags
 	}
 	if d := m.checkFileKeys(ctx); d.HasError() {
@@ -125,7 +127,7 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (placement.R
 		return placement.RequestPlan{}, nil, false, diags
 	}
 	in := placement.Request{
-		Key: m.key(), PromiseSelector: scheduling.Merge(promiseEntries), Selector: scheduling.Merge(own),
+		Key: m.key(), PromiseSelector: scheduling.Merge(promiseEntries), Selector: scheduling.Merge(own), Tolerations: tolerations,
 		Output: out, Pool: members(pool), HashKey: m.hashKey(),
 	}
 	if pr, ok := state.prior(ctx); ok {
@@ -248,8 +250,17 @@ func (m *requestModel) record(p placement.RequestPlan, o placement.Outcome) {
 	m.Destination, m.Location, m.Root = types.StringNull(), types.StringNull(), types.StringNull()
 	m.WrittenFiles = stringMapValue(map[string]string{})
 	m.DocumentsWO, m.FilesWO = types.StringNull(), types.MapNull(types.StringType) // never in plan or state
+	// Two records are left when a move did not finish: the request stays where it was (its files
+	// there are still whole) and the next plan moves it again.
+	keep := ""
+	if p.Chosen != nil {
+		keep = p.Chosen.Name
+	}
+	if _, unfinished := o.Records[p.MovedFrom]; unfinished && p.MovedFrom != "" {
+		keep = p.MovedFrom
+	}
 	for dest, rec := range o.Records {
-		if p.Chosen != nil && dest != p.Chosen.Name && len(o.Records) > 1 {
+		if keep != "" && dest != keep && len(o.Records) > 1 {
 			continue
 		}
 		m.Destination = types.StringValue(dest)

@@ -91,6 +91,7 @@ func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"destination_selectors": placementSelectorsSchema("Selectors added to the promise's, as a pipeline's " +
 				"`destination-selectors.yaml` does. On a key the promise also selects, the promise wins and the plan warns."),
+			"tolerations": tolerationsAttribute("the request"),
 			"destination": schema.StringAttribute{
 				Computed:            true,
 				MarkdownDescription: "The destination the request is scheduled to, known during plan; null while no destination matches.",
@@ -327,7 +328,7 @@ func (r *requestResource) apply(ctx context.Context, plan, state requestModel, w
 		return
 	}
 	refs := state.refs().add(pool...)
-	failed := r.data.writeOps(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), writer, p.Ops, refs, diags)
+	failed := r.data.writeMove(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), writer, p.Ops, p.MovedFrom, refs, diags)
 	plan.record(p, p.Settle(failed))
 	raw, d := plan.withComputed(ctx, planned)
 	diags.Append(d...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -69,6 +70,36 @@ func (d *providerData) writeOps(ctx context.Context, kind, who, message, writer 
 			"who": who, "store": store.Describe(), "destinations": strings.Join(op.Destinations, ","),
 			"written": len(res.Written), "deleted": len(res.Deleted), "revision": res.Revision,
 		})
+	}
+	return failed
+}
+
+// writeMove is writeOps for a request that leaves destination from in this plan: make before
+// break. The operations that only take its files away from there run once every other has been
+// written, and not at all when one of those failed, so that the request is never in neither
+// place; their locations then count as failed, which keeps the request's record where it was,
+// and the next plan finishes the move. When both destinations share a location the store does
+// it in one write, its puts before its deletes (one commit on git).
+func (d *providerData) writeMove(ctx context.Context, kind, who, message, writer string, ops []placement.Op, from string, refs storeRefs, diags *diag.Diagnostics) map[string]bool {
+	var first, leaving []placement.Op
+	for _, op := range ops {
+		if len(op.Destinations) == 1 && op.Destinations[0] == from {
+			leaving = append(leaving, op)
+		} else {
+			first = append(first, op)
+		}
+	}
+	failed := d.writeOps(ctx, kind, who, message, writer, first, refs, diags)
+	if len(failed) == 0 {
+		maps.Copy(failed, d.writeOps(ctx, kind, who, message, writer, leaving, refs, diags))
+		return failed
+	}
+	for _, op := range leaving {
+		failed[op.Location.String()] = true
+	}
+	if len(leaving) > 0 {
+		diags.AddWarning("Move Not Finished", fmt.Sprintf("%s stays on destination %q: its files are removed from there "+
+			"only once they are written where it goes, which failed. The next apply finishes the move.", who, from))
 	}
 	return failed
 }

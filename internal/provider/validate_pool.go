@@ -112,6 +112,18 @@ func (v *poolValidation) read(prefix []string, attrs map[string]schema.Attribute
 			if a.CustomType != nil || len(a.Validators) > 0 {
 				return false
 			}
+		case schema.Int64Attribute:
+			if a.CustomType != nil || len(a.Validators) > 0 {
+				return false
+			}
+		case schema.ListNestedAttribute:
+			// Taken as it is only when nothing inside has a validator (a destination's taints): the
+			// checks here follow attributes, not list elements.
+			inner := &poolValidation{}
+			if a.CustomType != nil || len(a.Validators) > 0 || a.NestedObject.CustomType != nil || len(a.NestedObject.Validators) > 0 ||
+				!inner.read(nil, a.NestedObject.Attributes) || len(inner.checks) > 0 {
+				return false
+			}
 		default:
 			return false
 		}

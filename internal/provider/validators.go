@@ -201,3 +201,39 @@ func (emptySelectorValidator) ValidateObject(_ context.Context, req validator.Ob
 			"{ environment = \"dev\" } arrives empty: write { match_labels = { environment = \"dev\" } }. "+
 			"To select every destination, give no entries at all ([]).", req.Path))
 }
+
+// labelKey refuses a string that is not a Kubernetes label key (a qualified name such as
+// `maintenance` or `example.com/drain`): taint and toleration keys follow the same rule.
+func labelKey() validator.String { return labelPart{key: true} }
+
+// labelValue refuses a string that is not a Kubernetes label value.
+func labelValue() validator.String { return labelPart{} }
+
+type labelPart struct{ key bool }
+
+func (l labelPart) Description(context.Context) string {
+	if l.key {
+		return "a Kubernetes label key"
+	}
+	return "a Kubernetes label value"
+}
+
+func (l labelPart) MarkdownDescription(ctx context.Context) string { return l.Description(ctx) }
+
+func (l labelPart) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	v := req.ConfigValue.ValueString()
+	if l.key {
+		if errs := validation.IsQualifiedName(v); len(errs) > 0 {
+			resp.Diagnostics.AddAttributeError(req.Path, "Invalid Key",
+				fmt.Sprintf("%s: %q is not a valid key (a Kubernetes label key, such as maintenance or example.com/drain): %s.", req.Path, v, strings.Join(errs, "; ")))
+		}
+		return
+	}
+	if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Value",
+			fmt.Sprintf("%s: %q is not a valid value (a Kubernetes label value): %s.", req.Path, v, strings.Join(errs, "; ")))
+	}
+}

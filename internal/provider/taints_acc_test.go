@@ -1,0 +1,509 @@
+package provider
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+)
+
+// The model of where requests go, written here from the documented rule rather than taken from
+// package scheduling: each candidate's score is -weight / ln(u), u the first 8 bytes of
+// SHA-256(key, 0, name) read big-endian as a fraction of 2^64, and the highest score wins (ties
+// to the smaller name). With equal weights that is the plain rendezvous order.
+func rendezvousOrder(key string, names []string, weights map[string]int) []string {
+	score := map[string]float64{}
+	for _, n := range names {
+		sum := sha256.Sum256([]byte(key + "\x00" + n))
+		u := (float64(binary.BigEndian.Uint64(sum[:8])) + 0.5) / math.Exp2(64)
+		w := weights[n]
+		if w == 0 {
+			w = 1
+		}
+		score[n] = -float64(w) / math.Log(u)
+	}
+	out := slices.Clone(names)
+	sort.Slice(out, func(i, j int) bool {
+		if score[out[i]] != score[out[j]] {
+			return score[out[i]] > score[out[j]]
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// requestFolders reads, from the store's own listing, which destination folder holds each
+// request of promise app: request name => destination (w1, w2, w3).
+func requestFolders(t *testing.T, ts *testStore) map[string]string {
+	t.Helper()
+	re := regexp.MustCompile(`^(w\d)/resources/default/app/([^/]+)/`)
+	out := map[string]string{}
+	for _, p := range ts.list(t) {
+		m := re.FindStringSubmatch(p)
+		if m == nil {
+			continue
+		}
+		if was, ok := out[m[2]]; ok && was != m[1] {
+			t.Errorf("request %s has files in both %s and %s", m[2], was, m[1])
+		}
+		out[m[2]] = m[1]
+	}
+	return out
+}
+
+// contents is every file of the store with its content.
+func contents(t *testing.T, ts *testStore) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, p := range ts.list(t) {
+		b, _ := ts.read(t, p)
+		out[p] = string(b)
+	}
+	return out
+}
+
+// TestAccTaints: three destinations, a promise on all of them and twelve requests, plus one
+// request that tolerates the maintenance taint; on a bucket and on git over HTTP.
+//
+//   - Untainted, every request is where the rendezvous order puts it (the test's own model).
+//   - w1 tainted NoSchedule, with four requests added: the twelve stay where they are, byte for
+//     byte; each new request whose first choice is w1 goes to its second.
+//   - w1 tainted NoExecute: exactly the requests on w1 that do not tolerate it move, each to its
+//     best choice among w2 and w3, their files written there and gone from w1; every other file
+//     of the store is unchanged, the promise's on w1 included (on_unschedule = "keep").
+//   - The taint removed: nothing moves back.
+func TestAccTaints(t *testing.T) {
+	requireAcceptance(t)
+	for _, kind := range []string{"bucket", "git-http"} {
+		t.Run(kind, func(t *testing.T) { testTaints(t, kind) })
+	}
+}
+
+func testTaints(t *testing.T, kind string) {
+	ts := newTestStore(t, kind)
+	config := func(taint string, requests int) string {
+		return ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "w" {
+  count          = 3
+  name           = "w${count.index + 1}"
+  path           = "w${count.index + 1}"
+  labels         = { env = "prod" }
+  init_workloads = false
+  taints         = count.index == 0 ? %s : null
+  state_store    = kratix_state_store.s
+}
+
+resource "kratix_promise" "app" {
+  name         = "app"
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+  destinations = kratix_destination.w
+}
+
+resource "kratix_resource_request" "r" {
+  count     = %d
+  promise   = kratix_promise.app
+  name      = "r${count.index}"
+  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r${count.index}\n"
+}
+
+resource "kratix_resource_request" "tol" {
+  promise     = kratix_promise.app
+  name        = "tol"
+  documents   = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tol\n"
+  tolerations = [{ key = "maintenance", operator = "Exists" }]
+}
+`, ts.store, taint, requests)
+	}
+	all := []string{"w1", "w2", "w3"}
+	key := func(name string) string { return "default/app/" + name }
+	// want says where each request must be: first choices of those placed before the taint,
+	// first choices among the untainted for the others.
+	first := func(name string, among []string) string { return rendezvousOrder(key(name), among, nil)[0] }
+
+	var before map[string]string                                 // every file after the last apply checked
+	var placed, placedAfterNoSchedule, drained map[string]string // request => destination after each apply
+	noTaint, noSchedule, noExecute := "null", `[{ key = "maintenance", value = "2026-12-01", effect = "NoSchedule" }]`,
+		`[{ key = "maintenance", value = "2026-12-01", effect = "NoExecute" }]`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: config(noTaint, 12),
+				Check: func(*terraform.State) error {
+					placed = requestFolders(t, ts)
+					want := map[string]string{"tol": first("tol", all)}
+					for i := range 12 {
+						n := fmt.Sprintf("r%d", i)
+						want[n] = first(n, all)
+					}
+					if !maps.Equal(placed, want) {
+						t.Errorf("requests are in\n  %v\nwant (rendezvous order)\n  %v", placed, want)
+					}
+					if !slices.ContainsFunc(slices.Collect(maps.Values(placed)), func(d string) bool { return d == "w1" }) {
+						t.Fatalf("no request landed on w1; the test needs some: %v", placed)
+					}
+					before = contents(t, ts)
+					return nil
+				},
+			},
+			{
+				Config: config(noSchedule, 16),
+				Check: func(*terraform.State) error {
+					got := requestFolders(t, ts)
+					want := maps.Clone(placed)
+					steered := 0
+					for i := 12; i < 16; i++ {
+						n := fmt.Sprintf("r%d", i)
+						want[n] = first(n, []string{"w2", "w3"})
+						if first(n, all) == "w1" {
+							steered++
+						}
+					}
+					if !maps.Equal(got, want) {
+						t.Errorf("with w1 tainted NoSchedule the requests are in\n  %v\nwant\n  %v", got, want)
+					}
+					placedAfterNoSchedule = want
+					t.Logf("NoSchedule: %d of the 4 new requests had w1 first and went to their second choice", steered)
+					now := contents(t, ts)
+					for p, c := range before {
+						if now[p] != c {
+							t.Errorf("%s changed under NoSchedule", p)
+						}
+					}
+					before = now
+					return nil
+				},
+			},
+			{
+				Config: config(noExecute, 16),
+				Check: func(*terraform.State) error {
+					got := requestFolders(t, ts)
+					want, moved := map[string]string{}, 0
+					for n, was := range placedAfterNoSchedule {
+						if was == "w1" && n != "tol" {
+							want[n] = first(n, []string{"w2", "w3"})
+							moved++
+						} else {
+							want[n] = was
+						}
+					}
+					if !maps.Equal(got, want) {
+						t.Errorf("with w1 tainted NoExecute the requests are in\n  %v\nwant\n  %v", got, want)
+					}
+					if moved == 0 {
+						t.Fatal("no request moved; the test needs some on w1")
+					}
+					t.Logf("NoExecute: %d requests moved off w1", moved)
+					drained = got
+					now := contents(t, ts)
+					for p, c := range before {
+						name := regexp.MustCompile(`^w\d/resources/default/app/([^/]+)/`).FindStringSubmatch(p)
+						if name != nil && want[name[1]] != placedAfterNoSchedule[name[1]] {
+							if _, still := now[p]; still {
+								t.Errorf("%s is still there after its request moved", p)
+							}
+							continue
+						}
+						if now[p] != c {
+							t.Errorf("%s changed though its request did not move", p)
+						}
+					}
+					return nil
+				},
+			},
+			{
+				Config: config(noTaint, 16),
+				Check: func(*terraform.State) error {
+					if got := requestFolders(t, ts); !maps.Equal(got, drained) {
+						t.Errorf("with the taint removed the requests are in\n  %v\nwant them where the drain left them\n  %v", got, drained)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// TestAccTaints_moveMakesBeforeBreak: a request drained from w1 (bucket a) to w2 (bucket b) is
+// written on w2 before it is removed from w1, whatever fails in between.
+//
+// The taint is applied to the destinations and the promise first (-target), so that the faults
+// below fall on the request's apply alone.
+//
+//   - b down during the drain's apply: the apply fails, w1 still holds the request's file byte for
+//     byte, b holds nothing, and state keeps the request on w1.
+//   - b back, a down during the next apply: the file is written on w2 and the removal from w1
+//     fails, so both hold it (as when an apply is killed between the two); state keeps w1.
+//   - a back: the next plan finishes the move, and after its apply only w2 holds the file and the
+//     plan after is empty.
+func TestAccTaints_moveMakesBeforeBreak(t *testing.T) {
+	requireAcceptance(t)
+	ctx := context.Background()
+	buckets := [2]string{randomName("ma"), randomName("mb")}
+	var stores [2]*testStore
+	for i, b := range buckets {
+		if err := minioServer.MakeBucket(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		stores[i] = bucketOn(t, minioServer, b, minioServer.AccessKey, minioServer.SecretKey, "")
+	}
+	a, b := stores[0], stores[1]
+	// A request whose first choice is w1, by the test's own model.
+	name := ""
+	for i := range 20 {
+		if n := fmt.Sprintf("r%d", i); rendezvousOrder("default/app/"+n, []string{"w1", "w2"}, nil)[0] == "w1" {
+			name = n
+			break
+		}
+	}
+	if name == "" {
+		t.Fatal("no request name among r0..r19 has w1 first")
+	}
+	config := func(taint string) string {
+		return `
+terraform {
+  required_providers {
+    kratix = { source = "promise-platform/kratix" }
+  }
+}
+` + a.provider + fmt.Sprintf(`
+resource "kratix_state_store" "a" {
+%s
+}
+
+resource "kratix_state_store" "b" {
+%s
+}
+
+resource "kratix_destination" "w" {
+  count          = 2
+  name           = "w${count.index + 1}"
+  path           = "w${count.index + 1}"
+  init_workloads = false
+  taints         = count.index == 0 ? %s : null
+  state_store    = [kratix_state_store.a, kratix_state_store.b][count.index]
+}
+
+resource "kratix_promise" "app" {
+  name         = "app"
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+  destinations = kratix_destination.w
+}
+
+resource "kratix_resource_request" "r" {
+  promise   = kratix_promise.app
+  name      = %q
+  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
+}
+`, a.store, b.store, taint, name, name)
+	}
+	file := func(dest string) string {
+		return fmt.Sprintf("%s/resources/default/app/%s/instance-configure/5058f/%s.yaml", dest, name, name)
+	}
+	content := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n", name)
+	holds := func(ts *testStore, dest string) bool {
+		got, ok := ts.read(t, file(dest))
+		if ok && string(got) != content {
+			t.Errorf("%s holds %q, want %q", file(dest), got, content)
+		}
+		return ok
+	}
+	c := newCLI(t, map[string]string{"main.tf": config("null")})
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("first apply: %v\n%s", err, out)
+	}
+	if !holds(a, "w1") || holds(b, "w2") {
+		t.Fatalf("after the first apply the request should be on w1 only")
+	}
+	setConfig := func(taint string) {
+		if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config(taint)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setConfig(`[{ key = "maintenance", effect = "NoExecute" }]`)
+	// The taint reaches the promise first (a promise's apply reads every destination's folder):
+	// the applies below fail in the request alone.
+	if out, err := c.run("apply", "-auto-approve", "-target=kratix_promise.app"); err != nil {
+		t.Fatalf("applying the taint to the promise: %v\n%s", err, out)
+	}
+	applyWithDown := func(down *testStore, what string) string {
+		t.Helper()
+		if out, err := c.run("plan", "-out", "drain.tfplan"); err != nil || !strings.Contains(out, "moves to \"w2\"") {
+			t.Fatalf("the drain's plan should say the request moves to w2: %v\n%s", err, out)
+		}
+		down.recorder.down.Store(true)
+		out, err := c.run("apply", "drain.tfplan")
+		down.recorder.down.Store(false)
+		if err == nil {
+			t.Fatalf("the apply with %s down succeeded:\n%s", what, out)
+		}
+		return out
+	}
+	out := applyWithDown(b, "bucket b")
+	if !strings.Contains(out, "Cannot Write Request") || !strings.Contains(out, "Move Not Finished") {
+		t.Errorf("the apply with b down should fail writing and say the move is not finished:\n%s", out)
+	}
+	if !holds(a, "w1") || holds(b, "w2") {
+		t.Errorf("with b down the request must stay whole on w1 and not be on w2")
+	}
+	if got := stateAttribute(t, c, "kratix_resource_request.r", "destination"); got != "w1" {
+		t.Errorf("state puts the request on %q after the failed move, want w1", got)
+	}
+
+	out = applyWithDown(a, "bucket a")
+	if !strings.Contains(out, "Cannot Write Request") {
+		t.Errorf("the apply with a down should fail removing the file from w1:\n%s", out)
+	}
+	if !holds(a, "w1") || !holds(b, "w2") {
+		t.Errorf("with a down after w2 was written both must hold the request's file")
+	}
+	if got := stateAttribute(t, c, "kratix_resource_request.r", "destination"); got != "w1" {
+		t.Errorf("state puts the request on %q while its files are still on w1, want w1", got)
+	}
+
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("the apply with both stores up: %v\n%s", err, out)
+	}
+	if holds(a, "w1") || !holds(b, "w2") {
+		t.Errorf("after the move the request must be on w2 only")
+	}
+	if got := stateAttribute(t, c, "kratix_resource_request.r", "destination"); got != "w2" {
+		t.Errorf("state puts the request on %q after the move, want w2", got)
+	}
+	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after the move is not empty: %v\n%s", err, out)
+	}
+}
+
+// stateAttribute reads one string attribute of a resource from the state, through the CLI.
+func stateAttribute(t *testing.T, c *cli, address, name string) string {
+	t.Helper()
+	out, err := c.run("show", "-json")
+	if err != nil {
+		t.Fatalf("terraform show -json: %v\n%s", err, out)
+	}
+	var state struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Address string         `json:"address"`
+					Values  map[string]any `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(out), &state); err != nil {
+		t.Fatalf("terraform show -json: %v\n%s", err, out)
+	}
+	for _, r := range state.Values.RootModule.Resources {
+		if r.Address == address {
+			s, _ := r.Values[name].(string)
+			return s
+		}
+	}
+	t.Fatalf("%s is not in the state:\n%s", address, out)
+	return ""
+}
+
+// TestAccWeights: 24 requests over three destinations of weights 1, 1 and 4 land where the
+// test's own weighted rendezvous model puts them, on a bucket and on git over HTTP; the heavy
+// destination takes the most. Raising w1's weight to 4 afterwards moves no request already
+// placed (requests are sticky) and only steers the new ones.
+func TestAccWeights(t *testing.T) {
+	requireAcceptance(t)
+	for _, kind := range []string{"bucket", "git-http"} {
+		t.Run(kind, func(t *testing.T) { testWeights(t, kind) })
+	}
+}
+
+func testWeights(t *testing.T, kind string) {
+	ts := newTestStore(t, kind)
+	config := func(w1, requests int) string {
+		return ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "w" {
+  count          = 3
+  name           = "w${count.index + 1}"
+  path           = "w${count.index + 1}"
+  init_workloads = false
+  weight         = [%d, 1, 4][count.index]
+  state_store    = kratix_state_store.s
+}
+
+resource "kratix_promise" "app" {
+  name         = "app"
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+  destinations = kratix_destination.w
+}
+
+resource "kratix_resource_request" "r" {
+  count     = %d
+  promise   = kratix_promise.app
+  name      = "r${count.index}"
+  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r${count.index}\n"
+}
+`, ts.store, w1, requests)
+	}
+	all := []string{"w1", "w2", "w3"}
+	var placed map[string]string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: config(1, 24),
+				Check: func(*terraform.State) error {
+					placed = requestFolders(t, ts)
+					want, count := map[string]string{}, map[string]int{}
+					for i := range 24 {
+						n := fmt.Sprintf("r%d", i)
+						want[n] = rendezvousOrder("default/app/"+n, all, map[string]int{"w1": 1, "w2": 1, "w3": 4})[0]
+						count[want[n]]++
+					}
+					if !maps.Equal(placed, want) {
+						t.Errorf("requests are in\n  %v\nwant (weighted rendezvous)\n  %v", placed, want)
+					}
+					t.Logf("weights 1, 1, 4: %v", count)
+					if count["w3"] <= count["w1"] || count["w3"] <= count["w2"] {
+						t.Errorf("the destination of weight 4 took %d requests, no more than the others: %v", count["w3"], count)
+					}
+					return nil
+				},
+			},
+			{
+				Config: config(4, 32),
+				Check: func(*terraform.State) error {
+					got := requestFolders(t, ts)
+					want := maps.Clone(placed)
+					for i := 24; i < 32; i++ {
+						n := fmt.Sprintf("r%d", i)
+						want[n] = rendezvousOrder("default/app/"+n, all, map[string]int{"w1": 4, "w2": 1, "w3": 4})[0]
+					}
+					if !maps.Equal(got, want) {
+						t.Errorf("after w1's weight went to 4 the requests are in\n  %v\nwant the first 24 where they were and the new ones by the new weights\n  %v", got, want)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
