@@ -140,6 +140,13 @@ func RequestLosses(priorDest string, prior *Prior, p RequestPlan, pool []Member)
 	if len(prior.Record.Files) == 0 {
 		return out
 	}
+	for i, l := range out {
+		if l.Kind == LossRemoved && p.Chosen != nil && p.MovedFrom == priorDest {
+			// Drained (a NoExecute taint): its files go to another destination of the pool.
+			out[i].Kind, out[i].From, out[i].To = LossMoved, folder(prior.Record), "destination "+p.Chosen.Name
+			return out
+		}
+	}
 	after, stays := p.Records[priorDest]
 	if stays && after.Location == prior.Record.Location && after.Root == prior.Record.Root {
 		return out

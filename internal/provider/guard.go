@@ -64,7 +64,7 @@ func promiseGuardSchema() schema.SingleNestedAttribute {
 func requestGuardSchema() schema.SingleNestedAttribute {
 	return guardSchema(guardText{
 		refuses: "move the request off its destination (to another destination when its destination leaves " +
-			"the promise's `destinations`, to none, or to another store or folder of the same destination: refused " +
+			"the promise's `destinations` or is drained by a `NoExecute` taint, to none, or to another store or folder of the same destination: refused " +
 			"whenever a guard is set, even `guard = {}`), or delete any of its files there that " +
 			"`max_destinations_removed = 0` or `protect` forbids",
 		losesNothing: "Only the request's own destination is counted: what the request writes is on one " +

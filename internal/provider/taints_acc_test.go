@@ -507,3 +507,75 @@ resource "kratix_resource_request" "r" {
 		},
 	})
 }
+
+// TestAccTaints_guardCountsDrain: a drain is a move, and a request's guard refuses a move off its
+// destination, so draining the destination of a guarded request fails the plan naming it, and
+// nothing is written; without the guard the same drain moves it.
+func TestAccTaints_guardCountsDrain(t *testing.T) {
+	requireAcceptance(t)
+	ts := newBucketTestStore(t)
+	name := ""
+	for i := range 20 {
+		if n := fmt.Sprintf("r%d", i); rendezvousOrder("default/app/"+n, []string{"w1", "w2"}, nil)[0] == "w1" {
+			name = n
+			break
+		}
+	}
+	config := func(taint, guard string) string {
+		return ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "w" {
+  count          = 2
+  name           = "w${count.index + 1}"
+  path           = "w${count.index + 1}"
+  init_workloads = false
+  taints         = count.index == 0 ? %s : null
+  state_store    = kratix_state_store.s
+}
+
+resource "kratix_promise" "app" {
+  name         = "app"
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+  destinations = kratix_destination.w
+}
+
+resource "kratix_resource_request" "r" {
+  promise   = kratix_promise.app
+  name      = %q
+  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
+  guard     = %s
+}
+`, ts.store, taint, name, name, guard)
+	}
+	drain := `[{ key = "maintenance", effect = "NoExecute" }]`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: config("null", "{}"),
+				Check: func(*terraform.State) error {
+					if got := requestFolders(t, ts); got[name] != "w1" {
+						t.Fatalf("request %s is on %q, want w1", name, got[name])
+					}
+					return nil
+				},
+			},
+			{
+				Config:      config(drain, "{}"),
+				ExpectError: regexp.MustCompile(`Change Refused by the Guard(.|\n)*w1`),
+			},
+			{
+				Config: config(drain, "null"),
+				Check: func(*terraform.State) error {
+					if got := requestFolders(t, ts); got[name] != "w2" {
+						t.Errorf("unguarded, the drain should move request %s to w2; it is on %q", name, got[name])
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
