@@ -683,3 +683,55 @@ func TestPromiseNoMatchNamesUnknownKeys(t *testing.T) {
 		}
 	}
 }
+
+// Taints on a promise's destinations: NoSchedule keeps a destination that held the promise and
+// adds none that did not; NoExecute unschedules it (misscheduled with on_unschedule = "keep",
+// removed with "delete"), unless tolerated; PreferNoSchedule changes nothing for a promise.
+func TestPromiseTaints(t *testing.T) {
+	taint := func(m placement.Member, effect string) placement.Member {
+		m.Taints = []scheduling.Taint{{Key: "maintenance", Effect: effect}}
+		return m
+	}
+	held := func(m placement.Member) map[string]placement.Prior {
+		return map[string]placement.Prior{m.Name: {Member: &m, Record: placement.Record{Store: "store", Location: m.Location.String(),
+			Root: m.Target.Root, Files: map[string]string{nestedDepsFile: depsMD5}}}}
+	}
+	d := dev("")
+	for _, tc := range []struct {
+		name              string
+		effect            string
+		placedBefore      bool
+		tolerate          bool
+		deleteUnscheduled bool
+		scheduled, missch []string
+		deletes           bool
+	}{
+		{name: "NoSchedule, new: not added", effect: scheduling.EffectNoSchedule},
+		{name: "NoSchedule, held: stays", effect: scheduling.EffectNoSchedule, placedBefore: true, scheduled: []string{"dev"}},
+		{name: "NoExecute, held, keep: misscheduled", effect: scheduling.EffectNoExecute, placedBefore: true, missch: []string{"dev"}},
+		{name: "NoExecute, held, delete: removed", effect: scheduling.EffectNoExecute, placedBefore: true, deleteUnscheduled: true, deletes: true},
+		{name: "NoExecute tolerated: stays", effect: scheduling.EffectNoExecute, placedBefore: true, tolerate: true, scheduled: []string{"dev"}},
+		{name: "PreferNoSchedule, new: added", effect: scheduling.EffectPreferNoSchedule, scheduled: []string{"dev"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := placement.Promise{Name: "jenkins", Selector: envSelector("dev"), Dependencies: deps(depsYAML),
+				Pool: []placement.Member{taint(d, tc.effect)}, DeleteUnscheduled: tc.deleteUnscheduled}
+			if tc.placedBefore {
+				in.Prior = held(d)
+			}
+			if tc.tolerate {
+				in.Tolerations = []scheduling.Toleration{{Key: "maintenance", Operator: scheduling.TolerationOpExists}}
+			}
+			p := planPromise(t, in)
+			sameSet(t, "Scheduled", p.Scheduled, tc.scheduled)
+			sameSet(t, "Misscheduled", p.Misscheduled, tc.missch)
+			deletes := false
+			for _, op := range p.Ops {
+				deletes = deletes || len(op.Change.Delete) > 0 || (len(op.Change.Put) == 0 && len(op.Change.Prune) > 0)
+			}
+			if deletes != tc.deletes {
+				t.Errorf("Ops %+v delete: %v, want %v", p.Ops, deletes, tc.deletes)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package placement_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -346,4 +347,79 @@ func TestRequestNoCandidateNamesUnknownKeys(t *testing.T) {
 	if !anyContains(p.Warnings, `No destination in the pool has the label key "Env"; did you mean "env"?`) {
 		t.Errorf("Warnings = %q, want the hint for Env", p.Warnings)
 	}
+}
+
+// A drain: destination a tainted NoExecute. A request on it that does not tolerate the taint moves
+// to b: written on b (at b's location), removed from a (at a's), MovedFrom a; one that tolerates
+// it stays; with no other candidate it stays and the plan says why; NoSchedule moves nothing.
+func TestRequestDrain(t *testing.T) {
+	out := pgRequest(map[string]string{"db.yaml": dbYAML})
+	fileIn := func(dest string) string {
+		return "kratix/" + dest + "/resources/default/postgres/db/instance-configure/5058f/db.yaml"
+	}
+	a, b := named("a", locA(), "dev"), named("b", locB(), "dev")
+	tainted := func(m placement.Member, effect string) placement.Member {
+		m.Taints = []scheduling.Taint{{Key: "maintenance", Value: "2026-12-01", Effect: effect}}
+		return m
+	}
+	prior := func(m placement.Member) *placement.Prior {
+		return &placement.Prior{Member: &m, Record: placement.Record{Store: "store", Location: m.Location.String(), Root: m.Target.Root,
+			Files: map[string]string{fileIn(m.Name): md5hex(dbYAML)}}}
+	}
+	drained := tainted(a, scheduling.EffectNoExecute)
+
+	t.Run("moves to the other candidate, written before removed", func(t *testing.T) {
+		p := planRequest(t, placement.Request{Selector: envSelector("dev"), Output: out, Pool: []placement.Member{drained, b},
+			PriorDestination: "a", Prior: prior(a)})
+		if p.Chosen == nil || p.Chosen.Name != "b" || p.MovedFrom != "a" {
+			t.Fatalf("Chosen = %+v, MovedFrom %q; want b, from a", p.Chosen, p.MovedFrom)
+		}
+		byLoc := map[placement.Location]placement.Op{}
+		for _, op := range p.Ops {
+			byLoc[op.Location] = op
+		}
+		if put := strPut(byLoc[locB()].Change.Put); put[fileIn("b")] != dbYAML {
+			t.Errorf("b's Op puts %v, want the request's file", put)
+		}
+		removed := append(byLoc[locA()].Change.Delete, byLoc[locA()].Change.Prune...)
+		if len(byLoc[locA()].Change.Put) != 0 || !slices.ContainsFunc(removed, func(p string) bool { return strings.HasPrefix(fileIn("a"), p) }) {
+			t.Errorf("a's Op is %+v, want only the request's files removed", byLoc[locA()].Change)
+		}
+		if _, kept := p.Records["a"]; kept || len(p.Records) != 1 {
+			t.Errorf("Records = %+v, want b only", p.Records)
+		}
+		if !anyContains(p.Warnings, `tainted maintenance=2026-12-01:NoExecute`) || !anyContains(p.Warnings, `moves to "b"`) {
+			t.Errorf("Warnings = %q, want the taint and where it moves", p.Warnings)
+		}
+	})
+	t.Run("tolerated: stays", func(t *testing.T) {
+		p := planRequest(t, placement.Request{Selector: envSelector("dev"), Output: out, Pool: []placement.Member{drained, b},
+			Tolerations:      []scheduling.Toleration{{Key: "maintenance", Operator: scheduling.TolerationOpExists}},
+			PriorDestination: "a", Prior: prior(a)})
+		if p.Chosen == nil || p.Chosen.Name != "a" || p.MovedFrom != "" {
+			t.Fatalf("Chosen = %+v, MovedFrom %q; want a kept", p.Chosen, p.MovedFrom)
+		}
+	})
+	t.Run("nowhere to go: stays, and says so", func(t *testing.T) {
+		p := planRequest(t, placement.Request{Selector: envSelector("dev"), Output: out, Pool: []placement.Member{drained, tainted(b, scheduling.EffectNoSchedule)},
+			PriorDestination: "a", Prior: prior(a)})
+		if p.Chosen == nil || p.Chosen.Name != "a" || p.MovedFrom != "" {
+			t.Fatalf("Chosen = %+v, MovedFrom %q; want a kept", p.Chosen, p.MovedFrom)
+		}
+		for _, op := range p.Ops {
+			if len(op.Change.Delete) > 0 {
+				t.Errorf("Op %+v deletes although the request stays", op)
+			}
+		}
+		if !anyContains(p.Warnings, "no other destination can take it") {
+			t.Errorf("Warnings = %q, want one saying it cannot move", p.Warnings)
+		}
+	})
+	t.Run("NoSchedule: stays", func(t *testing.T) {
+		p := planRequest(t, placement.Request{Selector: envSelector("dev"), Output: out, Pool: []placement.Member{tainted(a, scheduling.EffectNoSchedule), b},
+			PriorDestination: "a", Prior: prior(a)})
+		if p.Chosen == nil || p.Chosen.Name != "a" || p.MovedFrom != "" {
+			t.Fatalf("Chosen = %+v, MovedFrom %q; want a kept", p.Chosen, p.MovedFrom)
+		}
+	})
 }
