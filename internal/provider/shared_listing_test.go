@@ -170,6 +170,69 @@ resource "kratix_promise" "p" {
 	})
 }
 
+// TestAccBucketStore_oneListingForASetUp: the store, 10 destinations and 3 promises created in
+// one apply. The plan lists the store's path once (the new store's read check), and so does the
+// apply: the check made again when Terraform plans the store anew is the listing every write of
+// the process then uses, kept up to date by the write probe and the writes. 50 files land.
+func TestAccBucketStore_oneListingForASetUp(t *testing.T) {
+	requireAcceptance(t)
+	ctx := context.Background()
+	bucket := randomName("l")
+	if err := minioServer.MakeBucket(ctx, bucket); err != nil {
+		t.Fatal(err)
+	}
+	ts := bucketOn(t, minioServer, bucket, minioServer.AccessKey, minioServer.SecretKey, `  path = "team"`)
+	cfg := ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "d" {
+  count       = 10
+  name        = "d-${count.index}"
+  path        = "d-${count.index}"
+  state_store = kratix_state_store.s
+}
+
+resource "kratix_promise" "p" {
+  count        = 3
+  name         = "p${count.index}"
+  destinations = kratix_destination.d
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p${count.index}\n"
+}
+`, ts.store)
+	var start, planned s3Kinds
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{{
+			PreConfig: func() { start, _ = ts.recorder.counts() },
+			Config:    cfg,
+			Check: func(*terraform.State) error {
+				if got := len(ts.list(t)); got != 50 {
+					t.Errorf("the bucket holds %d files, want 50", got)
+				}
+				return nil
+			},
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{onPlan(func() {
+					planned, _ = ts.recorder.counts()
+					if d := planned.minus(start); d.Lists != 1 {
+						t.Errorf("the plan sent %v; want exactly 1 LIST", d)
+					}
+				})},
+				PostApplyPreRefresh: []plancheck.PlanCheck{onPlan(func() {
+					now, _ := ts.recorder.counts()
+					d := now.minus(planned)
+					t.Logf("the set-up apply sent %v", d)
+					if d.Lists != 1 || d.Puts != 51 || d.Deletes != 1 {
+						t.Errorf("the apply sent %v; want exactly 1 LIST, 51 PUT and 1 DELETE (the write probe and 50 files)", d)
+					}
+				})},
+			},
+		}},
+	})
+}
+
 // onPlan is a plan check that runs f: it marks a point between a test step's commands.
 type onPlan func()
 

@@ -74,12 +74,12 @@ func (b *bucketStore) fail2(op string, err error) error {
 func (b *bucketStore) probe(ctx context.Context, key string) error {
 	b.dropSnapshots() // a listing made meanwhile may hold the probe
 	defer b.dropSnapshots()
-	// Likewise the writes' listings: should the probe stay behind, none may say it is not there.
-	b.dropWriteSnapshots()
-	defer b.dropWriteSnapshots()
+	// The writes' listings are told of the probe as of any write (a failure drops them): should
+	// the probe stay behind, none may say it is not there.
 	b.puts.Add(1)
 	info, err := b.client.PutObject(ctx, b.cfg.BucketName, key, bytes.NewReader(nil), 0,
 		minio.PutObjectOptions{DisableMultipart: true})
+	b.noteOutcome(key, emptyMD5, false, err)
 	if err != nil {
 		return fmt.Errorf("writing the test object %s: %w", key, err)
 	}
@@ -90,15 +90,21 @@ func (b *bucketStore) probe(ctx context.Context, key string) error {
 	if info.VersionID != "" {
 		err = b.client.RemoveObject(rmCtx, b.cfg.BucketName, key, minio.RemoveObjectOptions{VersionID: info.VersionID})
 		if err == nil {
+			b.noteWrite(key, "", true)
 			return nil
 		}
 		b.deletes.Add(1)
 	}
-	if err := b.client.RemoveObject(rmCtx, b.cfg.BucketName, key, minio.RemoveObjectOptions{}); err != nil {
+	err = b.client.RemoveObject(rmCtx, b.cfg.BucketName, key, minio.RemoveObjectOptions{})
+	b.noteOutcome(key, "", true, err)
+	if err != nil {
 		return fmt.Errorf("removing the test object %s (remove it by hand; the credentials must allow deleting objects): %w", key, err)
 	}
 	return nil
 }
+
+// emptyMD5 is the MD5 of no bytes: the probe's content.
+const emptyMD5 = "d41d8cd98f00b204e9800998ecf8427e"
 
 // BucketExists implements BucketProbe.
 func (b *bucketStore) BucketExists(ctx context.Context, prefix string) (_ bool, err error) {

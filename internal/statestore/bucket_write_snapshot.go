@@ -159,6 +159,22 @@ func (b *bucketStore) writeSnapshot(ctx context.Context, root string) (*writeSna
 	return s, nil
 }
 
+// seedWriteSnapshot makes objects, a whole listing of root taken just now, the writes' listing of
+// root, unless they have one.
+func (b *bucketStore) seedWriteSnapshot(root string, objects map[string]minio.ObjectInfo) {
+	b.wsMu.Lock()
+	defer b.wsMu.Unlock()
+	if b.wsUses == nil {
+		b.wsUses, b.wsnaps = map[string]int{}, map[string]*writeSnapshot{}
+	}
+	if b.wsnaps[root] != nil {
+		return
+	}
+	s := &writeSnapshot{root: root, ready: make(chan struct{}), sums: map[string]string{}, objects: objects, listed: true, stale: true}
+	close(s.ready)
+	b.wsnaps[root] = s
+}
+
 // dropWriteSnapshot forgets s: the next write under its root lists again.
 func (b *bucketStore) dropWriteSnapshot(s *writeSnapshot) {
 	b.wsMu.Lock()

@@ -141,3 +141,35 @@ func putObjects(t *testing.T, c *minio.Client, bucket string, files map[string]s
 		t.Fatal(err)
 	}
 }
+
+// A store checked before it is written (a new kratix_state_store, then its destinations, in one
+// apply): the check's listing of the store path is the writes' listing, and the write probe keeps
+// it up to date, so the check, the probe and 20 writes list once in all. The bucket is read back
+// with the independent client.
+func TestBucketCheckReadSeedsTheWrites(t *testing.T) {
+	b, client, bucket := testBucket(t)
+	ctx := context.Background()
+	putObject(t, client, bucket, "team/d0/dependencies/p/stale.yaml", "left by an earlier run\n")
+	before := b.Stats()
+	if err := b.CheckRead(ctx, "team/"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.CheckUnder(ctx, "team/"); err != nil {
+		t.Fatal(err)
+	}
+	w := b.Writing("team/")
+	want := map[string]string{}
+	for i := range 20 {
+		key := fmt.Sprintf("team/d%d/dependencies/p/deps.yaml", i)
+		if _, err := w.Apply(ctx, Change{Put: map[string][]byte{key: []byte("v1\n")}, Prune: []string{parentDir(key)}}); err != nil {
+			t.Fatal(err)
+		}
+		want[key] = "v1\n"
+	}
+	if d := delta(before, b.Stats()); d.Lists != 1 {
+		t.Errorf("the check, the probe and 20 writes made %d LIST, want 1", d.Lists)
+	}
+	if got := objects(t, client, bucket); !maps.Equal(got, want) {
+		t.Errorf("the bucket holds\n  %v\nwant\n  %v", got, want)
+	}
+}

@@ -20,16 +20,26 @@ var (
 	_ ReadChecker = (*gitStore)(nil)
 )
 
-// CheckRead lists at most one key under prefix (GET requests only, the region lookup included):
-// a bucket that does not exist is KindMissingBucket, whether or not the store may create it
-// (the caller decides what that means).
-func (b *bucketStore) CheckRead(ctx context.Context, prefix string) error {
-	exists, err := b.BucketExists(ctx, prefix)
-	if err != nil {
-		return err
+// CheckRead lists one page under prefix (GET requests only, the region lookup included): a
+// bucket that does not exist is KindMissingBucket, whether or not the store may create it (the
+// caller decides what that means). A prefix that holds at most firstListCap objects is then
+// known whole: the listing becomes the writes' listing of that store path (see Writing), so an
+// apply that checks a store and then writes to it lists it once.
+func (b *bucketStore) CheckRead(ctx context.Context, prefix string) (err error) {
+	defer func() { err = outOfTime(ctx, err) }()
+	if err := checkListPrefix(prefix); err != nil {
+		return b.fail("list", KindConfig, err)
 	}
-	if !exists {
+	objects, err := b.listCapped(ctx, prefix, true, firstListCap)
+	switch kind := classifyBucketError(err); {
+	case err == nil:
+	case kind == KindMissingBucket:
 		return b.fail("check", KindMissingBucket, fmt.Errorf("the bucket %q does not exist", b.cfg.BucketName))
+	default:
+		return b.fail("list", kind, err)
+	}
+	if objects != nil {
+		b.seedWriteSnapshot(prefix, objects)
 	}
 	return nil
 }
