@@ -579,3 +579,164 @@ resource "kratix_resource_request" "r" {
 		},
 	})
 }
+
+// TestAccTaints_importOntoDrained: a request imported while its destination is drained. The
+// import adopts it where its files are (w1) and the same plan moves it off the drained
+// destination: after the apply its file is on w2 only, and the next plan is empty.
+func TestAccTaints_importOntoDrained(t *testing.T) {
+	requireAcceptance(t)
+	ts := newBucketTestStore(t)
+	name := ""
+	for i := range 20 {
+		if n := fmt.Sprintf("r%d", i); rendezvousOrder("default/app/"+n, []string{"w1", "w2"}, nil)[0] == "w1" {
+			name = n
+			break
+		}
+	}
+	config := func(taint string) string {
+		return `
+terraform {
+  required_providers {
+    kratix = { source = "promise-platform/kratix" }
+  }
+}
+` + ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "w" {
+  count          = 2
+  name           = "w${count.index + 1}"
+  path           = "w${count.index + 1}"
+  init_workloads = false
+  taints         = count.index == 0 ? %s : null
+  state_store    = kratix_state_store.s
+}
+
+resource "kratix_promise" "app" {
+  name         = "app"
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+  destinations = kratix_destination.w
+}
+
+resource "kratix_resource_request" "r" {
+  promise   = kratix_promise.app
+  name      = %q
+  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
+}
+`, ts.store, taint, name, name)
+	}
+	c := newCLI(t, map[string]string{"main.tf": config("null")})
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("first apply: %v\n%s", err, out)
+	}
+	if got := requestFolders(t, ts); got[name] != "w1" {
+		t.Fatalf("request %s is on %q, want w1", name, got[name])
+	}
+	if out, err := c.run("state", "rm", "kratix_resource_request.r"); err != nil {
+		t.Fatalf("state rm: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config(`[{ key = "maintenance", effect = "NoExecute" }]`)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := c.run("import", "kratix_resource_request.r", "app/default/"+name); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	out, err := c.run("apply", "-auto-approve")
+	if err != nil {
+		t.Fatalf("apply after the import: %v\n%s", err, out)
+	}
+	if got := requestFolders(t, ts); got[name] != "w2" {
+		t.Errorf("after the import and the drain request %s is on %q, want w2 only\n%s", name, got[name], out)
+	}
+	if got := stateAttribute(t, c, "kratix_resource_request.r", "destination"); got != "w2" {
+		t.Errorf("state puts the request on %q, want w2", got)
+	}
+	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after is not empty: %v\n%s", err, out)
+	}
+}
+
+// TestAccTaints_drainWriteOnly: a request whose content is write-only (documents_wo) is drained
+// from w1 without a bump of content_wo_version: the apply writes the same document on w2 (the
+// content comes from the configuration, never from state) and removes it from w1; the plan
+// after is empty.
+func TestAccTaints_drainWriteOnly(t *testing.T) {
+	requireAcceptance(t)
+	ts := newBucketTestStore(t)
+	name := ""
+	for i := range 20 {
+		if n := fmt.Sprintf("s%d", i); rendezvousOrder("default/app/"+n, []string{"w1", "w2"}, nil)[0] == "w1" {
+			name = n
+			break
+		}
+	}
+	password := "hunter2-" + randomName("pw")
+	config := func(taint string) string {
+		return `
+terraform {
+  required_providers {
+    kratix = { source = "promise-platform/kratix" }
+  }
+}
+` + ts.provider + fmt.Sprintf(`
+variable "password" {
+  type      = string
+  sensitive = true
+}
+
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "w" {
+  count          = 2
+  name           = "w${count.index + 1}"
+  path           = "w${count.index + 1}"
+  init_workloads = false
+  taints         = count.index == 0 ? %s : null
+  state_store    = kratix_state_store.s
+}
+
+resource "kratix_promise" "app" {
+  name         = "app"
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+  destinations = kratix_destination.w
+}
+
+resource "kratix_resource_request" "r" {
+  promise            = kratix_promise.app
+  name               = %q
+  content_wo_version = 1
+  documents_wo       = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\nstringData:\n  password: ${var.password}\n"
+}
+`, ts.store, taint, name)
+	}
+	want := "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\nstringData:\n  password: " + password + "\n"
+	file := func(dest string) string {
+		return fmt.Sprintf("%s/resources/default/app/%s/instance-configure/5058f/%s.yaml", dest, name, name)
+	}
+	c := newCLI(t, map[string]string{"main.tf": config("null")}, "TF_VAR_password="+password, "KRATIX_CONTENT_HASH_KEY="+randomName("key")+"-0123456789abcdef")
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("first apply: %v\n%s", err, out)
+	}
+	if got, ok := ts.read(t, file("w1")); !ok || string(got) != want {
+		t.Fatalf("w1 holds %q (%v), want the secret", got, ok)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config(`[{ key = "maintenance", effect = "NoExecute" }]`)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("the drain: %v\n%s", err, out)
+	}
+	if got, ok := ts.read(t, file("w2")); !ok || string(got) != want {
+		t.Errorf("after the drain w2 holds %q (%v), want the secret", got, ok)
+	}
+	if _, ok := ts.read(t, file("w1")); ok {
+		t.Errorf("after the drain w1 still holds the secret")
+	}
+	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after the drain is not empty: %v\n%s", err, out)
+	}
+}
