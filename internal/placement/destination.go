@@ -87,3 +87,24 @@ func ownedShape(m layout.Mode, rel string) bool {
 	}
 	return false
 }
+
+// RequestsHeld lists, sorted, the resource requests whose files a destination's folder holds, as
+// <promise>/<namespace>/<name> (RequestID), read from the paths of a listing of the folder. Only
+// nestedByMetadata names a request in its paths (resources/<namespace>/<promise>/<name>/...);
+// for the other modes known is false.
+func RequestsHeld(t layout.Target, listing []string) (ids []string, known bool) {
+	if mode(t) != layout.ModeNestedByMetadata {
+		return nil, false
+	}
+	rootPrefix := layout.Prefix(t.Root)
+	seen := map[string]bool{}
+	for _, p := range listing {
+		rel, ok := strings.CutPrefix(p, rootPrefix)
+		if !ok || !nestedResource.MatchString(rel) {
+			continue
+		}
+		parts := strings.SplitN(rel, "/", 5) // resources, namespace, promise, name, rest
+		seen[RequestID(parts[2], parts[1], parts[3])] = true
+	}
+	return sortedKeys(seen), true
+}

@@ -1,6 +1,7 @@
 package placement_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -170,5 +171,27 @@ func TestCleanup(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// RequestsHeld reads the requests of a nestedByMetadata folder from its paths, each once,
+// ignoring canaries, dependencies and files beside them; other modes do not say.
+func TestRequestsHeld(t *testing.T) {
+	target := layout.Target{Destination: "w1", Mode: layout.ModeNestedByMetadata, Root: "team/w1"}
+	listing := []string{
+		"team/w1/resources/default/app/r1/instance-configure/5058f/r1.yaml",
+		"team/w1/resources/default/app/r1/instance-configure/5058f/extra.yaml",
+		"team/w1/resources/team-b/db/main/instance-configure/d77d5/db/x.yaml",
+		"team/w1/resources/kratix-canary-configmap.yaml",
+		"team/w1/dependencies/app/5058f/static/app-dependencies.yaml",
+		"team/w1/resources/kustomization.yaml",
+		"team/w10/resources/default/app/r9/instance-configure/5058f/r9.yaml",
+	}
+	ids, known := placement.RequestsHeld(target, listing)
+	if want := []string{"app/default/r1", "db/team-b/main"}; !known || !slices.Equal(ids, want) {
+		t.Errorf("RequestsHeld = %v, %v; want %v, true", ids, known, want)
+	}
+	if _, known := placement.RequestsHeld(layout.Target{Mode: layout.ModeNone, Root: "team/w1"}, listing); known {
+		t.Error("mode none: RequestsHeld says it knows")
 	}
 }

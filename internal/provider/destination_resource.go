@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -199,7 +200,7 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if !req.State.Raw.IsNull() {
 		var state destinationModel
 		resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
-		warnNewTaints(m.Name, state.Taints, plan.Taints, &resp.Diagnostics)
+		warnNewTaints(m.Name, state.Taints, plan.Taints, func() ([]string, bool) { return r.data.requestsHeld(ctx, m) }, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 }
@@ -207,7 +208,7 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 // warnNewTaints says what the taints a destination gains in this plan do: a NoExecute taint drains
 // it, a NoSchedule taint takes it out of service for new placements. The plans of the promises
 // and requests on it say what each does.
-func warnNewTaints(name string, before, after types.List, diags *diag.Diagnostics) {
+func warnNewTaints(name string, before, after types.List, held func() ([]string, bool), diags *diag.Diagnostics) {
 	was, okWas := taintsFromList(before)
 	now, okNow := taintsFromList(after)
 	if !okWas || !okNow {
@@ -219,11 +220,17 @@ func warnNewTaints(name string, before, after types.List, diags *diag.Diagnostic
 		}
 		switch t.Effect {
 		case scheduling.EffectNoExecute:
+			on := "every resource request on it"
+			if ids, known := held(); known {
+				on = fmt.Sprintf("each of the %d resource requests whose files it holds (%s)", len(ids), strings.Join(ids, ", "))
+				if len(ids) == 0 {
+					on = "each resource request on it (its folder holds none now)"
+				}
+			}
 			diags.AddAttributeWarning(path.Root("taints"), "Destination Drained", fmt.Sprintf(
-				"Destination %q is tainted %s: in this apply every resource request on it that does not tolerate the taint "+
-					"moves to its next choice (written there first, then removed here), and the dependencies of promises that "+
-					"do not tolerate it are unscheduled as their on_unschedule says. The plans of those requests and promises "+
-					"say what moves where.", name, t))
+				"Destination %q is tainted %s: in this apply %s that does not tolerate the taint moves to its next choice "+
+					"(written there first, then removed here), and the dependencies of promises that do not tolerate it are "+
+					"unscheduled as their on_unschedule says. The plans of those requests and promises say what moves where.", name, t, on))
 		case scheduling.EffectNoSchedule:
 			diags.AddAttributeWarning(path.Root("taints"), "Destination Cordoned", fmt.Sprintf(
 				"Destination %q is tainted %s: nothing new is placed on it (new requests go to their next choice, promises "+
@@ -417,4 +424,23 @@ func readIndexes(ctx context.Context, store statestore.Store, prefix string, lis
 		}
 	}
 	return out, nil
+}
+
+// requestsHeld reads which requests the destination's folder holds, from the plan's shared
+// listing of its store path; known is false offline, on a store that cannot be read, or in a
+// layout whose paths do not name requests.
+func (d *providerData) requestsHeld(ctx context.Context, m poolMember) ([]string, bool) {
+	if d == nil || d.isOffline() {
+		return nil, false
+	}
+	store, err := d.open(m.Store, false)
+	if err != nil {
+		return nil, false
+	}
+	files, err := sharedView(store, m.Target.StorePath).List(ctx, layout.Prefix(m.Target.Root))
+	if err != nil {
+		tflog.Debug(ctx, "could not count the requests of a drained destination", map[string]any{"error": err.Error()})
+		return nil, false
+	}
+	return placement.RequestsHeld(m.Target, slices.Collect(maps.Keys(files)))
 }

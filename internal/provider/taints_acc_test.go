@@ -342,6 +342,9 @@ resource "kratix_resource_request" "r" {
 	// the applies below fail in the request alone.
 	if out, err := c.run("apply", "-auto-approve", "-target=kratix_promise.app"); err != nil {
 		t.Fatalf("applying the taint to the promise: %v\n%s", err, out)
+	} else if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat, "Destination Drained") ||
+		!strings.Contains(flat, fmt.Sprintf("each of the 1 resource requests whose files it holds (app/default/%s)", name)) {
+		t.Errorf("the plan should warn that w1 is drained of the one request it holds:\n%s", out)
 	}
 	applyWithDown := func(down *testStore, what string) string {
 		t.Helper()
