@@ -18,31 +18,8 @@ import (
 // edit made between plans is seen by the next plan, whose new process lists again.
 func TestAccBucketStore_oneListingPerPlan(t *testing.T) {
 	requireAcceptance(t)
-	ctx := context.Background()
-	bucket := randomName("l")
-	if err := minioServer.MakeBucket(ctx, bucket); err != nil {
-		t.Fatal(err)
-	}
-	ts := bucketOn(t, minioServer, bucket, minioServer.AccessKey, minioServer.SecretKey, `  path = "team"`)
-	cfg := ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "d" {
-  count       = 10
-  name        = "d-${count.index}"
-  path        = "d-${count.index}"
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  count        = 3
-  name         = "p${count.index}"
-  destinations = kratix_destination.d
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p${count.index}\n"
-}
-`, ts.store)
+	ts, store := listingStore(t)
+	cfg := store + listingFleet
 
 	var before s3Kinds
 	mark := func() { before, _ = ts.recorder.counts() }
@@ -101,32 +78,8 @@ resource "kratix_promise" "p" {
 // test's own client.
 func TestAccBucketStore_oneListingPerApply(t *testing.T) {
 	requireAcceptance(t)
-	ctx := context.Background()
-	bucket := randomName("l")
-	if err := minioServer.MakeBucket(ctx, bucket); err != nil {
-		t.Fatal(err)
-	}
-	ts := bucketOn(t, minioServer, bucket, minioServer.AccessKey, minioServer.SecretKey, `  path = "team"`)
-	store := ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-`, ts.store)
-	fleet := store + `
-resource "kratix_destination" "d" {
-  count       = 10
-  name        = "d-${count.index}"
-  path        = "d-${count.index}"
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  count        = 3
-  name         = "p${count.index}"
-  destinations = kratix_destination.d
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p${count.index}\n"
-}
-`
+	ts, store := listingStore(t)
+	fleet := store + listingFleet
 	var planned s3Kinds
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,
@@ -176,31 +129,8 @@ resource "kratix_promise" "p" {
 // the process then uses, kept up to date by the write probe and the writes. 50 files land.
 func TestAccBucketStore_oneListingForASetUp(t *testing.T) {
 	requireAcceptance(t)
-	ctx := context.Background()
-	bucket := randomName("l")
-	if err := minioServer.MakeBucket(ctx, bucket); err != nil {
-		t.Fatal(err)
-	}
-	ts := bucketOn(t, minioServer, bucket, minioServer.AccessKey, minioServer.SecretKey, `  path = "team"`)
-	cfg := ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "d" {
-  count       = 10
-  name        = "d-${count.index}"
-  path        = "d-${count.index}"
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  count        = 3
-  name         = "p${count.index}"
-  destinations = kratix_destination.d
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p${count.index}\n"
-}
-`, ts.store)
+	ts, store := listingStore(t)
+	cfg := store + listingFleet
 	var start, planned s3Kinds
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,
@@ -232,6 +162,40 @@ resource "kratix_promise" "p" {
 		}},
 	})
 }
+
+// listingStore is a bucket store at path "team" on a new bucket, with its recorder, and the
+// configuration of the provider and the store.
+func listingStore(t *testing.T) (*testStore, string) {
+	t.Helper()
+	bucket := randomName("l")
+	if err := minioServer.MakeBucket(context.Background(), bucket); err != nil {
+		t.Fatal(err)
+	}
+	ts := bucketOn(t, minioServer, bucket, minioServer.AccessKey, minioServer.SecretKey, `  path = "team"`)
+	return ts, ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+`, ts.store)
+}
+
+// listingFleet is 10 destinations, each with its two canaries, and 3 promises on all of them:
+// 50 files.
+const listingFleet = `
+resource "kratix_destination" "d" {
+  count       = 10
+  name        = "d-${count.index}"
+  path        = "d-${count.index}"
+  state_store = kratix_state_store.s
+}
+
+resource "kratix_promise" "p" {
+  count        = 3
+  name         = "p${count.index}"
+  destinations = kratix_destination.d
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p${count.index}\n"
+}
+`
 
 // onPlan is a plan check that runs f: it marks a point between a test step's commands.
 type onPlan func()

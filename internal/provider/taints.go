@@ -104,30 +104,23 @@ func weightAttribute(description string, validated bool) schema.Int64Attribute {
 }
 
 // taintsFromList reads a taints attribute; known is false while any of it is unknown.
-func taintsFromList(list types.List) (out []scheduling.Taint, known bool) {
-	if list.IsUnknown() {
-		return nil, false
-	}
-	for _, e := range list.Elements() {
-		obj, ok := e.(types.Object)
-		if !ok || obj.IsNull() {
-			continue
-		}
-		if obj.IsUnknown() {
-			return nil, false
-		}
-		a := obj.Attributes()
-		key, value, effect := objString(a, "key"), objString(a, "value"), objString(a, "effect")
-		if key.IsUnknown() || value.IsUnknown() || effect.IsUnknown() {
-			return nil, false
-		}
-		out = append(out, scheduling.Taint{Key: key.ValueString(), Value: value.ValueString(), Effect: effect.ValueString()})
-	}
-	return out, true
+func taintsFromList(list types.List) ([]scheduling.Taint, bool) {
+	return stringObjects(list, []string{"key", "value", "effect"}, func(v []string) scheduling.Taint {
+		return scheduling.Taint{Key: v[0], Value: v[1], Effect: v[2]}
+	})
 }
 
 // tolerationsFromList reads a tolerations attribute; known is false while any of it is unknown.
-func tolerationsFromList(list types.List) (out []scheduling.Toleration, known bool) {
+func tolerationsFromList(list types.List) ([]scheduling.Toleration, bool) {
+	return stringObjects(list, []string{"key", "operator", "value", "effect"}, func(v []string) scheduling.Toleration {
+		return scheduling.Toleration{Key: v[0], Operator: v[1], Value: v[2], Effect: v[3]}
+	})
+}
+
+// stringObjects reads a list of objects of string attributes, the named ones in order (null
+// reads as ""), each made into a T; null elements are skipped, and known is false while any of it
+// is unknown.
+func stringObjects[T any](list types.List, names []string, build func([]string) T) (out []T, known bool) {
 	if list.IsUnknown() {
 		return nil, false
 	}
@@ -140,14 +133,15 @@ func tolerationsFromList(list types.List) (out []scheduling.Toleration, known bo
 			return nil, false
 		}
 		a := obj.Attributes()
-		vals := [4]types.String{objString(a, "key"), objString(a, "operator"), objString(a, "value"), objString(a, "effect")}
-		for _, v := range vals {
+		vals := make([]string, len(names))
+		for i, n := range names {
+			v := objString(a, n)
 			if v.IsUnknown() {
 				return nil, false
 			}
+			vals[i] = v.ValueString()
 		}
-		out = append(out, scheduling.Toleration{Key: vals[0].ValueString(), Operator: vals[1].ValueString(),
-			Value: vals[2].ValueString(), Effect: vals[3].ValueString()})
+		out = append(out, build(vals))
 	}
 	return out, true
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -64,17 +63,6 @@ func requestFolders(t *testing.T, ts *testStore) map[string]string {
 	return out
 }
 
-// contents is every file of the store with its content.
-func contents(t *testing.T, ts *testStore) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	for _, p := range ts.list(t) {
-		b, _ := ts.read(t, p)
-		out[p] = string(b)
-	}
-	return out
-}
-
 // TestAccTaints: three destinations, a promise on all of them and twelve requests, plus one
 // request that tolerates the maintenance taint; on a bucket and on git over HTTP.
 //
@@ -95,27 +83,7 @@ func TestAccTaints(t *testing.T) {
 func testTaints(t *testing.T, kind string) {
 	ts := newTestStore(t, kind)
 	config := func(taint string, requests int) string {
-		return ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "w" {
-  count          = 3
-  name           = "w${count.index + 1}"
-  path           = "w${count.index + 1}"
-  labels         = { env = "prod" }
-  init_workloads = false
-  taints         = count.index == 0 ? %s : null
-  state_store    = kratix_state_store.s
-}
-
-resource "kratix_promise" "app" {
-  name         = "app"
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-  destinations = kratix_destination.w
-}
-
+		return fleetOf(ts, 3, "  labels = { env = \"prod\" }\n  taints = count.index == 0 ? "+taint+" : null", fmt.Sprintf(`
 resource "kratix_resource_request" "r" {
   count     = %d
   promise   = kratix_promise.app
@@ -129,7 +97,7 @@ resource "kratix_resource_request" "tol" {
   documents   = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tol\n"
   tolerations = [{ key = "maintenance", operator = "Exists" }]
 }
-`, ts.store, taint, requests)
+`, requests))
 	}
 	all := []string{"w1", "w2", "w3"}
 	key := func(name string) string { return "default/app/" + name }
@@ -159,7 +127,7 @@ resource "kratix_resource_request" "tol" {
 					if !slices.ContainsFunc(slices.Collect(maps.Values(placed)), func(d string) bool { return d == "w1" }) {
 						t.Fatalf("no request landed on w1; the test needs some: %v", placed)
 					}
-					before = contents(t, ts)
+					before = storeFiles(t, ts)
 					return nil
 				},
 			},
@@ -181,7 +149,7 @@ resource "kratix_resource_request" "tol" {
 					}
 					placedAfterNoSchedule = want
 					t.Logf("NoSchedule: %d of the 4 new requests had w1 first and went to their second choice", steered)
-					now := contents(t, ts)
+					now := storeFiles(t, ts)
 					for p, c := range before {
 						if now[p] != c {
 							t.Errorf("%s changed under NoSchedule", p)
@@ -212,7 +180,7 @@ resource "kratix_resource_request" "tol" {
 					}
 					t.Logf("NoExecute: %d requests moved off w1", moved)
 					drained = got
-					now := contents(t, ts)
+					now := storeFiles(t, ts)
 					for p, c := range before {
 						name := regexp.MustCompile(`^w\d/resources/default/app/([^/]+)/`).FindStringSubmatch(p)
 						if name != nil && want[name[1]] != placedAfterNoSchedule[name[1]] {
@@ -265,25 +233,9 @@ func TestAccTaints_moveMakesBeforeBreak(t *testing.T) {
 		stores[i] = bucketOn(t, minioServer, b, minioServer.AccessKey, minioServer.SecretKey, "")
 	}
 	a, b := stores[0], stores[1]
-	// A request whose first choice is w1, by the test's own model.
-	name := ""
-	for i := range 20 {
-		if n := fmt.Sprintf("r%d", i); rendezvousOrder("default/app/"+n, []string{"w1", "w2"}, nil)[0] == "w1" {
-			name = n
-			break
-		}
-	}
-	if name == "" {
-		t.Fatal("no request name among r0..r19 has w1 first")
-	}
+	name := firstOnW1(t, "r")
 	config := func(taint string) string {
-		return `
-terraform {
-  required_providers {
-    kratix = { source = "promise-platform/kratix" }
-  }
-}
-` + a.provider + fmt.Sprintf(`
+		return requiredKratix + a.provider + fmt.Sprintf(`
 resource "kratix_state_store" "a" {
 %s
 }
@@ -398,31 +350,8 @@ resource "kratix_resource_request" "r" {
 // stateAttribute reads one string attribute of a resource from the state, through the CLI.
 func stateAttribute(t *testing.T, c *cli, address, name string) string {
 	t.Helper()
-	out, err := c.run("show", "-json")
-	if err != nil {
-		t.Fatalf("terraform show -json: %v\n%s", err, out)
-	}
-	var state struct {
-		Values struct {
-			RootModule struct {
-				Resources []struct {
-					Address string         `json:"address"`
-					Values  map[string]any `json:"values"`
-				} `json:"resources"`
-			} `json:"root_module"`
-		} `json:"values"`
-	}
-	if err := json.Unmarshal([]byte(out), &state); err != nil {
-		t.Fatalf("terraform show -json: %v\n%s", err, out)
-	}
-	for _, r := range state.Values.RootModule.Resources {
-		if r.Address == address {
-			s, _ := r.Values[name].(string)
-			return s
-		}
-	}
-	t.Fatalf("%s is not in the state:\n%s", address, out)
-	return ""
+	v, _ := stateValues(t, c, address)[name].(string)
+	return v
 }
 
 // TestAccWeights: 24 requests over three destinations of weights 1, 1 and 4 land where the
@@ -439,33 +368,14 @@ func TestAccWeights(t *testing.T) {
 func testWeights(t *testing.T, kind string) {
 	ts := newTestStore(t, kind)
 	config := func(w1, requests int) string {
-		return ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "w" {
-  count          = 3
-  name           = "w${count.index + 1}"
-  path           = "w${count.index + 1}"
-  init_workloads = false
-  weight         = [%d, 1, 4][count.index]
-  state_store    = kratix_state_store.s
-}
-
-resource "kratix_promise" "app" {
-  name         = "app"
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-  destinations = kratix_destination.w
-}
-
+		return fleetOf(ts, 3, fmt.Sprintf("  weight = [%d, 1, 4][count.index]", w1), fmt.Sprintf(`
 resource "kratix_resource_request" "r" {
   count     = %d
   promise   = kratix_promise.app
   name      = "r${count.index}"
   documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r${count.index}\n"
 }
-`, ts.store, w1, requests)
+`, requests))
 	}
 	all := []string{"w1", "w2", "w3"}
 	var placed map[string]string
@@ -511,32 +421,30 @@ resource "kratix_resource_request" "r" {
 	})
 }
 
-// TestAccTaints_guardCountsDrain: a drain is a move, and a request's guard refuses a move off its
-// destination, so draining the destination of a guarded request fails the plan naming it, and
-// nothing is written; without the guard the same drain moves it.
-func TestAccTaints_guardCountsDrain(t *testing.T) {
-	requireAcceptance(t)
-	ts := newBucketTestStore(t)
-	name := ""
-	for i := range 20 {
-		if n := fmt.Sprintf("r%d", i); rendezvousOrder("default/app/"+n, []string{"w1", "w2"}, nil)[0] == "w1" {
-			name = n
-			break
-		}
-	}
-	config := func(taint, guard string) string {
-		return ts.provider + fmt.Sprintf(`
+// requiredKratix is the terraform block a configuration run with the CLI (newCLI) needs.
+const requiredKratix = `
+terraform {
+  required_providers {
+    kratix = { source = "promise-platform/kratix" }
+  }
+}
+`
+
+// fleetOf is a store, destinations w1..wN on it with the lines destLines added to each (which
+// may use count.index), promise app on all of them, and the resources in rest.
+func fleetOf(ts *testStore, n int, destLines, rest string) string {
+	return ts.provider + fmt.Sprintf(`
 resource "kratix_state_store" "s" {
 %s
 }
 
 resource "kratix_destination" "w" {
-  count          = 2
+  count          = %d
   name           = "w${count.index + 1}"
   path           = "w${count.index + 1}"
   init_workloads = false
-  taints         = count.index == 0 ? %s : null
   state_store    = kratix_state_store.s
+%s
 }
 
 resource "kratix_promise" "app" {
@@ -544,14 +452,43 @@ resource "kratix_promise" "app" {
   dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
   destinations = kratix_destination.w
 }
+`, ts.store, n, destLines) + rest
+}
 
+// pairConfig is fleetOf two destinations, w1 with taints (HCL, or "null").
+func pairConfig(ts *testStore, taints, rest string) string {
+	return fleetOf(ts, 2, fmt.Sprintf("  taints = count.index == 0 ? %s : null", taints), rest)
+}
+
+// firstOnW1 is a request name, prefix followed by a number, whose first choice between w1 and w2
+// is w1 by the test's own model.
+func firstOnW1(t *testing.T, prefix string) string {
+	t.Helper()
+	for i := range 20 {
+		if n := fmt.Sprintf("%s%d", prefix, i); rendezvousOrder("default/app/"+n, []string{"w1", "w2"}, nil)[0] == "w1" {
+			return n
+		}
+	}
+	t.Fatalf("no request name %s0..%s19 has w1 first", prefix, prefix)
+	return ""
+}
+
+// TestAccTaints_guardCountsDrain: a drain is a move, and a request's guard refuses a move off its
+// destination, so draining the destination of a guarded request fails the plan naming it, and
+// nothing is written; without the guard the same drain moves it.
+func TestAccTaints_guardCountsDrain(t *testing.T) {
+	requireAcceptance(t)
+	ts := newBucketTestStore(t)
+	name := firstOnW1(t, "r")
+	config := func(taint, guard string) string {
+		return pairConfig(ts, taint, fmt.Sprintf(`
 resource "kratix_resource_request" "r" {
   promise   = kratix_promise.app
   name      = %q
   documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
   guard     = %s
 }
-`, ts.store, taint, name, name, guard)
+`, name, name, guard))
 	}
 	drain := `[{ key = "maintenance", effect = "NoExecute" }]`
 	resource.Test(t, resource.TestCase{
@@ -589,46 +526,15 @@ resource "kratix_resource_request" "r" {
 func TestAccTaints_importOntoDrained(t *testing.T) {
 	requireAcceptance(t)
 	ts := newBucketTestStore(t)
-	name := ""
-	for i := range 20 {
-		if n := fmt.Sprintf("r%d", i); rendezvousOrder("default/app/"+n, []string{"w1", "w2"}, nil)[0] == "w1" {
-			name = n
-			break
-		}
-	}
+	name := firstOnW1(t, "r")
 	config := func(taint string) string {
-		return `
-terraform {
-  required_providers {
-    kratix = { source = "promise-platform/kratix" }
-  }
-}
-` + ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "w" {
-  count          = 2
-  name           = "w${count.index + 1}"
-  path           = "w${count.index + 1}"
-  init_workloads = false
-  taints         = count.index == 0 ? %s : null
-  state_store    = kratix_state_store.s
-}
-
-resource "kratix_promise" "app" {
-  name         = "app"
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-  destinations = kratix_destination.w
-}
-
+		return requiredKratix + pairConfig(ts, taint, fmt.Sprintf(`
 resource "kratix_resource_request" "r" {
   promise   = kratix_promise.app
   name      = %q
   documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
 }
-`, ts.store, taint, name, name)
+`, name, name))
 	}
 	c := newCLI(t, map[string]string{"main.tf": config("null")})
 	if out, err := c.run("apply", "-auto-approve"); err != nil {
@@ -668,44 +574,13 @@ resource "kratix_resource_request" "r" {
 func TestAccTaints_drainWriteOnly(t *testing.T) {
 	requireAcceptance(t)
 	ts := newBucketTestStore(t)
-	name := ""
-	for i := range 20 {
-		if n := fmt.Sprintf("s%d", i); rendezvousOrder("default/app/"+n, []string{"w1", "w2"}, nil)[0] == "w1" {
-			name = n
-			break
-		}
-	}
+	name := firstOnW1(t, "s")
 	password := "hunter2-" + randomName("pw")
 	config := func(taint string) string {
-		return `
-terraform {
-  required_providers {
-    kratix = { source = "promise-platform/kratix" }
-  }
-}
-` + ts.provider + fmt.Sprintf(`
+		return requiredKratix + pairConfig(ts, taint, fmt.Sprintf(`
 variable "password" {
   type      = string
   sensitive = true
-}
-
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "w" {
-  count          = 2
-  name           = "w${count.index + 1}"
-  path           = "w${count.index + 1}"
-  init_workloads = false
-  taints         = count.index == 0 ? %s : null
-  state_store    = kratix_state_store.s
-}
-
-resource "kratix_promise" "app" {
-  name         = "app"
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-  destinations = kratix_destination.w
 }
 
 resource "kratix_resource_request" "r" {
@@ -714,7 +589,7 @@ resource "kratix_resource_request" "r" {
   content_wo_version = 1
   documents_wo       = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\nstringData:\n  password: ${var.password}\n"
 }
-`, ts.store, taint, name)
+`, name))
 	}
 	want := "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\nstringData:\n  password: " + password + "\n"
 	file := func(dest string) string {
