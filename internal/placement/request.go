@@ -128,8 +128,8 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 		return RequestPlan{}, nil, err
 	}
 	if drainedFrom != "" {
-		// Make before break: the writer puts every file before it removes any (stores.go's
-		// writeOps), so the request is never in neither place.
+		// Make before break: the provider's writer (writeMove) removes these files only once
+		// the new destination's are written, so the request is never in neither place.
 		p.MovedFrom = drainedFrom
 		if err := unplace(&o, p.prior[drainedFrom], drainedFrom, filesAt); err != nil {
 			return RequestPlan{}, nil, err
