@@ -38,3 +38,15 @@ resource "kratix_destination" "edge" {
   init_workloads = false
   cleanup        = "all"
 }
+
+# A bigger cluster, in maintenance: it takes three times the new requests of a weight-1
+# destination, but while the NoSchedule taint is on nothing new is placed on it (what is there
+# stays). Change the effect to NoExecute to drain it: each request moves to its next choice.
+resource "kratix_destination" "big" {
+  name        = "big-1"
+  path        = "big-1"
+  state_store = kratix_state_store.minio
+  labels      = { environment = "dev" }
+  weight      = 3
+  taints      = [{ key = "maintenance", value = "2026-12-01", effect = "NoSchedule" }]
+}

@@ -49,10 +49,12 @@ resource "kratix_resource_request" "dev_instance" {
   })
 }
 
-# Files exactly as a pipeline would leave them in /kratix/output.
+# Files exactly as a pipeline would leave them in /kratix/output. It tolerates the maintenance
+# taint: a destination cordoned or drained for maintenance keeps it, and may be chosen for it.
 resource "kratix_resource_request" "team_a" {
-  promise = kratix_promise.jenkins
-  name    = "team-a"
+  promise     = kratix_promise.jenkins
+  name        = "team-a"
+  tolerations = [{ key = "maintenance", operator = "Exists" }]
   files = {
     "jenkins.yaml"     = "apiVersion: jenkins.io/v1alpha2\nkind: Jenkins\nmetadata:\n  name: team-a\n"
     "notes/README.txt" = "Owned by team A.\n"
