@@ -227,6 +227,7 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 		if err != nil {
 			fail(step, "%v", err)
 		}
+		holdings := m.RequestHoldings()
 		op := refmodel.Op{Name: "create", Desc: m.Describe()}
 		if step > 0 {
 			op = m.NextOp(s.ops)
@@ -332,7 +333,7 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 				fail(step, "%v", err)
 			}
 			kept, recovered := m.FaultKept(incs, certainBefore, certainAfter, fault.before, fault.snap)
-			if p := conn.faultProblems(t, fault, kept, recovered); len(p) > 0 {
+			if p := append(conn.faultProblems(t, fault, kept, recovered), m.DrainProblems(holdings, fault.snap)...); len(p) > 0 {
 				fail(step, "with store %d down during the first apply (which %s), files the model keeps were lost:\n  %s\n\nwhat the failed apply did:\n%s\n\nwhat the apply after it did:\n%s",
 					down, map[bool]string{true: "failed", false: "succeeded"}[fault.failed], strings.Join(p, "\n  "), tail(fault.out, 40), planSummary(out))
 			}
@@ -371,6 +372,12 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 			faultNote = fmt.Sprintf(" [store %d down during a first apply, which %s]", down, map[bool]string{true: "failed", false: "succeeded"}[fault.failed])
 		}
 		ran.add(op.Name)
+		if moves := m.DrainedMoves(); len(moves) > 0 {
+			faultNote += fmt.Sprintf(" [drained: %s]", strings.Join(moves, ", "))
+			for range moves {
+				ran.add("(a request moved off a drained destination)")
+			}
+		}
 		t.Logf("step %2d %-9s apply %s, total %s: %s %s%s", step, op.Name, applied.Round(10*time.Millisecond), time.Since(stepStart).Round(10*time.Millisecond), firstLine(op.Desc), m.RolloutText(), faultNote)
 	}
 }
@@ -451,8 +458,8 @@ func tail(s string, lines int) string {
 	return strings.Join(all, "\n")
 }
 
-// modelChoices reads which destination each request was placed on. That choice is a hash the
-// model does not recompute; everything else the model states on its own.
+// modelChoices reads which destination each request was placed on, which the model checks
+// against its own weighted rendezvous computation (refmodel/taints.go).
 func modelChoices(c *cli) (map[string]string, error) {
 	out, err := c.run("output", "-json", "choices")
 	if err != nil {

@@ -12,6 +12,9 @@ package provider
 //     from a repository) by the failed apply or by the apply that recovers from it: a GitOps
 //     agent that prunes would take it off its cluster in between (but in the folder of a
 //     destination the step replaces with cleanup = "all", which empties it by design);
+//   - a request the step moves off a drained destination (NoExecute) is, after the failed apply,
+//     whole where it was or whole where it goes, never in neither place (make before break;
+//     refmodel's DrainProblems, plain files only: an aggregate's documents are not checked);
 //   - after the recovering apply, the stores hold what the model says, as after any step, and
 //     the next plan is empty.
 //

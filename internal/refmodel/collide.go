@@ -34,6 +34,9 @@ type collidePin struct {
 // collidePins are the ways a new request can be made to have d as its only candidate, one per
 // promise at most (combining selectors, and one destination per request: a new request goes to one of its candidates).
 func (w *modelWorld) collidePins(d *modelDest) []collidePin {
+	if e := strongest(nil, d); e == effNoSchedule || e == effNoExecute {
+		return nil // a new request (no toleration) is never placed on d (taints.go)
+	}
 	labelled := *d
 	labelled.labels = map[string]string{modelCollideLabel: d.name}
 	for k, v := range d.labels {

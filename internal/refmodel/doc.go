@@ -7,9 +7,11 @@
 // nothing from the provider's own packages (internal/layout, placement, scheduling, rollout,
 // statestore, provider) and nothing from Terraform, and does no I/O; a depguard rule in
 // .golangci.yml holds the line. (Its unit tests use internal/manifest once, to check that the corpus is
-// already canonical YAML: a precondition on the corpus, not an expected value.) The only thing
-// it takes from the provider is which destination each request was placed on, a hash it does
-// not recompute (Model.Settle checks the choice is allowed).
+// already canonical YAML: a precondition on the corpus, not an expected value.) It reads which
+// destination each request was placed on from the provider's state and checks it against its
+// own computation (Model.Settle): the destination it was on, unless a NoExecute taint drains it
+// or it left the pool, and otherwise exactly the weighted rendezvous choice, which taints.go
+// computes with its own SHA-256 and logarithm.
 //
 // The runner in internal/provider (model_acc_test.go, model_fault_test.go) applies each step
 // with the real CLI against real servers, reads the stores back with independent clients and
@@ -22,6 +24,7 @@
 //	rollout.go  rollout waves: what each destination holds while a rollout is in flight
 //	collide.go  "collide": two requests writing one file, refused at plan
 //	guard.go    "guard": a guarded promise losing a destination, refused then acknowledged
+//	taints.go   taints, tolerations and weights: the rules, the ranking, cordon/drain/untaint/reweight/tolerate
 //	fault.go    a store down during an apply: when, and which files must not be lost
 //	check.go    comparing a snapshot of the stores with the model
 //	refmodel.go what the runner calls

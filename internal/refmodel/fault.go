@@ -92,3 +92,69 @@ func (m *Model) FaultKept(incs map[string]int, certainBefore, certainAfter, fail
 	}
 	return kept, recovered
 }
+
+// Holdings are the plain files each present request holds on its destination, by request (an
+// aggregatedYAML destination holds none: its documents are in the aggregate).
+type Holdings map[string]holding
+
+type holding struct {
+	store int
+	files map[string][]byte
+}
+
+// RequestHoldings is what each present request holds now; the runner takes it before a step so
+// that DrainProblems can tell where a drained request was.
+func (m *Model) RequestHoldings() Holdings {
+	out := Holdings{}
+	for _, r := range m.w.requests {
+		if r.present {
+			if h, ok := m.holding(r.name); ok {
+				out[r.name] = h
+			}
+		}
+	}
+	return out
+}
+
+func (m *Model) holding(request string) (holding, bool) {
+	dest := m.choice[request]
+	for loc, entries := range m.ledger {
+		for _, e := range entries {
+			if e.owner == "r:"+request && e.dest == dest && e.status == stLive {
+				return holding{store: loc.store, files: e.files}, true
+			}
+		}
+	}
+	return holding{}, false
+}
+
+// DrainProblems checks make before break for the requests the step moved off a drained
+// destination, in what the stores held after the step's failed apply: each one's files are
+// whole where it was (the bytes it held before the step) or whole where it went (the bytes the
+// model wants there now), never in neither place.
+func (m *Model) DrainProblems(before Holdings, failed [2]map[string][]byte) []string {
+	whole := func(h holding) (bool, []string) {
+		var missing []string
+		for _, p := range modelKeys(h.files) {
+			if got, ok := failed[h.store][p]; !ok || !bytes.Equal(got, h.files[p]) {
+				missing = append(missing, fmt.Sprintf("store %d: %s", h.store, p))
+			}
+		}
+		return len(missing) == 0, missing
+	}
+	var out []string
+	for _, mv := range m.drained {
+		was, ok1 := before[mv.request]
+		now, ok2 := m.holding(mv.request)
+		if !ok1 || !ok2 || len(was.files) == 0 || len(now.files) == 0 {
+			continue
+		}
+		oldWhole, oldMissing := whole(was)
+		newWhole, newMissing := whole(now)
+		if !oldWhole && !newWhole {
+			out = append(out, fmt.Sprintf("request %s, drained from %s to %s, is in neither place after the failed apply: on %s %s is gone or changed, on %s %s is not written",
+				mv.request, mv.from, mv.to, mv.from, strings.Join(oldMissing, ", "), mv.to, strings.Join(newMissing, ", ")))
+		}
+	}
+	return out
+}

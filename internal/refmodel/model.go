@@ -202,6 +202,8 @@ type modelDest struct {
 	agg     string // aggregated_filename
 	cleanup string // "all" or "none"
 	noInit  bool   // init_workloads = false
+	taints  []modelTaint
+	weight  int // 0: unset (counts as 1)
 }
 
 // root is the destination's folder: the store's path joined with the destination's path ("" is
@@ -232,6 +234,8 @@ type modelPromise struct {
 	left      map[string]bool // destinations left out of its pool (`destinations`), present or not
 	rollout   *modelRollout   // nil: none
 	guard     *modelGuard     // nil: none (guard.go)
+	// tolerations of its dependencies (taints.go)
+	tolerations []modelToleration
 }
 
 // inPool: d is a present destination of p's pool.
@@ -247,6 +251,7 @@ type modelRequest struct {
 	selectors                        modelSelector
 	files                            int // modelRequestFiles index
 	documents                        int // modelRequestDocuments index
+	tolerations                      []modelToleration
 }
 
 // kratixName is the request's `name` attribute: what its files and folders are named after.
@@ -589,7 +594,12 @@ type Model struct {
 	rollouts map[string]*rolloutProgress
 	deps     map[string]int
 	rng      *rand.Rand // draws the operations and faults (New); nil in unit tests that draw their own
+	// drained are the requests the last Settle moved off a destination that drains them.
+	drained []drainMove
 }
+
+// drainMove is a request moved off a drained destination.
+type drainMove struct{ request, from, to string }
 
 func newRefModel(w *modelWorld) *Model {
 	return &Model{
@@ -621,9 +631,10 @@ func relIndex(pf placementFiles, storePath string) placementFiles {
 }
 
 // Settle updates the model after an apply of the current configuration. choices are the
-// destinations the provider chose for the present requests ("" for none), read from state: that
-// choice is a hash the model does not recompute; it checks only that the choice is allowed (one
-// of the request's candidates, kept while it stays one) and returns what is not.
+// destinations the provider chose for the present requests ("" for none), read from state. The
+// model checks each one: the destination the request was on while that stays in the pool and
+// does not drain it, otherwise exactly the weighted rendezvous choice it computes itself
+// (taints.go). It returns what differs.
 func (m *Model) Settle(choices map[string]string) []string {
 	w := m.w
 	var problems []string
@@ -677,7 +688,9 @@ func (m *Model) Settle(choices map[string]string) []string {
 			switch {
 			case !p.present || !p.inPool(d):
 				delete(m.placed, key)
-			case selects(p.selectors.merged(), d):
+			case selects(p.selectors.merged(), d) && promiseKeeps(p, d, m.placed[key] != nil):
+				// (Not on a destination whose taint the promise does not tolerate: NoExecute
+				// unschedules it, as a mismatch does; NoSchedule keeps it only where it was.)
 				// Held: recorded in the folder the destination has now (a new filepath_mode or
 				// aggregate name is not a move). Otherwise it joins, or moved.
 				h := rolloutHolder{dest: d}
@@ -726,9 +739,11 @@ func (m *Model) Settle(choices map[string]string) []string {
 		m.rollouts[p.name], m.deps[p.name] = prog, p.deps
 	}
 
-	// Requests (one destination each, kept): kept while the destination stays in the pool, otherwise one of the
-	// candidates, or none when there is no candidate.
+	// Requests (one destination each, kept): kept while the destination stays in the pool and
+	// does not drain it (an untolerated NoExecute taint), otherwise the weighted rendezvous choice
+	// (taints.go), which the model computes itself; a drained request with nowhere to go stays.
 	before := maps.Clone(m.choice)
+	m.drained = nil
 	for _, r := range w.requests {
 		if !r.present || forced["r:"+r.name] {
 			delete(m.choice, r.name) // destroyed (and, with -replace, created again: chosen afresh)
@@ -741,19 +756,28 @@ func (m *Model) Settle(choices map[string]string) []string {
 			problems = append(problems, fmt.Sprintf("request %s: the state has no destination for it", r.name))
 		}
 		prior := m.choice[r.name]
-		cands := w.candidates(r)
+		inPool := prior != "" && w.promises[r.promise].inPool(w.dest(prior))
+		drained := inPool && drains(r.tolerations, w.dest(prior))
 		switch {
-		case prior != "" && w.promises[r.promise].inPool(w.dest(prior)):
+		case inPool && !drained:
 			if got != prior {
-				problems = append(problems, fmt.Sprintf("request %s moved from %q to %q although %q stayed in the pool", r.name, prior, got, prior))
-			}
-		case len(cands) == 0:
-			if got != "" {
-				problems = append(problems, fmt.Sprintf("request %s was placed on %q although no destination matches", r.name, got))
+				problems = append(problems, fmt.Sprintf("request %s moved from %q to %q although %q stayed in the pool, not tainted NoExecute untolerated (taints %s, tolerations %s)",
+					r.name, prior, got, prior, taintsText(w.dest(prior).taints), tolerationsText(r.tolerations)))
 			}
 		default:
-			if !slices.Contains(cands, got) {
-				problems = append(problems, fmt.Sprintf("request %s was placed on %q, not one of its candidates %v", r.name, got, cands))
+			want, why := w.requestPick(r)
+			how := "chosen afresh"
+			if drained {
+				how = fmt.Sprintf("drained from %q (taints %s, tolerations %s)", prior, taintsText(w.dest(prior).taints), tolerationsText(r.tolerations))
+				if want == "" {
+					want, how = prior, how+": nowhere else to go, so it stays"
+				}
+			}
+			if got != want {
+				problems = append(problems, fmt.Sprintf("request %s (key %q), %s: placed on %q, want %q; %s", r.name, w.rendezvousKey(r), how, got, want, why))
+			}
+			if drained && got != prior && got != "" {
+				m.drained = append(m.drained, drainMove{request: r.name, from: prior, to: got})
 			}
 		}
 		m.choice[r.name] = got

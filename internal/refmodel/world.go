@@ -22,12 +22,13 @@ var OpNames = []string{
 	"edit", "stray", "deps", "emptydeps", "reqfiles", "destroy",
 	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part", "pool", "drift", "index",
 	"stage", "pause", "rollout", "reimport", "guard", "collide",
+	"cordon", "drain", "untaint", "reweight", "tolerate",
 }
 
 // modelOpWeights are the operations drawn more often than the others: weight 2 makes one about
 // twice as likely to come first. "collide" is cheap (a refused plan), and at weight 1 the
 // default run of 20 seeds x 10 steps draws it only about four times per store kind.
-var modelOpWeights = map[string]int{"collide": 2}
+var modelOpWeights = map[string]int{"collide": 2, "drain": 2}
 
 // modelDriftOps are the changes "drift" combines with a hand edit: those without hand edits of
 // their own.
@@ -166,6 +167,7 @@ func newModelWorld(rng *rand.Rand, kind string, modes []string) *modelWorld {
 			selectors: randomRequestSelectors(rng), files: files, documents: docs,
 		})
 	}
+	drawTaints(rng, w)
 	return w
 }
 
@@ -293,6 +295,7 @@ func (w *modelWorld) clone() *modelWorld {
 	for _, d := range w.dests {
 		d2 := *d
 		d2.labels = maps.Clone(d.labels)
+		d2.taints = slices.Clone(d.taints)
 		c.dests = append(c.dests, &d2)
 	}
 	for _, p := range w.promises {
@@ -300,10 +303,12 @@ func (w *modelWorld) clone() *modelWorld {
 		p2.left = maps.Clone(p.left)
 		p2.rollout = p.rollout.clone()
 		p2.guard = p.guard.clone()
+		p2.tolerations = slices.Clone(p.tolerations)
 		c.promises = append(c.promises, &p2)
 	}
 	for _, r := range w.requests {
 		r2 := *r
+		r2.tolerations = slices.Clone(r.tolerations)
 		c.requests = append(c.requests, &r2)
 	}
 	c.pending, c.replaced, c.edited, c.imports = slices.Clone(w.pending), slices.Clone(w.replaced), slices.Clone(w.edited), slices.Clone(w.imports)
@@ -537,6 +542,9 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 
 	case "collide":
 		return m.collideOp(rng, dests, requests)
+
+	case "cordon", "drain", "untaint", "reweight", "tolerate":
+		return m.taintOp(rng, name, dests, promises, requests)
 
 	case "reimport":
 		// `terraform state rm`, then an import block: the usual way to move an object between
@@ -963,17 +971,17 @@ func (w *modelWorld) describe() string {
 			i, s.bucket, s.path, modelStorePathSpellings[s.path][s.spelling], s.secret, s.variant, s.author)
 	}
 	for _, d := range w.dests {
-		fmt.Fprintf(&b, "\n      %s: store %d, path %s (folder %s), labels %s, strict %v, %s, aggregate %s, cleanup %s, init_workloads %v",
-			d.name, d.store, d.path, w.root(d), labelText(d.labels), d.strict, d.mode, d.agg, d.cleanup, !d.noInit)
+		fmt.Fprintf(&b, "\n      %s: store %d, path %s (folder %s), labels %s, strict %v, %s, aggregate %s, cleanup %s, init_workloads %v, taints %s, weight %s",
+			d.name, d.store, d.path, w.root(d), labelText(d.labels), d.strict, d.mode, d.agg, d.cleanup, !d.noInit, taintsText(d.taints), weightText(d.weight))
 	}
 	for _, p := range w.promises {
-		fmt.Fprintf(&b, "\n      %s: selectors %s, dependencies #%d, on_unschedule %s, rollout %s", p.name, selectorText2(p.selectors), p.deps, map[bool]string{true: "delete", false: "keep"}[p.delete], p.rollout)
+		fmt.Fprintf(&b, "\n      %s: selectors %s, dependencies #%d, on_unschedule %s, rollout %s, tolerations %s", p.name, selectorText2(p.selectors), p.deps, map[bool]string{true: "delete", false: "keep"}[p.delete], p.rollout, tolerationsText(p.tolerations))
 		if len(p.left) > 0 {
 			fmt.Fprintf(&b, ", pool without %s", strings.Join(modelKeys(p.left), ","))
 		}
 	}
 	for _, r := range w.requests {
-		fmt.Fprintf(&b, "\n      %s: promise %s, namespace %s, pipeline %q, selectors %s, files #%d, documents #%d", r.name, w.promises[r.promise].name, r.namespace, r.pipeline, selectorText2(r.selectors), r.files, r.documents)
+		fmt.Fprintf(&b, "\n      %s: promise %s, namespace %s, pipeline %q, selectors %s, files #%d, documents #%d, tolerations %s", r.name, w.promises[r.promise].name, r.namespace, r.pipeline, selectorText2(r.selectors), r.files, r.documents, tolerationsText(r.tolerations))
 		if r.kname != "" {
 			fmt.Fprintf(&b, ", named %s", r.kname)
 		}
@@ -1057,6 +1065,12 @@ func (w *modelWorld) render(c *Stores) string {
 		if d.noInit {
 			b.WriteString("  init_workloads      = false\n")
 		}
+		if len(d.taints) > 0 {
+			fmt.Fprintf(&b, "  taints              = %s\n", hclTaints(d.taints))
+		}
+		if d.weight > 0 {
+			fmt.Fprintf(&b, "  weight              = %d\n", d.weight)
+		}
 		fmt.Fprintf(&b, "  filepath_mode       = %q\n  aggregated_filename = %q\n  cleanup             = %q\n}\n", d.mode, d.agg, d.cleanup)
 	}
 	for _, p := range w.promises {
@@ -1069,6 +1083,9 @@ func (w *modelWorld) render(c *Stores) string {
 		}
 		if p.delete {
 			b.WriteString("  on_unschedule = \"delete\"\n")
+		}
+		if len(p.tolerations) > 0 {
+			fmt.Fprintf(&b, "  tolerations = %s\n", hclTolerations(p.tolerations))
 		}
 		var pool []string
 		for _, d := range w.dests {
@@ -1104,6 +1121,9 @@ func (w *modelWorld) render(c *Stores) string {
 		}
 		if len(r.selectors) > 0 {
 			fmt.Fprintf(&b, "  destination_selectors = %s\n", hclSelectors(r.selectors))
+		}
+		if len(r.tolerations) > 0 {
+			fmt.Fprintf(&b, "  tolerations = %s\n", hclTolerations(r.tolerations))
 		}
 		b.WriteString("}\n")
 		outputs = append(outputs, fmt.Sprintf("    %s = kratix_resource_request.%s.destination\n", r.name, r.name))

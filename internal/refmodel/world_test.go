@@ -10,7 +10,8 @@ import (
 // ---------------------------------------------------------------------------------------------
 
 // TestModelRandomWalks runs the generator and the model together without servers, with a
-// stand-in for the provider's choice of destination (the first candidate): the operations keep
+// stand-in for the provider's choice of destination (the model's own rule: it stays unless its
+// destination left the pool or drains it, else the weighted rendezvous choice): the operations keep
 // the world valid (unique folders, no destroyed object left behind), the configuration renders,
 // and the model never claims one path with two contents.
 func TestModelRandomWalks(t *testing.T) {
@@ -50,17 +51,16 @@ func TestModelRandomWalks(t *testing.T) {
 					continue
 				}
 				prior := m.choice[r.name]
-				if w.promises[r.promise].inPool(w.dest(prior)) && !slices.Contains(w.replaced, "r:"+r.name) {
+				stays := w.promises[r.promise].inPool(w.dest(prior)) && !slices.Contains(w.replaced, "r:"+r.name)
+				choices[r.name], _ = w.requestPick(r)
+				if stays && (!drains(r.tolerations, w.dest(prior)) || choices[r.name] == "") {
 					choices[r.name] = prior
-				} else if c := w.candidates(r); len(c) > 0 {
-					choices[r.name] = c[0]
-				} else {
-					choices[r.name] = ""
 				}
 			}
 			if p := m.Settle(choices); p != nil {
 				t.Fatalf("seed %d step %d: %v", seed, step, p)
 			}
+			counts["drained requests"] += len(m.drained)
 			if modelFoldersOverlap(w) {
 				t.Fatalf("seed %d step %d: two destinations' folders overlap: %s", seed, step, w.describe())
 			}
@@ -88,6 +88,13 @@ func TestModelRandomWalks(t *testing.T) {
 		t.Errorf("of 2000 steps, %d start with a rollout in flight and %d change dependencies during one", counts["in flight"], counts["change in flight"])
 	}
 	t.Logf("of 2000 steps, %d start with a rollout in flight and %d change dependencies during one", counts["in flight"], counts["change in flight"])
+	// Drains move requests now and then: a request is on the drained destination and some other
+	// candidate takes it.
+	if counts["drained requests"] < 20 {
+		t.Errorf("of 2000 steps, only %d requests moved off a drained destination", counts["drained requests"])
+	}
+	t.Logf("of 2000 steps: cordon %d, drain %d, untaint %d, reweight %d, tolerate %d; %d requests moved off a drained destination",
+		counts["cordon"], counts["drain"], counts["untaint"], counts["reweight"], counts["tolerate"], counts["drained requests"])
 }
 
 // modelFoldersOverlap: two destinations (present or not: they come back) have equal or nested
