@@ -145,8 +145,7 @@ func TestAccGuideDrain(t *testing.T) {
 	}
 	plan(0)
 
-	// The guard: guard = {} lets a drain's move through (the destination stays in the pool, so the
-	// move is a removal there); max_destinations_removed = 0 refuses it.
+	// The guard: a drain is a move off the destination, so guard = {} refuses it.
 	setMaintenance(`{ "worker-1" = "NoExecute" }`)
 	withGuard := func(guard string) {
 		t.Helper()
@@ -159,17 +158,15 @@ func TestAccGuideDrain(t *testing.T) {
 		}
 	}
 	withGuard("{}")
-	plan(2, `~ destination   = "worker-1" -> "`+first(leaving[0], rest)+`"`)
-	withGuard("{ max_destinations_removed = 0 }")
 	plan(1, "Error: Change Refused by the Guard", "Request postgres/default/"+leaving[0]+": this plan breaks the guard:",
-		"- 1 destinations lose files, more than max_destinations_removed = 0", "- worker-1: every file of the placement is removed")
+		`- the request moves off destination "worker-1"`)
 	if err := os.WriteFile(filepath.Join(cli.dir, "main.tf"), src, 0o600); err != nil {
 		t.Fatal(err)
 	}
 
 	// Drain: the requests on worker-1 that do not tolerate the taint move to their best remaining
 	// choice; metrics and the promise's files stay.
-	plan(2, "Warning: Destination Drained", `Destination "worker-1" is tainted maintenance:NoExecute: in this apply every`,
+	plan(2, "Warning: Destination Drained", `Destination "worker-1" is tainted maintenance:NoExecute: in this apply each of the`,
 		"Warning: Promise Scheduling", `Destination "worker-1" is drained of promise "postgres"`, "Warning: Request Scheduling")
 	diags := diagnostics()
 	var moves []string
