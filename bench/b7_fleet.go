@@ -240,14 +240,18 @@ func (p fleetPoint) row(runs int, largest bool) row {
 // setupRow is the set-up apply of one size against its physical floor: the fair floor's apply
 // plus the raw store floor, minio-go putting the same objects through the same proxy with the
 // same concurrency. The goal, judged at the largest size, is also on the listings: at most one
-// per store location per apply, however many objects are written.
+// per store location in each of the command's two provider processes, however many objects are
+// written. Terraform plans and applies in separate processes, and each must read the store: the
+// plan to check the new store can be read (its one listing), the apply to know what each write
+// replaces (one listing, taken by the store's check that Terraform's re-plan runs again, then
+// kept up to date by the writes). So a set-up command lists twice, not 52,000 times.
 func (p fleetPoint) setupRow(largest bool) row {
 	physical := p.fairSetup + p.rawSetup
 	r, rs := ratio(p.setup, physical)
 	goal, met := "- (judged at the largest size)", "-"
 	if largest {
-		goal = fmt.Sprintf("<= %.1fx physical floor; at most 1 listing per store location", fleetGoalRatio)
-		met = yesNo(r > 0 && r <= fleetGoalRatio && p.setupCounts.Listings <= 1)
+		goal = fmt.Sprintf("<= %.1fx physical floor; at most 1 listing per store location per provider process (2: plan, apply)", fleetGoalRatio)
+		met = yesNo(r > 0 && r <= fleetGoalRatio && p.setupCounts.Listings <= 2)
 	}
 	objects := p.destinations * (2 + p.promises)
 	return row{

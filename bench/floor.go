@@ -137,6 +137,8 @@ resource "terraform_data" "d" {
       path                = format("dest-%%03d", count.index)
       labels              = { env = "bench", zone = count.index %% 2 == 0 ? "even" : "odd" }
       strict_match_labels = false
+      taints              = null
+      weight              = null
       filepath_mode       = "nestedByMetadata"
       aggregated_filename = "aggregated.yaml"
       instance_id         = substr(md5("instance-${count.index}"), 0, 16)
@@ -162,6 +164,7 @@ func (c kratixConfig) floorPromise(p promiseSpec) string {
     dependencies              = %[2]s
     on_unschedule             = "keep"
     destination_selectors     = null
+    tolerations               = null
     timeouts                  = null
     destinations              = [for d in terraform_data.d : d.triggers_replace.destination]
     scheduled_destinations    = [for d in terraform_data.d : d.triggers_replace.destination.name]
@@ -203,6 +206,7 @@ resource "terraform_data" %[1]q {
     files_wo              = null
     content_wo_version    = null
     destination_selectors = null
+    tolerations           = null
     guard                 = null
     timeouts              = null
     promise = {
