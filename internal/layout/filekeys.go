@@ -89,28 +89,36 @@ func CheckRequestFiles(keys []string) []FileKeyError {
 	return errs
 }
 
-// collisions reports every key of a group that names one file, except the one to keep: the key
-// already spelled cleanly if there is one (the others are the odd spellings to fix), otherwise
-// the first in order.
+// collisions reports every key of a group that names one file, except the one to keep (see
+// others).
 func collisions(file string, keys []string) []FileKeyError {
-	if len(keys) < 2 {
-		return nil
-	}
-	sort.Strings(keys)
-	keep := keys[0]
-	for _, k := range keys {
-		if k == file {
-			keep = k
-		}
-	}
 	var errs []FileKeyError
-	for _, k := range keys {
-		if k != keep {
-			errs = append(errs, FileKeyError{Key: k, Message: fmt.Sprintf(
-				"File key %q names the same file as %q (both mean %q); keep only one of them.", k, keep, file)})
-		}
+	keep, rest := others(file, keys)
+	for _, k := range rest {
+		errs = append(errs, FileKeyError{Key: k, Message: fmt.Sprintf(
+			"File key %q names the same file as %q (both mean %q); keep only one of them.", k, keep, file)})
 	}
 	return errs
+}
+
+// others splits spellings that all mean clean into the one to keep and the rest, sorted: the one
+// already spelled cleanly if there is one (the others are the odd spellings to fix), otherwise
+// the first in order. With fewer than two spellings there is nothing to report.
+func others(clean string, spellings []string) (keep string, rest []string) {
+	if len(spellings) < 2 {
+		return "", nil
+	}
+	sort.Strings(spellings)
+	keep = spellings[0]
+	if slices.Contains(spellings, clean) {
+		keep = clean
+	}
+	for _, s := range spellings {
+		if s != keep {
+			rest = append(rest, s)
+		}
+	}
+	return keep, rest
 }
 
 // reservedFileKey refuses a cleaned key that would land on a file another writer owns when the

@@ -163,25 +163,14 @@ func ValidateGroups(dirs, files []string) []GroupError {
 	return errs
 }
 
-// groupCollisions reports every name that means the folder clean except the one to keep: the one
-// already spelled cleanly if there is one, otherwise the first in order.
+// groupCollisions reports every name that means the folder clean except the one to keep (see
+// others).
 func groupCollisions(clean string, dirs []string) []GroupError {
-	if len(dirs) < 2 {
-		return nil
-	}
-	sort.Strings(dirs)
-	keep := dirs[0]
-	for _, d := range dirs {
-		if d == clean {
-			keep = d
-		}
-	}
 	var errs []GroupError
-	for _, d := range dirs {
-		if d != keep {
-			errs = append(errs, GroupError{Key: d, Message: fmt.Sprintf(
-				"Group %q names the same folder as %q (both mean %q); keep only one of them.", d, keep, clean)})
-		}
+	keep, rest := others(clean, dirs)
+	for _, d := range rest {
+		errs = append(errs, GroupError{Key: d, Message: fmt.Sprintf(
+			"Group %q names the same folder as %q (both mean %q); keep only one of them.", d, keep, clean)})
 	}
 	return errs
 }

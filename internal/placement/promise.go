@@ -46,18 +46,8 @@ func PlanPromise(in Promise) (Plan, []scheduling.Decision, error) {
 // half of PlanPromise, for a caller that stages a rollout over them before placing it.
 func SchedulePromise(in Promise) []scheduling.Decision {
 	pool := Destinations(in.Pool)
-	decisions := scheduling.Schedule(in.Selector, pool)
-	for i, d := range decisions {
-		if !d.Selected || len(pool[i].Taints) == 0 {
-			continue
-		}
-		_, held := in.Prior[d.Destination]
-		if keep, why := scheduling.PromiseTaintVerdict(in.Tolerations, pool[i], held); !keep {
-			decisions[i] = d.WithReason(why)
-			decisions[i].Selected = false
-		}
-	}
-	return decisions
+	held := func(dest string) bool { _, ok := in.Prior[dest]; return ok }
+	return scheduling.WithTaints(scheduling.Schedule(in.Selector, pool), pool, in.Tolerations, held)
 }
 
 // Selected lists, sorted, the destinations decisions select: the Scheduled of the plan that

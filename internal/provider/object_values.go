@@ -34,6 +34,16 @@ func objObject(a map[string]attr.Value, name string) types.Object {
 	return v
 }
 
+func objList(a map[string]attr.Value, name string) types.List {
+	v, _ := a[name].(types.List)
+	return v
+}
+
+func objInt64(a map[string]attr.Value, name string) types.Int64 {
+	v, _ := a[name].(types.Int64)
+	return v
+}
+
 // poolModelsFromList reads a pool attribute's elements. known is false while the list or an
 // element is unknown; a null element reads as the zero model (poolFromModel reports it).
 func poolModelsFromList(list types.List) (out []poolMemberModel, known bool) {

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -271,7 +270,7 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 		}
 		decisions = chooseOne(decisions, pool, tolerations, key, by)
 	} else {
-		decisions = untoleratedOff(decisions, pool, tolerations)
+		decisions = scheduling.WithTaints(decisions, pool, tolerations, placedNowhere)
 	}
 
 	names := scheduling.Selected(decisions)
@@ -341,7 +340,7 @@ func chooseOne(decisions []scheduling.Decision, pool []scheduling.Destination, t
 	}
 	pick := scheduling.Pick(scheduling.PickInput{Key: key, Candidates: candidates, Tolerations: tols})
 	if len(pick.Chosen) == 0 {
-		return untoleratedOff(decisions, pool, tols)
+		return scheduling.WithTaints(decisions, pool, tols, placedNowhere)
 	}
 	chosen := pick.Chosen[0]
 	out := make([]scheduling.Decision, len(decisions))
@@ -359,18 +358,5 @@ func chooseOne(decisions []scheduling.Decision, pool []scheduling.Destination, t
 	return out
 }
 
-// untoleratedOff turns off the selected decisions of destinations with a NoSchedule or NoExecute
-// taint that tols do not tolerate, as for a promise placed there for the first time.
-func untoleratedOff(decisions []scheduling.Decision, pool []scheduling.Destination, tols []scheduling.Toleration) []scheduling.Decision {
-	out := slices.Clone(decisions)
-	for i, d := range out {
-		if !d.Selected || len(pool[i].Taints) == 0 {
-			continue
-		}
-		if keep, why := scheduling.PromiseTaintVerdict(tols, pool[i], false); !keep {
-			out[i] = d.WithReason(why)
-			out[i].Selected = false
-		}
-	}
-	return out
-}
+// placedNowhere: the data source previews a promise placed for the first time.
+func placedNowhere(string) bool { return false }

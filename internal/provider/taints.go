@@ -154,17 +154,6 @@ func weightOf(v types.Int64) (int, bool) {
 	return int(v.ValueInt64()), true
 }
 
-// objList and objInt64 read attributes of an object as objString does.
-func objList(a map[string]attr.Value, name string) types.List {
-	v, _ := a[name].(types.List)
-	return v
-}
-
-func objInt64(a map[string]attr.Value, name string) types.Int64 {
-	v, _ := a[name].(types.Int64)
-	return v
-}
-
 // taintsValidator refuses two taints of one key and effect, as Kubernetes does; each taint's
 // fields are checked by their own validators.
 type taintsValidator struct{}

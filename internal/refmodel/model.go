@@ -762,13 +762,13 @@ func (m *Model) Settle(choices map[string]string) []string {
 		case inPool && !drained:
 			if got != prior {
 				problems = append(problems, fmt.Sprintf("request %s moved from %q to %q although %q stayed in the pool, not tainted NoExecute untolerated (taints %s, tolerations %s)",
-					r.name, prior, got, prior, taintsText(w.dest(prior).taints), tolerationsText(r.tolerations)))
+					r.name, prior, got, prior, listText(w.dest(prior).taints), listText(r.tolerations)))
 			}
 		default:
 			want, why := w.requestPick(r)
 			how := "chosen afresh"
 			if drained {
-				how = fmt.Sprintf("drained from %q (taints %s, tolerations %s)", prior, taintsText(w.dest(prior).taints), tolerationsText(r.tolerations))
+				how = fmt.Sprintf("drained from %q (taints %s, tolerations %s)", prior, listText(w.dest(prior).taints), listText(r.tolerations))
 				if want == "" {
 					want, how = prior, how+": nowhere else to go, so it stays"
 				}

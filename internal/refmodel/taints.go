@@ -281,7 +281,7 @@ func (m *Model) taintOp(rng *rand.Rand, name string, dests []*modelDest, promise
 		if !ok {
 			return Op{}, false
 		}
-		op := Op{Desc: fmt.Sprintf("%s (%s, cleanup %s) tainted %s, now %s", d.name, d.mode, d.cleanup, t, taintsText(d.taints))}
+		op := Op{Desc: fmt.Sprintf("%s (%s, cleanup %s) tainted %s, now %s", d.name, d.mode, d.cleanup, t, listText(d.taints))}
 		if name == "cordon" {
 			// Nothing is placed or removed: no request moves, no promise leaves or joins.
 			op.Quiet = true
@@ -301,14 +301,14 @@ func (m *Model) taintOp(rng *rand.Rand, name string, dests []*modelDest, promise
 			return Op{}, false
 		}
 		d := pick(rng, tainted)
-		before := taintsText(d.taints)
+		before := listText(d.taints)
 		if rng.IntN(2) == 0 {
 			d.taints = nil
 		} else {
 			i := rng.IntN(len(d.taints))
 			d.taints = slices.Delete(slices.Clone(d.taints), i, i+1)
 		}
-		return Op{Desc: fmt.Sprintf("%s taints %s -> %s%s", d.name, before, taintsText(d.taints), m.onDest(d))}, true
+		return Op{Desc: fmt.Sprintf("%s taints %s -> %s%s", d.name, before, listText(d.taints), m.onDest(d))}, true
 
 	case "reweight":
 		if len(dests) == 0 {
@@ -335,14 +335,14 @@ func (m *Model) taintOp(rng *rand.Rand, name string, dests []*modelDest, promise
 			r := requests[i-len(promises)]
 			tols, what = &r.tolerations, fmt.Sprintf("request %s (on %q)", r.name, m.choice[r.name])
 		}
-		before := tolerationsText(*tols)
-		for tolerationsText(*tols) == before {
+		before := listText(*tols)
+		for listText(*tols) == before {
 			*tols = nil
 			if rng.IntN(3) > 0 {
 				*tols = randomTolerations(rng)
 			}
 		}
-		return Op{Desc: fmt.Sprintf("%s tolerations %s -> %s", what, before, tolerationsText(*tols))}, true
+		return Op{Desc: fmt.Sprintf("%s tolerations %s -> %s", what, before, listText(*tols))}, true
 	}
 	panic("unknown operation " + name)
 }
@@ -369,7 +369,7 @@ func (m *Model) onDest(d *modelDest) string {
 	var on []string
 	for _, r := range m.w.requests {
 		if r.present && m.choice[r.name] == d.name {
-			on = append(on, fmt.Sprintf("%s (tolerations %s)", r.name, tolerationsText(r.tolerations)))
+			on = append(on, fmt.Sprintf("%s (tolerations %s)", r.name, listText(r.tolerations)))
 		}
 	}
 	if len(on) == 0 {
@@ -378,24 +378,14 @@ func (m *Model) onDest(d *modelDest) string {
 	return "; on it: " + strings.Join(on, ", ")
 }
 
-func taintsText(ts []modelTaint) string {
-	if len(ts) == 0 {
+// listText writes items joined by commas, or "none".
+func listText[T fmt.Stringer](items []T) string {
+	if len(items) == 0 {
 		return "none"
 	}
-	var parts []string
-	for _, t := range ts {
-		parts = append(parts, t.String())
-	}
-	return strings.Join(parts, ",")
-}
-
-func tolerationsText(ts []modelToleration) string {
-	if len(ts) == 0 {
-		return "none"
-	}
-	var parts []string
-	for _, t := range ts {
-		parts = append(parts, t.String())
+	parts := make([]string, len(items))
+	for i, t := range items {
+		parts[i] = t.String()
 	}
 	return strings.Join(parts, ",")
 }

@@ -972,16 +972,16 @@ func (w *modelWorld) describe() string {
 	}
 	for _, d := range w.dests {
 		fmt.Fprintf(&b, "\n      %s: store %d, path %s (folder %s), labels %s, strict %v, %s, aggregate %s, cleanup %s, init_workloads %v, taints %s, weight %s",
-			d.name, d.store, d.path, w.root(d), labelText(d.labels), d.strict, d.mode, d.agg, d.cleanup, !d.noInit, taintsText(d.taints), weightText(d.weight))
+			d.name, d.store, d.path, w.root(d), labelText(d.labels), d.strict, d.mode, d.agg, d.cleanup, !d.noInit, listText(d.taints), weightText(d.weight))
 	}
 	for _, p := range w.promises {
-		fmt.Fprintf(&b, "\n      %s: selectors %s, dependencies #%d, on_unschedule %s, rollout %s, tolerations %s", p.name, selectorText2(p.selectors), p.deps, map[bool]string{true: "delete", false: "keep"}[p.delete], p.rollout, tolerationsText(p.tolerations))
+		fmt.Fprintf(&b, "\n      %s: selectors %s, dependencies #%d, on_unschedule %s, rollout %s, tolerations %s", p.name, selectorText2(p.selectors), p.deps, map[bool]string{true: "delete", false: "keep"}[p.delete], p.rollout, listText(p.tolerations))
 		if len(p.left) > 0 {
 			fmt.Fprintf(&b, ", pool without %s", strings.Join(modelKeys(p.left), ","))
 		}
 	}
 	for _, r := range w.requests {
-		fmt.Fprintf(&b, "\n      %s: promise %s, namespace %s, pipeline %q, selectors %s, files #%d, documents #%d, tolerations %s", r.name, w.promises[r.promise].name, r.namespace, r.pipeline, selectorText2(r.selectors), r.files, r.documents, tolerationsText(r.tolerations))
+		fmt.Fprintf(&b, "\n      %s: promise %s, namespace %s, pipeline %q, selectors %s, files #%d, documents #%d, tolerations %s", r.name, w.promises[r.promise].name, r.namespace, r.pipeline, selectorText2(r.selectors), r.files, r.documents, listText(r.tolerations))
 		if r.kname != "" {
 			fmt.Fprintf(&b, ", named %s", r.kname)
 		}

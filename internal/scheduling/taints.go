@@ -3,6 +3,7 @@ package scheduling
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -246,4 +247,21 @@ func effectRank(effect string) int {
 		return 3
 	}
 	return 0
+}
+
+// WithTaints turns off, with the taint as the reason, the selected decisions (Schedule's, in pool
+// order) of destinations a promise may not stay on or go to (PromiseTaintVerdict); placedBefore
+// says whether the promise is on a destination already. decisions is left as it is.
+func WithTaints(decisions []Decision, pool []Destination, tols []Toleration, placedBefore func(name string) bool) []Decision {
+	out := slices.Clone(decisions)
+	for i, d := range out {
+		if !d.Selected || len(pool[i].Taints) == 0 {
+			continue
+		}
+		if keep, why := PromiseTaintVerdict(tols, pool[i], placedBefore(d.Destination)); !keep {
+			out[i] = d.WithReason(why)
+			out[i].Selected = false
+		}
+	}
+	return out
 }
