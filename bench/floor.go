@@ -28,7 +28,7 @@ import (
 //     path to 32-hex MD5);
 //   - a request: its name, namespace, pipeline, the same documents expression, the promise
 //     object it was given (the promise's name and its destination objects), and the destination
-//     it landed on with its root, location and written_files (the same store path, path to
+//     it landed on (and the list of it) with its root, location and written_files (the same store path, path to
 //     32-hex MD5).
 //
 // The MD5s are of short strings: the floor must not hash megabytes of dependencies in
@@ -207,6 +207,8 @@ resource "terraform_data" %[1]q {
     content_wo_version    = null
     destination_selectors = null
     tolerations           = null
+    replicas              = null
+    spread                = null
     guard                 = null
     timeouts              = null
     promise = {
@@ -215,6 +217,8 @@ resource "terraform_data" %[1]q {
       destinations          = terraform_data.%[6]s.triggers_replace.destinations
     }
     destination  = terraform_data.d[count.index %% length(terraform_data.d)].triggers_replace.destination.name
+    destinations = [terraform_data.d[count.index %% length(terraform_data.d)].triggers_replace.destination.name]
+    placements   = null
     misscheduled = false
     location     = %[7]q
     root         = terraform_data.d[count.index %% length(terraform_data.d)].triggers_replace.root

@@ -128,49 +128,53 @@ func Losses(prior map[string]Prior, next map[string]Record, pool []Member) []Los
 	return out
 }
 
-// RequestLosses is Losses for a request, plus its move off its destination while it held files
+// RequestLosses is Losses for a request, plus its moves off its destinations while it held files
 // there: to another destination, to none, or to another store location or folder of the same
-// destination (even when its old files cannot be reached and stay). priorDest is the destination
-// it was on ("" for none).
+// destination (even when its old files cannot be reached and stay). priorDest and prior are its
+// first destination before ("" and nil for none); the plan knows the others.
 func RequestLosses(priorDest string, prior *Prior, p RequestPlan, pool []Member) []Loss {
-	if prior == nil || priorDest == "" {
-		return nil
+	priors := map[string]Prior{}
+	for dest, pr := range p.prior {
+		priors[dest] = pr
 	}
-	out := Losses(map[string]Prior{priorDest: *prior}, p.Records, pool)
-	if len(prior.Record.Files) == 0 {
-		return out
+	if prior != nil && priorDest != "" {
+		priors[priorDest] = *prior
 	}
+	out := Losses(priors, p.Records, pool)
+	listed := map[string]bool{}
 	for i, l := range out {
-		if l.Kind == LossRemoved && p.Chosen != nil && p.MovedFrom == priorDest {
+		if to := p.movedTo[l.Destination]; l.Kind == LossRemoved && to != "" {
 			// Drained (a NoExecute taint): its files go to another destination of the pool.
-			out[i].Kind, out[i].From, out[i].To = LossMoved, folder(prior.Record), "destination "+p.Chosen.Name
-			return out
+			out[i].Kind, out[i].From, out[i].To = LossMoved, folder(priors[l.Destination].Record), "destination "+to
 		}
-	}
-	after, stays := p.Records[priorDest]
-	if stays && after.Location == prior.Record.Location && after.Root == prior.Record.Root {
-		return out
-	}
-	for _, l := range out {
-		if l.Kind != LossFiles {
-			return out // removed or moved: listed already
-		}
-	}
-	to := ""
-	switch {
-	case stays:
-		to = folder(after)
-	case p.Chosen != nil:
-		to = "destination " + p.Chosen.Name
+		listed[l.Destination] = l.Kind != LossFiles
 	}
 	inPool := map[string]Member{}
 	for _, m := range pool {
 		inPool[m.Name] = m
 	}
-	move := Loss{Destination: priorDest, Kind: LossMoved, From: folder(prior.Record), To: to}
-	move.Labels, move.PriorLabels = labelsOf(priorDest, *prior, inPool)
-	move.WrittenLabels = prior.WrittenLabels
-	return append(out, move)
+	for _, dest := range sortedKeys(priors) {
+		before := priors[dest]
+		if len(before.Record.Files) == 0 || listed[dest] {
+			continue // nothing held, or removed or moved: listed already
+		}
+		after, stays := p.Records[dest]
+		if stays && after.Location == before.Record.Location && after.Root == before.Record.Root {
+			continue
+		}
+		to := ""
+		switch {
+		case stays:
+			to = folder(after)
+		case p.movedTo[dest] != "":
+			to = "destination " + p.movedTo[dest]
+		}
+		move := Loss{Destination: dest, Kind: LossMoved, From: folder(before.Record), To: to}
+		move.Labels, move.PriorLabels = labelsOf(dest, before, inPool)
+		move.WrittenLabels = before.WrittenLabels
+		out = append(out, move)
+	}
+	return out
 }
 
 // labelsOf returns a destination's labels after the change (the pool's, else as the resource

@@ -232,9 +232,9 @@ func TestRequestNoneModeDropsFilesNoLongerProduced(t *testing.T) {
 func TestRemoveRequest(t *testing.T) {
 	m := dev("")
 	for _, mis := range []bool{false, true} {
-		p, err := placement.RemoveRequest(pgRequest(map[string]string{"db.yaml": dbYAML}), "dev", placement.Prior{Member: &m,
+		p, err := placement.RemoveRequest(pgRequest(map[string]string{"db.yaml": dbYAML}), map[string]placement.Prior{"dev": {Member: &m,
 			Record: placement.Record{Location: locA().String(), Root: devRoot, Misscheduled: mis,
-				Files: map[string]string{nestedReqDB: md5hex(dbYAML)}}})
+				Files: map[string]string{nestedReqDB: md5hex(dbYAML)}}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -308,7 +308,7 @@ func TestRequestNoneModeCanaryNamedFileInSubfolder(t *testing.T) {
 	}
 	sameSet(t, "Delete after dropping the file", p.Ops[0].Change.Delete, []string{look})
 
-	r, err := placement.RemoveRequest(pgRequest(map[string]string{"a.yaml": dbYAML}), "dev", *prior)
+	r, err := placement.RemoveRequest(pgRequest(map[string]string{"a.yaml": dbYAML}), map[string]placement.Prior{"dev": *prior})
 	if err != nil {
 		t.Fatal(err)
 	}

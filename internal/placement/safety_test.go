@@ -360,7 +360,7 @@ func (s scenario) run() (placement.Plan, error) {
 		p, _, err := placement.PlanRequest(in)
 		return p.Plan, err
 	default:
-		return placement.RemoveRequest(req, "dev", *prior)
+		return placement.RemoveRequest(req, map[string]placement.Prior{"dev": *prior})
 	}
 }
 

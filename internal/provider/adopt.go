@@ -352,12 +352,16 @@ func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a
 		return a, true
 	}
 	holders := p.holders
-	if len(holders) > 1 {
+	if replicas := max(int(plan.Replicas.ValueInt64()), 1); len(holders) > replicas {
+		lives := "one destination"
+		if replicas > 1 {
+			lives = fmt.Sprintf("at most %d destinations (its replicas)", replicas)
+		}
 		diags.AddAttributeError(at, "Request Found On Several Destinations", fmt.Sprintf(
 			"Request %s was imported, and the folders of several destinations of the promise's pool hold it: %s. "+
-				"A request lives on one destination. Import it naming the one to keep, as %s@<destination> (change the "+
+				"A request lives on %s. Import it naming the one to keep, as %s@<destination> (change the "+
 				"import block's id, or `terraform state rm` it and import again); the copies on the others are not touched.",
-			id, strings.Join(holders, ", "), id))
+			id, strings.Join(holders, ", "), lives, id))
 		return a, false
 	}
 	for _, dest := range holders {
@@ -369,12 +373,19 @@ func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a
 // requestPrior is the prior state an adopted request plans from: on the destination found, holding
 // what was found there. With nothing found it is the state of a request never placed.
 func (a adoption) requestPrior(plan, state requestModel) requestModel {
-	for dest, rec := range a.Found {
-		state.Promise = plan.Promise
-		state.Destination = types.StringValue(dest)
-		state.Location, state.Root = types.StringValue(rec.Location), types.StringValue(rec.Root)
-		state.Misscheduled = types.BoolValue(false)
-		state.WrittenFiles = stringMapValue(rec.Files)
+	dests := sortedKeys(a.Found)
+	if len(dests) == 0 {
+		return state
+	}
+	rec := a.Found[dests[0]]
+	state.Promise = plan.Promise
+	state.Destination = types.StringValue(dests[0])
+	state.Location, state.Root = types.StringValue(rec.Location), types.StringValue(rec.Root)
+	state.Misscheduled = types.BoolValue(false)
+	state.WrittenFiles = stringMapValue(rec.Files)
+	state.Placed = stringList(dests)
+	if len(dests) > 1 {
+		state.Placements = recordsToModel(a.Found)
 	}
 	return state
 }

@@ -246,8 +246,8 @@ func (m requestModel) owner() placement.Owner {
 // priorRecords is what state says the request held, by destination.
 func (m requestModel) priorRecords(ctx context.Context) map[string]placement.Record {
 	out := map[string]placement.Record{}
-	if pr, ok := m.prior(ctx); ok {
-		out[m.Destination.ValueString()] = pr.Record
+	for dest, pr := range m.allPriors(ctx) {
+		out[dest] = pr.Record
 	}
 	return out
 }

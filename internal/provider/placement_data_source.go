@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -55,6 +56,8 @@ type placementDataModel struct {
 	Key                  types.String `tfsdk:"key"`
 	Request              types.String `tfsdk:"request"`
 	Tolerations          types.List   `tfsdk:"tolerations"`
+	Replicas             types.Int64  `tfsdk:"replicas"`
+	Spread               types.Object `tfsdk:"spread"`
 	RolloutWaves         types.List   `tfsdk:"rollout_waves"` // of waveModel
 	Selected             types.List   `tfsdk:"selected"`
 	Names                types.List   `tfsdk:"names"`
@@ -156,6 +159,20 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 				MarkdownDescription: "With `mode = \"one\"`: a string hashed as it is given. Use `request` to choose as a resource request does.",
 				DeprecationMessage: "Use request = \"<promise>/<namespace>/<name>\", the request's id. key is hashed as given, " +
 					"and agrees with a request only when spelled <namespace>/<promise>/<name>, an order nothing else uses.",
+			},
+			"replicas": schema.Int64Attribute{
+				Optional: true,
+				MarkdownDescription: "With `mode = \"one\"`: how many destinations, as a resource request's `replicas` (unset: one). " +
+					"The request is taken as placed for the first time.",
+				Validators: []validator.Int64{int64validator.Between(1, maxReplicas)},
+			},
+			"spread": schema.SingleNestedAttribute{
+				Optional:            true,
+				MarkdownDescription: "With `mode = \"one\"`: as a resource request's `spread`, one destination per value of the label `topology_key` first.",
+				Attributes: map[string]schema.Attribute{
+					"topology_key": schema.StringAttribute{Required: true, MarkdownDescription: "The label key whose values are the domains.",
+						Validators: []validator.String{labelKey()}},
+				},
 			},
 			"rollout_waves": schema.ListNestedAttribute{
 				Optional: true,
@@ -268,7 +285,14 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 			}
 			key, by = placement.RequestKey(parts[0], parts[1], parts[2]), fmt.Sprintf("request %s", m.Request.ValueString())
 		}
-		decisions = chooseOne(decisions, pool, tolerations, key, by)
+		spreadKey := ""
+		if !m.Spread.IsNull() {
+			if k, ok := m.Spread.Attributes()["topology_key"].(types.String); ok {
+				spreadKey = k.ValueString()
+			}
+		}
+		decisions = chooseOne(decisions, pool, scheduling.PickInput{Key: key, Tolerations: tolerations,
+			Replicas: int(m.Replicas.ValueInt64()), SpreadKey: spreadKey}, by)
 	} else {
 		decisions = scheduling.WithTaints(decisions, pool, tolerations, placedNowhere)
 	}
@@ -329,23 +353,23 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// chooseOne keeps one selected destination, chosen by rendezvous hashing of key, as a resource
-// request is placed; the other matches say who was chosen instead, and for what (by).
-func chooseOne(decisions []scheduling.Decision, pool []scheduling.Destination, tols []scheduling.Toleration, key, by string) []scheduling.Decision {
-	var candidates []scheduling.Destination
+// chooseOne keeps the selected destinations a resource request placed for the first time goes to
+// (one, or its replicas), chosen by rendezvous hashing of in.Key; the other matches say who was
+// chosen instead, and for what (by).
+func chooseOne(decisions []scheduling.Decision, pool []scheduling.Destination, in scheduling.PickInput, by string) []scheduling.Decision {
 	for i, d := range decisions {
 		if d.Selected {
-			candidates = append(candidates, pool[i])
+			in.Candidates = append(in.Candidates, pool[i])
 		}
 	}
-	pick := scheduling.Pick(scheduling.PickInput{Key: key, Candidates: candidates, Tolerations: tols})
+	pick := scheduling.Pick(in)
 	if len(pick.Chosen) == 0 {
-		return scheduling.WithTaints(decisions, pool, tols, placedNowhere)
+		return scheduling.WithTaints(decisions, pool, in.Tolerations, placedNowhere)
 	}
-	chosen := pick.Chosen[0]
+	chosen := strings.Join(pick.Chosen, ", ")
 	out := make([]scheduling.Decision, len(decisions))
 	for i, d := range decisions {
-		if d.Selected && d.Destination != chosen {
+		if d.Selected && !slices.Contains(pick.Chosen, d.Destination) {
 			d.Selected = false
 			why, tainted := pick.Reasons[d.Destination]
 			if !tainted || !strings.HasPrefix(why, "tainted") {

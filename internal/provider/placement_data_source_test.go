@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -96,6 +97,27 @@ data "kratix_placement" "tolerated_one" {
   tolerations  = [{ key = "maintenance", operator = "Exists", effect = "NoSchedule" }]
 }
 
+locals {
+  zoned = [for n in ["a1", "a2", "b1"] :
+    { name = n, labels = { zone = substr(n, 0, 1) }, path = n, state_store = { name = "gitops", path = "" } }
+  ]
+}
+
+data "kratix_placement" "replicas" {
+  destinations = local.zoned
+  mode         = "one"
+  request      = "jenkins/default/r2"
+  replicas     = 2
+}
+
+data "kratix_placement" "spread" {
+  destinations = local.zoned
+  mode         = "one"
+  request      = "jenkins/default/r2"
+  replicas     = 2
+  spread       = { topology_key = "zone" }
+}
+
 output "matches" {
   value = provider::kratix::matches([{ match_labels = { env = "dev" } }], { env = "dev", zone = "eu" })
 }
@@ -164,6 +186,14 @@ output "not_matches" {
 				statecheck.ExpectKnownValue("data.kratix_placement.cordoned_one", tfjsonpath.New("decisions").AtSliceIndex(0).AtMapKey("reason"),
 					knownvalue.StringExact("tainted maintenance=2026-12-01:NoSchedule, not tolerated")),
 				statecheck.ExpectKnownValue("data.kratix_placement.tolerated_one", tfjsonpath.New("names"), names("prod")),
+				// Replicas and spread, by the test's own model of rendezvous and of spread; request r2's
+				// order is a2, a1, b1, so two replicas take both a's and spread takes a2 and b1.
+				statecheck.ExpectKnownValue("data.kratix_placement.replicas", tfjsonpath.New("names"),
+					names(slices.Sorted(slices.Values(rendezvousOrder("default/jenkins/r2", []string{"a1", "a2", "b1"}, nil)[:2]))...)),
+				statecheck.ExpectKnownValue("data.kratix_placement.replicas", tfjsonpath.New("names"), names("a1", "a2")),
+				statecheck.ExpectKnownValue("data.kratix_placement.spread", tfjsonpath.New("names"),
+					names(slices.Sorted(slices.Values(spreadModel("default/jenkins/r2", map[string]string{"a1": "a", "a2": "a", "b1": "b"}, 2)))...)),
+				statecheck.ExpectKnownValue("data.kratix_placement.spread", tfjsonpath.New("names"), names("a2", "b1")),
 				statecheck.ExpectKnownOutputValue("matches", knownvalue.Bool(true)),
 				statecheck.ExpectKnownOutputValue("not_matches", knownvalue.Bool(false)),
 			},

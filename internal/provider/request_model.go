@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -35,7 +36,11 @@ type requestModel struct {
 	Files                types.Map      `tfsdk:"files"`
 	DestinationSelectors types.List     `tfsdk:"destination_selectors"`
 	Tolerations          types.List     `tfsdk:"tolerations"`
+	Replicas             types.Int64    `tfsdk:"replicas"`
+	Spread               types.Object   `tfsdk:"spread"` // {topology_key}
 	Destination          types.String   `tfsdk:"destination"`
+	Placed               types.List     `tfsdk:"destinations"`
+	Placements           types.Map      `tfsdk:"placements"` // of placementAttrTypes; null for one placement
 	Misscheduled         types.Bool     `tfsdk:"misscheduled"`
 	Location             types.String   `tfsdk:"location"`
 	Root                 types.String   `tfsdk:"root"`
@@ -62,6 +67,28 @@ func (m requestModel) id() string {
 // acknowledgements are bound to (placement.RequestKey); never shown.
 func (m requestModel) key() string {
 	return placement.RequestKey(m.promiseName(), m.Namespace.ValueString(), m.Name.ValueString())
+}
+
+// maxReplicas is the most destinations one request may be written to.
+const maxReplicas = 100
+
+// multi reports whether the configuration asks for several placements (replicas or spread), whose
+// state is kept in placements.
+func (m requestModel) multi() bool { return !m.Replicas.IsNull() || !m.Spread.IsNull() }
+
+// spreadKey is spread's topology_key; "" without spread. ok is false while it is unknown.
+func (m requestModel) spreadKey() (string, bool) {
+	if m.Spread.IsUnknown() {
+		return "", false
+	}
+	if m.Spread.IsNull() {
+		return "", true
+	}
+	k, ok := m.Spread.Attributes()["topology_key"].(types.String)
+	if !ok || k.IsUnknown() {
+		return "", false
+	}
+	return k.ValueString(), true
 }
 
 // promise is the request's promise; nil while it is null or unknown.
@@ -114,7 +141,8 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (placement.R
 	pool, okPool, d := poolFromList(path.Root("promise").AtName("destinations"), promise.Destinations)
 	diags.Append(d...)
 	tolerations, okTol := tolerationsFromList(m.Tolerations)
-	if !okP || !okR || !okPool || !okTol || diags.HasError() {
+	spreadKey, okSpread := m.spreadKey()
+	if !okP || !okR || !okPool || !okTol || !okSpread || m.Replicas.IsUnknown() || diags.HasError() {
 		return placement.RequestPlan{}, nil, false, diags
 	}
 	if d := m.checkFileKeys(ctx); d.HasError() {
@@ -128,12 +156,14 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (placement.R
 	}
 	in := placement.Request{
 		Key: m.key(), PromiseSelector: scheduling.Merge(promiseEntries), Selector: scheduling.Merge(own), Tolerations: tolerations,
-		Output: out, Pool: members(pool), HashKey: m.hashKey(),
+		Output: out, Pool: members(pool), HashKey: m.hashKey(), Replicas: int(m.Replicas.ValueInt64()), SpreadKey: spreadKey,
 	}
 	if pr, ok := state.prior(ctx); ok {
 		in.PriorDestination = state.Destination.ValueString()
 		in.Prior = &pr
 	}
+	in.OtherPriors = state.otherPriors(ctx)
+	in.PriorOrder = stringListOf(ctx, state.Placed)
 	p, _, err := placement.PlanRequest(in)
 	if err != nil {
 		diags.Append(cannotLayOut("Request", err))
@@ -159,10 +189,45 @@ func (m requestModel) prior(ctx context.Context) (placement.Prior, bool) {
 	return p, true
 }
 
+// otherPriors is what state says the request held on destinations other than its first (with
+// replicas), by destination.
+func (m requestModel) otherPriors(ctx context.Context) map[string]placement.Prior {
+	if m.promise() == nil || m.Placements.IsNull() || m.Placements.IsUnknown() {
+		return nil
+	}
+	out := map[string]placement.Prior{}
+	for dest, rec := range recordsFromModel(ctx, m.Placements) {
+		if dest == m.Destination.ValueString() {
+			continue
+		}
+		p := placement.Prior{Record: rec}
+		if mem := findMember(m.destinations(), dest); mem != nil {
+			p.Member = &mem.Member
+			p.Record.Store = mem.Member.Store
+		}
+		out[dest] = p
+	}
+	return out
+}
+
+// allPriors is what state says the request held, by destination.
+func (m requestModel) allPriors(ctx context.Context) map[string]placement.Prior {
+	out := m.otherPriors(ctx)
+	if out == nil {
+		out = map[string]placement.Prior{}
+	}
+	if pr, ok := m.prior(ctx); ok {
+		out[m.Destination.ValueString()] = pr
+	}
+	return out
+}
+
 func (m requestModel) refs() storeRefs {
 	refs := storeRefs{}
-	if mem := findMember(m.destinations(), m.Destination.ValueString()); mem != nil {
-		refs.add(*mem)
+	for _, dest := range append([]string{m.Destination.ValueString()}, sortedKeys(m.otherPriors(context.Background()))...) {
+		if mem := findMember(m.destinations(), dest); mem != nil {
+			refs.add(*mem)
+		}
 	}
 	return refs
 }
@@ -242,32 +307,46 @@ func (m requestModel) output(ctx context.Context) (layout.Request, error) {
 	return req, nil
 }
 
-// record sets the computed attributes from an outcome: the destination the request holds
+// record sets the computed attributes from an outcome: the destinations the request holds
 // files in, or none.
 func (m *requestModel) record(p placement.RequestPlan, o placement.Outcome) {
 	m.ID = types.StringValue(m.id())
 	m.Misscheduled = types.BoolValue(false)
 	m.Destination, m.Location, m.Root = types.StringNull(), types.StringNull(), types.StringNull()
 	m.WrittenFiles = stringMapValue(map[string]string{})
+	m.Placements = types.MapNull(types.ObjectType{AttrTypes: placementAttrTypes})
 	m.DocumentsWO, m.FilesWO = types.StringNull(), types.MapNull(types.StringType) // never in plan or state
-	// Two records are left when a move did not finish: the request stays where it was (its files
-	// there are still whole) and the next plan moves it again.
-	keep := ""
-	if p.Chosen != nil {
-		keep = p.Chosen.Name
-	}
-	if _, unfinished := o.Records[p.MovedFrom]; unfinished && p.MovedFrom != "" {
-		keep = p.MovedFrom
-	}
-	for dest, rec := range o.Records {
-		if keep != "" && dest != keep && len(o.Records) > 1 {
-			continue
+	records := o.Records
+	if !m.multi() && len(records) > 1 && p.MovedFrom != "" {
+		// A move that did not finish: the request stays where it was (its files there are still
+		// whole) and the next plan moves it again.
+		if rec, unfinished := records[p.MovedFrom]; unfinished {
+			records = map[string]placement.Record{p.MovedFrom: rec}
 		}
-		m.Destination = types.StringValue(dest)
-		m.Location = types.StringValue(rec.Location)
-		m.Root = types.StringValue(rec.Root)
-		m.Misscheduled = types.BoolValue(rec.Misscheduled)
-		m.WrittenFiles = stringMapValue(rec.Files)
+	}
+	// The destinations in the plan's order, then any the outcome kept (a removal not made).
+	var order []string
+	for _, mem := range p.All {
+		if _, ok := records[mem.Name]; ok {
+			order = append(order, mem.Name)
+		}
+	}
+	for _, dest := range sortedKeys(records) {
+		if !slices.Contains(order, dest) {
+			order = append(order, dest)
+		}
+	}
+	m.Placed = stringList(order)
+	if len(order) == 0 {
+		return
+	}
+	first := records[order[0]]
+	m.Destination = types.StringValue(order[0])
+	m.Location, m.Root = types.StringValue(first.Location), types.StringValue(first.Root)
+	m.Misscheduled = types.BoolValue(first.Misscheduled)
+	m.WrittenFiles = stringMapValue(first.Files)
+	if m.multi() || len(records) > 1 {
+		m.Placements = recordsToModel(records)
 	}
 }
 
@@ -280,6 +359,7 @@ func (m requestModel) withComputed(ctx context.Context, base tftypes.Value) (tft
 	return withTopLevel(ctx, base, map[string]attr.Value{
 		"id": m.ID, "documents": m.Documents, "destination": m.Destination, "misscheduled": m.Misscheduled,
 		"location": m.Location, "root": m.Root, "written_files": m.WrittenFiles,
+		"destinations": m.Placed, "placements": m.Placements,
 		"documents_wo": m.DocumentsWO, "files_wo": m.FilesWO,
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -92,9 +93,43 @@ func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"destination_selectors": placementSelectorsSchema("Selectors added to the promise's, as a pipeline's " +
 				"`destination-selectors.yaml` does. On a key the promise also selects, the promise wins and the plan warns."),
 			"tolerations": tolerationsAttribute("the request"),
+			"replicas": schema.Int64Attribute{
+				Optional: true,
+				MarkdownDescription: "How many destinations the request is written to (unset: one). Each is a rendezvous choice " +
+					"among the candidates, best first, and sticky: raising it adds destinations and moves none; lowering it removes " +
+					"the lowest-ranked ones, once the others are written. With fewer candidates than replicas, the request goes " +
+					"to those there are and the plan warns.",
+				Validators: []validator.Int64{int64validator.Between(1, maxReplicas)},
+			},
+			"spread": schema.SingleNestedAttribute{
+				Optional: true,
+				MarkdownDescription: "Spread the request's destinations over topology domains: it takes one destination per value " +
+					"of the label `topology_key` (such as `zone`) before it takes a second in any, best-ranked first. " +
+					"Destinations without the label count as one domain together.",
+				Attributes: map[string]schema.Attribute{
+					"topology_key": schema.StringAttribute{
+						Required: true, MarkdownDescription: "The label key whose values are the domains, such as `zone` or `topology.kubernetes.io/zone`.",
+						Validators: []validator.String{labelKey()},
+					},
+				},
+			},
 			"destination": schema.StringAttribute{
-				Computed:            true,
-				MarkdownDescription: "The destination the request is scheduled to, known during plan; null while no destination matches.",
+				Computed: true,
+				MarkdownDescription: "The destination the request is scheduled to, known during plan; null while no destination matches. " +
+					"With `replicas`, the first of `destinations`.",
+			},
+			"destinations": schema.ListAttribute{
+				ElementType: types.StringType, Computed: true,
+				MarkdownDescription: "Every destination the request is written to, known during plan: those it stays on first, in " +
+					"the order it was placed on them, then the new ones best first. One with `replicas` unset; empty while " +
+					"no destination matches.",
+			},
+			"placements": schema.MapAttribute{
+				Computed: true, ElementType: types.ObjectType{AttrTypes: placementAttrTypes},
+				MarkdownDescription: "With `replicas` or `spread` (or while a lowered `replicas` has not finished removing " +
+					"a destination), per destination: its store, its folder, whether it is misscheduled, and every file the " +
+					"request keeps there, as `kratix_promise.placements` gives them. Null otherwise: then `destination`, " +
+					"`location`, `root` and `written_files` say it all. They always describe the first destination.",
 			},
 			"misscheduled": schema.BoolAttribute{
 				Computed: true, MarkdownDescription: "True when the kept destination no longer matches the selectors.",
@@ -221,31 +256,54 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	prior, ok := state.prior(ctx)
-	if !ok || prior.Member == nil {
-		return
-	}
-	if ok, d := r.readKey(&state, prior.Record); !ok {
-		resp.Diagnostics.Append(d...)
-		return
+	priors := state.allPriors(ctx)
+	for _, prior := range priors {
+		if ok, d := r.readKey(&state, prior.Record); !ok {
+			resp.Diagnostics.Append(d...)
+			return
+		}
 	}
 	out, err := state.output(ctx)
-	if err != nil {
+	if len(priors) == 0 || err != nil {
 		return
 	}
-	out.Kept = sortedKeys(prior.Record.Files) // an adopted index file of Kratix's keeps its name
-	f, err := layout.RequestFiles(prior.Member.Target, out)
-	if err != nil {
+	observe := map[string]observed{}
+	for _, dest := range sortedKeys(priors) {
+		prior := priors[dest]
+		mem := findMember(state.destinations(), dest)
+		if prior.Member == nil || mem == nil {
+			continue
+		}
+		o := out
+		o.Kept = sortedKeys(prior.Record.Files) // an adopted index file of Kratix's keeps its name
+		f, err := layout.RequestFiles(prior.Member.Target, o)
+		if err != nil {
+			return
+		}
+		observe[dest] = observed{member: *mem, files: f, record: prior.Record, hashKey: state.hashKey()}
+	}
+	if len(observe) == 0 {
 		return
 	}
-	dest := state.Destination.ValueString()
-	mem := findMember(state.destinations(), dest)
-	found := r.data.readRefresh(ctx, "Request", "Request "+state.id(), map[string]observed{dest: {member: *mem, files: f, record: prior.Record, hashKey: state.hashKey()}}, &resp.Diagnostics)
+	found := r.data.readRefresh(ctx, "Request", "Request "+state.id(), observe, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if rec, ok := found[dest]; ok {
+	if rec, ok := found[state.Destination.ValueString()]; ok {
 		state.WrittenFiles = stringMapValue(rec.Files)
+	}
+	if !state.Placements.IsNull() {
+		records := recordsFromModel(ctx, state.Placements)
+		for dest, rec := range found {
+			if before, ok := records[dest]; ok {
+				before.Files = rec.Files
+				records[dest] = before
+			}
+		}
+		state.Placements = recordsToModel(records)
+	}
+	if state.Placed.IsNull() { // saved before `destinations` existed
+		state.Placed = stringList(append([]string{state.Destination.ValueString()}, sortedKeys(state.otherPriors(ctx))...))
 	}
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
 }
@@ -284,12 +342,12 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	prior, ok := state.prior(ctx)
-	if !ok {
+	priors := state.allPriors(ctx)
+	if len(priors) == 0 {
 		return
 	}
 	out, _ := state.output(ctx)
-	p, err := placement.RemoveRequest(out, state.Destination.ValueString(), prior)
+	p, err := placement.RemoveRequest(out, priors)
 	if err != nil {
 		resp.Diagnostics.Append(cannotLayOut("Request", err))
 		return
@@ -328,7 +386,7 @@ func (r *requestResource) apply(ctx context.Context, plan, state requestModel, w
 		return
 	}
 	refs := state.refs().add(pool...)
-	failed := r.data.writeMove(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), writer, p.Ops, p.MovedFrom, refs, diags)
+	failed := r.data.writeMove(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), writer, p.Ops, p.Leaving, refs, diags)
 	plan.record(p, p.Settle(failed))
 	raw, d := plan.withComputed(ctx, planned)
 	diags.Append(d...)

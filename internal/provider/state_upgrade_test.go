@@ -19,7 +19,7 @@ var schemaVersions = map[string]int64{
 	"kratix_state_store":      0,
 	"kratix_destination":      0,
 	"kratix_promise":          0,
-	"kratix_resource_request": 0,
+	"kratix_resource_request": 1,
 }
 
 // upgradeCases are states as earlier versions of the provider saved them, and what they must
@@ -108,7 +108,40 @@ var upgradeCases = []struct {
 		want: `{"id":"app/default/one","promise":{"name":"app","destination_selectors":null,"destinations":[]},
 			"name":"one","namespace":"default","pipeline":"instance-configure","documents":null,"files":{"one.yaml":"kind: ConfigMap\n"},
 			"destination_selectors":null,"destination":"worker","misscheduled":false,"location":"s3://minio.local:9000/kratix",
-			"root":"worker","written_files":{"worker/resources/default/app/one/instance-configure/5058f/one.yaml":"33cc"},"guard":null,"timeouts":null}`,
+			"root":"worker","written_files":{"worker/resources/default/app/one/instance-configure/5058f/one.yaml":"33cc"},"guard":null,"timeouts":null,
+			"destinations":["worker"]}`,
+	},
+	{
+		// Version 1 added `destinations`: a request saved before is on its one destination, or
+		// on none.
+		name: "request on no destination, before destinations", typeName: "kratix_resource_request", version: 0,
+		saved: `{"id":"app/default/one","promise":{"name":"app","destination_selectors":null,"destinations":[]},
+			"name":"one","namespace":"default","pipeline":"instance-configure","documents":null,"files":{"one.yaml":"kind: ConfigMap\n"},
+			"destination_selectors":null,"tolerations":null,"destination":null,"misscheduled":false,"location":null,
+			"root":null,"written_files":{},"guard":null}`,
+		want: `{"id":"app/default/one","promise":{"name":"app","destination_selectors":null,"destinations":[]},
+			"name":"one","namespace":"default","pipeline":"instance-configure","documents":null,"files":{"one.yaml":"kind: ConfigMap\n"},
+			"destination_selectors":null,"tolerations":null,"destination":null,"misscheduled":false,"location":null,
+			"root":null,"written_files":{},"guard":null,"timeouts":null,"destinations":[],"replicas":null,"spread":null,"placements":null}`,
+	},
+	{
+		name: "request with replicas", typeName: "kratix_resource_request", version: 1,
+		saved: `{"id":"app/default/one","promise":{"name":"app","destination_selectors":null,"destinations":[]},
+			"name":"one","namespace":"default","pipeline":"instance-configure","documents":null,"files":{"one.yaml":"kind: ConfigMap\n"},
+			"destination_selectors":null,"tolerations":null,"replicas":2,"spread":{"topology_key":"zone"},"destination":"a","misscheduled":false,
+			"location":"s3://minio.local:9000/kratix","root":"a","written_files":{"a/resources/default/app/one/instance-configure/5058f/one.yaml":"33cc"},
+			"destinations":["a","b"],"placements":{
+				"a":{"store":"s","location":"s3://minio.local:9000/kratix","root":"a","misscheduled":false,"files":{"a/resources/default/app/one/instance-configure/5058f/one.yaml":"33cc"}},
+				"b":{"store":"s","location":"s3://minio.local:9000/kratix","root":"b","misscheduled":false,"files":{"b/resources/default/app/one/instance-configure/5058f/one.yaml":"33cc"}}},
+			"guard":null}`,
+		want: `{"id":"app/default/one","promise":{"name":"app","destination_selectors":null,"destinations":[]},
+			"name":"one","namespace":"default","pipeline":"instance-configure","documents":null,"files":{"one.yaml":"kind: ConfigMap\n"},
+			"destination_selectors":null,"tolerations":null,"replicas":2,"spread":{"topology_key":"zone"},"destination":"a","misscheduled":false,
+			"location":"s3://minio.local:9000/kratix","root":"a","written_files":{"a/resources/default/app/one/instance-configure/5058f/one.yaml":"33cc"},
+			"destinations":["a","b"],"placements":{
+				"a":{"store":"s","location":"s3://minio.local:9000/kratix","root":"a","misscheduled":false,"files":{"a/resources/default/app/one/instance-configure/5058f/one.yaml":"33cc"}},
+				"b":{"store":"s","location":"s3://minio.local:9000/kratix","root":"b","misscheduled":false,"files":{"b/resources/default/app/one/instance-configure/5058f/one.yaml":"33cc"}}},
+			"guard":null,"timeouts":null}`,
 	},
 }
 
@@ -209,8 +242,16 @@ func TestAccTimeouts_stateSavedBeforeTheBlock(t *testing.T) {
 				delete(attrs, "timeouts")
 				stripped++
 			}
-			if v := inst.(map[string]any)["schema_version"]; v != float64(0) {
-				t.Errorf("%v: saved with schema version %v, want 0", r.(map[string]any)["type"], v)
+			typ := r.(map[string]any)["type"].(string)
+			if v := inst.(map[string]any)["schema_version"]; v != float64(schemaVersions[typ]) {
+				t.Errorf("%v: saved with schema version %v, want %d", typ, v, schemaVersions[typ])
+			}
+			if typ == "kratix_resource_request" {
+				// As version 0 saved it, before replicas.
+				for _, k := range []string{"destinations", "replicas", "spread", "placements"} {
+					delete(attrs, k)
+				}
+				inst.(map[string]any)["schema_version"] = 0
 			}
 		}
 	}
@@ -222,9 +263,12 @@ func TestAccTimeouts_stateSavedBeforeTheBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := ts.mark(t)
-	out, err := c.run("plan", "-detailed-exitcode")
-	if err != nil || !strings.Contains(out, "No changes.") {
-		t.Fatalf("the plan on a state saved before the timeouts block should find no changes (err %v):\n%s", err, out)
+	// Without a refresh too: the upgrade alone must make the state read as the configuration plans.
+	for _, args := range [][]string{{"plan", "-detailed-exitcode", "-refresh=false"}, {"plan", "-detailed-exitcode"}} {
+		out, err := c.run(args...)
+		if err != nil || !strings.Contains(out, "No changes.") {
+			t.Fatalf("%v on a state saved before the timeouts block (and before a request's destinations) should find no changes (err %v):\n%s", args, err, out)
+		}
 	}
 	if w := ts.writesSince(t, before); len(w) > 0 {
 		t.Errorf("planning wrote to the store: %v", w)

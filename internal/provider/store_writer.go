@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -74,16 +75,16 @@ func (d *providerData) writeOps(ctx context.Context, kind, who, message, writer 
 	return failed
 }
 
-// writeMove is writeOps for a request that leaves destination from in this plan: make before
-// break. The operations that only take its files away from there run once every other has been
+// writeMove is writeOps for a request that leaves the destinations from in this plan (drained, or
+// past its replicas): make before break. The operations that only take its files away from them run once every other has been
 // written, and not at all when one of those failed, so that the request is never in neither
 // place; their locations then count as failed, which keeps the request's record where it was,
 // and the next plan finishes the move. When both destinations share a location the store does
 // it in one write, its puts before its deletes (one commit on git).
-func (d *providerData) writeMove(ctx context.Context, kind, who, message, writer string, ops []placement.Op, from string, refs storeRefs, diags *diag.Diagnostics) map[string]bool {
+func (d *providerData) writeMove(ctx context.Context, kind, who, message, writer string, ops []placement.Op, from []string, refs storeRefs, diags *diag.Diagnostics) map[string]bool {
 	var first, leaving []placement.Op
 	for _, op := range ops {
-		if len(op.Destinations) == 1 && op.Destinations[0] == from {
+		if onlyLeaving(op.Destinations, from) {
 			leaving = append(leaving, op)
 		} else {
 			first = append(first, op)
@@ -98,10 +99,32 @@ func (d *providerData) writeMove(ctx context.Context, kind, who, message, writer
 		failed[op.Location.String()] = true
 	}
 	if len(leaving) > 0 {
-		diags.AddWarning("Move Not Finished", fmt.Sprintf("%s stays on destination %q: its files are removed from there "+
-			"only once they are written where it goes, which failed. The next apply finishes the move.", who, from))
+		diags.AddWarning("Move Not Finished", fmt.Sprintf("%s stays on %s: its files are removed from there "+
+			"only once they are written where it goes, which failed. The next apply finishes the move.", who, destinationsText(from)))
 	}
 	return failed
+}
+
+// onlyLeaving reports whether every destination of an op is one the resource leaves.
+func onlyLeaving(dests, from []string) bool {
+	for _, d := range dests {
+		if !slices.Contains(from, d) {
+			return false
+		}
+	}
+	return len(dests) > 0
+}
+
+// destinationsText names destinations as messages do: destination "a", or destinations "a", "b".
+func destinationsText(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = fmt.Sprintf("%q", n)
+	}
+	if len(names) == 1 {
+		return "destination " + quoted[0]
+	}
+	return "destinations " + strings.Join(quoted, ", ")
 }
 
 func (d *providerData) openRef(refs storeRefs, key, name string) (statestore.Store, error) {

@@ -33,3 +33,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// stringListOf is a list of strings' elements; nil when it is null or unknown.
+func stringListOf(ctx context.Context, l types.List) []string {
+	var out []string
+	if l.IsNull() || l.IsUnknown() {
+		return nil
+	}
+	_ = l.ElementsAs(ctx, &out, false)
+	return out
+}

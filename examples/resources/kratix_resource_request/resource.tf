@@ -15,8 +15,8 @@ resource "kratix_state_store" "minio" {
 
 resource "kratix_destination" "workers" {
   for_each = {
-    worker-1 = { environment = "dev", pvCapacity = "large" }
-    worker-2 = { environment = "dev" }
+    worker-1 = { environment = "dev", pvCapacity = "large", zone = "a" }
+    worker-2 = { environment = "dev", zone = "b" }
   }
 
   name        = each.key
@@ -59,6 +59,18 @@ resource "kratix_resource_request" "team_a" {
     "jenkins.yaml"     = "apiVersion: jenkins.io/v1alpha2\nkind: Jenkins\nmetadata:\n  name: team-a\n"
     "notes/README.txt" = "Owned by team A.\n"
   }
+}
+
+# Two copies, in two zones: one destination per zone label first. Raising replicas adds
+# destinations and moves none; lowering it removes the lowest-ranked.
+resource "kratix_resource_request" "shared_cache" {
+  promise  = kratix_promise.jenkins
+  name     = "shared-cache"
+  replicas = 2
+  spread   = { topology_key = "zone" }
+  documents = templatefile("${path.module}/jenkins.yaml.tftpl", {
+    name = "shared-cache"
+  })
 }
 
 # A Kubernetes Secret. Write-only content (Terraform 1.11 or later) reaches the store but never

@@ -1,0 +1,244 @@
+package provider
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+)
+
+// requestFolderSets reads, from the store's own listing, every destination folder that holds
+// each request of promise app: request name => destinations, sorted.
+func requestFolderSets(t *testing.T, ts *testStore) map[string][]string {
+	t.Helper()
+	re := regexp.MustCompile(`^(w\d)/resources/default/app/([^/]+)/`)
+	out := map[string][]string{}
+	for _, p := range ts.list(t) {
+		m := re.FindStringSubmatch(p)
+		if m == nil || slices.Contains(out[m[2]], m[1]) {
+			continue
+		}
+		out[m[2]] = append(out[m[2]], m[1])
+	}
+	for _, v := range out {
+		slices.Sort(v)
+	}
+	return out
+}
+
+// spreadModel is where a request with replicas n and spread over zones goes when it is placed
+// for the first time, written from the documented rule: in rendezvous order, one destination per
+// zone first, then the best of the rest; listed best first.
+func spreadModel(key string, zones map[string]string, n int) []string {
+	order := rendezvousOrder(key, slices.Sorted(maps.Keys(zones)), nil)
+	taken, covered := map[string]bool{}, map[string]bool{}
+	for _, d := range order {
+		if len(taken) < n && !covered[zones[d]] {
+			taken[d], covered[zones[d]] = true, true
+		}
+	}
+	for _, d := range order {
+		if len(taken) < n {
+			taken[d] = true
+		}
+	}
+	var out []string
+	for _, d := range order {
+		if taken[d] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// TestAccReplicas: three destinations in zones a, a and b; on a bucket and on git over HTTP.
+//
+//   - replicas = 2: the request is on the top two of its rendezvous order (the test's own model),
+//     the same bytes in each; spread over zones takes the better a and the b; a request without
+//     replicas is on one destination, placements null.
+//   - replicas 2 to 3: the third destination is added and nothing else in the store changes:
+//     every file there before has the same bytes, and every write is in the new folder.
+//   - replicas 3 to 1: the best-ranked stays, the other two folders are emptied, and nothing
+//     else changes.
+//   - replicas unset: nothing is written, placements goes null, the destination stays.
+func TestAccReplicas(t *testing.T) {
+	requireAcceptance(t)
+	for _, kind := range []string{"bucket", "git-http"} {
+		t.Run(kind, func(t *testing.T) { testReplicas(t, kind) })
+	}
+}
+
+func testReplicas(t *testing.T, kind string) {
+	ts := newTestStore(t, kind)
+	zones := map[string]string{"w1": "a", "w2": "a", "w3": "b"}
+	all := []string{"w1", "w2", "w3"}
+	// A spread request whose top two without spread are both in zone a, so that spread shows.
+	spr := ""
+	for i := range 50 {
+		n := fmt.Sprintf("spr%d", i)
+		if top := rendezvousOrder("default/app/"+n, all, nil); !slices.Contains(top[:2], "w3") {
+			spr = n
+			break
+		}
+	}
+	config := func(replicas string) string {
+		return fleetOf(ts, 3, `  labels = { zone = ["a", "a", "b"][count.index] }`, fmt.Sprintf(`
+resource "kratix_resource_request" "rep" {
+  promise   = kratix_promise.app
+  name      = "rep"
+  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rep\n"
+  replicas  = %s
+}
+
+resource "kratix_resource_request" "spr" {
+  promise   = kratix_promise.app
+  name      = "%s"
+  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
+  replicas  = 2
+  spread    = { topology_key = "zone" }
+}
+
+resource "kratix_resource_request" "one" {
+  promise   = kratix_promise.app
+  name      = "one"
+  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n"
+}
+`, replicas, spr, spr))
+	}
+	repOrder := rendezvousOrder("default/app/rep", all, nil)
+	sprWant := spreadModel("default/app/"+spr, zones, 2)
+	if len(sprWant) != 2 || !slices.Contains(sprWant, "w3") {
+		t.Fatalf("the spread model gave %v: over zones a, a and b, two replicas take one a and the b", sprWant)
+	}
+
+	oneWant := rendezvousOrder("default/app/one", all, nil)[0]
+	file := func(dest, name string) string {
+		return dest + "/resources/default/app/" + name + "/instance-configure/5058f/" + name + ".yaml"
+	}
+	content := func(name string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n"
+	}
+	// checkOn: the request's file is in exactly the folders of dests, with its bytes.
+	checkOn := func(name string, dests []string) {
+		t.Helper()
+		got := requestFolderSets(t, ts)[name]
+		if want := slices.Sorted(slices.Values(dests)); !slices.Equal(got, want) {
+			t.Errorf("request %s is in folders %v, want %v", name, got, want)
+		}
+		for _, d := range dests {
+			if b, ok := ts.read(t, file(d, name)); !ok || string(b) != content(name) {
+				t.Errorf("%s: %q (found %v), want %q", file(d, name), b, ok, content(name))
+			}
+		}
+	}
+	listAttr := func(res, attr string, want []string) resource.TestCheckFunc {
+		checks := []resource.TestCheckFunc{resource.TestCheckResourceAttr(res, attr+".#", fmt.Sprint(len(want)))}
+		for i, w := range want {
+			checks = append(checks, resource.TestCheckResourceAttr(res, fmt.Sprintf("%s.%d", attr, i), w))
+		}
+		return resource.ComposeAggregateTestCheckFunc(checks...)
+	}
+	var before map[string]string
+	var mark = ts.mark(t)
+	// unchangedBut: every file of before is there with the same bytes except under the folders
+	// given, and every write since the mark is under them.
+	unchangedBut := func(folders ...string) {
+		t.Helper()
+		under := func(p string) bool {
+			for _, f := range folders {
+				if strings.HasPrefix(p, f) {
+					return true
+				}
+			}
+			return false
+		}
+		after := storeFiles(t, ts)
+		for p, c := range before {
+			if !under(p) && after[p] != c {
+				t.Errorf("%s changed: %q, was %q", p, after[p], c)
+			}
+		}
+		for p := range after {
+			if _, was := before[p]; !was && !under(p) {
+				t.Errorf("%s appeared outside %v", p, folders)
+			}
+		}
+		for _, w := range ts.writesSince(t, mark) {
+			if ts.kind == "bucket" && !under(strings.SplitN(w, " ", 2)[1]) {
+				t.Errorf("write outside %v: %s", folders, w)
+			}
+			if ts.kind != "bucket" && w != "Update from: request/app/default/rep" {
+				t.Errorf("commit %q, want only the request's update", w)
+			}
+		}
+	}
+	repFolder := func(d string) string { return d + "/resources/default/app/rep/" }
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: config("2"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					listAttr("kratix_resource_request.rep", "destinations", repOrder[:2]),
+					resource.TestCheckResourceAttr("kratix_resource_request.rep", "destination", repOrder[0]),
+					resource.TestCheckResourceAttr("kratix_resource_request.rep", "placements.%", "2"),
+					resource.TestCheckResourceAttr("kratix_resource_request.rep", "placements."+repOrder[1]+".root", repOrder[1]),
+					listAttr("kratix_resource_request.spr", "destinations", sprWant),
+					listAttr("kratix_resource_request.one", "destinations", []string{oneWant}),
+					resource.TestCheckResourceAttr("kratix_resource_request.one", "destination", oneWant),
+					resource.TestCheckNoResourceAttr("kratix_resource_request.one", "placements.%"),
+					func(*terraform.State) error {
+						checkOn("rep", repOrder[:2])
+						checkOn(spr, sprWant)
+						checkOn("one", []string{oneWant})
+						before, mark = storeFiles(t, ts), ts.mark(t)
+						return nil
+					},
+				),
+			},
+			{
+				Config: config("3"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					listAttr("kratix_resource_request.rep", "destinations", repOrder),
+					resource.TestCheckResourceAttr("kratix_resource_request.rep", "destination", repOrder[0]),
+					func(*terraform.State) error {
+						checkOn("rep", all)
+						unchangedBut(repFolder(repOrder[2]))
+						before, mark = storeFiles(t, ts), ts.mark(t)
+						return nil
+					},
+				),
+			},
+			{
+				Config: config("1"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					listAttr("kratix_resource_request.rep", "destinations", repOrder[:1]),
+					resource.TestCheckResourceAttr("kratix_resource_request.rep", "placements.%", "1"),
+					func(*terraform.State) error {
+						checkOn("rep", repOrder[:1])
+						unchangedBut(repFolder(repOrder[1]), repFolder(repOrder[2]))
+						before, mark = storeFiles(t, ts), ts.mark(t)
+						return nil
+					},
+				),
+			},
+			{
+				Config: config("null"),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					listAttr("kratix_resource_request.rep", "destinations", repOrder[:1]),
+					resource.TestCheckResourceAttr("kratix_resource_request.rep", "destination", repOrder[0]),
+					resource.TestCheckNoResourceAttr("kratix_resource_request.rep", "placements.%"),
+					func(*terraform.State) error {
+						unchangedBut()
+						return nil
+					},
+				),
+			},
+		},
+	})
+}
