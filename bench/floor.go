@@ -209,6 +209,7 @@ resource "terraform_data" %[1]q {
     tolerations           = null
     replicas              = null
     spread                = null
+    groups                = null
     guard                 = null
     timeouts              = null
     promise = {
@@ -218,8 +219,9 @@ resource "terraform_data" %[1]q {
     }
     destination  = terraform_data.d[count.index %% length(terraform_data.d)].triggers_replace.destination.name
     destinations = [terraform_data.d[count.index %% length(terraform_data.d)].triggers_replace.destination.name]
-    placements   = null
-    misscheduled = false
+    placements       = null
+    group_placements = null
+    misscheduled     = false
     location     = %[7]q
     root         = terraform_data.d[count.index %% length(terraform_data.d)].triggers_replace.root
     written_files = {

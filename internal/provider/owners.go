@@ -46,7 +46,8 @@ func refuseCollisions(o placement.Owner, dest func(placement.Collision) string, 
 	}
 }
 
-// checkOwners refuses what an owner's plan (records, per destination) would write where another
+// checkOwners refuses what an owner's plan (records, per destination, or per
+// "<destination>#<group>" for a request's workload group) would write where another
 // owner writes: in this plan (the process's claims), or, for a path it did not hold before
 // (prior, per destination), where an index file of another placement lists it in the folder of
 // a destination in mode none (another workspace, another state, Kratix). A path the owner held
@@ -57,9 +58,9 @@ func (d *providerData) checkOwners(ctx context.Context, o placement.Owner, kind 
 		return diags
 	}
 	destOf := map[string]string{}
-	for dest, r := range records {
+	for key, r := range records {
 		for p := range r.Files {
-			destOf[r.Location+"|"+p] = dest
+			destOf[r.Location+"|"+p] = destinationOf(key)
 		}
 	}
 	named := func(c placement.Collision) string { return destOf[c.Location+"|"+c.Path] }
@@ -71,9 +72,10 @@ func (d *providerData) checkOwners(ctx context.Context, o placement.Owner, kind 
 	for _, m := range pool {
 		byName[m.Name] = m
 	}
-	for _, dest := range sortedKeys(records) {
+	for _, key := range sortedKeys(records) {
+		dest := destinationOf(key) // a request's workload group is keyed <destination>#<group>
 		m, ok := byName[dest]
-		r := records[dest]
+		r := records[key]
 		if !ok || m.Target.Mode != layout.ModeNone || m.Location.String() != r.Location {
 			continue
 		}
@@ -83,7 +85,7 @@ func (d *providerData) checkOwners(ctx context.Context, o placement.Owner, kind 
 				mine = append(mine, p)
 				continue
 			}
-			if before, held := prior[dest]; !held || before.Location != r.Location || !hasKey(before.Files, p) {
+			if before, held := prior[key]; !held || before.Location != r.Location || !hasKey(before.Files, p) {
 				fresh = append(fresh, p)
 			}
 		}

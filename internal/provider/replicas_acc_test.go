@@ -1,8 +1,11 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -241,4 +244,136 @@ resource "kratix_resource_request" "one" {
 			},
 		},
 	})
+}
+
+// TestAccReplicas_lowerMakesBeforeBreak: a request on w1 (bucket a) and w2 (bucket b) whose
+// replicas go from 2 to 1 keeps w2, its best-ranked by the test's own model, and leaves w1 only
+// once w2's write has been made, whatever fails in between.
+//
+//   - b down during the apply: it fails, both still hold the file byte for byte, and state keeps
+//     both placements, with the plan saying the move is not finished.
+//   - b back, a down: the removal from w1 fails; both hold the file; state keeps both.
+//   - a back: the next apply removes the file from w1, state holds w2 only, and the plan after
+//     is empty.
+func TestAccReplicas_lowerMakesBeforeBreak(t *testing.T) {
+	requireAcceptance(t)
+	ctx := context.Background()
+	buckets := [2]string{randomName("ra"), randomName("rb")}
+	var stores [2]*testStore
+	for i, b := range buckets {
+		if err := minioServer.MakeBucket(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		stores[i] = bucketOn(t, minioServer, b, minioServer.AccessKey, minioServer.SecretKey, "")
+	}
+	a, b := stores[0], stores[1]
+	name := ""
+	for i := range 20 {
+		if n := fmt.Sprintf("r%d", i); rendezvousOrder("default/app/"+n, []string{"w1", "w2"}, nil)[0] == "w2" {
+			name = n
+			break
+		}
+	}
+	if name == "" {
+		t.Fatal("no request name r0..r19 has w2 first")
+	}
+	config := func(replicas int) string {
+		return requiredKratix + a.provider + fmt.Sprintf(`
+resource "kratix_state_store" "a" {
+%s
+}
+
+resource "kratix_state_store" "b" {
+%s
+}
+
+resource "kratix_destination" "w" {
+  count          = 2
+  name           = "w${count.index + 1}"
+  path           = "w${count.index + 1}"
+  init_workloads = false
+  state_store    = [kratix_state_store.a, kratix_state_store.b][count.index]
+}
+
+resource "kratix_promise" "app" {
+  name         = "app"
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+  destinations = kratix_destination.w
+}
+
+resource "kratix_resource_request" "r" {
+  promise   = kratix_promise.app
+  name      = %q
+  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
+  replicas  = %d
+}
+`, a.store, b.store, name, name, replicas)
+	}
+	file := func(dest string) string {
+		return fmt.Sprintf("%s/resources/default/app/%s/instance-configure/5058f/%s.yaml", dest, name, name)
+	}
+	content := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n", name)
+	holds := func(ts *testStore, dest string) bool {
+		got, ok := ts.read(t, file(dest))
+		if ok && string(got) != content {
+			t.Errorf("%s holds %q, want %q", file(dest), got, content)
+		}
+		return ok
+	}
+	c := newCLI(t, map[string]string{"main.tf": config(2)})
+	placed := func() []string {
+		v, _ := stateValues(t, c, "kratix_resource_request.r")["placements"].(map[string]any)
+		return slices.Sorted(maps.Keys(v))
+	}
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("first apply: %v\n%s", err, out)
+	}
+	if !holds(a, "w1") || !holds(b, "w2") {
+		t.Fatalf("with replicas = 2 the request should be on w1 and w2")
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config(1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	applyWithDown := func(down *testStore, what string) string {
+		t.Helper()
+		if out, err := c.run("plan", "-out", "lower.tfplan"); err != nil || !strings.Contains(out, `leaves destination "w1"`) {
+			t.Fatalf("the plan should say the request leaves w1: %v\n%s", err, out)
+		}
+		down.recorder.down.Store(true)
+		out, err := c.run("apply", "lower.tfplan")
+		down.recorder.down.Store(false)
+		if err == nil {
+			t.Fatalf("the apply with %s down succeeded:\n%s", what, out)
+		}
+		return out
+	}
+	out := applyWithDown(b, "bucket b")
+	if !strings.Contains(out, "Move Not Finished") {
+		t.Errorf("the apply with b down should say the move is not finished:\n%s", out)
+	}
+	if !holds(a, "w1") || !holds(b, "w2") {
+		t.Errorf("with b down both must still hold the request's file")
+	}
+	if got := placed(); !slices.Equal(got, []string{"w1", "w2"}) {
+		t.Errorf("state places the request on %v after the failed apply, want [w1 w2]", got)
+	}
+	applyWithDown(a, "bucket a")
+	if !holds(a, "w1") || !holds(b, "w2") {
+		t.Errorf("with a down both must still hold the request's file")
+	}
+	if got := placed(); !slices.Equal(got, []string{"w1", "w2"}) {
+		t.Errorf("state places the request on %v while w1 still holds its file, want [w1 w2]", got)
+	}
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("the apply with both stores up: %v\n%s", err, out)
+	}
+	if holds(a, "w1") || !holds(b, "w2") {
+		t.Errorf("after the apply the request must be on w2 only")
+	}
+	if got := placed(); !slices.Equal(got, []string{"w2"}) {
+		t.Errorf("state places the request on %v, want [w2]", got)
+	}
+	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after is not empty: %v\n%s", err, out)
+	}
 }

@@ -40,7 +40,9 @@ type requestModel struct {
 	Spread               types.Object   `tfsdk:"spread"` // {topology_key}
 	Destination          types.String   `tfsdk:"destination"`
 	Placed               types.List     `tfsdk:"destinations"`
-	Placements           types.Map      `tfsdk:"placements"` // of placementAttrTypes; null for one placement
+	Placements           types.Map      `tfsdk:"placements"`       // of placementAttrTypes; null for one placement
+	Groups               types.Map      `tfsdk:"groups"`           // of {destination_selectors}
+	GroupPlacements      types.Map      `tfsdk:"group_placements"` // of groupPlacementAttrTypes; null without groups
 	Misscheduled         types.Bool     `tfsdk:"misscheduled"`
 	Location             types.String   `tfsdk:"location"`
 	Root                 types.String   `tfsdk:"root"`
@@ -126,13 +128,13 @@ func (m requestModel) destinations() types.List {
 
 // plan runs the placement engine on the configuration, given what state says the request held.
 // ok is false while some input is unknown.
-func (m requestModel) plan(ctx context.Context, state requestModel) (placement.RequestPlan, []poolMember, bool, diag.Diagnostics) {
+func (m requestModel) plan(ctx context.Context, state requestModel) (requestPlan, []poolMember, bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	promise := m.promise()
 	if promise == nil || promise.Name.IsUnknown() || m.Name.IsUnknown() || m.Namespace.IsUnknown() ||
 		m.Pipeline.IsUnknown() || m.Documents.IsUnknown() || !mapKnown(m.Files) ||
 		m.DocumentsWO.IsUnknown() || !mapKnown(m.FilesWO) || (m.writeOnly() && m.secret == nil) {
-		return placement.RequestPlan{}, nil, false, diags
+		return requestPlan{}, nil, false, diags
 	}
 	promiseEntries, okP, d := selectorsFromList(ctx, path.Root("promise").AtName("destination_selectors"), promise.DestinationSelectors)
 	diags.Append(d...)
@@ -142,17 +144,29 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (placement.R
 	diags.Append(d...)
 	tolerations, okTol := tolerationsFromList(m.Tolerations)
 	spreadKey, okSpread := m.spreadKey()
-	if !okP || !okR || !okPool || !okTol || !okSpread || m.Replicas.IsUnknown() || diags.HasError() {
-		return placement.RequestPlan{}, nil, false, diags
+	groups, okGroups := m.groupConfigs()
+	if !okP || !okR || !okPool || !okTol || !okSpread || !okGroups || m.Replicas.IsUnknown() || diags.HasError() {
+		return requestPlan{}, nil, false, diags
 	}
 	if d := m.checkFileKeys(ctx); d.HasError() {
 		diags.Append(d...)
-		return placement.RequestPlan{}, nil, false, diags
+		return requestPlan{}, nil, false, diags
 	}
 	out, err := m.output(ctx)
 	if err != nil {
 		diags.AddAttributeError(path.Root("files"), "Invalid Files", err.Error())
-		return placement.RequestPlan{}, nil, false, diags
+		return requestPlan{}, nil, false, diags
+	}
+	var parts map[string]layout.Request
+	if len(groups) > 0 {
+		if d := m.checkGroups(groups, sortedKeys(out.Files)); d.HasError() {
+			diags.Append(d...)
+			return requestPlan{}, nil, false, diags
+		}
+		if out, parts, err = splitGroups(out, sortedKeys(groups)); err != nil {
+			diags.AddAttributeError(path.Root("groups"), "Invalid Workload Group", err.Error())
+			return requestPlan{}, nil, false, diags
+		}
 	}
 	in := placement.Request{
 		Key: m.key(), PromiseSelector: scheduling.Merge(promiseEntries), Selector: scheduling.Merge(own), Tolerations: tolerations,
@@ -164,12 +178,24 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (placement.R
 	}
 	in.OtherPriors = state.otherPriors(ctx)
 	in.PriorOrder = stringListOf(ctx, state.Placed)
-	p, _, err := placement.PlanRequest(in)
-	if err != nil {
+	var p placement.RequestPlan
+	if len(groups) > 0 && len(out.Files) == 0 {
+		// Every file is in a group: Kratix leaves the default group out, and so does this.
+		removal, err := placement.RemoveRequest(out, state.allPriors(ctx))
+		if err != nil {
+			diags.Append(cannotLayOut("Request", err))
+			return requestPlan{}, nil, false, diags
+		}
+		p = placement.RequestPlan{Plan: removal}
+	} else if p, _, err = placement.PlanRequest(in); err != nil {
 		diags.Append(cannotLayOut("Request", err))
-		return placement.RequestPlan{}, nil, false, diags
+		return requestPlan{}, nil, false, diags
 	}
-	return p, pool, true, diags
+	planned, gone, d := m.planGroups(ctx, state, groups, parts, tolerations, members(pool))
+	if diags.Append(d...); d.HasError() {
+		return requestPlan{}, nil, false, diags
+	}
+	return merged(p, planned, gone), pool, true, diags
 }
 
 // prior is what state says the request held, and its destination as the request saw it then.
@@ -224,7 +250,11 @@ func (m requestModel) allPriors(ctx context.Context) map[string]placement.Prior 
 
 func (m requestModel) refs() storeRefs {
 	refs := storeRefs{}
-	for _, dest := range append([]string{m.Destination.ValueString()}, sortedKeys(m.otherPriors(context.Background()))...) {
+	dests := append([]string{m.Destination.ValueString()}, sortedKeys(m.otherPriors(context.Background()))...)
+	for _, g := range m.groupPriors(context.Background()) {
+		dests = append(dests, g.dest)
+	}
+	for _, dest := range dests {
 		if mem := findMember(m.destinations(), dest); mem != nil {
 			refs.add(*mem)
 		}
@@ -309,7 +339,9 @@ func (m requestModel) output(ctx context.Context) (layout.Request, error) {
 
 // record sets the computed attributes from an outcome: the destinations the request holds
 // files in, or none.
-func (m *requestModel) record(p placement.RequestPlan, o placement.Outcome) {
+func (m *requestModel) record(p requestPlan, failed map[string]bool) {
+	o := p.Settle(failed)
+	m.recordGroups(p, failed)
 	m.ID = types.StringValue(m.id())
 	m.Misscheduled = types.BoolValue(false)
 	m.Destination, m.Location, m.Root = types.StringNull(), types.StringNull(), types.StringNull()
@@ -359,7 +391,7 @@ func (m requestModel) withComputed(ctx context.Context, base tftypes.Value) (tft
 	return withTopLevel(ctx, base, map[string]attr.Value{
 		"id": m.ID, "documents": m.Documents, "destination": m.Destination, "misscheduled": m.Misscheduled,
 		"location": m.Location, "root": m.Root, "written_files": m.WrittenFiles,
-		"destinations": m.Placed, "placements": m.Placements,
+		"destinations": m.Placed, "placements": m.Placements, "group_placements": m.GroupPlacements,
 		"documents_wo": m.DocumentsWO, "files_wo": m.FilesWO,
 	})
 }

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -113,6 +114,8 @@ func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					},
 				},
 			},
+			"groups":           groupsSchema(),
+			"group_placements": groupPlacementsSchema(),
 			"destination": schema.StringAttribute{
 				Computed: true,
 				MarkdownDescription: "The destination the request is scheduled to, known during plan; null while no destination matches. " +
@@ -185,24 +188,32 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if p.Chosen != nil && r.data != nil {
-		if mem := findMember(plan.destinations(), p.Chosen.Name); mem != nil {
-			resp.Diagnostics.Append(r.data.checkCredentials(mem.Store, path.Root("promise").AtName("destinations"))...)
+	if r.data != nil {
+		for _, name := range p.chosenNames() {
+			if mem := findMember(plan.destinations(), name); mem != nil {
+				resp.Diagnostics.Append(r.data.checkCredentials(mem.Store, path.Root("promise").AtName("destinations"))...)
+			}
 		}
 	}
 	for _, w := range p.Warnings {
 		resp.Diagnostics.AddWarning("Request Scheduling", w)
 	}
-	if !plan.Guard.IsNull() {
+	if !plan.Guard.IsNull() && !req.State.Raw.IsNull() {
+		var losses []placement.Loss
 		if prior, held := state.prior(ctx); held {
-			losses := placement.RequestLosses(state.Destination.ValueString(), &prior, p, members(pool))
+			losses = placement.RequestLosses(state.Destination.ValueString(), &prior, p.RequestPlan, members(pool))
+		}
+		losses = append(losses, p.groupLosses(ctx, state, members(pool))...)
+		if len(losses) > 0 {
 			resp.Diagnostics.Append(checkGuard(ctx, plan.Guard, placement.GuardRequest, plan.key(), "Request "+plan.id(), losses)...)
 			if resp.Diagnostics.HasError() {
 				return
 			}
 		}
 	}
-	if resp.Diagnostics.Append(r.data.checkOwners(ctx, plan.owner(), "Request", p.Records, state.priorRecords(ctx), pool, plan.fileAttr(ctx, p.Records))...); resp.Diagnostics.HasError() {
+	records, priorRecords := p.allRecords(), state.priorRecords(ctx)
+	maps.Copy(priorRecords, state.priorGroupRecords(ctx))
+	if resp.Diagnostics.Append(r.data.checkOwners(ctx, plan.owner(), "Request", records, priorRecords, pool, plan.fileAttr(ctx, records))...); resp.Diagnostics.HasError() {
 		return
 	}
 	if adopted != nil && p.Chosen != nil {
@@ -217,7 +228,7 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 			resp.Diagnostics.Append(importBookkeeping(w))
 		}
 	}
-	plan.record(p, p.Settle(nil))
+	plan.record(p, nil)
 	if req.State.Raw.IsNull() {
 		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
 		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorOf(p.Ops))...)
@@ -256,16 +267,28 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	priors := state.allPriors(ctx)
+	priors, groupPriors := state.allPriors(ctx), state.groupPriors(ctx)
 	for _, prior := range priors {
 		if ok, d := r.readKey(&state, prior.Record); !ok {
 			resp.Diagnostics.Append(d...)
 			return
 		}
 	}
+	for _, g := range groupPriors {
+		if ok, d := r.readKey(&state, g.prior.Record); !ok {
+			resp.Diagnostics.Append(d...)
+			return
+		}
+	}
 	out, err := state.output(ctx)
-	if len(priors) == 0 || err != nil {
+	if len(priors)+len(groupPriors) == 0 || err != nil {
 		return
+	}
+	var parts map[string]layout.Request
+	if groups, _ := state.groupConfigs(); len(groups) > 0 {
+		if out, parts, err = splitGroups(out, sortedKeys(groups)); err != nil {
+			return
+		}
 	}
 	observe := map[string]observed{}
 	for _, dest := range sortedKeys(priors) {
@@ -282,25 +305,29 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 		}
 		observe[dest] = observed{member: *mem, files: f, record: prior.Record, hashKey: state.hashKey()}
 	}
-	if len(observe) == 0 {
-		return
-	}
-	found := r.data.readRefresh(ctx, "Request", "Request "+state.id(), observe, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if rec, ok := found[state.Destination.ValueString()]; ok {
-		state.WrittenFiles = stringMapValue(rec.Files)
-	}
-	if !state.Placements.IsNull() {
-		records := recordsFromModel(ctx, state.Placements)
-		for dest, rec := range found {
-			if before, ok := records[dest]; ok {
-				before.Files = rec.Files
-				records[dest] = before
-			}
+	if len(observe) > 0 {
+		found := r.data.readRefresh(ctx, "Request", "Request "+state.id(), observe, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
 		}
-		state.Placements = recordsToModel(records)
+		if rec, ok := found[state.Destination.ValueString()]; ok {
+			state.WrittenFiles = stringMapValue(rec.Files)
+		}
+		if !state.Placements.IsNull() {
+			records := recordsFromModel(ctx, state.Placements)
+			for dest, rec := range found {
+				if before, ok := records[dest]; ok {
+					before.Files = rec.Files
+					records[dest] = before
+				}
+			}
+			state.Placements = recordsToModel(records)
+		}
+	}
+	if len(groupPriors) > 0 {
+		if !r.readGroups(ctx, &state, groupPriors, parts, &resp.Diagnostics) {
+			return
+		}
 	}
 	if state.Placed.IsNull() { // saved before `destinations` existed
 		state.Placed = stringList(append([]string{state.Destination.ValueString()}, sortedKeys(state.otherPriors(ctx))...))
@@ -342,8 +369,8 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	priors := state.allPriors(ctx)
-	if len(priors) == 0 {
+	priors, groupPriors := state.allPriors(ctx), state.groupPriors(ctx)
+	if len(priors)+len(groupPriors) == 0 {
 		return
 	}
 	out, _ := state.output(ctx)
@@ -352,6 +379,18 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 		resp.Diagnostics.Append(cannotLayOut("Request", err))
 		return
 	}
+	lists := [][]placement.Op{p.Ops}
+	for _, dir := range sortedKeys(groupPriors) {
+		g := groupPriors[dir]
+		out.Group, out.Files = dir, nil
+		gp, err := placement.RemoveRequest(out, map[string]placement.Prior{g.dest: g.prior})
+		if err != nil {
+			resp.Diagnostics.Append(cannotLayOut("Request", err))
+			return
+		}
+		lists = append(lists, gp.Ops)
+	}
+	p.Ops = placement.MergeOps(lists...)
 	p = p.Spare(readSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
 	failed := r.data.writeOps(ctx, "Request", "Request "+state.id(), "Delete from: request/"+state.id(), "", p.Ops, state.refs(), &resp.Diagnostics)
 	if len(failed) > 0 {
@@ -387,7 +426,7 @@ func (r *requestResource) apply(ctx context.Context, plan, state requestModel, w
 	}
 	refs := state.refs().add(pool...)
 	failed := r.data.writeMove(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), writer, p.Ops, p.Leaving, refs, diags)
-	plan.record(p, p.Settle(failed))
+	plan.record(p, failed)
 	raw, d := plan.withComputed(ctx, planned)
 	diags.Append(d...)
 	out.Raw = raw

@@ -1,0 +1,172 @@
+package provider
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+)
+
+// kratixShortID is the folder Kratix names a workload group's placement after, worked out here
+// from its documented rule: the first five hex digits of the MD5 of the group's folder.
+func kratixShortID(dir string) string {
+	return md5Of(dir)[:5]
+}
+
+// TestAccWorkloadGroups: one request of promise app (selecting kind=k8s: w2 and w3) with three
+// workload groups' worth of files, on a bucket and on git over HTTP.
+//
+//   - The default group (app.yaml) is on the promise's rendezvous choice among w2 and w3; group
+//     "tf" (kind=tfe) on w1, which the promise does not select; group "db" (kind=k8s) on the
+//     rendezvous choice of the request and the folder among w2 and w3. Each group's files are
+//     under its own <short id> folder, keeping their paths, as Kratix writes them
+//     (resources/<namespace>/<promise>/<name>/<pipeline>/<short id>/<file>), and nothing else of
+//     the request is in the store. group_placements says the same.
+//   - Group "tf" dropped from groups: its files join the default group (5058f/tf/main.tf on the
+//     default group's destination) and its folder on w1 is gone.
+//   - Destroy: nothing of the request is left.
+func TestAccWorkloadGroups(t *testing.T) {
+	requireAcceptance(t)
+	for _, kind := range []string{"bucket", "git-http"} {
+		t.Run(kind, func(t *testing.T) { testWorkloadGroups(t, kind) })
+	}
+}
+
+func testWorkloadGroups(t *testing.T, kind string) {
+	ts := newTestStore(t, kind)
+	config := func(groups string, extra ...string) string {
+		return ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "w" {
+  count          = 3
+  name           = "w${count.index + 1}"
+  path           = "w${count.index + 1}"
+  init_workloads = false
+  state_store    = kratix_state_store.s
+  labels         = { kind = count.index == 0 ? "tfe" : "k8s" }
+}
+
+resource "kratix_promise" "app" {
+  name                  = "app"
+  dependencies          = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+  destination_selectors = [{ match_labels = { kind = "k8s" } }]
+  destinations          = kratix_destination.w
+}
+
+resource "kratix_resource_request" "app" {
+  promise = kratix_promise.app
+  name    = "app"
+  files = {
+    "app.yaml"   = "kind: ConfigMap\n"
+    "tf/main.tf" = "resource \"null_resource\" \"x\" {}\n"
+    "db/db.yaml" = "kind: Secret\n"
+  }
+  groups = %s
+  %s
+}
+`, ts.store, groups, strings.Join(extra, "\n"))
+	}
+	k8s := []string{"w2", "w3"}
+	mainDest := rendezvousOrder("default/app/app", k8s, nil)[0]
+	dbDest := rendezvousOrder("default/app/app#db", k8s, nil)[0]
+	base := func(dest, short string) string {
+		return dest + "/resources/default/app/app/instance-configure/" + short + "/"
+	}
+	// requestFiles is every file of request app in the store, by path.
+	requestFiles := func() map[string]string {
+		out := map[string]string{}
+		for p, c := range storeFiles(t, ts) {
+			if strings.Contains(p, "/resources/default/app/app/") {
+				out[p] = c
+			}
+		}
+		return out
+	}
+	expectFiles := func(want map[string]string) {
+		t.Helper()
+		got := requestFiles()
+		for _, p := range slices.Sorted(maps.Keys(want)) {
+			if got[p] != want[p] {
+				t.Errorf("%s holds %q, want %q", p, got[p], want[p])
+			}
+		}
+		for p := range got {
+			if _, ok := want[p]; !ok {
+				t.Errorf("%s is in the store, and nothing of the request should be there", p)
+			}
+		}
+	}
+	tf, db := kratixShortID("tf"), kratixShortID("db")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		CheckDestroy: func(*terraform.State) error {
+			if left := requestFiles(); len(left) > 0 {
+				return fmt.Errorf("after destroy, the request's files are still there: %v", left)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				// A group must name a folder of the request's files: refused at plan, at its key.
+				Config: config(`{
+    "app.yaml" = { destination_selectors = [{ match_labels = { kind = "tfe" } }] }
+    cache      = { destination_selectors = [{ match_labels = { kind = "tfe" } }] }
+  }`),
+				ExpectError: regexp.MustCompile(`(?s)groups\["app.yaml"\]: Group "app.yaml" names the file "app.yaml", not a folder.*groups\["cache"\]: Group "cache" names the folder "cache/", which holds none`),
+			},
+			{
+				Config: config(`{
+    tf = { destination_selectors = [{ match_labels = { kind = "tfe" } }] }
+    db = { destination_selectors = [{ match_labels = { kind = "k8s" } }] }
+  }`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("kratix_resource_request.app", "destination", mainDest),
+					resource.TestCheckResourceAttr("kratix_resource_request.app", "group_placements.tf.destination", "w1"),
+					resource.TestCheckResourceAttr("kratix_resource_request.app", "group_placements.db.destination", dbDest),
+					resource.TestCheckResourceAttr("kratix_resource_request.app", "group_placements.tf.files."+base("w1", tf)+"tf/main.tf",
+						md5Of("resource \"null_resource\" \"x\" {}\n")),
+					func(*terraform.State) error {
+						expectFiles(map[string]string{
+							base(mainDest, "5058f") + "app.yaml": "kind: ConfigMap\n",
+							base("w1", tf) + "tf/main.tf":        "resource \"null_resource\" \"x\" {}\n",
+							base(dbDest, db) + "db/db.yaml":      "kind: Secret\n",
+						})
+						return nil
+					},
+				),
+			},
+			{
+				// Dropping group tf takes its files from w1: a guarded request refuses that.
+				Config: config(`{
+    db = { destination_selectors = [{ match_labels = { kind = "k8s" } }] }
+  }`, "guard = { max_destinations_removed = 0 }"),
+				ExpectError: regexp.MustCompile(`(?s)Change Refused by the Guard.*w1: every file of the placement is removed`),
+			},
+			{
+				Config: config(`{
+    db = { destination_selectors = [{ match_labels = { kind = "k8s" } }] }
+  }`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckNoResourceAttr("kratix_resource_request.app", "group_placements.tf.destination"),
+					resource.TestCheckResourceAttr("kratix_resource_request.app", "group_placements.%", "1"),
+					func(*terraform.State) error {
+						expectFiles(map[string]string{
+							base(mainDest, "5058f") + "app.yaml":   "kind: ConfigMap\n",
+							base(mainDest, "5058f") + "tf/main.tf": "resource \"null_resource\" \"x\" {}\n",
+							base(dbDest, db) + "db/db.yaml":        "kind: Secret\n",
+						})
+						return nil
+					},
+				),
+			},
+		},
+	})
+}
