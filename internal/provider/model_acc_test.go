@@ -322,11 +322,11 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 				fail(step, "%s must replace nothing, but the apply added %d and destroyed %d resources:\n%s", op.Name, added, destroyed, planSummary(out))
 			}
 		}
-		choices, err := modelChoices(c)
+		placed, err := modelPlacements(c)
 		if err != nil {
 			fail(step, "reading the requests' destinations: %v", err)
 		}
-		problems := m.Settle(choices)
+		problems := m.SettleAll(placed)
 		if down >= 0 {
 			certainAfter, err := m.CertainFiles()
 			if err != nil {
@@ -376,6 +376,12 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 			faultNote += fmt.Sprintf(" [drained: %s]", strings.Join(moves, ", "))
 			for range moves {
 				ran.add("(a request moved off a drained destination)")
+			}
+		}
+		if lowered := m.LoweredReplicas(); len(lowered) > 0 {
+			faultNote += fmt.Sprintf(" [replicas lowered: %s]", strings.Join(lowered, ", "))
+			for range lowered {
+				ran.add("(a destination left for a lowered replicas)")
 			}
 		}
 		t.Logf("step %2d %-9s apply %s, total %s: %s %s%s", step, op.Name, applied.Round(10*time.Millisecond), time.Since(stepStart).Round(10*time.Millisecond), firstLine(op.Desc), m.RolloutText(), faultNote)
@@ -458,26 +464,23 @@ func tail(s string, lines int) string {
 	return strings.Join(all, "\n")
 }
 
-// modelChoices reads which destination each request was placed on, which the model checks
-// against its own weighted rendezvous computation (refmodel/taints.go).
-func modelChoices(c *cli) (map[string]string, error) {
+// modelPlacements reads the destinations each request was placed on (its `destinations`, in
+// order; none when null), which the model checks against its own computation
+// (refmodel/replicas.go).
+func modelPlacements(c *cli) (map[string][]string, error) {
 	out, err := c.run("output", "-json", "choices")
 	if err != nil {
 		return nil, fmt.Errorf("terraform output: %v\n%s", err, out)
 	}
-	var raw map[string]*string
+	var raw map[string][]string
 	if err := json.Unmarshal([]byte(out), &raw); err != nil {
 		return nil, fmt.Errorf("terraform output: %v\n%s", err, out)
 	}
-	choices := map[string]string{}
-	for r, d := range raw {
-		if d != nil {
-			choices[r] = *d
-		} else {
-			choices[r] = ""
-		}
+	placed := map[string][]string{}
+	for r, dests := range raw {
+		placed[r] = dests // a null list decodes as nil
 	}
-	return choices, nil
+	return placed, nil
 }
 
 // ---------------------------------------------------------------------------------------------

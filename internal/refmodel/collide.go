@@ -114,7 +114,7 @@ func (m *Model) collideOn(rng *rand.Rand, d *modelDest, requests []*modelRequest
 	w := m.w
 	var on []*modelRequest
 	for _, r := range requests {
-		if m.choice[r.name] == d.name {
+		if slices.Contains(m.choice[r.name], d.name) {
 			on = append(on, r)
 		}
 	}

@@ -37,7 +37,10 @@ func TestModelCollideOp(t *testing.T) {
 			if !r.present {
 				continue
 			}
-			dest := m.choice[r.name]
+			dest := "" // the stand-in above places each on one destination
+			if on := m.choice[r.name]; len(on) > 0 {
+				dest = on[0]
+			}
 			if r.name[0] == 'c' {
 				added++
 				c := w.candidates(r)

@@ -8,10 +8,13 @@
 // statestore, provider) and nothing from Terraform, and does no I/O; a depguard rule in
 // .golangci.yml holds the line. (Its unit tests use internal/manifest once, to check that the corpus is
 // already canonical YAML: a precondition on the corpus, not an expected value.) It reads which
-// destination each request was placed on from the provider's state and checks it against its
-// own computation (Model.Settle): the destination it was on, unless a NoExecute taint drains it
-// or it left the pool, and otherwise exactly the weighted rendezvous choice, which taints.go
-// computes with its own SHA-256 and logarithm.
+// destinations each request was placed on from the provider's state (`destinations`, in order)
+// and checks the whole list against its own computation (Model.SettleAll, replicas.go): the
+// destinations it was on while they stay in the pool and no NoExecute taint drains them, the best
+// of them by rank (or by spread over the `zone` label) when there are more than its replicas,
+// then new ones by weighted rendezvous, which taints.go computes with its own SHA-256 and
+// logarithm; every destination in the list must hold the request's files, and one it leaves
+// none of them.
 //
 // The runner in internal/provider (model_acc_test.go, model_fault_test.go) applies each step
 // with the real CLI against real servers, reads the stores back with independent clients and
@@ -25,6 +28,7 @@
 //	collide.go  "collide": two requests writing one file, refused at plan
 //	guard.go    "guard": a guarded promise losing a destination, refused then acknowledged
 //	taints.go   taints, tolerations and weights: the rules, the ranking, cordon/drain/untaint/reweight/tolerate
+//	replicas.go replicas and spread: a request's destinations, zones, "replicas"
 //	fault.go    a store down during an apply: when, and which files must not be lost
 //	check.go    comparing a snapshot of the stores with the model
 //	refmodel.go what the runner calls

@@ -93,9 +93,10 @@ func (m *Model) FaultKept(incs map[string]int, certainBefore, certainAfter, fail
 	return kept, recovered
 }
 
-// Holdings are the plain files each present request holds on its destination, by request (an
-// aggregatedYAML destination holds none: its documents are in the aggregate).
-type Holdings map[string]holding
+// Holdings are the plain files each present request holds on each of its destinations, by
+// request and destination (an aggregatedYAML destination holds none: its documents are in the
+// aggregate).
+type Holdings map[string]map[string]holding
 
 type holding struct {
 	store int
@@ -103,21 +104,26 @@ type holding struct {
 }
 
 // RequestHoldings is what each present request holds now; the runner takes it before a step so
-// that DrainProblems can tell where a drained request was.
+// that DrainProblems can tell where a request that leaves a destination was.
 func (m *Model) RequestHoldings() Holdings {
 	out := Holdings{}
 	for _, r := range m.w.requests {
-		if r.present {
-			if h, ok := m.holding(r.name); ok {
-				out[r.name] = h
+		if !r.present {
+			continue
+		}
+		for _, dest := range m.choice[r.name] {
+			if h, ok := m.holding(r.name, dest); ok {
+				if out[r.name] == nil {
+					out[r.name] = map[string]holding{}
+				}
+				out[r.name][dest] = h
 			}
 		}
 	}
 	return out
 }
 
-func (m *Model) holding(request string) (holding, bool) {
-	dest := m.choice[request]
+func (m *Model) holding(request, dest string) (holding, bool) {
 	for loc, entries := range m.ledger {
 		for _, e := range entries {
 			if e.owner == "r:"+request && e.dest == dest && e.status == stLive {
@@ -128,33 +134,66 @@ func (m *Model) holding(request string) (holding, bool) {
 	return holding{}, false
 }
 
-// DrainProblems checks make before break for the requests the step moved off a drained
-// destination, in what the stores held after the step's failed apply: each one's files are
-// whole where it was (the bytes it held before the step) or whole where it went (the bytes the
-// model wants there now), never in neither place.
+// DrainProblems checks make before break for the requests the step made leave a destination of
+// the pool (drained, or past its replicas), in what the stores held after the step's failed
+// apply: the removals run only once every destination the request stays on or goes to is
+// written, so either each destination it left still holds its files whole (the bytes it held
+// before the step), or each destination it is on now holds them whole (the bytes the model wants
+// there now).
 func (m *Model) DrainProblems(before Holdings, failed [2]map[string][]byte) []string {
-	whole := func(h holding) (bool, []string) {
-		var missing []string
+	missing := func(h holding) []string {
+		var out []string
 		for _, p := range modelKeys(h.files) {
 			if got, ok := failed[h.store][p]; !ok || !bytes.Equal(got, h.files[p]) {
-				missing = append(missing, fmt.Sprintf("store %d: %s", h.store, p))
+				out = append(out, fmt.Sprintf("store %d: %s", h.store, p))
 			}
 		}
-		return len(missing) == 0, missing
+		return out
+	}
+	leaving := map[string][]leftMove{}
+	var requests []string
+	for _, l := range m.left {
+		if leaving[l.request] == nil {
+			requests = append(requests, l.request)
+		}
+		leaving[l.request] = append(leaving[l.request], l)
 	}
 	var out []string
-	for _, mv := range m.drained {
-		was, ok1 := before[mv.request]
-		now, ok2 := m.holding(mv.request)
-		if !ok1 || !ok2 || len(was.files) == 0 || len(now.files) == 0 {
+	for _, r := range requests {
+		var gone []string
+		for _, l := range leaving[r] {
+			if was, ok := before[r][l.from]; ok {
+				if miss := missing(was); len(miss) > 0 {
+					gone = append(gone, fmt.Sprintf("on %s (%s) %s is gone or changed", l.from, l.text(), strings.Join(miss, ", ")))
+				}
+			}
+		}
+		if len(gone) == 0 {
 			continue
 		}
-		oldWhole, oldMissing := whole(was)
-		newWhole, newMissing := whole(now)
-		if !oldWhole && !newWhole {
-			out = append(out, fmt.Sprintf("request %s, drained from %s to %s, is in neither place after the failed apply: on %s %s is gone or changed, on %s %s is not written",
-				mv.request, mv.from, mv.to, mv.from, strings.Join(oldMissing, ", "), mv.to, strings.Join(newMissing, ", ")))
+		var unwritten []string
+		for _, dest := range m.choice[r] {
+			if now, ok := m.holding(r, dest); ok {
+				if miss := missing(now); len(miss) > 0 {
+					unwritten = append(unwritten, fmt.Sprintf("on %s %s is not written", dest, strings.Join(miss, ", ")))
+				}
+			}
+		}
+		if len(unwritten) > 0 {
+			out = append(out, fmt.Sprintf("request %s left destinations before the others were written (make before break): %s; %s",
+				r, strings.Join(gone, "; "), strings.Join(unwritten, "; ")))
 		}
 	}
 	return out
+}
+
+// text says why the request left the destination.
+func (l leftMove) text() string {
+	switch {
+	case !l.drained:
+		return "past its replicas"
+	case l.to == "":
+		return "drained"
+	}
+	return "drained to " + l.to
 }

@@ -169,6 +169,9 @@ type modelWorld struct {
 	// edited are files edited by hand before the next apply together with a change of the
 	// configuration (settle consumes it): a file the apply no longer writes keeps the hand's bytes.
 	edited []Hand
+	// adopted are requests the next apply imports (settle consumes it): they may list their
+	// destinations in another order.
+	adopted map[string]bool
 }
 
 // modelStore is one kratix_state_store resource. Stores 0 and 1 name two different buckets (or
@@ -252,6 +255,8 @@ type modelRequest struct {
 	files                            int // modelRequestFiles index
 	documents                        int // modelRequestDocuments index
 	tolerations                      []modelToleration
+	replicas                         int  // 0: null (one)
+	spread                           bool // spread = { topology_key = "zone" } (replicas.go)
 }
 
 // kratixName is the request's `name` attribute: what its files and folders are named after.
@@ -585,7 +590,7 @@ type Model struct {
 	applied map[string]destApplied       // by destination name
 	incs    map[string]int               // last incarnation number handed out, by destination
 	placed  map[string]*promisePlacement // "p0@d1": the promise's placement on a pool member
-	choice  map[string]string            // request -> destination chosen ("" none)
+	choice  map[string][]string          // request -> the destinations it is on, in the state's order
 	ledger  map[modelLoc][]*ledgerEntry
 	beside  map[modelLoc]map[string][]byte // files added by hand beside the owned folders
 	roots   map[string]bool                // every folder a destination ever had, in either bucket
@@ -594,17 +599,22 @@ type Model struct {
 	rollouts map[string]*rolloutProgress
 	deps     map[string]int
 	rng      *rand.Rand // draws the operations and faults (New); nil in unit tests that draw their own
-	// drained are the requests the last Settle moved off a destination that drains them.
-	drained []drainMove
+	// left are the destinations of the pool the last Settle saw a request leave: drained or past
+	// its replicas.
+	left []leftMove
 }
 
-// drainMove is a request moved off a drained destination.
-type drainMove struct{ request, from, to string }
+// leftMove is a destination of the pool a request left: drained (to the destination that
+// replaced it, if any) or past its replicas.
+type leftMove struct {
+	request string
+	leftDest
+}
 
 func newRefModel(w *modelWorld) *Model {
 	return &Model{
 		w: w, applied: map[string]destApplied{}, incs: map[string]int{}, placed: map[string]*promisePlacement{},
-		choice: map[string]string{}, ledger: map[modelLoc][]*ledgerEntry{}, beside: map[modelLoc]map[string][]byte{},
+		choice: map[string][]string{}, ledger: map[modelLoc][]*ledgerEntry{}, beside: map[modelLoc]map[string][]byte{},
 		roots: map[string]bool{}, rollouts: map[string]*rolloutProgress{}, deps: map[string]int{},
 	}
 }
@@ -630,12 +640,26 @@ func relIndex(pf placementFiles, storePath string) placementFiles {
 	return pf
 }
 
-// Settle updates the model after an apply of the current configuration. choices are the
-// destinations the provider chose for the present requests ("" for none), read from state. The
-// model checks each one: the destination the request was on while that stays in the pool and
-// does not drain it, otherwise exactly the weighted rendezvous choice it computes itself
-// (taints.go). It returns what differs.
+// Settle is SettleAll for requests of one destination each: choices are the destination the
+// provider chose for each present request ("" for none).
 func (m *Model) Settle(choices map[string]string) []string {
+	placed := map[string][]string{}
+	for r, d := range choices {
+		placed[r] = nil
+		if d != "" {
+			placed[r] = []string{d}
+		}
+	}
+	return m.SettleAll(placed)
+}
+
+// SettleAll updates the model after an apply of the current configuration. placed are the
+// destinations the provider placed each present request on, in the order of its state's
+// `destinations` (empty for none). The model checks each list against its own computation
+// (replicas.go, with the ranking of taints.go): the destinations the request was on while they
+// stay in the pool and do not drain it, up to its replicas, then the best new ones. It returns
+// what differs.
+func (m *Model) SettleAll(placed map[string][]string) []string {
 	w := m.w
 	var problems []string
 
@@ -739,11 +763,9 @@ func (m *Model) Settle(choices map[string]string) []string {
 		m.rollouts[p.name], m.deps[p.name] = prog, p.deps
 	}
 
-	// Requests (one destination each, kept): kept while the destination stays in the pool and
-	// does not drain it (an untolerated NoExecute taint), otherwise the weighted rendezvous choice
-	// (taints.go), which the model computes itself; a drained request with nowhere to go stays.
+	// Requests: where placeRequest puts them (replicas.go), which the model computes itself.
 	before := maps.Clone(m.choice)
-	m.drained = nil
+	m.left = nil
 	for _, r := range w.requests {
 		if !r.present || forced["r:"+r.name] {
 			delete(m.choice, r.name) // destroyed (and, with -replace, created again: chosen afresh)
@@ -751,37 +773,27 @@ func (m *Model) Settle(choices map[string]string) []string {
 		if !r.present {
 			continue
 		}
-		got, listed := choices[r.name]
+		got, listed := placed[r.name]
 		if !listed {
 			problems = append(problems, fmt.Sprintf("request %s: the state has no destination for it", r.name))
 		}
 		prior := m.choice[r.name]
-		inPool := prior != "" && w.promises[r.promise].inPool(w.dest(prior))
-		drained := inPool && drains(r.tolerations, w.dest(prior))
-		switch {
-		case inPool && !drained:
-			if got != prior {
-				problems = append(problems, fmt.Sprintf("request %s moved from %q to %q although %q stayed in the pool, not tainted NoExecute untolerated (taints %s, tolerations %s)",
-					r.name, prior, got, prior, listText(w.dest(prior).taints), listText(r.tolerations)))
-			}
-		default:
-			want, why := w.requestPick(r)
-			how := "chosen afresh"
-			if drained {
-				how = fmt.Sprintf("drained from %q (taints %s, tolerations %s)", prior, listText(w.dest(prior).taints), listText(r.tolerations))
-				if want == "" {
-					want, how = prior, how+": nowhere else to go, so it stays"
-				}
-			}
-			if got != want {
-				problems = append(problems, fmt.Sprintf("request %s (key %q), %s: placed on %q, want %q; %s", r.name, w.rendezvousKey(r), how, got, want, why))
-			}
-			if drained && got != prior && got != "" {
-				m.drained = append(m.drained, drainMove{request: r.name, from: prior, to: got})
+		pl := w.placeRequest(r, prior)
+		want := pl.set
+		if w.adopted[r.name] && sameMembers(got, want) {
+			want = got // adopted by an import: the order it finds them in is its own
+		}
+		if !slices.Equal(got, want) {
+			problems = append(problems, fmt.Sprintf("request %s (key %q): placed on %q, want %q; %s", r.name, w.rendezvousKey(r), got, want, pl.why))
+		}
+		for _, l := range pl.left {
+			if !slices.Contains(got, l.from) {
+				m.left = append(m.left, leftMove{request: r.name, leftDest: l})
 			}
 		}
-		m.choice[r.name] = got
+		m.choice[r.name] = slices.Clone(got)
 	}
+	w.adopted = nil
 
 	// The entries already in the ledger.
 	old := m.ledger
@@ -828,9 +840,9 @@ func (m *Model) Settle(choices map[string]string) []string {
 					r := w.request(name)
 					switch {
 					case e.status == stOrphan:
-					case forced["r:"+name] && before[name] == e.dest:
+					case forced["r:"+name] && slices.Contains(before[name], e.dest):
 						continue // deleted with the request (and written again if it chose this destination again)
-					case r != nil && r.present && m.choice[name] == e.dest:
+					case r != nil && r.present && slices.Contains(m.choice[name], e.dest):
 						continue // rewritten below
 					case r != nil && r.present && !w.promises[r.promise].inPool(d):
 						// The request moved away from a destination that left its promise's pool:
@@ -903,7 +915,7 @@ func (m *Model) Settle(choices map[string]string) []string {
 			}
 		}
 		for _, r := range w.requests {
-			if r.present && m.choice[r.name] == d.name {
+			if r.present && slices.Contains(m.choice[r.name], d.name) {
 				add(a.loc, &ledgerEntry{owner: "r:" + r.name, dest: d.name, inc: a.inc, mode: d.mode,
 					placementFiles: relIndex(w.requestFiles(d.mode, root, d.agg, r), a.storePath)})
 			}
@@ -1014,6 +1026,11 @@ func (m *Model) Settle(choices map[string]string) []string {
 	w.edited = nil
 	m.applied = cur
 	return problems
+}
+
+// sameMembers: a and b hold the same names, in any order.
+func sameMembers(a, b []string) bool {
+	return len(a) == len(b) && slices.Equal(sorted(a), sorted(b))
 }
 
 func maps2(in map[string][]byte) map[string][]byte {

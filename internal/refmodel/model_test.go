@@ -189,7 +189,7 @@ func TestModelMisscheduledKeepsFiles(t *testing.T) {
 		t.Errorf("a request that moves while its destination stays is a problem: %v", p)
 	}
 	// Destroying the promise removes its files everywhere it wrote, misscheduled ones included.
-	m.choice["r0"] = "d0"
+	m.choice["r0"] = []string{"d0"}
 	w.promises[0].present = false
 	w.requests[0].present = false
 	m.Settle(map[string]string{})

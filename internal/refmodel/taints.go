@@ -166,32 +166,30 @@ func rankOrder(key string, dests []*modelDest) []*modelDest {
 	return out
 }
 
-// requestPick is where a choosing request goes ("" nowhere), and why, for reports.
-func (w *modelWorld) requestPick(r *modelRequest) (string, string) {
+// requestPick is where a new request of one destination goes ("" nowhere): the first clean
+// candidate by rank, else the first PreferNoSchedule one. (placeRequest is the whole rule; the
+// unit tests use this one to state a single choice apart from it.)
+func (w *modelWorld) requestPick(r *modelRequest) string {
 	var cands []*modelDest
 	for _, name := range w.candidates(r) {
 		cands = append(cands, w.dest(name))
 	}
 	var clean, prefer []string
-	var ranking []string
 	for _, d := range rankOrder(w.rendezvousKey(r), cands) {
-		e := strongest(r.tolerations, d)
-		ranking = append(ranking, fmt.Sprintf("%s (weight %d%s)", d.name, max(d.weight, 1), map[bool]string{true: ", untolerated " + e, false: ""}[e != ""]))
-		switch e {
+		switch strongest(r.tolerations, d) {
 		case "":
 			clean = append(clean, d.name)
 		case effPreferNoSchedule:
 			prefer = append(prefer, d.name)
 		}
 	}
-	why := "ranking " + strings.Join(ranking, " > ")
 	switch {
 	case len(clean) > 0:
-		return clean[0], why
+		return clean[0]
 	case len(prefer) > 0:
-		return prefer[0], why
+		return prefer[0]
 	}
-	return "", why
+	return ""
 }
 
 // promiseKeeps: p's dependencies go to (or stay on) d, which matches p's selectors, given
@@ -354,8 +352,8 @@ func (m *Model) movable(rng *rand.Rand, dests []*modelDest) []*modelDest {
 	for _, d := range dests {
 		saved := d.taints
 		if _, ok := addTaint(rng, d, effNoExecute); ok && slices.ContainsFunc(m.w.requests, func(r *modelRequest) bool {
-			to, _ := m.w.requestPick(r)
-			return r.present && m.choice[r.name] == d.name && drains(r.tolerations, d) && to != ""
+			on := m.choice[r.name]
+			return r.present && slices.Contains(on, d.name) && drains(r.tolerations, d) && !slices.Contains(m.w.placeRequest(r, on).set, d.name)
 		}) {
 			out = append(out, d)
 		}
@@ -368,7 +366,7 @@ func (m *Model) movable(rng *rand.Rand, dests []*modelDest) []*modelDest {
 func (m *Model) onDest(d *modelDest) string {
 	var on []string
 	for _, r := range m.w.requests {
-		if r.present && m.choice[r.name] == d.name {
+		if r.present && slices.Contains(m.choice[r.name], d.name) {
 			on = append(on, fmt.Sprintf("%s (tolerations %s)", r.name, listText(r.tolerations)))
 		}
 	}
@@ -434,11 +432,13 @@ func hclTolerations(ts []modelToleration) string {
 }
 
 // DrainedMoves describes the requests the last Settle saw moved off a destination that drains
-// them, such as "r0 d3->d1", for the runner's log.
+// them, such as "r0 d3->d1" ("r0 d3->" when nothing replaced it), for the runner's log.
 func (m *Model) DrainedMoves() []string {
 	var out []string
-	for _, mv := range m.drained {
-		out = append(out, fmt.Sprintf("%s %s->%s", mv.request, mv.from, mv.to))
+	for _, mv := range m.left {
+		if mv.drained {
+			out = append(out, fmt.Sprintf("%s %s->%s", mv.request, mv.from, mv.to))
+		}
 	}
 	return out
 }

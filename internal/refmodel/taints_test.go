@@ -96,7 +96,7 @@ func modelTaintWorld() (*modelWorld, *Model) {
 func TestModelDrain(t *testing.T) {
 	w, m := modelTaintWorld()
 	r := w.requests[0]
-	first, _ := w.requestPick(r)
+	first := w.requestPick(r)
 	other := map[string]string{"d0": "d1", "d1": "d0"}[first]
 	if p := m.Settle(map[string]string{"r0": first}); p != nil {
 		t.Fatal(p)
@@ -104,7 +104,7 @@ func TestModelDrain(t *testing.T) {
 	if p := m.Settle(map[string]string{"r0": other}); len(p) != 1 {
 		t.Errorf("a request that moves without a drain is a problem: %v", p)
 	}
-	m.choice["r0"] = first
+	m.choice["r0"] = []string{first}
 	// Cordoned: nothing moves, and a wrong choice is still a problem.
 	w.dest(first).taints = []modelTaint{{key: "maintenance", effect: effNoSchedule}}
 	if p := m.Settle(map[string]string{"r0": first}); p != nil {
@@ -115,12 +115,12 @@ func TestModelDrain(t *testing.T) {
 	if p := m.Settle(map[string]string{"r0": first}); len(p) != 1 {
 		t.Errorf("a drained request that stays although another destination can take it: %v", p)
 	}
-	m.choice["r0"] = first
+	m.choice["r0"] = []string{first}
 	if p := m.Settle(map[string]string{"r0": other}); p != nil {
 		t.Fatalf("drained: %v", p)
 	}
-	if len(m.drained) != 1 || m.drained[0] != (drainMove{"r0", first, other}) {
-		t.Errorf("drained moves: %v", m.drained)
+	if len(m.left) != 1 || m.left[0] != (leftMove{"r0", leftDest{from: first, to: other, drained: true}}) {
+		t.Errorf("drained moves: %v", m.left)
 	}
 	firstLoc, otherLoc := m.applied[first].loc, m.applied[other].loc
 	req := func(root string) string {
@@ -173,7 +173,7 @@ func TestModelDrain(t *testing.T) {
 func TestModelCordonedNewPlacements(t *testing.T) {
 	w, m := modelTaintWorld()
 	r := w.requests[0]
-	first, _ := w.requestPick(r)
+	first := w.requestPick(r)
 	other := map[string]string{"d0": "d1", "d1": "d0"}[first]
 	// The first choice cordoned before anything is placed: the promise goes only to the other,
 	// and so does the request; PreferNoSchedule is taken only when nothing else is left.
@@ -226,7 +226,7 @@ func TestModelCollideAvoidsCordoned(t *testing.T) {
 // whole where it goes.
 func TestModelDrainProblems(t *testing.T) {
 	w, m := modelTaintWorld()
-	first, _ := w.requestPick(w.requests[0])
+	first := w.requestPick(w.requests[0])
 	other := map[string]string{"d0": "d1", "d1": "d0"}[first]
 	m.Settle(map[string]string{"r0": first})
 	before := m.RequestHoldings()
@@ -234,7 +234,7 @@ func TestModelDrainProblems(t *testing.T) {
 	if p := m.Settle(map[string]string{"r0": other}); p != nil {
 		t.Fatal(p)
 	}
-	was, now := before["r0"], m.RequestHoldings()["r0"]
+	was, now := before["r0"][first], m.RequestHoldings()["r0"][other]
 	if len(was.files) == 0 || len(now.files) == 0 {
 		t.Fatalf("holdings before %v, after %v", was, now)
 	}

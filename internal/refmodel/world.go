@@ -22,7 +22,7 @@ var OpNames = []string{
 	"edit", "stray", "deps", "emptydeps", "reqfiles", "destroy",
 	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part", "pool", "drift", "index",
 	"stage", "pause", "rollout", "reimport", "guard", "collide",
-	"cordon", "drain", "untaint", "reweight", "tolerate",
+	"cordon", "drain", "untaint", "reweight", "tolerate", "replicas",
 }
 
 // modelOpWeights are the operations drawn more often than the others: weight 2 makes one about
@@ -168,6 +168,7 @@ func newModelWorld(rng *rand.Rand, kind string, modes []string) *modelWorld {
 		})
 	}
 	drawTaints(rng, w)
+	drawReplicas(rng, w)
 	return w
 }
 
@@ -312,6 +313,7 @@ func (w *modelWorld) clone() *modelWorld {
 		c.requests = append(c.requests, &r2)
 	}
 	c.pending, c.replaced, c.edited, c.imports = slices.Clone(w.pending), slices.Clone(w.replaced), slices.Clone(w.edited), slices.Clone(w.imports)
+	c.adopted = maps.Clone(w.adopted)
 	return &c
 }
 
@@ -349,6 +351,9 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 		before := d.labels
 		for i := 0; i < 8 && maps.Equal(d.labels, before); i++ {
 			d.labels = randomLabels(rng)
+			if z, ok := before[modelZoneKey]; ok {
+				d.labels[modelZoneKey] = z // the zone stays (spread's domains change only on purpose)
+			}
 		}
 		return Op{Desc: fmt.Sprintf("%s labels %s -> %s", d.name, labelText(before), labelText(d.labels))}, true
 
@@ -531,7 +536,7 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 		}
 		desc := fmt.Sprintf("%s (%s, cleanup %s) leaves promise %s's pool", d.name, d.mode, d.cleanup, p.name)
 		for _, r := range requests {
-			if w.promises[r.promise] == p && m.choice[r.name] == d.name {
+			if w.promises[r.promise] == p && slices.Contains(m.choice[r.name], d.name) {
 				desc += fmt.Sprintf(" (request %s is on it)", r.name)
 			}
 		}
@@ -545,6 +550,9 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 
 	case "cordon", "drain", "untaint", "reweight", "tolerate":
 		return m.taintOp(rng, name, dests, promises, requests)
+
+	case "replicas":
+		return m.replicasOp(rng, requests)
 
 	case "reimport":
 		// `terraform state rm`, then an import block: the usual way to move an object between
@@ -569,6 +577,9 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 		}
 		addr, id, _ := strings.Cut(target, "=")
 		w.imports = []string{target}
+		if name, ok := strings.CutPrefix(addr, "kratix_resource_request."); ok {
+			w.adopted = map[string]bool{name: true}
+		}
 		return Op{Desc: fmt.Sprintf("terraform state rm %s, then import it as %q", addr, id), StateRm: []string{addr}, Quiet: true}, true
 
 	case "replace":
@@ -981,7 +992,8 @@ func (w *modelWorld) describe() string {
 		}
 	}
 	for _, r := range w.requests {
-		fmt.Fprintf(&b, "\n      %s: promise %s, namespace %s, pipeline %q, selectors %s, files #%d, documents #%d, tolerations %s", r.name, w.promises[r.promise].name, r.namespace, r.pipeline, selectorText2(r.selectors), r.files, r.documents, listText(r.tolerations))
+		fmt.Fprintf(&b, "\n      %s: promise %s, namespace %s, pipeline %q, selectors %s, files #%d, documents #%d, tolerations %s, replicas %s, spread %v",
+			r.name, w.promises[r.promise].name, r.namespace, r.pipeline, selectorText2(r.selectors), r.files, r.documents, listText(r.tolerations), replicasText(r.replicas), r.spread)
 		if r.kname != "" {
 			fmt.Fprintf(&b, ", named %s", r.kname)
 		}
@@ -1125,8 +1137,14 @@ func (w *modelWorld) render(c *Stores) string {
 		if len(r.tolerations) > 0 {
 			fmt.Fprintf(&b, "  tolerations = %s\n", hclTolerations(r.tolerations))
 		}
+		if r.replicas > 0 {
+			fmt.Fprintf(&b, "  replicas  = %d\n", r.replicas)
+		}
+		if r.spread {
+			fmt.Fprintf(&b, "  spread    = { topology_key = %q }\n", modelZoneKey)
+		}
 		b.WriteString("}\n")
-		outputs = append(outputs, fmt.Sprintf("    %s = kratix_resource_request.%s.destination\n", r.name, r.name))
+		outputs = append(outputs, fmt.Sprintf("    %s = kratix_resource_request.%s.destinations\n", r.name, r.name))
 	}
 	fmt.Fprintf(&b, "\noutput \"choices\" {\n  value = {\n%s  }\n}\n", strings.Join(outputs, ""))
 	for _, imp := range w.imports {
