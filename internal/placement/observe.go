@@ -59,7 +59,16 @@ func Refresh(r Record, q Query, o Observation) Record {
 		}
 	}
 	for _, p := range q.Files {
-		if sum, ok := o.Found[p]; ok {
+		sum, ok := o.Found[p]
+		switch {
+		case !ok:
+		case isShare(r.Files[p]):
+			// Recorded as this placement's share of an aggregate, and looked up as a plain file:
+			// the destination's layout has changed since (aggregatedYAML to another mode) while the
+			// placement was kept as it was (misscheduled). The file is still the shared aggregate,
+			// never the placement's own: it stays recorded as a share, which no owner claims.
+			out.Files[p] = r.Files[p]
+		default:
 			out.Files[p] = sum
 		}
 	}
@@ -75,6 +84,10 @@ func Refresh(r Record, q Query, o Observation) Record {
 	}
 	return out
 }
+
+// isShare reports whether a recorded value is a share of an aggregate (AggregateMark or Stale)
+// rather than the MD5 of a file of the placement's own.
+func isShare(v string) bool { return v == Stale || strings.HasPrefix(v, AggregateMark) }
 
 func underAny(p string, prefixes []string) bool {
 	for _, pre := range prefixes {

@@ -1,6 +1,7 @@
 package placement_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
@@ -118,4 +119,24 @@ func TestObserveAndRefreshAggregatedYAML(t *testing.T) {
 	if len(p.Ops) != 1 || len(p.Ops[0].Change.Aggregates) != 1 {
 		t.Errorf("plan after a stale refresh: Ops %+v, want the aggregate rebuilt", p.Ops)
 	}
+}
+
+// A placement kept as it was (misscheduled) on a destination whose layout has since changed from
+// aggregatedYAML to none: its record holds the aggregate as a share, and the new layout looks the
+// file up as a plain one. It stays a share (so that no owner claims the shared file); a share
+// whose file is gone goes.
+func TestRefreshKeepsAShareAfterTheLayoutChanged(t *testing.T) {
+	f, err := layout.DependencyFiles(dev(layout.ModeNone).Target, deps(depsYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := placement.Record{Files: map[string]string{aggDepsPart: depsMD5, aggFile: "part:" + depsMD5}}
+	q := placement.Observe(f, rec)
+	if !slices.Contains(q.Files, aggFile) || q.Aggregate != nil {
+		t.Fatalf("Query %+v: the none layout should look %s up as a plain file", q, aggFile)
+	}
+	got := placement.Refresh(rec, q, placement.Observation{Found: map[string]string{aggDepsPart: depsMD5, aggFile: "0123"}})
+	equal(t, "Files", got.Files, map[string]string{aggDepsPart: depsMD5, aggFile: "part:" + depsMD5})
+	got = placement.Refresh(rec, q, placement.Observation{Found: map[string]string{aggDepsPart: depsMD5}})
+	equal(t, "Files", got.Files, map[string]string{aggDepsPart: depsMD5})
 }
