@@ -64,6 +64,9 @@ type RequestPlan struct {
 	// others are written (make before break).
 	MovedFrom string
 	Leaving   []string
+	// PassedOver are the candidates the request matches and is not placed on for a taint it
+	// does not tolerate, by name: where a request placed before this state knew of it may be.
+	PassedOver []string
 
 	// movedTo maps each destination the request leaves for another to that one: drained, or
 	// gone from the pool.
@@ -177,6 +180,12 @@ func pickRequest(p *RequestPlan, in Request, id string, current []string, pool [
 	pick := scheduling.Pick(scheduling.PickInput{Key: in.Key, Candidates: cands, Current: current, Tolerations: in.Tolerations,
 		Replicas: n, SpreadKey: in.SpreadKey})
 	*decisions = withReasons(*decisions, pick.Reasons)
+	for _, c := range cands {
+		if why, ok := pick.Reasons[c.Name]; ok && strings.HasPrefix(why, "tainted ") {
+			p.PassedOver = append(p.PassedOver, c.Name)
+		}
+	}
+	slices.Sort(p.PassedOver)
 	drained := map[string]bool{}
 	var drainedOrder []string
 	for _, d := range current {

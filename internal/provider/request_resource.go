@@ -228,6 +228,11 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 			resp.Diagnostics.Append(importBookkeeping(w))
 		}
 	}
+	if req.State.Raw.IsNull() {
+		if w := r.heldElsewhere(ctx, plan, p, pool); w != "" {
+			resp.Diagnostics.AddWarning("Request Already On Another Destination", w)
+		}
+	}
 	plan.record(p, nil)
 	if req.State.Raw.IsNull() {
 		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.

@@ -618,3 +618,58 @@ resource "kratix_resource_request" "r" {
 		t.Errorf("the plan after the drain is not empty: %v\n%s", err, out)
 	}
 }
+
+// TestAccTaints_stateRemovedOnADrainedDestination: a request whose state was removed while a
+// NoExecute taint drains its destination would be created anew elsewhere, its old copy left
+// running. The plan warns, naming the destination that holds it and the import id; imported that
+// way, the next apply moves it (the new folder written, the old one emptied).
+func TestAccTaints_stateRemovedOnADrainedDestination(t *testing.T) {
+	requireAcceptance(t)
+	ts := newTestStore(t, "bucket")
+	name := firstOnW1(t, "r")
+	request := fmt.Sprintf(`
+resource "kratix_resource_request" "r" {
+  promise   = kratix_promise.app
+  name      = %q
+  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
+}
+`, name, name)
+	file := func(dest string) string {
+		return fmt.Sprintf("%s/resources/default/app/%s/instance-configure/5058f/%s.yaml", dest, name, name)
+	}
+	c := newCLI(t, map[string]string{"main.tf": requiredKratix + pairConfig(ts, "null", request)})
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("first apply: %v\n%s", err, out)
+	}
+	if _, ok := ts.read(t, file("w1")); !ok {
+		t.Fatalf("the request should be on w1 first")
+	}
+	if out, err := c.run("state", "rm", "kratix_resource_request.r"); err != nil {
+		t.Fatalf("state rm: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(requiredKratix+pairConfig(ts, `[{ key = "maintenance", effect = "NoExecute" }]`, request)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.run("plan")
+	flat := strings.Join(strings.Fields(out), " ")
+	if err != nil || !strings.Contains(flat, "Request Already On Another Destination") ||
+		!strings.Contains(flat, `the folder of destination "w1" already holds its files`) ||
+		!strings.Contains(flat, fmt.Sprintf("with the id app/default/%s@w1", name)) {
+		t.Fatalf("the plan should warn that w1 holds the request and give the import id (err %v):\n%s", err, out)
+	}
+	if out, err := c.run("import", "kratix_resource_request.r", fmt.Sprintf("app/default/%s@w1", name)); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("apply after the import: %v\n%s", err, out)
+	}
+	if _, ok := ts.read(t, file("w1")); ok {
+		t.Errorf("after the import and apply, w1 still holds %s", file("w1"))
+	}
+	if got, ok := ts.read(t, file("w2")); !ok || !strings.Contains(string(got), "name: "+name) {
+		t.Errorf("after the import and apply, w2 should hold the request: %q (found %v)", got, ok)
+	}
+	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after is not empty: %v\n%s", err, out)
+	}
+}

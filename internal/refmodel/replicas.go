@@ -223,6 +223,10 @@ func drawReplicas(rng *rand.Rand, w *modelWorld) {
 	for _, r := range w.requests {
 		if rng.IntN(2) == 0 {
 			r.replicas = 2 + rng.IntN(2)
+			if rng.IntN(4) > 0 {
+				// Mostly without selectors of its own, so that it has candidates for several.
+				r.selectors = nil
+			}
 		}
 		r.spread = rng.IntN(4) == 0
 	}
