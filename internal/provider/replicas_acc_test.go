@@ -377,3 +377,62 @@ resource "kratix_resource_request" "r" {
 		t.Errorf("the plan after is not empty: %v\n%s", err, out)
 	}
 }
+
+// TestAccReplicas_import: a request with replicas = 2, its state removed and imported again by its
+// id alone, is adopted on both destinations that hold it: the apply after the import writes
+// nothing, state lists both, and the plan after is empty. With replicas = 1 the same import fails
+// and lists both holders.
+func TestAccReplicas_import(t *testing.T) {
+	requireAcceptance(t)
+	ts := newTestStore(t, "bucket")
+	config := func(replicas int) string {
+		return requiredKratix + fleetOf(ts, 3, "", fmt.Sprintf(`
+resource "kratix_resource_request" "r" {
+  promise   = kratix_promise.app
+  name      = "r"
+  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n"
+  replicas  = %d
+}
+`, replicas))
+	}
+	c := newCLI(t, map[string]string{"main.tf": config(2)})
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("first apply: %v\n%s", err, out)
+	}
+	want := slices.Sorted(slices.Values(rendezvousOrder("default/app/r", []string{"w1", "w2", "w3"}, nil)[:2]))
+	if got := requestFolderSets(t, ts)["r"]; !slices.Equal(got, want) {
+		t.Fatalf("the request is on %v, want %v", got, want)
+	}
+	reimport := func() (string, error) {
+		t.Helper()
+		if out, err := c.run("state", "rm", "kratix_resource_request.r"); err != nil {
+			t.Fatalf("state rm: %v\n%s", err, out)
+		}
+		if out, err := c.run("import", "kratix_resource_request.r", "app/default/r"); err != nil {
+			t.Fatalf("import: %v\n%s", err, out)
+		}
+		return c.run("apply", "-auto-approve")
+	}
+	mark := ts.mark(t)
+	if out, err := reimport(); err != nil {
+		t.Fatalf("apply after the import: %v\n%s", err, out)
+	}
+	if w := ts.writesSince(t, mark); len(w) > 0 {
+		t.Errorf("the apply after the import wrote %v; it should adopt both copies as they are", w)
+	}
+	placed, _ := stateValues(t, c, "kratix_resource_request.r")["placements"].(map[string]any)
+	if got := slices.Sorted(maps.Keys(placed)); !slices.Equal(got, want) {
+		t.Errorf("state places the imported request on %v, want %v", got, want)
+	}
+	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after the import is not empty: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config(1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := reimport()
+	if flat := strings.Join(strings.Fields(out), " "); err == nil || !strings.Contains(flat, "Request Found On Several Destinations") ||
+		!strings.Contains(flat, strings.Join(want, ", ")) {
+		t.Errorf("with replicas = 1 the import should fail and list both holders (err %v):\n%s", err, out)
+	}
+}
