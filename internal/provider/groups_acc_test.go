@@ -170,3 +170,52 @@ resource "kratix_resource_request" "app" {
 		},
 	})
 }
+
+// TestAccWorkloadGroups_writeOnly: a group whose only file is write-only content (files_wo) is
+// written in its group folder, recorded with keyed hashes, and refreshed like any other: an edit by
+// hand shows in the next plan and the apply puts the content back.
+func TestAccWorkloadGroups_writeOnly(t *testing.T) {
+	requireAcceptance(t)
+	ts := newTestStore(t, "bucket")
+	config := requiredKratix + promiseConfig(ts, []string{`{ env = "dev" }`, `{ env = "db" }`}, `  name = "app"
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+  destination_selectors = [{ match_labels = { env = "dev" } }]`) + `
+resource "kratix_resource_request" "r" {
+  promise            = kratix_promise.p
+  name               = "r"
+  documents          = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n"
+  files_wo           = { "db/secret.yaml" = "kind: Secret\nstringData:\n  password: hunter2\n" }
+  content_wo_version = 1
+  groups             = { db = { destination_selectors = [{ match_labels = { env = "db" } }] } }
+}
+`
+	c := newCLI(t, map[string]string{"main.tf": config}, "KRATIX_CONTENT_HASH_KEY=00112233445566778899aabbccddeeff")
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	secret := "worker-2/resources/default/app/r/instance-configure/" + kratixShortID("db") + "/db/secret.yaml"
+	want := "kind: Secret\nstringData:\n  password: hunter2\n"
+	if got, ok := ts.read(t, secret); !ok || string(got) != want {
+		t.Fatalf("%s holds %q (found %v), want %q", secret, got, ok, want)
+	}
+	if _, ok := ts.read(t, "worker-1/resources/default/app/r/instance-configure/5058f/r.yaml"); !ok {
+		t.Errorf("the default group's r.yaml is not on worker-1")
+	}
+	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+		t.Fatalf("the plan after the apply is not empty: %v\n%s", err, out)
+	}
+	ts.put(t, secret, []byte("kind: Secret\nstringData:\n  password: changed-by-hand\n"))
+	out, err := c.run("plan", "-detailed-exitcode")
+	if err == nil || !strings.Contains(out, "group_placements") {
+		t.Errorf("an edit by hand of the group's write-only file should show in group_placements (err %v):\n%s", err, out)
+	}
+	if strings.Contains(out, "hunter2") || strings.Contains(out, "changed-by-hand") {
+		t.Errorf("the plan shows write-only content:\n%s", out)
+	}
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("apply after the edit: %v\n%s", err, out)
+	}
+	if got, _ := ts.read(t, secret); string(got) != want {
+		t.Errorf("after the apply %s holds %q, want %q", secret, got, want)
+	}
+}

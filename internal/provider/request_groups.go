@@ -411,3 +411,17 @@ func (r *requestResource) readGroups(ctx context.Context, state *requestModel, p
 	state.GroupPlacements = types.MapValueMust(types.ObjectType{AttrTypes: groupPlacementAttrTypes}, elems)
 	return true
 }
+
+// groupsHolding are the folders of groups that hold at least one of files.
+func groupsHolding(groups map[string]groupConfig, files map[string][]byte) []string {
+	var out []string
+	for _, dir := range sortedKeys(groups) {
+		for name := range files {
+			if strings.HasPrefix(name, dir+"/") {
+				out = append(out, dir)
+				break
+			}
+		}
+	}
+	return out
+}

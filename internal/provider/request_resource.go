@@ -291,7 +291,9 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	}
 	var parts map[string]layout.Request
 	if groups, _ := state.groupConfigs(); len(groups) > 0 {
-		if out, parts, err = splitGroups(out, sortedKeys(groups)); err != nil {
+		// Write-only files are not in state: a group holding only those has no part here, and is
+		// refreshed from what it recorded (readGroups).
+		if out, parts, err = splitGroups(out, groupsHolding(groups, out.Files)); err != nil {
 			return
 		}
 	}
