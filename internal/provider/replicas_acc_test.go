@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -257,16 +256,6 @@ resource "kratix_resource_request" "one" {
 //     is empty.
 func TestAccReplicas_lowerMakesBeforeBreak(t *testing.T) {
 	requireAcceptance(t)
-	ctx := context.Background()
-	buckets := [2]string{randomName("ra"), randomName("rb")}
-	var stores [2]*testStore
-	for i, b := range buckets {
-		if err := minioServer.MakeBucket(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-		stores[i] = bucketOn(t, minioServer, b, minioServer.AccessKey, minioServer.SecretKey, "")
-	}
-	a, b := stores[0], stores[1]
 	name := ""
 	for i := range 20 {
 		if n := fmt.Sprintf("r%d", i); rendezvousOrder("default/app/"+n, []string{"w1", "w2"}, nil)[0] == "w2" {
@@ -277,49 +266,10 @@ func TestAccReplicas_lowerMakesBeforeBreak(t *testing.T) {
 	if name == "" {
 		t.Fatal("no request name r0..r19 has w2 first")
 	}
-	config := func(replicas int) string {
-		return requiredKratix + a.provider + fmt.Sprintf(`
-resource "kratix_state_store" "a" {
-%s
-}
-
-resource "kratix_state_store" "b" {
-%s
-}
-
-resource "kratix_destination" "w" {
-  count          = 2
-  name           = "w${count.index + 1}"
-  path           = "w${count.index + 1}"
-  init_workloads = false
-  state_store    = [kratix_state_store.a, kratix_state_store.b][count.index]
-}
-
-resource "kratix_promise" "app" {
-  name         = "app"
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-  destinations = kratix_destination.w
-}
-
-resource "kratix_resource_request" "r" {
-  promise   = kratix_promise.app
-  name      = %q
-  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
-  replicas  = %d
-}
-`, a.store, b.store, name, name, replicas)
-	}
-	file := func(dest string) string {
-		return fmt.Sprintf("%s/resources/default/app/%s/instance-configure/5058f/%s.yaml", dest, name, name)
-	}
-	content := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n", name)
-	holds := func(ts *testStore, dest string) bool {
-		got, ok := ts.read(t, file(dest))
-		if ok && string(got) != content {
-			t.Errorf("%s holds %q, want %q", file(dest), got, content)
-		}
-		return ok
-	}
+	pair := newBucketPair(t, name)
+	a, b := pair.a, pair.b
+	config := func(replicas int) string { return pair.config("", fmt.Sprintf("  replicas  = %d", replicas)) }
+	holds := func(ts *testStore, dest string) bool { return pair.holds(t, ts, dest) }
 	c := newCLI(t, map[string]string{"main.tf": config(2)})
 	placed := func() []string {
 		v, _ := stateValues(t, c, "kratix_resource_request.r")["placements"].(map[string]any)

@@ -223,60 +223,13 @@ resource "kratix_resource_request" "tol" {
 //     plan after is empty.
 func TestAccTaints_moveMakesBeforeBreak(t *testing.T) {
 	requireAcceptance(t)
-	ctx := context.Background()
-	buckets := [2]string{randomName("ma"), randomName("mb")}
-	var stores [2]*testStore
-	for i, b := range buckets {
-		if err := minioServer.MakeBucket(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-		stores[i] = bucketOn(t, minioServer, b, minioServer.AccessKey, minioServer.SecretKey, "")
-	}
-	a, b := stores[0], stores[1]
 	name := firstOnW1(t, "r")
+	pair := newBucketPair(t, name)
+	a, b := pair.a, pair.b
 	config := func(taint string) string {
-		return requiredKratix + a.provider + fmt.Sprintf(`
-resource "kratix_state_store" "a" {
-%s
-}
-
-resource "kratix_state_store" "b" {
-%s
-}
-
-resource "kratix_destination" "w" {
-  count          = 2
-  name           = "w${count.index + 1}"
-  path           = "w${count.index + 1}"
-  init_workloads = false
-  taints         = count.index == 0 ? %s : null
-  state_store    = [kratix_state_store.a, kratix_state_store.b][count.index]
-}
-
-resource "kratix_promise" "app" {
-  name         = "app"
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-  destinations = kratix_destination.w
-}
-
-resource "kratix_resource_request" "r" {
-  promise   = kratix_promise.app
-  name      = %q
-  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
-}
-`, a.store, b.store, taint, name, name)
+		return pair.config("  taints         = count.index == 0 ? "+taint+" : null", "")
 	}
-	file := func(dest string) string {
-		return fmt.Sprintf("%s/resources/default/app/%s/instance-configure/5058f/%s.yaml", dest, name, name)
-	}
-	content := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n", name)
-	holds := func(ts *testStore, dest string) bool {
-		got, ok := ts.read(t, file(dest))
-		if ok && string(got) != content {
-			t.Errorf("%s holds %q, want %q", file(dest), got, content)
-		}
-		return ok
-	}
+	holds := func(ts *testStore, dest string) bool { return pair.holds(t, ts, dest) }
 	c := newCLI(t, map[string]string{"main.tf": config("null")})
 	if out, err := c.run("apply", "-auto-approve"); err != nil {
 		t.Fatalf("first apply: %v\n%s", err, out)
@@ -672,4 +625,74 @@ resource "kratix_resource_request" "r" {
 	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
 		t.Errorf("the plan after is not empty: %v\n%s", err, out)
 	}
+}
+
+// bucketPair is two buckets, a and b, with destinations w1 on a and w2 on b, promise app over both,
+// and request r named name: for the tests that take one store down while a request moves between
+// the two.
+type bucketPair struct {
+	a, b *testStore
+	name string
+}
+
+func newBucketPair(t *testing.T, name string) bucketPair {
+	t.Helper()
+	var stores [2]*testStore
+	for i, prefix := range []string{"pa", "pb"} {
+		bucket := randomName(prefix)
+		if err := minioServer.MakeBucket(context.Background(), bucket); err != nil {
+			t.Fatal(err)
+		}
+		stores[i] = bucketOn(t, minioServer, bucket, minioServer.AccessKey, minioServer.SecretKey, "")
+	}
+	return bucketPair{a: stores[0], b: stores[1], name: name}
+}
+
+// config is the pair's configuration, with destLines in the destinations and requestLines in the
+// request.
+func (p bucketPair) config(destLines, requestLines string) string {
+	return requiredKratix + p.a.provider + fmt.Sprintf(`
+resource "kratix_state_store" "a" {
+%s
+}
+
+resource "kratix_state_store" "b" {
+%s
+}
+
+resource "kratix_destination" "w" {
+  count          = 2
+  name           = "w${count.index + 1}"
+  path           = "w${count.index + 1}"
+  init_workloads = false
+  state_store    = [kratix_state_store.a, kratix_state_store.b][count.index]
+%s
+}
+
+resource "kratix_promise" "app" {
+  name         = "app"
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+  destinations = kratix_destination.w
+}
+
+resource "kratix_resource_request" "r" {
+  promise   = kratix_promise.app
+  name      = %q
+  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
+%s
+}
+`, p.a.store, p.b.store, destLines, p.name, p.name, requestLines)
+}
+
+// holds reports whether ts holds the request's file in dest's folder, and fails the test when it
+// holds other bytes.
+func (p bucketPair) holds(t *testing.T, ts *testStore, dest string) bool {
+	t.Helper()
+	file := fmt.Sprintf("%s/resources/default/app/%s/instance-configure/5058f/%s.yaml", dest, p.name, p.name)
+	content := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n", p.name)
+	got, ok := ts.read(t, file)
+	if ok && string(got) != content {
+		t.Errorf("%s holds %q, want %q", file, got, content)
+	}
+	return ok
 }
