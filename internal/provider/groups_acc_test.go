@@ -3,6 +3,8 @@ package provider
 import (
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -217,5 +219,75 @@ resource "kratix_resource_request" "r" {
 	}
 	if got, _ := ts.read(t, secret); string(got) != want {
 		t.Errorf("after the apply %s holds %q, want %q", secret, got, want)
+	}
+}
+
+// TestAccWorkloadGroups_noneModeSameDestination: in mode none a group on the default group's own
+// destination has an index file of its own (named after its short id) beside the default
+// group's; dropping the group hands its file to the default group in one apply (no owner refused:
+// both indexes are the request's), and the group's index file goes.
+func TestAccWorkloadGroups_noneModeSameDestination(t *testing.T) {
+	requireAcceptance(t)
+	ts := newTestStore(t, "bucket")
+	config := func(groups string) string {
+		return requiredKratix + ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "w" {
+  name           = "w1"
+  path           = "w1"
+  filepath_mode  = "none"
+  init_workloads = false
+  state_store    = kratix_state_store.s
+  labels         = { env = "dev" }
+}
+
+resource "kratix_promise" "app" {
+  name         = "app"
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+  destinations = [kratix_destination.w]
+}
+
+resource "kratix_resource_request" "r" {
+  promise = kratix_promise.app
+  name    = "r"
+  files   = { "app.yaml" = "kind: ConfigMap\n", "db/x.yaml" = "kind: Secret\n" }
+  groups  = %s
+}
+`, ts.store, groups)
+	}
+	c := newCLI(t, map[string]string{"main.tf": config(`{ db = { destination_selectors = [{ match_labels = { env = "dev" } }] } }`)})
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	defaultIndex := "w1/.kratix/default-app_r_default_instance-configure.w1-5058f.yaml"
+	groupIndex := "w1/.kratix/default-app_r_default_instance-configure.w1-" + kratixShortID("db") + ".yaml"
+	for _, p := range []string{defaultIndex, groupIndex, "w1/app.yaml", "w1/db/x.yaml"} {
+		if _, ok := ts.read(t, p); !ok {
+			t.Errorf("%s is missing", p)
+		}
+	}
+	if got, _ := ts.read(t, groupIndex); !strings.Contains(string(got), "w1/db/x.yaml") || strings.Contains(string(got), "app.yaml") {
+		t.Errorf("the group's index should list its file only:\n%s", got)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config("null")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("dropping the group: %v\n%s", err, out)
+	}
+	if _, ok := ts.read(t, groupIndex); ok {
+		t.Errorf("the group's index %s is still there", groupIndex)
+	}
+	if got, _ := ts.read(t, defaultIndex); !strings.Contains(string(got), "w1/db/x.yaml") {
+		t.Errorf("the default group's index should list db/x.yaml now:\n%s", got)
+	}
+	if got, ok := ts.read(t, "w1/db/x.yaml"); !ok || string(got) != "kind: Secret\n" {
+		t.Errorf("w1/db/x.yaml holds %q (found %v)", got, ok)
+	}
+	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after is not empty: %v\n%s", err, out)
 	}
 }

@@ -103,6 +103,9 @@ func (d *providerData) checkOwners(ctx context.Context, o placement.Owner, kind 
 		listed := placement.ListedBy(indexes, placement.OwnIndex(mine), fresh)
 		for _, p := range sortedKeys(listed) {
 			other, _ := placement.IndexOwner(listed[p])
+			if other == o {
+				continue // another placement of the same owner: a request's workload group, or its default group
+			}
 			c := placement.Collision{Location: r.Location, Path: p, Other: other, Index: listed[p]}
 			diags.Append(fileClaimed(attr(p), o, dest, c))
 		}

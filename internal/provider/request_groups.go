@@ -330,6 +330,10 @@ func (m *requestModel) recordGroups(p requestPlan, failed map[string]bool) {
 			elems[dir] = groupPlacementValue(dest, o.Records[dest], true)
 		}
 	}
+	if len(elems) == 0 { // the last groups removed: null, as without groups
+		m.GroupPlacements = types.MapNull(types.ObjectType{AttrTypes: groupPlacementAttrTypes})
+		return
+	}
 	m.GroupPlacements = types.MapValueMust(types.ObjectType{AttrTypes: groupPlacementAttrTypes}, elems)
 }
 
