@@ -229,35 +229,7 @@ resource "kratix_resource_request" "r" {
 func TestAccWorkloadGroups_noneModeSameDestination(t *testing.T) {
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
-	config := func(groups string) string {
-		return requiredKratix + ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "w" {
-  name           = "w1"
-  path           = "w1"
-  filepath_mode  = "none"
-  init_workloads = false
-  state_store    = kratix_state_store.s
-  labels         = { env = "dev" }
-}
-
-resource "kratix_promise" "app" {
-  name         = "app"
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-  destinations = [kratix_destination.w]
-}
-
-resource "kratix_resource_request" "r" {
-  promise = kratix_promise.app
-  name    = "r"
-  files   = { "app.yaml" = "kind: ConfigMap\n", "db/x.yaml" = "kind: Secret\n" }
-  groups  = %s
-}
-`, ts.store, groups)
-	}
+	config := groupOnItsOwnDestination(ts, "none")
 	c := newCLI(t, map[string]string{"main.tf": config(`{ db = { destination_selectors = [{ match_labels = { env = "dev" } }] } }`)})
 	if out, err := c.run("apply", "-auto-approve"); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
@@ -284,10 +256,90 @@ resource "kratix_resource_request" "r" {
 	if got, _ := ts.read(t, defaultIndex); !strings.Contains(string(got), "w1/db/x.yaml") {
 		t.Errorf("the default group's index should list db/x.yaml now:\n%s", got)
 	}
-	if got, ok := ts.read(t, "w1/db/x.yaml"); !ok || string(got) != "kind: Secret\n" {
+	if got, ok := ts.read(t, "w1/db/x.yaml"); !ok || string(got) != "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n" {
 		t.Errorf("w1/db/x.yaml holds %q (found %v)", got, ok)
 	}
 	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
 		t.Errorf("the plan after is not empty: %v\n%s", err, out)
+	}
+}
+
+// groupOnItsOwnDestination is a configuration of one destination w1 in the given mode, promise app
+// and request r with app.yaml and db/x.yaml, whose groups are given (group db selects w1 too).
+func groupOnItsOwnDestination(ts *testStore, mode string) func(groups string) string {
+	return func(groups string) string {
+		return requiredKratix + ts.provider + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "w" {
+  name           = "w1"
+  path           = "w1"
+  filepath_mode  = %q
+  init_workloads = false
+  state_store    = kratix_state_store.s
+  labels         = { env = "dev" }
+}
+
+resource "kratix_promise" "app" {
+  name         = "app"
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
+  destinations = [kratix_destination.w]
+}
+
+resource "kratix_resource_request" "r" {
+  promise = kratix_promise.app
+  name    = "r"
+  files = {
+    "app.yaml"  = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"
+    "db/x.yaml" = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n"
+  }
+  groups  = %s
+}
+`, ts.store, mode, groups)
+	}
+}
+
+// TestAccWorkloadGroups_sharedFiles: in modes aggregatedYAML and splitByKind a group on the
+// default group's own destination writes its documents beside the default group's (its own part
+// of the aggregate; its own two files, named after its short id); with the group and after it is
+// dropped, each of the request's documents is in w1's folder exactly once, and each plan after an
+// apply is empty.
+func TestAccWorkloadGroups_sharedFiles(t *testing.T) {
+	requireAcceptance(t)
+	for _, mode := range []string{"aggregatedYAML", "splitByKind"} {
+		t.Run(mode, func(t *testing.T) {
+			ts := newTestStore(t, "bucket")
+			config := groupOnItsOwnDestination(ts, mode)
+			c := newCLI(t, map[string]string{"main.tf": config(`{ db = { destination_selectors = [{ match_labels = { env = "dev" } }] } }`)})
+			once := func(when string) {
+				t.Helper()
+				counts := map[string]int{}
+				for p, content := range storeFiles(t, ts) {
+					if strings.HasPrefix(p, "w1/") {
+						counts["Secret"] += strings.Count(content, "kind: Secret")
+						counts["ConfigMap"] += strings.Count(content, "kind: ConfigMap")
+					}
+				}
+				if counts["Secret"] != 1 || counts["ConfigMap"] != 1 {
+					t.Errorf("%s: w1's folder holds the Secret %d times and the ConfigMap %d times, want once each", when, counts["Secret"], counts["ConfigMap"])
+				}
+				if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+					t.Errorf("%s: the plan is not empty: %v\n%s", when, err, out)
+				}
+			}
+			if out, err := c.run("apply", "-auto-approve"); err != nil {
+				t.Fatalf("apply: %v\n%s", err, out)
+			}
+			once("with the group")
+			if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config("null")), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if out, err := c.run("apply", "-auto-approve"); err != nil {
+				t.Fatalf("dropping the group: %v\n%s", err, out)
+			}
+			once("after dropping the group")
+		})
 	}
 }
