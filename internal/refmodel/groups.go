@@ -212,7 +212,8 @@ func (m *Model) groupsOp(rng *rand.Rand, requests []*modelRequest) (Op, bool) {
 			return Op{}, false
 		}
 		op := Op{Desc: fmt.Sprintf("request %s groups %s: %s selectors %s -> %s", r.name, before, f, selectorText2(old), selectorText2(r.groups[f]))}
-		if len(m.choice[groupKey(r, f)]) > 0 {
+		if on := m.choice[groupKey(r, f)]; len(on) > 0 && slices.Equal(m.w.placeGroup(r, f, on).set, on) {
+			// (Not while it waits drained for somewhere to go, which the new selectors may give.)
 			op.Desc += ": sticky, nothing moves"
 			op.Quiet = true
 		}
