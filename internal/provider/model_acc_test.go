@@ -465,8 +465,8 @@ func tail(s string, lines int) string {
 }
 
 // modelPlacements reads the destinations each request was placed on (its `destinations`, in
-// order; none when null), which the model checks against its own computation
-// (refmodel/replicas.go).
+// order; none when null), and those of its workload groups under "<request>#<folder>" (none or
+// one), which the model checks against its own computation (refmodel/replicas.go, groups.go).
 func modelPlacements(c *cli) (map[string][]string, error) {
 	out, err := c.run("output", "-json", "choices")
 	if err != nil {

@@ -171,6 +171,7 @@ func (m *Model) collideOn(rng *rand.Rand, d *modelDest, requests []*modelRequest
 		file = a.kratixName() + ".yaml"
 	} else {
 		a.files, b.files = modelRequestCollides, modelRequestCollides
+		a.groups, b.groups = nil, nil // their folders are gone with their files
 		file = "shared-settings.yaml"
 	}
 	p := inFolder(w.root(d), file)

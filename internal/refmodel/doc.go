@@ -14,7 +14,8 @@
 // of them by rank (or by spread over the `zone` label) when there are more than its replicas,
 // then new ones by weighted rendezvous, which taints.go computes with its own SHA-256 and
 // logarithm; every destination in the list must hold the request's files, and one it leaves
-// none of them.
+// none of them. Each workload group's destination (`group_placements[<folder>].destination`,
+// which the runner reads as "<request>#<folder>") is checked the same way (groups.go).
 //
 // The runner in internal/provider (model_acc_test.go, model_fault_test.go) applies each step
 // with the real CLI against real servers, reads the stores back with independent clients and
@@ -29,6 +30,7 @@
 //	guard.go    "guard": a guarded promise losing a destination, refused then acknowledged
 //	taints.go   taints, tolerations and weights: the rules, the ranking, cordon/drain/untaint/reweight/tolerate
 //	replicas.go replicas and spread: a request's destinations, zones, "replicas"
+//	groups.go   workload groups: a request's folders placed on their own, "groups"
 //	fault.go    a store down during an apply: when, and which files must not be lost
 //	check.go    comparing a snapshot of the stores with the model
 //	refmodel.go what the runner calls

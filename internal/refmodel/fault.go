@@ -111,12 +111,18 @@ func (m *Model) RequestHoldings() Holdings {
 		if !r.present {
 			continue
 		}
-		for _, dest := range m.choice[r.name] {
-			if h, ok := m.holding(r.name, dest); ok {
-				if out[r.name] == nil {
-					out[r.name] = map[string]holding{}
+		keys := []string{r.name}
+		for _, f := range modelKeys(r.groups) {
+			keys = append(keys, groupKey(r, f))
+		}
+		for _, key := range keys {
+			for _, dest := range m.choice[key] {
+				if h, ok := m.holding(key, dest); ok {
+					if out[key] == nil {
+						out[key] = map[string]holding{}
+					}
+					out[key][dest] = h
 				}
-				out[r.name][dest] = h
 			}
 		}
 	}

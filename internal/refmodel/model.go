@@ -107,6 +107,14 @@ func modelRequestFiles(req string, i int) map[string]modelYAML {
 			"sub/deep/" + req + "-cfg.yaml":                yamlOf(svcDoc(req+"-cfg", 9090), cmDoc(req+"-cfg", "level", "deep")),
 			"sub/" + req + "/kratix-canary-namespace.yaml": yamlOf(cmDoc(req+"-look", "like", "canary")),
 		}
+	case modelRequestGroupFiles:
+		// Only files in folders, for workload groups (groups.go): with both folders grouped and
+		// no documents, no file is left for the default group.
+		return map[string]modelYAML{
+			"db/" + req + "-db.yaml":        yamlOf(svcDoc(req+"-db", 5432)),
+			"db/init/" + req + "-seed.yaml": yamlOf(cmDoc(req+"-seed", "rows", "ten")),
+			"web/" + req + "-web.yaml":      yamlOf(cmDoc(req+"-web", "size", "small"), crdDoc("pages", "Page")),
+		}
 	case modelRequestCollides:
 		// One name for every request ("collide" only): two requests on one destination in mode
 		// none write the same file, which the plan must refuse.
@@ -120,6 +128,8 @@ const (
 	modelRequestFilesCount = 5
 	// modelRequestCollides is never drawn at random: see "collide".
 	modelRequestCollides = 5
+	// modelRequestGroupFiles is drawn with workload groups only (drawGroups, "groups").
+	modelRequestGroupFiles = 6
 )
 
 // modelRequestDocuments are a request's `documents` (index 0: not set).
@@ -253,10 +263,12 @@ type modelRequest struct {
 	promise                          int
 	selectors                        modelSelector
 	files                            int // modelRequestFiles index
-	documents                        int // modelRequestDocuments index
-	tolerations                      []modelToleration
-	replicas                         int  // 0: null (one)
-	spread                           bool // spread = { topology_key = "zone" } (replicas.go)
+	// groups are its workload groups: folder -> the group's destination_selectors (groups.go)
+	groups      map[string]modelSelector
+	documents   int // modelRequestDocuments index
+	tolerations []modelToleration
+	replicas    int  // 0: null (one)
+	spread      bool // spread = { topology_key = "zone" } (replicas.go)
 }
 
 // kratixName is the request's `name` attribute: what its files and folders are named after.
@@ -462,14 +474,26 @@ func (w *modelWorld) requestOutput(r *modelRequest) map[string]modelYAML {
 	return out
 }
 
-// requestFiles: nestedByMetadata and the flat modes for a resource request.
+// requestFiles: nestedByMetadata and the flat modes for a resource request's default group.
 func (w *modelWorld) requestFiles(mode, root, agg string, r *modelRequest) placementFiles {
+	return w.groupFiles(mode, root, agg, r, "")
+}
+
+// groupFiles: nestedByMetadata and the flat modes for the workload group of folder ("" for the
+// default group) of a resource request (groups.go): its files keep their paths, under the
+// group's short id in nestedByMetadata, and splitByKind's file names end in it.
+func (w *modelWorld) groupFiles(mode, root, agg string, r *modelRequest, folder string) placementFiles {
 	promise := w.promises[r.promise].name
 	pipeline := r.pipeline
 	if pipeline == "" {
 		pipeline = "instance-configure"
 	}
-	out := w.requestOutput(r)
+	out := w.groupOutput(r, folder)
+	short, work := modelGroup, r.namespace+"-"+promise+"-default-"+r.namespace+"-"+r.kratixName()
+	if folder != "" {
+		short = groupShort(folder)
+		work += "-" + short
+	}
 	names := make([]string, 0, len(out))
 	for n := range out {
 		names = append(names, n)
@@ -477,12 +501,12 @@ func (w *modelWorld) requestFiles(mode, root, agg string, r *modelRequest) place
 	sort.Strings(names)
 	switch mode {
 	case modeNested:
-		folder := path.Join(root, "resources", r.namespace, promise, r.kratixName(), pipeline, modelGroup) + "/"
+		dir := path.Join(root, "resources", r.namespace, promise, r.kratixName(), pipeline, short) + "/"
 		files := map[string][]byte{}
 		for _, n := range names {
-			files[folder+n] = []byte(out[n].literal)
+			files[dir+n] = []byte(out[n].literal)
 		}
-		return placementFiles{folder: folder, files: files}
+		return placementFiles{folder: dir, files: files}
 	case modeNone:
 		files := map[string][]byte{}
 		var index []string
@@ -505,7 +529,7 @@ func (w *modelWorld) requestFiles(mode, root, agg string, r *modelRequest) place
 		for _, n := range names {
 			docs = append(docs, out[n].docs...)
 		}
-		return splitFiles(root, r.namespace+"-"+promise+"-default-"+r.namespace+"-"+r.kratixName(), docs)
+		return splitFiles(root, work, docs)
 	}
 	panic("unknown mode " + mode)
 }
@@ -767,6 +791,13 @@ func (m *Model) SettleAll(placed map[string][]string) []string {
 	before := maps.Clone(m.choice)
 	m.left = nil
 	for _, r := range w.requests {
+		for key := range before {
+			if req, folder := splitGroupKey(key); req == r.name && folder != "" {
+				if _, ok := r.groups[folder]; !ok || !r.present || forced["r:"+r.name] {
+					delete(m.choice, key) // a group dropped from the configuration, or its request gone
+				}
+			}
+		}
 		if !r.present || forced["r:"+r.name] {
 			delete(m.choice, r.name) // destroyed (and, with -replace, created again: chosen afresh)
 		}
@@ -779,6 +810,11 @@ func (m *Model) SettleAll(placed map[string][]string) []string {
 		}
 		prior := m.choice[r.name]
 		pl := w.placeRequest(r, prior)
+		if !w.hasDefaultGroup(r) {
+			// Every file is in a workload group: no default placement, and the destinations
+			// it was on lose its files.
+			pl = requestPlacement{why: "no file is left for the default group"}
+		}
 		want := pl.set
 		if w.adopted[r.name] && sameMembers(got, want) {
 			want = got // adopted by an import: the order it finds them in is its own
@@ -792,6 +828,7 @@ func (m *Model) SettleAll(placed map[string][]string) []string {
 			}
 		}
 		m.choice[r.name] = slices.Clone(got)
+		problems = append(problems, m.settleGroups(r, placed)...)
 	}
 	w.adopted = nil
 
@@ -837,13 +874,22 @@ func (m *Model) SettleAll(placed map[string][]string) []string {
 						e.status = stFrozen
 					}
 				case "r":
-					r := w.request(name)
+					reqName, folder := splitGroupKey(name)
+					r := w.request(reqName)
+					grouped := false
+					if r != nil {
+						_, grouped = r.groups[folder]
+					}
 					switch {
 					case e.status == stOrphan:
-					case forced["r:"+name] && slices.Contains(before[name], e.dest):
+					case forced["r:"+reqName] && slices.Contains(before[name], e.dest):
 						continue // deleted with the request (and written again if it chose this destination again)
 					case r != nil && r.present && slices.Contains(m.choice[name], e.dest):
 						continue // rewritten below
+					case folder != "" && r != nil && r.present && !grouped && !w.promises[r.promise].inPool(d):
+						// A group dropped from the configuration while its destination left the
+						// pool: whether the drop removes its files there is not documented.
+						e.status = stMaybe
 					case r != nil && r.present && !w.promises[r.promise].inPool(d):
 						// The request moved away from a destination that left its promise's pool:
 						// the files it left there are that destination's cleanup's business
@@ -918,6 +964,12 @@ func (m *Model) SettleAll(placed map[string][]string) []string {
 			if r.present && slices.Contains(m.choice[r.name], d.name) {
 				add(a.loc, &ledgerEntry{owner: "r:" + r.name, dest: d.name, inc: a.inc, mode: d.mode,
 					placementFiles: relIndex(w.requestFiles(d.mode, root, d.agg, r), a.storePath)})
+			}
+			for _, f := range modelKeys(r.groups) {
+				if r.present && slices.Contains(m.choice[groupKey(r, f)], d.name) {
+					add(a.loc, &ledgerEntry{owner: "r:" + groupKey(r, f), dest: d.name, inc: a.inc, mode: d.mode,
+						placementFiles: relIndex(w.groupFiles(d.mode, root, d.agg, r, f), a.storePath)})
+				}
 			}
 		}
 	}

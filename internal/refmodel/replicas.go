@@ -100,10 +100,30 @@ func takeRanked(ranked []*modelDest, need int, spread bool, covered map[spreadDo
 // placeRequest is where request r goes when it is on prior (in the state's order), by the rules
 // at the top of the file.
 func (w *modelWorld) placeRequest(r *modelRequest, prior []string) requestPlacement {
-	p := w.promises[r.promise]
-	n := max(r.replicas, 1)
+	return w.placeOn(placeSpec{key: w.rendezvousKey(r), promise: w.promises[r.promise], candidates: w.candidates(r),
+		n: max(r.replicas, 1), spread: r.spread, tolerations: r.tolerations, replicas: replicasText(r.replicas)}, prior)
+}
+
+// placeSpec is what a placement of a request's files (the default group or a workload group)
+// is ranked and chosen by.
+type placeSpec struct {
+	key         string // the rendezvous key
+	promise     *modelPromise
+	candidates  []string // the destinations of the pool its selectors select, sorted
+	n           int      // how many destinations
+	spread      bool
+	tolerations []modelToleration
+	replicas    string // for the explanation
+}
+
+// placeOn is where a placement of spec goes when it is on prior (in the state's order), by the
+// rules at the top of the file.
+func (w *modelWorld) placeOn(spec placeSpec, prior []string) requestPlacement {
+	p := spec.promise
+	n := spec.n
+	r := &modelRequest{tolerations: spec.tolerations, spread: spec.spread}
 	cands := map[string]*modelDest{}
-	for _, name := range w.candidates(r) {
+	for _, name := range spec.candidates {
 		cands[name] = w.dest(name)
 	}
 	var stay, drained []string
@@ -125,7 +145,7 @@ func (w *modelWorld) placeRequest(r *modelRequest, prior []string) requestPlacem
 	for _, name := range modelKeys(cands) {
 		all = append(all, cands[name])
 	}
-	ranked := rankOrder(w.rendezvousKey(r), all)
+	ranked := rankOrder(spec.key, all)
 	var pl requestPlacement
 	kept := map[string]bool{}
 	var stayRanked []*modelDest
@@ -198,7 +218,7 @@ func (w *modelWorld) placeRequest(r *modelRequest, prior []string) requestPlacem
 			pl.left = append(pl.left, leftDest{from: name})
 		}
 	}
-	pl.why = fmt.Sprintf("replicas %s, spread %v, on %q; ranking %s", replicasText(r.replicas), r.spread, prior, strings.Join(texts, " > "))
+	pl.why = fmt.Sprintf("replicas %s, spread %v, on %q; ranking %s", spec.replicas, r.spread, prior, strings.Join(texts, " > "))
 	return pl
 }
 

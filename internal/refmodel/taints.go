@@ -353,7 +353,8 @@ func (m *Model) movable(rng *rand.Rand, dests []*modelDest) []*modelDest {
 		saved := d.taints
 		if _, ok := addTaint(rng, d, effNoExecute); ok && slices.ContainsFunc(m.w.requests, func(r *modelRequest) bool {
 			on := m.choice[r.name]
-			return r.present && slices.Contains(on, d.name) && drains(r.tolerations, d) && !slices.Contains(m.w.placeRequest(r, on).set, d.name)
+			return r.present && (slices.Contains(on, d.name) && drains(r.tolerations, d) && !slices.Contains(m.w.placeRequest(r, on).set, d.name) ||
+				m.groupDrains(r, d))
 		}) {
 			out = append(out, d)
 		}

@@ -22,13 +22,13 @@ var OpNames = []string{
 	"edit", "stray", "deps", "emptydeps", "reqfiles", "destroy",
 	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part", "pool", "drift", "index",
 	"stage", "pause", "rollout", "reimport", "guard", "collide",
-	"cordon", "drain", "untaint", "reweight", "tolerate", "replicas",
+	"cordon", "drain", "untaint", "reweight", "tolerate", "replicas", "groups",
 }
 
 // modelOpWeights are the operations drawn more often than the others: weight 2 makes one about
 // twice as likely to come first. "collide" is cheap (a refused plan), and at weight 1 the
 // default run of 20 seeds x 10 steps draws it only about four times per store kind.
-var modelOpWeights = map[string]int{"collide": 2, "drain": 2}
+var modelOpWeights = map[string]int{"collide": 2, "drain": 2, "groups": 2}
 
 // modelDriftOps are the changes "drift" combines with a hand edit: those without hand edits of
 // their own.
@@ -169,6 +169,7 @@ func newModelWorld(rng *rand.Rand, kind string, modes []string) *modelWorld {
 	}
 	drawTaints(rng, w)
 	drawReplicas(rng, w)
+	drawGroups(rng, w)
 	return w
 }
 
@@ -310,6 +311,7 @@ func (w *modelWorld) clone() *modelWorld {
 	for _, r := range w.requests {
 		r2 := *r
 		r2.tolerations = slices.Clone(r.tolerations)
+		r2.groups = maps.Clone(r.groups)
 		c.requests = append(c.requests, &r2)
 	}
 	c.pending, c.replaced, c.edited, c.imports = slices.Clone(w.pending), slices.Clone(w.replaced), slices.Clone(w.edited), slices.Clone(w.imports)
@@ -554,6 +556,9 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 	case "replicas":
 		return m.replicasOp(rng, requests)
 
+	case "groups":
+		return m.groupsOp(rng, requests)
+
 	case "reimport":
 		// `terraform state rm`, then an import block: the usual way to move an object between
 		// states. The object adopts what it finds, so nothing is written and nothing changes for
@@ -563,7 +568,9 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 			targets = append(targets, "kratix_promise."+p.name+"="+p.name)
 		}
 		for _, r := range requests {
-			if p := w.promises[r.promise]; p.present {
+			// (Not one with workload groups: where an import finds its groups is not something
+			// the model states.)
+			if p := w.promises[r.promise]; p.present && len(r.groups) == 0 {
 				targets = append(targets, fmt.Sprintf("kratix_resource_request.%s=%s/%s/%s", r.name, p.name, r.namespace, r.kratixName()))
 			}
 		}
@@ -760,7 +767,11 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 		for r.files == bf && r.documents == bd {
 			r.files, r.documents = randomRequestOutput(rng)
 		}
-		return Op{Desc: fmt.Sprintf("request %s files #%d -> #%d, documents #%d -> #%d", r.name, bf, r.files, bd, r.documents)}, true
+		desc := fmt.Sprintf("request %s files #%d -> #%d, documents #%d -> #%d", r.name, bf, r.files, bd, r.documents)
+		if gone := dropStaleGroups(r); len(gone) > 0 {
+			desc += fmt.Sprintf(", groups %q dropped (their folders are gone)", gone)
+		}
+		return Op{Desc: desc}, true
 
 	case "destroy":
 		var targets []string
@@ -997,6 +1008,9 @@ func (w *modelWorld) describe() string {
 		if r.kname != "" {
 			fmt.Fprintf(&b, ", named %s", r.kname)
 		}
+		for _, f := range modelKeys(r.groups) {
+			fmt.Fprintf(&b, ", group %s (short id %s) selecting %s", f, groupShort(f), selectorText2(r.groups[f]))
+		}
 	}
 	return b.String()
 }
@@ -1143,8 +1157,16 @@ func (w *modelWorld) render(c *Stores) string {
 		if r.spread {
 			fmt.Fprintf(&b, "  spread    = { topology_key = %q }\n", modelZoneKey)
 		}
+		if len(r.groups) > 0 {
+			b.WriteString(hclGroups(r))
+		}
 		b.WriteString("}\n")
 		outputs = append(outputs, fmt.Sprintf("    %s = kratix_resource_request.%s.destinations\n", r.name, r.name))
+		for _, f := range modelKeys(r.groups) {
+			// A group's destination as a list of none or one, under "<request>#<folder>".
+			outputs = append(outputs, fmt.Sprintf("    %s = compact([kratix_resource_request.%s.group_placements[%s].destination])\n",
+				hclString(groupKey(r, f)), r.name, hclString(f)))
+		}
 	}
 	fmt.Fprintf(&b, "\noutput \"choices\" {\n  value = {\n%s  }\n}\n", strings.Join(outputs, ""))
 	for _, imp := range w.imports {

@@ -17,7 +17,7 @@ import (
 func TestModelRandomWalks(t *testing.T) {
 	conn := &Stores{Kind: "git-http", Names: [2]string{"a", "b"}, Address: func(s, v int) string { return fmt.Sprintf("http://h/%d/%d", s, v) }}
 	counts := map[string]int{}
-	for seed := int64(1); seed <= 100; seed++ {
+	for seed := int64(1); seed <= 150; seed++ {
 		rng := newModelRNG(seed)
 		w := newModelWorld(rng, pick(rng, []string{"bucket", "git-http"}), Modes)
 		conn.Kind = w.kind
@@ -55,14 +55,31 @@ func TestModelRandomWalks(t *testing.T) {
 					prior = nil
 				}
 				placed[r.name] = w.placeRequest(r, prior).set
+				if !w.hasDefaultGroup(r) {
+					placed[r.name] = nil
+					counts["requests without a default group"]++
+				}
 				if len(placed[r.name]) > 1 {
 					counts["requests on several destinations"]++
+				}
+				for _, f := range modelKeys(r.groups) {
+					prior := m.choice[groupKey(r, f)]
+					if slices.Contains(w.replaced, "r:"+r.name) {
+						prior = nil
+					}
+					placed[groupKey(r, f)] = w.placeGroup(r, f, prior).set
+					if len(placed[groupKey(r, f)]) == 1 {
+						counts["groups placed"]++
+					}
 				}
 			}
 			if p := m.SettleAll(placed); p != nil {
 				t.Fatalf("seed %d step %d: %v", seed, step, p)
 			}
 			for _, l := range m.left {
+				if _, folder := splitGroupKey(l.request); folder != "" && l.to != "" {
+					counts["drained groups"]++
+				}
 				switch {
 				case !l.drained:
 					counts["replicas lowered"]++
@@ -89,26 +106,33 @@ func TestModelRandomWalks(t *testing.T) {
 	}
 	// "collide" arranges what it needs, so it runs about as often as its weight says: some eight
 	// times in the 200 steps of a default run.
-	if counts["collide"] < 40 {
-		t.Errorf("of 2000 steps, only %d are collide", counts["collide"])
+	if counts["collide"] < 60 {
+		t.Errorf("of 3000 steps, only %d are collide", counts["collide"])
 	}
 	// Rollouts are in flight often enough, and their dependencies change while they are.
-	if counts["in flight"] < 300 || counts["change in flight"] < 60 {
-		t.Errorf("of 2000 steps, %d start with a rollout in flight and %d change dependencies during one", counts["in flight"], counts["change in flight"])
+	if counts["in flight"] < 450 || counts["change in flight"] < 80 {
+		t.Errorf("of 3000 steps, %d start with a rollout in flight and %d change dependencies during one", counts["in flight"], counts["change in flight"])
 	}
-	t.Logf("of 2000 steps, %d start with a rollout in flight and %d change dependencies during one", counts["in flight"], counts["change in flight"])
+	t.Logf("of 3000 steps, %d start with a rollout in flight and %d change dependencies during one", counts["in flight"], counts["change in flight"])
 	// Drains move requests now and then: a request is on the drained destination and some other
 	// candidate takes it.
-	if counts["drained requests"] < 15 {
-		t.Errorf("of 2000 steps, only %d requests moved off a drained destination", counts["drained requests"])
+	if counts["drained requests"] < 22 {
+		t.Errorf("of 3000 steps, only %d requests moved off a drained destination", counts["drained requests"])
 	}
 	// Requests are on several destinations often, and lose some to a lowered replicas now and then.
-	if counts["requests on several destinations"] < 400 || counts["replicas lowered"] < 5 {
-		t.Errorf("of 2000 steps, %d settle a request on several destinations and %d lower one's replicas", counts["requests on several destinations"], counts["replicas lowered"])
+	if counts["requests on several destinations"] < 600 || counts["replicas lowered"] < 7 {
+		t.Errorf("of 3000 steps, %d settle a request on several destinations and %d lower one's replicas", counts["requests on several destinations"], counts["replicas lowered"])
 	}
-	t.Logf("of 2000 steps: %d replicas ops, %d requests on several destinations, %d destinations left for lowered replicas",
+	t.Logf("of 3000 steps: %d replicas ops, %d requests on several destinations, %d destinations left for lowered replicas",
 		counts["replicas"], counts["requests on several destinations"], counts["replicas lowered"])
-	t.Logf("of 2000 steps: cordon %d, drain %d, untaint %d, reweight %d, tolerate %d; %d requests moved off a drained destination",
+	// Groups are placed in many steps, change often, and are drained now and then.
+	if counts["groups placed"] < 450 || counts["groups"] < 75 || counts["requests without a default group"] < 30 {
+		t.Errorf("of 3000 steps, %d settle a placed group, %d are groups ops and %d settle a request without a default group",
+			counts["groups placed"], counts["groups"], counts["requests without a default group"])
+	}
+	t.Logf("of 3000 steps: %d groups ops, %d placed groups settled, %d requests without a default group, %d groups moved off a drained destination",
+		counts["groups"], counts["groups placed"], counts["requests without a default group"], counts["drained groups"])
+	t.Logf("of 3000 steps: cordon %d, drain %d, untaint %d, reweight %d, tolerate %d; %d requests moved off a drained destination",
 		counts["cordon"], counts["drain"], counts["untaint"], counts["reweight"], counts["tolerate"], counts["drained requests"])
 }
 
