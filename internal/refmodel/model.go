@@ -1177,7 +1177,9 @@ func (m *Model) Digest() string {
 			}
 			var idx []string
 			for _, i := range fe.indexes {
-				idx = append(idx, fmt.Sprintf("%v %q", i.certain, i.files))
+				// The owner too: an index file is named after its placement (a request's workload
+				// group has its own), so a placement that changes hands renames it.
+				idx = append(idx, fmt.Sprintf("%v %s %q", i.certain, i.owner, i.files))
 			}
 			fmt.Fprintf(&b, "  indexes %q\n", sorted(idx))
 		}
