@@ -403,7 +403,7 @@ func (a adoption) notFoundWarning(plan requestModel, chosen string) string {
 
 // adoptPromise looks, during the first plan after an import, in the folder of every member of the
 // pool for the promise's dependencies. ok is false while the inputs are unknown or when it failed.
-func (r *promiseResource) adoptPromise(ctx context.Context, plan promiseModel, a adoption, decisions []scheduling.Decision, diags *diag.Diagnostics) (adoption, bool) {
+func (r *promiseResource) adoptPromise(ctx context.Context, plan promiseModel, a adoption, schedule promiseSchedule, diags *diag.Diagnostics) (adoption, bool) {
 	if r.data == nil || plan.Name.IsUnknown() {
 		return a, false
 	}
@@ -422,8 +422,16 @@ func (r *promiseResource) adoptPromise(ctx context.Context, plan promiseModel, a
 		return a, false
 	}
 	a.Observed, a.Found = true, map[string]placement.Record{}
+	found := map[string]placement.Prior{}
 	for _, dest := range p.holders {
 		a.Found[dest] = p.found[dest]
+		found[dest] = placement.Prior{Record: p.found[dest]}
+	}
+	// The schedule as the promise holds what was found: a destination cordoned since keeps it
+	// (NoSchedule spares what is there), as it does in every plan after this one.
+	var decisions []scheduling.Decision
+	if schedule != nil {
+		decisions = schedule(found)
 	}
 	if a.Rollout = r.data.adoptRollout(ctx, plan, pool, deps, a.Found, decisions, a.importedAt(r.data.clock()), diags); diags.HasError() {
 		return a, false
@@ -485,7 +493,7 @@ func (r *requestResource) adoptInApply(ctx context.Context, req resource.UpdateR
 // adoptInPlan, for the first plan after an import, looks for the promise in every folder of the
 // pool and returns the prior state to plan from (the adoption is nil when there is nothing to
 // adopt).
-func (r *promiseResource) adoptInPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan, state promiseModel, decisions []scheduling.Decision) (*adoption, promiseModel) {
+func (r *promiseResource) adoptInPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan, state promiseModel, schedule promiseSchedule) (*adoption, promiseModel) {
 	if req.State.Raw.IsNull() || !state.Placements.IsNull() {
 		return nil, state
 	}
@@ -500,7 +508,7 @@ func (r *promiseResource) adoptInPlan(ctx context.Context, req resource.ModifyPl
 		offlineImportWarning(&resp.Diagnostics, fmt.Sprintf("Promise %q", plan.Name.ValueString()))
 		return nil, state
 	}
-	if a, ok = r.adoptPromise(ctx, plan, a, decisions, &resp.Diagnostics); !ok {
+	if a, ok = r.adoptPromise(ctx, plan, a, schedule, &resp.Diagnostics); !ok {
 		return nil, state
 	}
 	resp.Diagnostics.Append(writeAdoption(ctx, resp.Private, a)...)
@@ -515,11 +523,11 @@ func (r *promiseResource) adoptInApply(ctx context.Context, req resource.UpdateR
 	}
 	if state.Placements.IsNull() {
 		if !a.Observed {
-			var decisions []scheduling.Decision
+			var schedule promiseSchedule
 			if in, _, known, _ := plan.input(ctx, promiseModel{}); known {
-				decisions = placement.SchedulePromise(in)
+				schedule = scheduleFor(in)
 			}
-			a, ok = r.adoptPromise(ctx, plan, a, decisions, &resp.Diagnostics)
+			a, ok = r.adoptPromise(ctx, plan, a, schedule, &resp.Diagnostics)
 		}
 		if ok && a.Observed {
 			state = a.promisePrior(plan, state)

@@ -191,3 +191,14 @@ func recordsToModel(records map[string]placement.Record) types.Map {
 	}
 	return types.MapValueMust(types.ObjectType{AttrTypes: placementAttrTypes}, elems)
 }
+
+// promiseSchedule schedules a promise as if it held what prior says (placement.SchedulePromise):
+// an import's adoption schedules over what it found.
+type promiseSchedule func(prior map[string]placement.Prior) []scheduling.Decision
+
+func scheduleFor(in placement.Promise) promiseSchedule {
+	return func(prior map[string]placement.Prior) []scheduling.Decision {
+		in.Prior = prior
+		return placement.SchedulePromise(in)
+	}
+}

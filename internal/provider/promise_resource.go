@@ -131,15 +131,19 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	// the rollout, place: each once.
 	in, pool, ok, diags := plan.input(ctx, state)
 	var decisions []scheduling.Decision
+	var schedule promiseSchedule
 	if ok {
-		decisions = placement.SchedulePromise(in)
+		decisions, schedule = placement.SchedulePromise(in), scheduleFor(in)
 	}
-	adopted, state := r.adoptInPlan(ctx, req, resp, plan, state, decisions)
+	adopted, state := r.adoptInPlan(ctx, req, resp, plan, state, schedule)
 	if resp.Diagnostics.Append(diags...); !ok || resp.Diagnostics.HasError() {
 		return
 	}
 	if adopted != nil {
-		in.Prior = priorsOf(state.prior(ctx)) // what the import found
+		// What the import found is what the promise holds: scheduled again from it, as the
+		// apply schedules it (a destination cordoned since keeps what it holds).
+		in.Prior = priorsOf(state.prior(ctx))
+		decisions = placement.SchedulePromise(in)
 	}
 	withWrittenLabels(in.Prior, readWrittenLabels(ctx, req.Private))
 	resp.Diagnostics.Append(r.data.claimFolders(fmt.Sprintf("kratix_promise %q", plan.Name.ValueString()),

@@ -696,3 +696,38 @@ func (p bucketPair) holds(t *testing.T, ts *testStore, dest string) bool {
 	}
 	return ok
 }
+
+// TestAccTaints_importPromiseOntoCordoned: a promise imported while one of its destinations is
+// cordoned (NoSchedule) keeps that destination, scheduled, as it did before its state was removed:
+// the import's plan schedules over what it found, as the apply does (they disagreed, and Terraform
+// failed the apply with "Provider produced inconsistent result after apply").
+func TestAccTaints_importPromiseOntoCordoned(t *testing.T) {
+	requireAcceptance(t)
+	ts := newTestStore(t, "bucket")
+	c := newCLI(t, map[string]string{"main.tf": requiredKratix + pairConfig(ts, "null", "")})
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("first apply: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(requiredKratix+pairConfig(ts, `[{ key = "maintenance", effect = "NoSchedule" }]`, "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("cordoning w1: %v\n%s", err, out)
+	}
+	if out, err := c.run("state", "rm", "kratix_promise.app"); err != nil {
+		t.Fatalf("state rm: %v\n%s", err, out)
+	}
+	if out, err := c.run("import", "kratix_promise.app", "app"); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("apply after the import: %v\n%s", err, out)
+	}
+	v := stateValues(t, c, "kratix_promise.app")
+	if got := fmt.Sprint(v["scheduled_destinations"]); got != "[w1 w2]" {
+		t.Errorf("scheduled_destinations = %s, want [w1 w2] (w1 cordoned keeps what it holds)", got)
+	}
+	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after the import is not empty: %v\n%s", err, out)
+	}
+}
