@@ -1107,6 +1107,9 @@ type folderExpect struct {
 
 type aggExpect struct {
 	certain, maybe []string // documents
+	// owners are the placements with a part in the aggregate: each part file is named after
+	// its placement (a request's workload group has its own), so a change of hands renames one.
+	owners []string
 }
 
 type indexExpect struct {
@@ -1144,6 +1147,7 @@ func (m *Model) expect(loc modelLoc) (folderExpect, error) {
 			} else {
 				a.maybe = append(a.maybe, e.docs...)
 			}
+			a.owners = append(a.owners, e.owner)
 		}
 		if e.index != nil {
 			files := slices.Clone(e.index)
@@ -1173,7 +1177,7 @@ func (m *Model) Digest() string {
 				fmt.Fprintf(&b, "  maybe %s %q\n", p, fe.maybe[p])
 			}
 			for _, p := range modelKeys(fe.aggs) {
-				fmt.Fprintf(&b, "  aggregate %s %q %q\n", p, sorted(fe.aggs[p].certain), sorted(fe.aggs[p].maybe))
+				fmt.Fprintf(&b, "  aggregate %s %q %q parts of %q\n", p, sorted(fe.aggs[p].certain), sorted(fe.aggs[p].maybe), sorted(fe.aggs[p].owners))
 			}
 			var idx []string
 			for _, i := range fe.indexes {
