@@ -121,8 +121,10 @@ resource "kratix_resource_request" "app" {
 				Config: config(`{
     "app.yaml" = { destination_selectors = [{ match_labels = { kind = "tfe" } }] }
     cache      = { destination_selectors = [{ match_labels = { kind = "tfe" } }] }
+    db         = { destination_selectors = [{ match_labels = { kind = "k8s" } }] }
+    "db/"      = { destination_selectors = [{ match_labels = { kind = "k8s" } }] }
   }`),
-				ExpectError: regexp.MustCompile(`(?s)groups\["app.yaml"\]: Group "app.yaml" names the file "app.yaml", not a folder.*groups\["cache"\]: Group "cache" names the folder "cache/", which holds none`),
+				ExpectError: regexp.MustCompile(`(?s)groups\["app.yaml"\]: Group "app.yaml" names the file "app.yaml", not a folder.*groups\["cache"\]: Group "cache" names the folder "cache/", which holds none.*groups\["db/"\]: Group "db/" names the same folder as "db"`),
 			},
 			{
 				Config: config(`{

@@ -119,18 +119,11 @@ type groupPrior struct {
 }
 
 // checkGroups refuses, at groups[key], group names that are not one folder of the request's
-// files (layout.ValidateGroups).
-func (m requestModel) checkGroups(groups map[string]groupConfig, files []string) diag.Diagnostics {
+// files (layout.ValidateGroups), two keys for one folder ("db" and "db/") included: it looks at
+// the keys as written, which groupConfigs folds by folder.
+func (m requestModel) checkGroups(files []string) diag.Diagnostics {
 	var diags diag.Diagnostics
-	keys := make([]string, 0, len(groups))
-	for _, g := range groups {
-		keys = append(keys, g.key)
-	}
-	// Two keys that clean to one folder are one entry of groups above; look at the keys as given.
-	if !m.Groups.IsNull() {
-		keys = sortedKeys(m.Groups.Elements())
-	}
-	for _, e := range layout.ValidateGroups(keys, files) {
+	for _, e := range layout.ValidateGroups(sortedKeys(m.Groups.Elements()), files) {
 		at := path.Root("groups").AtMapKey(e.Key)
 		diags.AddAttributeError(at, "Invalid Workload Group", fmt.Sprintf("%s: %s", at, e.Message))
 	}

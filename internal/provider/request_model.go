@@ -159,7 +159,7 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (requestPlan
 	}
 	var parts map[string]layout.Request
 	if len(groups) > 0 {
-		if d := m.checkGroups(groups, sortedKeys(out.Files)); d.HasError() {
+		if d := m.checkGroups(sortedKeys(out.Files)); d.HasError() {
 			diags.Append(d...)
 			return requestPlan{}, nil, false, diags
 		}
