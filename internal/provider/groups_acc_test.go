@@ -345,3 +345,39 @@ func TestAccWorkloadGroups_sharedFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestAccWorkloadGroups_relabel: a group's destination relabelled out of its selectors keeps it
+// (misscheduled, as a request keeps its destination): the plan warns, the apply writes nothing,
+// and group_placements says misscheduled.
+func TestAccWorkloadGroups_relabel(t *testing.T) {
+	requireAcceptance(t)
+	ts := newTestStore(t, "bucket")
+	config := groupOnItsOwnDestination(ts, "nestedByMetadata")
+	c := newCLI(t, map[string]string{"main.tf": config(`{ db = { destination_selectors = [{ match_labels = { env = "dev" } }] } }`)})
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	before := storeFiles(t, ts)
+	mark := ts.mark(t)
+	relabelled := strings.Replace(config(`{ db = { destination_selectors = [{ match_labels = { env = "dev" } }] } }`),
+		`labels         = { env = "dev" }`, `labels         = { env = "prod" }`, 1)
+	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(relabelled), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.run("apply", "-auto-approve")
+	if flat := strings.Join(strings.Fields(out), " "); err != nil || !strings.Contains(flat, `Workload group "db": Request app/default/r stays on destination "w1", which no longer matches`) {
+		t.Fatalf("the relabel's apply should warn that group db stays on w1, misscheduled (err %v):\n%s", err, out)
+	}
+	if w := ts.writesSince(t, mark); len(w) > 0 {
+		t.Errorf("the relabel wrote %v to the store", w)
+	}
+	if after := storeFiles(t, ts); !maps.Equal(after, before) {
+		t.Errorf("the store changed with the relabel")
+	}
+	if got := fmt.Sprint(stateValues(t, c, "kratix_resource_request.r")["group_placements"].(map[string]any)["db"].(map[string]any)["misscheduled"]); got != "true" {
+		t.Errorf("group_placements.db.misscheduled = %s, want true", got)
+	}
+	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("the plan after the relabel is not empty: %v\n%s", err, out)
+	}
+}
