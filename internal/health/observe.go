@@ -95,9 +95,10 @@ type ObserveInput struct {
 	Now    time.Time
 	// Commit is the provider's last commit for the destination on a git store; "" on a bucket.
 	Commit string
-	// SameTree tells whether commit sha holds the same tree for the destination's folder as
-	// Commit (git only). Nil when the caller cannot tell.
-	SameTree func(sha string) bool
+	// SameTree tells whether commit sha holds the same tree for the destination's folder as the
+	// repository holds now (git only): Yes, No, or Unknown when the commit cannot be found. Nil
+	// when the caller cannot tell (a bucket).
+	SameTree func(sha string) Tri
 }
 
 // View is how a destination's health reads.
@@ -118,10 +119,10 @@ type View struct {
 // Fresh: LastRun is strictly after Written (a check as old as the write may have read the files
 // before it), no older than MaxAge at Now, and no more than MaxClockSkew after Now.
 //
-// Applied: unknown without a record, on a bucket (Commit ""), or when the record names no
-// revision. Yes when the record's revision is Commit, or a prefix of it of at least 7 characters,
-// or a commit whose tree for the destination is the same (SameTree). No otherwise; unknown again
-// when SameTree is nil, since another commit may hold the same files and nothing can say.
+// Applied: unknown without a record, or when the record names no revision. Yes when the record's
+// revision is Commit, or a prefix of it of at least 7 characters; else what SameTree says (the
+// commit holds the destination's folder as the repository does now, or not, or the commit cannot
+// be found); unknown when SameTree is nil (a bucket), since nothing can say.
 func Observe(in ObserveInput) View {
 	if !in.Found {
 		return View{State: StateUnknown}
@@ -151,21 +152,18 @@ func fresh(in ObserveInput) bool {
 	return in.MaxAge <= 0 || in.Now.Sub(run) <= in.MaxAge
 }
 
-func applied(revision, commit string, sameTree func(string) bool) Tri {
-	if commit == "" || revision == "" {
+func applied(revision, commit string, sameTree func(string) Tri) Tri {
+	if revision == "" {
 		return Unknown
 	}
 	revision, commit = strings.ToLower(revision), strings.ToLower(commit)
-	if revision == commit || (len(revision) >= 7 && strings.HasPrefix(commit, revision)) {
+	if commit != "" && (revision == commit || (len(revision) >= 7 && strings.HasPrefix(commit, revision))) {
 		return Yes
 	}
 	if sameTree == nil {
 		return Unknown
 	}
-	if sameTree(revision) {
-		return Yes
-	}
-	return No
+	return sameTree(revision)
 }
 
 // Passing is the rule a rollout gate applies: a record was found, it is fresh, its state is one

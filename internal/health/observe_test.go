@@ -67,8 +67,13 @@ func TestLatest(t *testing.T) {
 func TestObserve(t *testing.T) {
 	const commit = "0123456789abcdef0123456789abcdef01234567"
 	const other = "fedcba9876543210fedcba9876543210fedcba98"
-	sameTreeAs := func(want string) func(string) bool {
-		return func(sha string) bool { return sha == want }
+	sameTreeAs := func(want string) func(string) Tri {
+		return func(sha string) Tri {
+			if sha == want {
+				return Yes
+			}
+			return No
+		}
 	}
 	rec := func(run time.Time, revision string) Record {
 		return Record{Promise: "p", State: "healthy", LastRun: run, Revision: revision, Source: "h/w/r.yaml"}
@@ -101,6 +106,8 @@ func TestObserve(t *testing.T) {
 		{"git: another commit, same tree", ObserveInput{Record: rec(at(1), other), Found: true, Now: at(2), Commit: commit, SameTree: sameTreeAs(other)}, true, Yes},
 		{"git: another commit, another tree", ObserveInput{Record: rec(at(1), other), Found: true, Now: at(2), Commit: commit, SameTree: sameTreeAs(commit)}, true, No},
 		{"git: another commit, trees not comparable", ObserveInput{Record: rec(at(1), other), Found: true, Now: at(2), Commit: commit}, true, Unknown},
+		{"git: commit not in the repository", ObserveInput{Record: rec(at(1), other), Found: true, Now: at(2), SameTree: func(string) Tri { return Unknown }}, true, Unknown},
+		{"git: no commit recorded, same tree", ObserveInput{Record: rec(at(1), other), Found: true, Now: at(2), SameTree: sameTreeAs(other)}, true, Yes},
 		{"git: record without revision", ObserveInput{Record: rec(at(1), ""), Found: true, Now: at(2), Commit: commit, SameTree: sameTreeAs("")}, true, Unknown},
 	}
 	for _, tt := range tests {
@@ -121,7 +128,7 @@ func TestObserve_noRecord(t *testing.T) {
 		Found:    false,
 		Now:      at(2),
 		Commit:   "abcdef0",
-		SameTree: func(string) bool { return true },
+		SameTree: func(string) Tri { return Yes },
 	}
 	want := View{State: "unknown"}
 	if got := Observe(in); got != want {
