@@ -621,7 +621,13 @@ func (s *gitStore) Read(ctx context.Context, p string) ([]byte, error) {
 // repository, else of its own fetch. Reads queued behind one operation thus share the next
 // fetch or push instead of fetching one after the other, and none misses an edit made before
 // it was asked.
-func (s *gitStore) withTip(ctx context.Context, op string, fn func(map[string]treeFile) error) (err error) {
+func (s *gitStore) withTip(ctx context.Context, op string, fn func(map[string]treeFile) error) error {
+	return s.withTipTree(ctx, op, func(_ plumbing.Hash, files map[string]treeFile) error { return fn(files) })
+}
+
+// withTipTree is withTip for callers that also need the tip's tree (the zero hash while the
+// repository is empty).
+func (s *gitStore) withTipTree(ctx context.Context, op string, fn func(tree plumbing.Hash, files map[string]treeFile) error) (err error) {
 	defer func() { err = outOfTime(ctx, err) }()
 	if s.authErr != nil {
 		return s.fail(op, s.authErr)
@@ -636,11 +642,11 @@ func (s *gitStore) withTip(ctx context.Context, op string, fn func(map[string]tr
 			return s.fail(op, err)
 		}
 	}
-	_, files, err := s.r.tipFiles()
+	tree, files, err := s.r.tipFiles()
 	if err != nil {
 		return s.fail(op, err)
 	}
-	if err := fn(files); err != nil {
+	if err := fn(tree, files); err != nil {
 		return s.fail(op, err)
 	}
 	return nil

@@ -85,6 +85,10 @@ type Store interface {
 	List(ctx context.Context, prefix string) (map[string]string, error)
 	// Read returns one file's content, or an error for which IsNotFound is true.
 	Read(ctx context.Context, path string) ([]byte, error)
+	// ReadUnder returns the content of every file under prefix ("" for everything; a prefix
+	// should end in "/") whose path want accepts (nil accepts all), found with one listing of
+	// prefix. A prefix that holds nothing, or a bucket that does not exist, gives an empty map.
+	ReadUnder(ctx context.Context, prefix string, want func(path string) bool) (map[string][]byte, error)
 	// Describe names the store for messages: `bucket "kratix" at 127.0.0.1:9000` or
 	// `repository https://host/org/repo.git (branch main)`.
 	Describe() string
