@@ -92,6 +92,36 @@ func TestStageGate(t *testing.T) {
 			},
 		},
 		{
+			name: "only the waves written are gated: p1 holds r2 (from an earlier rollout) but its wave has not gone",
+			in: func() StageInput {
+				in := gateInput(gatePolicy("pause", 100), g0.Add(30*time.Minute), map[string]Health{
+					"c1": record("healthy", g0.Add(15*time.Minute)), "c2": record("healthy", g0.Add(15*time.Minute)),
+				})
+				in.Revisions["p1"] = "r2"
+				return in
+			}(),
+			want: want{
+				give: all("r2"), advanced: true, status: Status{Completed: "r2"},
+				verdicts: []Verdict{{"c1", true, "healthy"}, {"c2", true, "healthy"}},
+				message: head + "Wave \"canary\" done; gate: 2 of 2 destinations pass (need 100%): c1 healthy; c2 healthy.\n\n" +
+					"This apply writes wave \"rest\" to: p2. The rollout is then complete.",
+			},
+		},
+		{
+			name: "a canary that does not hold r2 (replaced after its wave went) is not gated; it goes with the next wave",
+			in: func() StageInput {
+				in := gateInput(gatePolicy("pause", 100), g0.Add(30*time.Minute), map[string]Health{"c1": record("healthy", g0.Add(15*time.Minute))})
+				in.Revisions["c2"] = "r1"
+				return in
+			}(),
+			want: want{
+				give: all("r2"), advanced: true, status: Status{Completed: "r2"},
+				verdicts: []Verdict{{"c1", true, "healthy"}},
+				message: head + "Wave \"canary\" done; gate: 1 of 1 destinations pass (need 100%): c1 healthy.\n\n" +
+					"This apply writes wave \"rest\" to: c2, p1, p2. The rollout is then complete.",
+			},
+		},
+		{
 			name: "min_healthy_percent 50: one of two passes",
 			in: gateInput(gatePolicy("rollback", 50), g0.Add(3*time.Hour), map[string]Health{
 				"c1": record("healthy", g0.Add(15*time.Minute)), "c2": record("degraded", g0.Add(15*time.Minute)),
