@@ -158,8 +158,10 @@ type Step struct {
 	// Restarted is true when a rollout of another revision was in flight and starts again from
 	// the first wave with this one.
 	Restarted bool
-	// Next is the index of the first wave that still has a waiting destination (-1: none), and
-	// NotBefore the earliest time it may go (zero: at the next apply), unless paused.
+	// Next is the index of the first wave that still has a waiting destination (-1: none, also
+	// while a failed revision is rolled back), and NotBefore the earliest time it may go as far
+	// as min_wait, the windows and the gate's settle say (zero: at the next apply, or no time
+	// is known: paused, a gate that holds, windows that do not open within a year).
 	Next      int
 	NotBefore time.Time
 	// Complete is true when every scheduled destination holds Revision after the apply.
@@ -204,7 +206,11 @@ const (
 
 // Plan decides one apply of a rollout. A destination waiting for its wave keeps the revision it
 // holds; one that is new (or moved) gets Status.Completed, the last revision that went everywhere.
-// A wave with nothing to change is passed over in the same apply.
+// A wave with nothing to change is passed over in the same apply. What holds the next wave is
+// looked at in the order Policy gives (paused, windows, gate, min_wait); a gate that failed with
+// on_failure rollback gives the destinations holding Revision Status.Completed back and records
+// Revision as Status.Failed, after which, while Revision is configured, nothing advances. With
+// Revert immediate, a change back to Status.Completed reaches every destination in one apply.
 func Plan(in Input) Step {
 	s := Step{Give: map[string]string{}, Next: -1, Wrote: -1, Wave: Assign(in.Policy.Waves, in.Scheduled)}
 	base := in.Status.Completed
