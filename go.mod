@@ -21,6 +21,7 @@ require (
 	github.com/hashicorp/terraform-plugin-log v0.11.0
 	github.com/hashicorp/terraform-plugin-testing v1.16.0
 	github.com/minio/minio-go/v7 v7.4.1
+	github.com/robfig/cron/v3 v3.0.1
 	github.com/secure-io/sio-go v0.3.1
 	github.com/skeema/knownhosts v1.3.1
 	go.yaml.in/yaml/v3 v3.0.5

@@ -32,12 +32,16 @@ type Report struct {
 	Waiting []string
 	// Waves maps each scheduled destination to its wave's name.
 	Waves map[string]string
+	// Failed is the revision whose gate failed and that was rolled back ("" when none): while
+	// it is the configured revision, nothing advances.
+	Failed string
 }
 
 // StatusOf is the Status a recorded report says (nil: none recorded). Without one, the promise
 // holds prior, the revision of its dependencies, everywhere. A report with no wave written and
 // another revision than the completed one is a rollout in flight that is paused before its
-// first wave.
+// first wave. A report with a failed revision is a rollout rolled back: no revision is in flight
+// while the failed one is configured.
 func StatusOf(r *Report, prior string) Status {
 	status := Status{Completed: prior}
 	if r == nil {
@@ -46,11 +50,12 @@ func StatusOf(r *Report, prior string) Status {
 	if r.Completed != "" {
 		status.Completed = r.Completed
 	}
+	status.Failed = r.Failed
 	if r.WavesDone > 0 {
 		status.Target = r.Revision
 		status.WavesDone = r.WavesDone
 		status.LastWave, _ = time.Parse(time.RFC3339, r.LastWaveAt.Text)
-	} else if r.Revision != status.Completed {
+	} else if r.Revision != status.Completed && r.Revision != r.Failed {
 		status.Target = r.Revision
 	}
 	return status
@@ -59,11 +64,12 @@ func StatusOf(r *Report, prior string) Status {
 // Report is the report of a plan. The times it cannot know are left to the apply (see Settle):
 // the time of a wave it writes, when the next may then go, and, while the rollout is not
 // complete, when the apply looked at it, so that a plan of an incomplete rollout always shows a
-// change. Otherwise the times come from before, the report state holds.
+// change; a rollout rolled back in an earlier apply is settled, and shows none. Otherwise the
+// times come from before, the report state holds.
 func (s Staging) Report(before Report) Report {
 	step := s.Step
 	r := Report{
-		Revision: s.Revision, Completed: step.Status.Completed, WavesDone: step.Status.WavesDone,
+		Revision: s.Revision, Completed: step.Status.Completed, WavesDone: step.Status.WavesDone, Failed: step.Status.Failed,
 		Waiting: step.Waiting, Waves: map[string]string{},
 		LastWaveAt: Stamp{Text: before.LastWaveAt.Text}, CheckedAt: Stamp{Text: before.CheckedAt.Text},
 	}
@@ -82,7 +88,8 @@ func (s Staging) Report(before Report) Report {
 			r.NextWaveNotBefore = Stamp{AtApply: true} // min_wait after the apply's time
 		}
 	}
-	if !step.Complete {
+	settled := step.Halt == HaltRolledBack && !step.RolledBack
+	if !step.Complete && !settled {
 		r.CheckedAt = Stamp{AtApply: true}
 	}
 	return r
@@ -106,7 +113,9 @@ func (r Report) Settle(minWait time.Duration, now time.Time) Report {
 // Revision: the rollout stays where it stood before the apply (prior, from the report state
 // held), so that the next apply writes the same wave again to the destinations that missed it
 // rather than the next one, and the missed destinations are waiting. Without any missed, r is
-// as it was.
+// as it was. Failed stays as planned: an apply that rolls back or holds a failed revision gives
+// no destination Revision, so it has nothing missed, and one that does belongs to a rollout of
+// another revision, for which the failed one no longer counts.
 func (r Report) Hold(prior Status, missed []string) Report {
 	if len(missed) == 0 {
 		return r

@@ -218,3 +218,40 @@ func TestWaveFailedSomewhere(t *testing.T) {
 		t.Fatalf("the next plan: wrote %d, waves done %d, gives %v", next.Step.Wrote, next.Step.Status.WavesDone, next.Give)
 	}
 }
+
+func TestStatusOfFailed(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		r    *Report
+		want Status
+	}{
+		{"rolled back: no revision in flight while the failed one is configured",
+			&Report{Revision: "r2", Completed: "r1", Failed: "r2"}, Status{Completed: "r1", Failed: "r2"}},
+		{"a report of another revision keeps the failed one; the plan clears it",
+			&Report{Revision: "r3", Completed: "r1", Failed: "r2"}, Status{Completed: "r1", Target: "r3", Failed: "r2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := StatusOf(tc.r, "r1"); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("StatusOf = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestReportHoldAfterImmediateRevert: an immediate revert whose write failed at c1 leaves c1
+// waiting, and the next plan reverts it alone.
+func TestReportHoldAfterImmediateRevert(t *testing.T) {
+	prior := Status{Completed: "r1", Failed: "r2"}
+	planned := Report{Revision: "r1", Completed: "r1", CheckedAt: Stamp{Text: "2026-11-27T12:00:00Z"}}
+	got := planned.Hold(prior, []string{"c1"})
+	want := Report{Revision: "r1", Completed: "r1", CheckedAt: Stamp{Text: "2026-11-27T12:00:00Z"}, Waiting: []string{"c1"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Hold =\n%+v\nwant\n%+v", got, want)
+	}
+	next := Stage(StageInput{Policy: Policy{Waves: gateWaves, Revert: RevertImmediate}, Status: StatusOf(&got, "r1"), Revision: "r1", Prior: "r1",
+		Scheduled: gateFleet(), Revisions: map[string]string{"c1": "r2", "c2": "r1", "p1": "r1", "p2": "r1"}, Present: gateIntact(),
+		Staged: true, BaseKnown: true, Now: g0})
+	if w := map[string]string{"c1": "r1", "c2": "r1", "p1": "r1", "p2": "r1"}; !reflect.DeepEqual(next.Give, w) || !reflect.DeepEqual(next.Step.Now, []string{"c1"}) || !next.Step.Complete {
+		t.Fatalf("next: gives %v now %v", next.Give, next.Step.Now)
+	}
+}

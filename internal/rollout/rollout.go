@@ -34,11 +34,34 @@ type Wave struct {
 	MaxPercent      int
 }
 
+// How a change back to the completed revision goes (Policy.Revert).
+const (
+	// RevertStaged: like any other change, wave by wave (the default, also for "").
+	RevertStaged = "staged"
+	// RevertImmediate: every destination gets the completed revision back in one apply.
+	RevertImmediate = "immediate"
+)
+
 // Policy is a promise's rollout block.
+//
+// What holds a rollout is looked at in this order, and the first that holds says why the
+// apply writes no wave: Paused; then the windows (outside them nothing advances); then the
+// gate (settling, holding, or failed); then MinWait. Paused comes first because it is the
+// user's own word; the windows come before the gate because a wave that may not be written
+// need not be judged. Two writes are not a rollout's advance and pass the windows, the gate and
+// MinWait (Paused still holds them): the rollback of a failed gate and an immediate revert, both
+// of which give destinations back the revision that last went everywhere.
 type Policy struct {
 	Waves   []Wave
 	MinWait time.Duration // between the applies of two waves of one rollout
 	Paused  bool
+	// Gate, when set, must pass over the destinations of the waves written before the next
+	// wave goes.
+	Gate *Gate
+	// Windows say when the rollout may advance (see ParseWindows); none: at any time.
+	Windows []Window
+	// Revert is RevertStaged ("" too) or RevertImmediate.
+	Revert string
 }
 
 // Status is what state keeps of a rollout between applies.
@@ -52,6 +75,10 @@ type Status struct {
 	WavesDone int
 	// LastWave is when the last wave of Target was written (zero before the first).
 	LastWave time.Time
+	// Failed is a revision whose gate failed and that was rolled back: while it is the
+	// configured revision, every destination keeps Completed and nothing advances. Target is
+	// then "".
+	Failed string
 }
 
 // Destination is a scheduled destination, with the labels the wave selectors look at.
@@ -110,6 +137,8 @@ type Input struct {
 	// rollout): every destination gets Revision at once.
 	Staged bool
 	Now    time.Time
+	// Health maps destinations to their health records, for the gate.
+	Health map[string]Health
 }
 
 // Step is what one apply does.
@@ -129,17 +158,59 @@ type Step struct {
 	// Restarted is true when a rollout of another revision was in flight and starts again from
 	// the first wave with this one.
 	Restarted bool
-	// Next is the index of the first wave that still has a waiting destination (-1: none), and
-	// NotBefore the earliest time it may go (zero: at the next apply), unless paused.
+	// Next is the index of the first wave that still has a waiting destination (-1: none, also
+	// while a failed revision is rolled back), and NotBefore the earliest time it may go as far
+	// as min_wait, the windows and the gate's settle say (zero: at the next apply, or no time
+	// is known: paused, a gate that holds, windows that do not open within a year).
 	Next      int
 	NotBefore time.Time
 	// Complete is true when every scheduled destination holds Revision after the apply.
 	Complete bool
+	// Halt says why the apply writes no wave, when a wave was due.
+	Halt Halt
+	// Gate is the gate's word on the waves written (nil: no gate, or no wave written yet).
+	Gate *GateCheck
+	// Window is what the windows say now (nil: the policy has none).
+	Window *WindowCheck
+	// RolledBack is true when the apply gives the destinations holding the revision whose gate
+	// failed the completed revision back.
+	RolledBack bool
+	// GaveBack are the destinations that held the failed revision and get the completed one in
+	// this apply, sorted.
+	GaveBack []string
+	// Reverted is true when an immediate revert gives every destination the completed revision
+	// in this apply; RevertedFrom names the revision whose rollout it stops ("" when none was).
+	Reverted     bool
+	RevertedFrom string
 }
+
+// Halt is why an apply writes no wave.
+type Halt int
+
+const (
+	HaltNone Halt = iota
+	// HaltPaused: the policy is paused.
+	HaltPaused
+	// HaltClosed: outside the windows.
+	HaltClosed
+	// HaltSettling, HaltGate, HaltGateFailed: the gate is settling, does not pass yet, or
+	// failed and stops the rollout.
+	HaltSettling
+	HaltGate
+	HaltGateFailed
+	// HaltRolledBack: the configured revision's gate failed and it was rolled back.
+	HaltRolledBack
+	// HaltMinWait: min_wait has not passed since the last wave.
+	HaltMinWait
+)
 
 // Plan decides one apply of a rollout. A destination waiting for its wave keeps the revision it
 // holds; one that is new (or moved) gets Status.Completed, the last revision that went everywhere.
-// A wave with nothing to change is passed over in the same apply.
+// A wave with nothing to change is passed over in the same apply. What holds the next wave is
+// looked at in the order Policy gives (paused, windows, gate, min_wait); a gate that failed with
+// on_failure rollback gives the destinations holding Revision Status.Completed back and records
+// Revision as Status.Failed, after which, while Revision is configured, nothing advances. With
+// Revert immediate, a change back to Status.Completed reaches every destination in one apply.
 func Plan(in Input) Step {
 	s := Step{Give: map[string]string{}, Next: -1, Wrote: -1, Wave: Assign(in.Policy.Waves, in.Scheduled)}
 	base := in.Status.Completed
@@ -165,7 +236,14 @@ func Plan(in Input) Step {
 		s.Now = changing(in, s.Give)
 		return s
 	}
+	if in.Status.Failed != "" && in.Status.Failed == in.Revision {
+		return holdRolledBack(in, s)
+	}
+	if in.Policy.Revert == RevertImmediate && in.Staged && in.Revision == in.Status.Completed && !in.Policy.Paused {
+		return revertNow(in, s)
+	}
 	s.Status = in.Status
+	s.Status.Failed = ""
 	if s.Status.Target != in.Revision {
 		s.Restarted = s.Status.Target != ""
 		s.Status = Status{Completed: in.Status.Completed, Target: in.Revision}
@@ -179,11 +257,15 @@ func Plan(in Input) Step {
 			next = w
 		}
 	}
-	due := s.Status.LastWave.Add(in.Policy.MinWait)
+	s.Gate = checkGate(in, s.Status, s.Wave)
+	s.Window = checkWindows(in.Policy.Windows, in.Now)
+	s.Halt = halt(in, s)
 	switch {
-	case in.Policy.Paused:
-	case s.Status.WavesDone > 0 && in.Policy.MinWait > 0 && in.Now.Before(due):
-		s.NotBefore = due
+	case s.Halt == HaltGateFailed && s.Gate.RollsBack && in.Status.Completed != "":
+		return rollBack(in, s)
+	case s.Halt == HaltPaused:
+	case s.Halt != HaltNone:
+		s.NotBefore = notBefore(in, s)
 	default:
 		s.Advanced = true
 		s.Wrote = min(next, max(len(in.Policy.Waves)-1, 0))
@@ -222,6 +304,126 @@ func Plan(in Input) Step {
 	if s.Advanced && in.Policy.MinWait > 0 {
 		s.NotBefore = in.Now.Add(in.Policy.MinWait)
 	}
+	return s
+}
+
+// halt is the first of what holds the rollout, in the order Policy describes.
+func halt(in Input, s Step) Halt {
+	switch {
+	case in.Policy.Paused:
+		return HaltPaused
+	case s.Gate != nil && s.Gate.Phase == GateFailed && s.Gate.RollsBack && in.Status.Completed != "":
+		return HaltGateFailed // a rollback passes the windows
+	case s.Window != nil && !s.Window.Open:
+		return HaltClosed
+	case s.Gate != nil && s.Gate.Phase == GateSettling:
+		return HaltSettling
+	case s.Gate != nil && s.Gate.Phase == GateHolding:
+		return HaltGate
+	case s.Gate != nil && s.Gate.Phase == GateFailed:
+		return HaltGateFailed
+	case s.Status.WavesDone > 0 && in.Policy.MinWait > 0 && in.Now.Before(s.Status.LastWave.Add(in.Policy.MinWait)):
+		return HaltMinWait
+	}
+	return HaltNone
+}
+
+// notBefore is the earliest time the next wave may go, as far as the times that hold it say:
+// the latest of when the windows open, when the gate's records start to count and when
+// min_wait has passed, of those still ahead. It is zero when the windows do not open within a
+// year.
+func notBefore(in Input, s Step) time.Time {
+	if s.Window != nil && !s.Window.Open && !s.Window.Opens.Found {
+		return time.Time{}
+	}
+	var at time.Time
+	later := func(t time.Time) {
+		if t.After(in.Now) && t.After(at) {
+			at = t
+		}
+	}
+	if s.Window != nil && !s.Window.Open {
+		later(s.Window.Opens.At)
+	}
+	if s.Gate != nil && s.Gate.Phase == GateSettling {
+		later(s.Gate.SettledAt)
+	}
+	if s.Status.WavesDone > 0 && in.Policy.MinWait > 0 {
+		later(s.Status.LastWave.Add(in.Policy.MinWait))
+	}
+	return at
+}
+
+// checkWindows is what the windows say at now; nil without windows. Windows that do not parse
+// (the caller reports them, see ParseWindows) keep the rollout closed, never opening.
+func checkWindows(ws []Window, now time.Time) *WindowCheck {
+	if len(ws) == 0 {
+		return nil
+	}
+	parsed, errs := ParseWindows(ws)
+	if len(errs) > 0 {
+		return &WindowCheck{}
+	}
+	c := parsed.Check(now)
+	return &c
+}
+
+// rollBack gives every destination holding the revision whose gate failed the completed
+// revision back, and records the revision as failed.
+func rollBack(in Input, s Step) Step {
+	for _, d := range in.Scheduled {
+		if s.Give[d.Name] == in.Revision {
+			s.Give[d.Name] = in.Status.Completed
+			s.GaveBack = append(s.GaveBack, d.Name)
+		}
+	}
+	s.Status = Status{Completed: in.Status.Completed, Failed: in.Revision}
+	s.RolledBack, s.Halt = true, HaltRolledBack
+	return stopped(in, s)
+}
+
+// holdRolledBack keeps every destination where it is while the configured revision is the one
+// rolled back; a destination that still holds it (its rollback write failed) gets the completed
+// revision, unless paused.
+func holdRolledBack(in Input, s Step) Step {
+	for _, d := range in.Scheduled {
+		if s.Give[d.Name] == in.Revision && !in.Policy.Paused {
+			s.Give[d.Name] = in.Status.Completed
+			s.GaveBack = append(s.GaveBack, d.Name)
+		}
+	}
+	s.Status = Status{Completed: in.Status.Completed, Failed: in.Revision}
+	s.Halt = HaltRolledBack
+	return stopped(in, s)
+}
+
+// stopped completes a step of a rollout that does not advance: every destination that does not
+// hold Revision waits, and no wave is next.
+func stopped(in Input, s Step) Step {
+	sort.Strings(s.GaveBack)
+	s.Now = changing(in, s.Give)
+	s.Waiting = nil
+	for _, d := range in.Scheduled {
+		if s.Give[d.Name] != in.Revision {
+			s.Waiting = append(s.Waiting, d.Name)
+		}
+	}
+	sort.Strings(s.Waiting)
+	return s
+}
+
+// revertNow gives every destination the configured revision, the completed one, in this apply.
+func revertNow(in Input, s Step) Step {
+	for _, d := range in.Scheduled {
+		s.Give[d.Name] = in.Revision
+	}
+	s.Reverted, s.RevertedFrom = true, in.Status.Target
+	if s.RevertedFrom == "" || s.RevertedFrom == in.Revision {
+		s.RevertedFrom = in.Status.Failed
+	}
+	s.Status = Status{Completed: in.Revision}
+	s.Complete = true
+	s.Now = changing(in, s.Give)
 	return s
 }
 

@@ -28,6 +28,8 @@ type StageInput struct {
 	// can be given them; otherwise a destination that holds nothing gets Revision.
 	BaseKnown bool
 	Now       time.Time
+	// Health maps destinations to their health records, for the gate (see Input).
+	Health map[string]Health
 }
 
 // Staging is what a plan decided about a promise's rollout.
@@ -40,6 +42,9 @@ type Staging struct {
 	// Waves are the waves' names, by index; Paused is the policy's.
 	Waves  []string
 	Paused bool
+	// NoRollback is true when the gate's on_failure is rollback but the completed revision's
+	// dependencies are not known: a failed gate stops the rollout instead.
+	NoRollback bool
 }
 
 // Stage decides one plan of a rollout from what state says each destination holds.
@@ -67,11 +72,17 @@ func Stage(in StageInput) Staging {
 			held[d.Name] = rev
 		}
 	}
+	policy, noRollback := in.Policy, false
+	if g := policy.Gate; g != nil && g.rollsBack() && !in.BaseKnown {
+		stops := *g
+		stops.OnFailure = OnFailurePause
+		policy.Gate, noRollback = &stops, true
+	}
 	step := Plan(Input{
-		Policy: in.Policy, Status: in.Status, Revision: in.Revision, Scheduled: in.Scheduled,
-		Held: held, Staged: in.Staged, Now: in.Now,
+		Policy: policy, Status: in.Status, Revision: in.Revision, Scheduled: in.Scheduled,
+		Held: held, Staged: in.Staged, Now: in.Now, Health: in.Health,
 	})
-	s := Staging{Revision: in.Revision, From: in.Status.Completed, Give: map[string]string{}, Step: step, Paused: in.Policy.Paused}
+	s := Staging{Revision: in.Revision, From: in.Status.Completed, Give: map[string]string{}, Step: step, Paused: in.Policy.Paused, NoRollback: noRollback}
 	for dest, rev := range step.Give {
 		if _, isHeld := held[dest]; !isHeld && rev != in.Revision && !in.BaseKnown {
 			rev = in.Revision
