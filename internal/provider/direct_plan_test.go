@@ -29,9 +29,9 @@ func TestDirectCreateKinds(t *testing.T) {
 	want := map[string]string{
 		destinationTypeName: "defaults [aggregated_filename cleanup filepath_mode init_workloads strict_match_labels]; " +
 			"computed [files id instance_id root]; modifiers [filepath_mode aggregated_filename id instance_id name path state_store]",
-		requestTypeName: "defaults [namespace pipeline]; computed [destination destinations group_placements id location misscheduled placements root written_files]; " +
+		requestTypeName: "defaults [namespace pipeline]; computed [destination destinations group_placements health id location misscheduled placements root written_files]; " +
 			"modifiers [id name namespace pipeline]",
-		promiseTypeName: "defaults [on_unschedule]; computed [id misscheduled_destinations placements revisions rollout_status scheduled_destinations]; " +
+		promiseTypeName: "defaults [on_unschedule]; computed [health id misscheduled_destinations placements revisions rollout_status scheduled_destinations]; " +
 			"modifiers [id name]",
 	}
 	for name, w := range want {
@@ -65,8 +65,8 @@ func TestDirectCreateKinds(t *testing.T) {
 	}
 	wantSemantic := map[string]string{
 		destinationTypeName: "[]",
-		promiseTypeName:     "[dependencies rollout.min_wait rollout_status.checked_at rollout_status.last_wave_at rollout_status.next_wave_not_before]",
-		requestTypeName:     "[documents]",
+		promiseTypeName:     "[dependencies observe.max_age rollout.min_wait rollout_status.checked_at rollout_status.last_wave_at rollout_status.next_wave_not_before]",
+		requestTypeName:     "[documents observe.max_age]",
 	}
 	for name, w := range wantSemantic {
 		k := s.creates[name]

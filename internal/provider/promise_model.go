@@ -34,6 +34,8 @@ type promiseModel struct {
 	Revisions                types.Map      `tfsdk:"revisions"`      // null without rollout
 	RolloutStatus            types.Object   `tfsdk:"rollout_status"` // rolloutStatusModel; null without rollout
 	Guard                    types.Object   `tfsdk:"guard"`          // guardModel; see guard.go
+	Observe                  types.Object   `tfsdk:"observe"`        // observeModel; see observe.go
+	Health                   types.Map      `tfsdk:"health"`         // of healthAttrTypes; null without observe
 
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
@@ -113,7 +115,7 @@ func (m *promiseModel) record(o placement.Outcome) {
 func (m promiseModel) sameComputed(o promiseModel) bool {
 	return m.Dependencies.Equal(o.Dependencies) && m.ScheduledDestinations.Equal(o.ScheduledDestinations) &&
 		m.MisscheduledDestinations.Equal(o.MisscheduledDestinations) && m.Placements.Equal(o.Placements) &&
-		m.Revisions.Equal(o.Revisions) && m.RolloutStatus.Equal(o.RolloutStatus)
+		m.Revisions.Equal(o.Revisions) && m.RolloutStatus.Equal(o.RolloutStatus) && m.Health.Equal(o.Health)
 }
 
 // priorPlacement is what state says a resource held in a destination, and the destination as

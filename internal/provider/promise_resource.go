@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
@@ -99,6 +100,8 @@ func (r *promiseResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"MD5 of the content; an aggregatedYAML file, which holds other placements' documents too, maps to " +
 					"`part:<MD5 of this promise's part>` while it is current, and to `stale` when it is not).",
 			},
+			"observe":        observeSchema("the promise"),
+			"health":         healthSchema("the promise"),
 			"rollout":        rolloutSchema(),
 			"revisions":      revisionsSchema(),
 			"rollout_status": rolloutStatusSchema(),
@@ -192,7 +195,19 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.Append(r.data.checkOwners(ctx, placement.PromiseOwner(plan.Name.ValueString()), "Promise", p.Records, priorRecordsOf(in.Prior), pool, dependenciesAttr)...); resp.Diagnostics.HasError() {
 		return
 	}
+	obs, obsKnown, obsDiags := observeOf(ctx, plan.Observe)
+	if resp.Diagnostics.Append(obsDiags...); obsKnown {
+		resp.Diagnostics.Append(checkObserveFolder(obs, pool)...)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	plan.record(p.Settle(nil))
+	if obsKnown {
+		plan.Health = plannedHealth(ctx, obs, state.Health, sortedKeys(p.Records), rewritten(priorRecordsOf(in.Prior), p.Records, p.Ops, nil), onGit(in.Pool))
+	} else {
+		plan.Health = types.MapUnknown(types.ObjectType{AttrTypes: healthAttrTypes})
+	}
 	if req.State.Raw.IsNull() {
 		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
 		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorOf(p.Ops))...)
@@ -264,8 +279,24 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 			records[dest] = rec
 		}
 	}
+	changed := false
 	if placements := recordsToModel(records); !placements.Equal(state.Placements) {
-		state.Placements = placements
+		state.Placements, changed = placements, true
+	}
+	if obs, ok, _ := observeOf(ctx, state.Observe); ok && obs != nil {
+		targets := map[string]healthTarget{}
+		for dest := range records {
+			targets[dest] = healthTarget{member: prior[dest].member}
+		}
+		who := fmt.Sprintf("Promise %q", state.Name.ValueString())
+		subject := health.Subject{Promise: state.Name.ValueString()}
+		if views, read := r.data.readHealth(ctx, who, *obs, subject, targets, readWrittenAt(ctx, req.Private), &resp.Diagnostics); read {
+			if v := healthValue(views); !v.Equal(state.Health) {
+				state.Health, changed = v, true
+			}
+		}
+	}
+	if changed {
 		resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
 	}
 }
@@ -360,6 +391,8 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	o := p.Settle(failed)
 	plan.record(o)
 	diags.Append(writeWrittenLabels(ctx, outPrivate, placement.WrittenLabels(in.Prior, o, in.Pool))...)
+	obs, _, _ := observeOf(ctx, plan.Observe)
+	diags.Append(writeWrittenAt(ctx, outPrivate, obs != nil, readWrittenAt(ctx, private), sortedKeys(o.Records), rewritten(priorRecordsOf(in.Prior), p.Records, p.Ops, failed), r.data.clock())...)
 	if policy, _, _ := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout); policy != nil {
 		plan.settleRollout(ctx, state, s, policy.MinWait, r.data.clock(), p.Records, o.Records)
 	}

@@ -33,6 +33,8 @@ type providerData struct {
 	outages outages
 	// now is the provider's clock (see clock); nil: time.Now.
 	now func() time.Time
+	// healthReads are the observe folders this process read (observe.go).
+	healthReads healthReads
 }
 
 // clock is the time a plan or an apply decides a rollout by (min_wait, rollout_status's times)

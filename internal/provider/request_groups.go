@@ -422,3 +422,26 @@ func groupsHolding(groups map[string]groupConfig, files map[string][]byte) []str
 	}
 	return out
 }
+
+// heldAfter lists, sorted, the destinations holding a part of the request once the plan is
+// made: its default group's and its workload groups'.
+func (p requestPlan) heldAfter() []string {
+	set := map[string]bool{}
+	for dest := range p.Records {
+		set[dest] = true
+	}
+	for _, g := range p.groups {
+		for dest := range g.Records {
+			set[dest] = true
+		}
+	}
+	return sortedDests(set)
+}
+
+// written says which destinations the plan changes the files of (see rewritten), state holding
+// what before says, leaving out those at the failed locations (nil: none failed).
+func (p requestPlan) written(ctx context.Context, state requestModel, failed map[string]bool) map[string]bool {
+	before := state.priorRecords(ctx)
+	maps.Copy(before, state.priorGroupRecords(ctx))
+	return rewritten(before, p.allRecords(), p.Ops, failed)
+}

@@ -50,7 +50,9 @@ type requestModel struct {
 	DocumentsWO          types.String   `tfsdk:"documents_wo"`
 	FilesWO              types.Map      `tfsdk:"files_wo"`
 	ContentWOVersion     types.Int64    `tfsdk:"content_wo_version"`
-	Guard                types.Object   `tfsdk:"guard"` // guardModel; see guard.go
+	Guard                types.Object   `tfsdk:"guard"`   // guardModel; see guard.go
+	Observe              types.Object   `tfsdk:"observe"` // observeModel; see observe.go
+	Health               types.Map      `tfsdk:"health"`  // of healthAttrTypes; null without observe
 
 	// secret is the provider's content_hash_key when the content is write-only (see
 	// request_write_only.go); never stored.
@@ -392,7 +394,7 @@ func (m requestModel) withComputed(ctx context.Context, base tftypes.Value) (tft
 		"id": m.ID, "documents": m.Documents, "destination": m.Destination, "misscheduled": m.Misscheduled,
 		"location": m.Location, "root": m.Root, "written_files": m.WrittenFiles,
 		"destinations": m.Placed, "placements": m.Placements, "group_placements": m.GroupPlacements,
-		"documents_wo": m.DocumentsWO, "files_wo": m.FilesWO,
+		"documents_wo": m.DocumentsWO, "files_wo": m.FilesWO, "health": m.Health,
 	})
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 )
@@ -140,6 +141,8 @@ func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"location": schema.StringAttribute{Computed: true, MarkdownDescription: "Where the chosen destination's store is, normalised: `s3://<endpoint>/<bucket>` or `git+<url>@<branch>`."},
 			"root":     schema.StringAttribute{Computed: true, MarkdownDescription: "The chosen destination's folder in its store."},
 			"guard":    requestGuardSchema(),
+			"observe":  observeSchema("the request"),
+			"health":   healthSchema("the request"),
 			"written_files": schema.MapAttribute{
 				ElementType: types.StringType, Computed: true,
 				MarkdownDescription: "Every file the request keeps in the store: path to MD5. Known during plan; drift (a file " +
@@ -233,7 +236,19 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 			resp.Diagnostics.AddWarning("Request Already On Another Destination", w)
 		}
 	}
+	obs, obsKnown, obsDiags := observeOf(ctx, plan.Observe)
+	if resp.Diagnostics.Append(obsDiags...); obsKnown {
+		resp.Diagnostics.Append(checkObserveFolder(obs, pool)...)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	plan.record(p, nil)
+	if obsKnown {
+		plan.Health = plannedHealth(ctx, obs, state.Health, p.heldAfter(), p.written(ctx, state, nil), onGit(members(pool)))
+	} else {
+		plan.Health = types.MapUnknown(types.ObjectType{AttrTypes: healthAttrTypes})
+	}
 	if req.State.Raw.IsNull() {
 		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
 		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorOf(p.Ops))...)
@@ -256,7 +271,7 @@ func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	writer := ensureInstance(ctx, resp.Private, &resp.Diagnostics)
-	r.apply(ctx, plan, requestModel{}, writer, req.Plan.Raw, &resp.State, &resp.Diagnostics)
+	r.apply(ctx, plan, requestModel{}, nil, resp.Private, writer, req.Plan.Raw, &resp.State, &resp.Diagnostics)
 }
 
 // Read looks at what the request's destination holds now; see kratix_promise. Offline, state
@@ -339,6 +354,19 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if state.Placed.IsNull() { // saved before `destinations` existed
 		state.Placed = stringList(append([]string{state.Destination.ValueString()}, sortedKeys(state.otherPriors(ctx))...))
 	}
+	if obs, ok, _ := observeOf(ctx, state.Observe); ok && obs != nil {
+		targets := map[string]healthTarget{}
+		for dest := range priors {
+			targets[dest] = healthTarget{member: findMember(state.destinations(), dest)}
+		}
+		for _, g := range groupPriors {
+			targets[g.dest] = healthTarget{member: findMember(state.destinations(), g.dest)}
+		}
+		subject := health.Subject{Promise: state.promiseName(), Request: &health.ResourceRef{Name: state.Name.ValueString(), Namespace: state.Namespace.ValueString()}}
+		if views, read := r.data.readHealth(ctx, "Request "+state.id(), *obs, subject, targets, readWrittenAt(ctx, req.Private), &resp.Diagnostics); read {
+			state.Health = healthValue(views)
+		}
+	}
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
 }
 
@@ -359,7 +387,7 @@ func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest
 		return
 	}
 	writer := ensureInstance(ctx, resp.Private, &resp.Diagnostics)
-	r.apply(ctx, plan, state, writer, req.Plan.Raw, &resp.State, &resp.Diagnostics)
+	r.apply(ctx, plan, state, req.Private, resp.Private, writer, req.Plan.Raw, &resp.State, &resp.Diagnostics)
 }
 
 // Delete removes the request's owned folder (or its files and index, or its part of an
@@ -424,7 +452,7 @@ func (r *requestResource) ImportState(ctx context.Context, req resource.ImportSt
 // apply makes the request's destination hold what the plan decided, compared with what it holds
 // now (not with state), and records what was written. writer is the object's instance token,
 // for the write log (writelog.go).
-func (r *requestResource) apply(ctx context.Context, plan, state requestModel, writer string, planned tftypes.Value, out *tfsdk.State, diags *diag.Diagnostics) {
+func (r *requestResource) apply(ctx context.Context, plan, state requestModel, private privateReader, outPrivate privateWriter, writer string, planned tftypes.Value, out *tfsdk.State, diags *diag.Diagnostics) {
 	p, pool, ok, d := plan.plan(ctx, state)
 	diags.Append(d...)
 	if !ok || diags.HasError() {
@@ -434,6 +462,8 @@ func (r *requestResource) apply(ctx context.Context, plan, state requestModel, w
 	refs := state.refs().add(pool...)
 	failed := r.data.writeMove(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), writer, p.Ops, p.Leaving, refs, diags)
 	plan.record(p, failed)
+	obs, _, _ := observeOf(ctx, plan.Observe)
+	diags.Append(writeWrittenAt(ctx, outPrivate, obs != nil, readWrittenAt(ctx, private), p.heldAfter(), p.written(ctx, state, failed), r.data.clock())...)
 	raw, d := plan.withComputed(ctx, planned)
 	diags.Append(d...)
 	out.Raw = raw

@@ -212,11 +212,12 @@ func TestPromiseSchemaSteadyStateFeatures(t *testing.T) {
 		".dependencies custom type provider.manifestsType",
 		".id stringplanmodifier.useStateForUnknownModifier",
 		".name stringplanmodifier.requiresReplaceIfModifier",
+		".observe.max_age custom type timetypes.GoDurationType", // see rollout.min_wait below
 		".on_unschedule default",
 		// String types with semantic equality ("1h" and "60m"; two spellings of one instant).
 		// The framework applies it after Read and apply, to values Read returns changed; Read
-		// never changes min_wait (configuration) nor rollout_status (set by plan and apply
-		// only), and a no-change plan is one whose values equal the state's exactly.
+		// never changes min_wait or observe.max_age (configuration) nor rollout_status (set by
+		// plan and apply only), and a no-change plan is one whose values equal the state's exactly.
 		".rollout.min_wait custom type timetypes.GoDurationType",
 		".rollout_status.checked_at custom type timetypes.RFC3339Type",
 		".rollout_status.last_wave_at custom type timetypes.RFC3339Type",
