@@ -65,7 +65,7 @@ func TestDirectCreateKinds(t *testing.T) {
 	}
 	wantSemantic := map[string]string{
 		destinationTypeName: "[]",
-		promiseTypeName:     "[dependencies observe.max_age rollout.min_wait rollout_status.checked_at rollout_status.last_wave_at rollout_status.next_wave_not_before]",
+		promiseTypeName:     "[dependencies observe.max_age rollout.gate.settle rollout.gate.timeout rollout.min_wait rollout_status.checked_at rollout_status.last_wave_at rollout_status.next_wave_not_before]",
 		requestTypeName:     "[documents observe.max_age]",
 	}
 	for name, w := range wantSemantic {

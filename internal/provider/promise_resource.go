@@ -155,6 +155,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	policy, known, policyDiags := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout)
+	policyDiags.Append(checkGateObserves(policy, plan.Observe)...)
 	var s staging
 	if known && !policyDiags.HasError() {
 		s = plan.stage(ctx, state, in, placement.Selected(decisions), policy, req.Private, r.data.clock())

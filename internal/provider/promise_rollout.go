@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -33,6 +34,9 @@ type rolloutModel struct {
 	Waves   types.List           `tfsdk:"waves"` // of waveModel
 	MinWait timetypes.GoDuration `tfsdk:"min_wait"`
 	Paused  types.Bool           `tfsdk:"paused"`
+	Gate    types.Object         `tfsdk:"gate"`    // gateModel; see rollout_gate.go
+	Windows types.List           `tfsdk:"windows"` // of windowModel
+	Revert  types.String         `tfsdk:"revert"`
 }
 
 type waveModel struct {
@@ -52,6 +56,7 @@ type rolloutStatusModel struct {
 	Waves             types.Map         `tfsdk:"waves"`
 	LastWaveAt        timetypes.RFC3339 `tfsdk:"last_wave_at"`
 	CheckedAt         timetypes.RFC3339 `tfsdk:"checked_at"`
+	Failed            types.String      `tfsdk:"failed_revision"`
 }
 
 var rolloutStatusAttrTypes = map[string]attr.Type{
@@ -59,6 +64,7 @@ var rolloutStatusAttrTypes = map[string]attr.Type{
 	"next_wave": types.StringType, "next_wave_not_before": timetypes.RFC3339Type{},
 	"waiting": types.ListType{ElemType: types.StringType}, "waves": types.MapType{ElemType: types.StringType},
 	"last_wave_at": timetypes.RFC3339Type{}, "checked_at": timetypes.RFC3339Type{},
+	"failed_revision": types.StringType,
 }
 
 const rolloutBaseKey = "rollout_base"
@@ -110,6 +116,15 @@ func rolloutSchema() schema.SingleNestedAttribute {
 			"paused": schema.BoolAttribute{
 				Optional: true, MarkdownDescription: "`true` stops the rollout where it is: no wave goes until it is `false` again.",
 			},
+			"gate":    gateSchema(),
+			"windows": windowsSchema(),
+			"revert": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "How a change of `dependencies` back to the revision that last went everywhere goes: " +
+					"`staged` (the default: wave by wave, like any change) or `immediate` (every destination gets it back in " +
+					"one apply, whatever the waves, windows and gate say; only `paused` holds it).",
+				Validators: []validator.String{stringvalidator.OneOf(rollout.RevertStaged, rollout.RevertImmediate)},
+			},
 		},
 	}
 }
@@ -142,6 +157,11 @@ func rolloutStatusSchema() schema.SingleNestedAttribute {
 				MarkdownDescription: "Per scheduled destination, the wave it belongs to.",
 			},
 			"last_wave_at": schema.StringAttribute{Computed: true, CustomType: timetypes.RFC3339Type{}, MarkdownDescription: "When the last wave was written (RFC 3339)."},
+			"failed_revision": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "The revision whose gate failed and that was rolled back (`gate.on_failure = \"rollback\"`); " +
+					"while `dependencies` are that revision nothing advances. Null when none.",
+			},
 			"checked_at": schema.StringAttribute{
 				Computed: true, CustomType: timetypes.RFC3339Type{},
 				MarkdownDescription: "When an apply last looked at the rollout. It is unknown in every plan while the rollout " +
@@ -192,6 +212,16 @@ func rolloutPolicy(ctx context.Context, at path.Path, obj types.Object) (policy 
 		return nil, false, diags
 	}
 	policy.Waves = waves
+	if policy.Gate, ok = gateOf(ctx, at.AtName("gate"), m.Gate, &diags); !ok {
+		return nil, false, diags
+	}
+	if policy.Windows, ok = windowsOf(ctx, at.AtName("windows"), m.Windows, &diags); !ok {
+		return nil, false, diags
+	}
+	if m.Revert.IsUnknown() {
+		return nil, false, diags
+	}
+	policy.Revert = m.Revert.ValueString()
 	return policy, true, diags
 }
 
@@ -305,6 +335,7 @@ func (m promiseModel) stage(ctx context.Context, state promiseModel, in placemen
 		Policy: *policy, Status: status, Revision: rollout.Revision(in.Dependencies.All), Prior: s.prior,
 		Scheduled: dests, Revisions: stringMap(ctx, state.Revisions), Present: present,
 		Staged: priorKnown && len(in.Prior) > 0, BaseKnown: s.baseDeps != nil, Now: now,
+		Health: gateHealth(healthFromModel(ctx, state.Health)),
 	})
 	if !r.KeepsBase() {
 		s.base, s.baseDeps = nil, nil // every destination gets the revision: the old YAML is done with
@@ -337,7 +368,7 @@ func reportOf(ctx context.Context, obj types.Object) *rollout.Report {
 		Revision: m.Revision.ValueString(), Completed: m.CompletedRevision.ValueString(), WavesDone: int(m.WavesDone.ValueInt64()),
 		NextWave: m.NextWave.ValueString(), HasNextWave: !m.NextWave.IsNull() && !m.NextWave.IsUnknown(),
 		NextWaveNotBefore: stampOf(m.NextWaveNotBefore), LastWaveAt: stampOf(m.LastWaveAt), CheckedAt: stampOf(m.CheckedAt),
-		Waves: stringMap(ctx, m.Waves),
+		Waves: stringMap(ctx, m.Waves), Failed: m.Failed.ValueString(),
 	}
 	if !m.Waiting.IsNull() && !m.Waiting.IsUnknown() {
 		_ = m.Waiting.ElementsAs(ctx, &r.Waiting, false) // a list of strings
@@ -357,7 +388,16 @@ func reportValue(r rollout.Report) types.Object {
 		"next_wave":  next, "next_wave_not_before": stampValue(r.NextWaveNotBefore),
 		"waiting": stringList(r.Waiting), "waves": stringMapValue(r.Waves),
 		"last_wave_at": stampValue(r.LastWaveAt), "checked_at": stampValue(r.CheckedAt),
+		"failed_revision": optionalString(r.Failed),
 	})
+}
+
+// optionalString is s, or null when it is "".
+func optionalString(s string) types.String {
+	if s == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(s)
 }
 
 func stampOf(v timetypes.RFC3339) rollout.Stamp {

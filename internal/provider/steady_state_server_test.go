@@ -218,6 +218,8 @@ func TestPromiseSchemaSteadyStateFeatures(t *testing.T) {
 		// The framework applies it after Read and apply, to values Read returns changed; Read
 		// never changes min_wait or observe.max_age (configuration) nor rollout_status (set by
 		// plan and apply only), and a no-change plan is one whose values equal the state's exactly.
+		".rollout.gate.settle custom type timetypes.GoDurationType",
+		".rollout.gate.timeout custom type timetypes.GoDurationType",
 		".rollout.min_wait custom type timetypes.GoDurationType",
 		".rollout_status.checked_at custom type timetypes.RFC3339Type",
 		".rollout_status.last_wave_at custom type timetypes.RFC3339Type",
