@@ -212,7 +212,7 @@ func rolloutPolicy(ctx context.Context, at path.Path, obj types.Object) (policy 
 		return nil, false, diags
 	}
 	policy.Waves = waves
-	if policy.Gate, ok = gateOf(ctx, at.AtName("gate"), m.Gate, &diags); !ok {
+	if policy.Gate, ok = gateOf(ctx, m.Gate, &diags); !ok {
 		return nil, false, diags
 	}
 	if policy.Windows, ok = windowsOf(ctx, at.AtName("windows"), m.Windows, &diags); !ok {

@@ -114,7 +114,7 @@ func windowsSchema() schema.ListNestedAttribute {
 }
 
 // gateOf converts `rollout.gate`: nil without one; ok is false while any of it is unknown.
-func gateOf(ctx context.Context, at path.Path, obj types.Object, diags *diag.Diagnostics) (*rollout.Gate, bool) {
+func gateOf(ctx context.Context, obj types.Object, diags *diag.Diagnostics) (*rollout.Gate, bool) {
 	if obj.IsNull() {
 		return nil, true
 	}
