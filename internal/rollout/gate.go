@@ -166,10 +166,10 @@ func judge(h Health, states []string, settled time.Time) Verdict {
 		return Verdict{Reason: "no record"}
 	case h.LastRun.IsZero():
 		return Verdict{Reason: "stale: no run recorded"}
-	case !h.Fresh:
-		return Verdict{Reason: "stale: last run " + stamp(h.LastRun) + ", too old"}
 	case h.LastRun.Before(settled):
 		return Verdict{Reason: fmt.Sprintf("stale: last run %s before the wave's write + settle (%s)", stamp(h.LastRun), stamp(settled))}
+	case !h.Fresh:
+		return Verdict{Reason: "stale: last run " + stamp(h.LastRun) + ", older than max_age or than the destination's last write"}
 	case h.Applied == AppliedNo:
 		return Verdict{Reason: "not applied: reports " + orNone(h.Reports)}
 	case !slices.Contains(states, h.State):

@@ -146,7 +146,7 @@ func TestStageGate(t *testing.T) {
 			},
 		},
 		{
-			name: "stale records: one ran before the settle ended, one is too old; without a timeout the gate holds",
+			name: "stale records: one ran before the settle ended, one is not fresh; without a timeout the gate holds",
 			in: func() StageInput {
 				in := gateInput(gatePolicy("pause", 100), g0.Add(5*time.Hour), map[string]Health{
 					"c1": record("healthy", g0.Add(9*time.Minute)),
@@ -159,10 +159,10 @@ func TestStageGate(t *testing.T) {
 				give: canariesHold, halt: HaltGate, status: canaryDone,
 				verdicts: []Verdict{
 					{"c1", false, "stale: last run 2026-11-27T10:09:00Z before the wave's write + settle (2026-11-27T10:10:00Z)"},
-					{"c2", false, "stale: last run 2026-11-27T10:20:00Z, too old"},
+					{"c2", false, "stale: last run 2026-11-27T10:20:00Z, older than max_age or than the destination's last write"},
 				},
 				message: head + "Wave \"canary\" done; gate: 0 of 2 destinations pass (need 100%): " +
-					"c1 stale: last run 2026-11-27T10:09:00Z before the wave's write + settle (2026-11-27T10:10:00Z); c2 stale: last run 2026-11-27T10:20:00Z, too old.\n\n" +
+					"c1 stale: last run 2026-11-27T10:09:00Z before the wave's write + settle (2026-11-27T10:10:00Z); c2 stale: last run 2026-11-27T10:20:00Z, older than max_age or than the destination's last write.\n\n" +
 					"This apply writes nothing.\nWaiting (they keep what they hold): p1, p2.\n" +
 					"Next wave: \"rest\", when the gate passes.",
 			},

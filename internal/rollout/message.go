@@ -148,7 +148,11 @@ func (s Staging) rollbackMessage(promise string) string {
 		if step.Gate != nil {
 			b.WriteString("\n\n" + s.gateSummary())
 		}
-		fmt.Fprintf(&b, "\n\nGate failed at %s (timeout): %s get revision %s back.", stamp(step.Gate.Deadline), strings.Join(step.GaveBack, ", "), s.From)
+		verb := "get"
+		if len(step.GaveBack) == 1 {
+			verb = "gets"
+		}
+		fmt.Fprintf(&b, "\n\nGate failed at %s (timeout): %s %s revision %s back.", stamp(step.Gate.Deadline), strings.Join(step.GaveBack, ", "), verb, s.From)
 	} else {
 		fmt.Fprintf(&b, "Promise %q: revision %s was rolled back after its gate failed; the fleet keeps %s.", promise, s.Revision, s.From)
 		switch {
