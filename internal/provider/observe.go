@@ -149,10 +149,14 @@ const writtenAtKey = "written_at"
 
 func readWrittenAt(ctx context.Context, p privateReader) map[string]time.Time {
 	out := map[string]time.Time{}
-	if p == nil {
-		return out
+	var b []byte
+	var d diag.Diagnostics
+	if p != nil {
+		b, d = p.GetKey(ctx, writtenAtKey)
 	}
-	b, d := p.GetKey(ctx, writtenAtKey)
+	if len(b) == 0 && !d.HasError() {
+		b = steadyPrivateKey(ctx, writtenAtKey) // a Read answered by the steady-state server
+	}
 	if d.HasError() || len(b) == 0 {
 		return out
 	}

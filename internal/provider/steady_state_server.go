@@ -184,6 +184,7 @@ func (s *steadyStateServer) ReadResource(ctx context.Context, req *tfprotov6.Rea
 	// No defensive copies (the framework deep-copies each value): the values were decoded for this
 	// request alone, and Read replaces state rather than editing it.
 	rresp := resource.ReadResponse{State: tfsdk.State{Schema: k.schema, Raw: current}}
+	ctx = context.WithValue(ctx, steadyPrivateCtx{}, req.Private)
 	r.Read(ctx, resource.ReadRequest{State: tfsdk.State{Schema: k.schema, Raw: current}}, &rresp)
 	if !rresp.Diagnostics.HasError() && !rresp.State.Raw.Equal(current) {
 		// As the framework: a value that means what the state's means keeps the state's.
@@ -351,10 +352,12 @@ func attributePath(ctx context.Context, p path.Path) *tftypes.AttributePath {
 func emptyPrivate(p []byte) bool { return len(p) == 0 || string(p) == "{}" || string(p) == "null" }
 
 // steadyPrivate reports whether private state holds nothing a steady-state Read or no-change
-// plan reads: nothing at all, or only the object's instance token (writelog.go) and the labels
-// the promise's files were written under (written_labels.go). Neither Read nor a no-change plan
-// reads the token; the labels count only for a plan that takes files away, which changes
-// `placements` and so is never a no-change plan. The direct answer passes both on untouched.
+// plan reads but the keys it knows: nothing at all, or only the object's instance token
+// (writelog.go), the labels the promise's files were written under (written_labels.go) and the
+// times its destinations were written (observe.go). Neither Read nor a no-change plan reads the
+// token; the labels count only for a plan that takes files away, which changes `placements` and
+// so is never a no-change plan; Read reads the write times through steadyPrivateKey. The direct
+// answer passes all three on untouched.
 // Anything else (an import being adopted, a rollout's base) goes to the framework.
 func steadyPrivate(p []byte) bool {
 	if emptyPrivate(p) {
@@ -365,9 +368,27 @@ func steadyPrivate(p []byte) bool {
 		return false
 	}
 	for k := range keys {
-		if k != writtenLabelsKey && k != instanceKey {
+		if k != writtenLabelsKey && k != instanceKey && k != writtenAtKey {
 			return false
 		}
 	}
 	return true
+}
+
+// steadyPrivateCtx carries, to a Read the steady-state server calls, the private state the
+// request holds: the framework's request type cannot be built outside it.
+type steadyPrivateCtx struct{}
+
+// steadyPrivateKey is one key of the private state a steady-state Read was given (nil when none,
+// or when the Read came from the framework, whose request holds it).
+func steadyPrivateKey(ctx context.Context, key string) []byte {
+	raw, _ := ctx.Value(steadyPrivateCtx{}).([]byte)
+	if emptyPrivate(raw) {
+		return nil
+	}
+	var keys map[string][]byte // as the framework encodes it: each value base64
+	if json.Unmarshal(raw, &keys) != nil {
+		return nil
+	}
+	return keys[key]
 }
