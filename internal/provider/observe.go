@@ -325,40 +325,78 @@ func (d *providerData) readHealth(ctx context.Context, who string, obs observeCo
 			fmt.Sprintf("%s: some files in folder %q of %s are not valid HealthRecords and were left out: %v", who, obs.root, obs.ref.place().String(), err))
 	}
 	now := d.clock()
+	latest := make(map[string]health.Record, len(targets))
+	for _, dest := range sortedKeys(targets) {
+		if rec, found := health.Latest(byDest[dest], subject); found {
+			latest[dest] = rec
+		}
+	}
+	trees := d.sameFolders(ctx, targets, latest)
 	out := make(map[string]health.View, len(targets))
 	for _, dest := range sortedKeys(targets) {
-		rec, found := health.Latest(byDest[dest], subject)
+		rec, found := latest[dest]
 		in := health.ObserveInput{Record: rec, Found: found, Written: written[dest], MaxAge: obs.maxAge, Now: now}
-		if t := targets[dest]; found && rec.Revision != "" && t.member != nil {
-			in.SameTree = d.sameFolder(ctx, *t.member)
+		if answers, onGit := trees[dest]; onGit {
+			in.SameTree = func(sha string) health.Tri { return answers[sha] }
 		}
 		out[dest] = health.Observe(in)
 	}
 	return out, true
 }
 
-// sameFolder answers, for a destination on git, whether a commit holds its folder as the
-// repository's tip does; nil on a bucket.
-func (d *providerData) sameFolder(ctx context.Context, m poolMember) func(string) health.Tri {
-	store, err := d.open(m.Store, false)
-	if err != nil {
-		return nil
+// sameFolders asks, for each destination on git whose record reports a revision, whether that
+// revision holds the destination's folder as the repository's tip does: one question per
+// repository and revision, for all the folders that report it. The answers are by destination,
+// then revision; a destination on a bucket has none.
+func (d *providerData) sameFolders(ctx context.Context, targets map[string]healthTarget, latest map[string]health.Record) map[string]map[string]health.Tri {
+	type question struct {
+		store    statestore.FolderRevisions
+		revision string
+		folders  []string
+		dests    []string
 	}
-	fr, ok := store.(statestore.FolderRevisions)
-	if !ok {
-		return nil
-	}
-	folder := layout.Prefix(m.Target.Root)
-	return func(revision string) health.Tri {
-		same, known, err := fr.SameFolder(ctx, revision, folder)
-		switch {
-		case err != nil || !known:
-			return health.Unknown
-		case same:
-			return health.Yes
+	questions := map[string]*question{}
+	var order []string
+	out := map[string]map[string]health.Tri{}
+	for _, dest := range sortedKeys(latest) {
+		rec, t := latest[dest], targets[dest]
+		if rec.Revision == "" || t.member == nil || t.member.Location.Kind != placement.KindGit {
+			continue
 		}
-		return health.No
+		store, err := d.open(t.member.Store, false)
+		if err != nil {
+			continue
+		}
+		fr, ok := store.(statestore.FolderRevisions)
+		if !ok {
+			continue
+		}
+		out[dest] = map[string]health.Tri{}
+		key := t.member.Location.String() + "|" + rec.Revision
+		q, asked := questions[key]
+		if !asked {
+			q = &question{store: fr, revision: rec.Revision}
+			questions[key] = q
+			order = append(order, key)
+		}
+		q.folders = append(q.folders, layout.Prefix(t.member.Target.Root))
+		q.dests = append(q.dests, dest)
 	}
+	for _, key := range order {
+		q := questions[key]
+		same, known, err := q.store.SameFolders(ctx, q.revision, q.folders)
+		for i, dest := range q.dests {
+			switch {
+			case err != nil || !known:
+				out[dest][q.revision] = health.Unknown
+			case same[q.folders[i]]:
+				out[dest][q.revision] = health.Yes
+			default:
+				out[dest][q.revision] = health.No
+			}
+		}
+	}
+	return out
 }
 
 // healthValue is `health` for views.

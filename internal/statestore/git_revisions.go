@@ -26,6 +26,9 @@ type FolderRevisions interface {
 	// no such commit, even after fetching it (another repository's commit, or garbage); err is
 	// only for failures to reach or read the repository.
 	SameFolder(ctx context.Context, revision, folder string) (same, known bool, err error)
+	// SameFolders answers SameFolder for several folders of one revision at once, keyed by the
+	// folders as given.
+	SameFolders(ctx context.Context, revision string, folders []string) (same map[string]bool, known bool, err error)
 }
 
 var _ FolderRevisions = (*gitStore)(nil)
@@ -42,16 +45,27 @@ const minAbbrev = 7
 // the clone holds only, since a fetch must name a full id: an abbreviation of a commit older
 // than the clone is not known.
 func (s *gitStore) SameFolder(ctx context.Context, revision, folder string) (same, known bool, err error) {
-	dir := strings.TrimSuffix(folder, "/")
-	if dir != "" {
-		if err := checkPath(dir); err != nil {
-			return false, false, s.fail(opRead, &Error{Kind: KindConfig, Err: fmt.Errorf("folder: %w", err)})
+	all, known, err := s.SameFolders(ctx, revision, []string{folder})
+	return all[folder], known, err
+}
+
+// SameFolders is SameFolder for several folders of one revision, with one look at the tip (one
+// fetch): what a refresh asks of the destinations whose clusters report the same revision.
+func (s *gitStore) SameFolders(ctx context.Context, revision string, folders []string) (same map[string]bool, known bool, err error) {
+	dirs := make([]string, len(folders))
+	for i, folder := range folders {
+		dirs[i] = strings.TrimSuffix(folder, "/")
+		if dirs[i] != "" {
+			if err := checkPath(dirs[i]); err != nil {
+				return nil, false, s.fail(opRead, &Error{Kind: KindConfig, Err: fmt.Errorf("folder: %w", err)})
+			}
 		}
 	}
 	rev := strings.ToLower(revision)
 	if !isCommitID(rev) {
-		return false, false, nil
+		return nil, false, nil
 	}
+	same = map[string]bool{}
 	err = s.withTipTree(ctx, opRead, func(tipTree plumbing.Hash, _ map[string]treeFile) error {
 		commit, err := s.findCommit(ctx, rev)
 		if err != nil || commit == nil {
@@ -59,19 +73,21 @@ func (s *gitStore) SameFolder(ctx context.Context, revision, folder string) (sam
 		}
 		known = true
 		st := s.r.repo.Storer
-		then, err := folderTree(st, commit.TreeHash, dir)
-		if err != nil {
-			return fmt.Errorf("in commit %s: %w", commit.Hash, err)
+		for i, dir := range dirs {
+			then, err := folderTree(st, commit.TreeHash, dir)
+			if err != nil {
+				return fmt.Errorf("in commit %s: %w", commit.Hash, err)
+			}
+			now, err := folderTree(st, tipTree, dir)
+			if err != nil {
+				return fmt.Errorf("at the tip %s: %w", s.r.tip, err)
+			}
+			same[folders[i]] = then == now
 		}
-		now, err := folderTree(st, tipTree, dir)
-		if err != nil {
-			return fmt.Errorf("at the tip %s: %w", s.r.tip, err)
-		}
-		same = then == now
 		return nil
 	})
 	if err != nil {
-		return false, false, comparing(err, revision, folder)
+		return nil, false, comparing(err, revision, strings.Join(folders, ", "))
 	}
 	return same, known, nil
 }
