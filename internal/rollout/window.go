@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	// The zone database, for the machines that have none of their own: Windows, and runners
+	// without /usr/share/zoneinfo. Without it, time_zone would be refused there whatever it names.
+	_ "time/tzdata"
 
 	"github.com/robfig/cron/v3"
 )
