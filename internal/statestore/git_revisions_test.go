@@ -3,6 +3,7 @@ package statestore
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -105,6 +106,18 @@ func TestGitSameFolder(t *testing.T) {
 		t.Errorf("%d fetch sessions, want 2: the tip, then the commit", after-before)
 	}
 	check(fresh, []ask{{"fresh store at C, B by full id", b, "other/", true, true}})
+
+	// Several folders of one revision: one look at the tip for all of them.
+	before, _ = counts()
+	same, known, err := fresh.(FolderRevisions).SameFolders(ctx, b, []string{"w1/", "other/", "nowhere/", ""})
+	after, _ = counts()
+	want := map[string]bool{"w1/": false, "other/": true, "nowhere/": true, "": false}
+	if err != nil || !known || !maps.Equal(same, want) {
+		t.Errorf("SameFolders(B, ...) = %v, known %v, %v; want %v, known", same, known, err, want)
+	}
+	if after-before != 1 {
+		t.Errorf("SameFolders of four folders made %d fetch sessions, want 1 (the tip)", after-before)
+	}
 
 	// Real failures are errors: credentials the server refuses.
 	cfg.Password = "wrong"
