@@ -6,6 +6,17 @@ resource "kratix_state_store" "gitops" {
   }
 }
 
+# The same repository, at the folder where an agent on each cluster writes its HealthRecords
+# (health/<destination>/); see the guide "Knowing it runs".
+resource "kratix_state_store" "health" {
+  name       = "health"
+  path       = "health"
+  secret_ref = "github"
+  git = {
+    url = "git@github.com:acme/gitops.git"
+  }
+}
+
 resource "kratix_destination" "workers" {
   for_each = {
     worker-1 = { environment = "dev" }
@@ -58,14 +69,23 @@ resource "kratix_promise" "monitoring" {
   destinations  = values(kratix_destination.workers)
   on_unschedule = "delete"
 
+  # Every refresh reads what the clusters report into `health`.
+  observe = {
+    state_store = kratix_state_store.health
+    max_age     = "30m"
+  }
+
   # A change of the dependencies goes to dev first; prod gets it at a later apply, an hour later
-  # at the earliest. The plan shows which destinations change now and which wait.
+  # at the earliest, once dev reports it healthy, and never on a weekend. The plan shows which
+  # destinations change now, which wait, and what for.
   rollout = {
     waves = [
       { name = "dev", destination_selectors = [{ match_labels = { environment = "dev" } }] },
       { name = "prod", destination_selectors = [{ match_labels = { environment = "prod" } }] },
     ]
     min_wait = "1h"
+    gate     = { states = ["healthy"], timeout = "4h", on_failure = "rollback" }
+    windows  = [{ kind = "deny", schedule = "0 0 * * 6", duration = "48h", time_zone = "Europe/London" }]
   }
 
   # A plan that would take files from more than one destination, or delete anything on a prod
