@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
@@ -216,4 +218,32 @@ func TestAccObserve(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestAccObserve_knownOnlyAtApply: an observe store whose path is known only after apply (here
+// from a terraform_data output) leaves `health` unknown in the plan; Terraform plans the promise
+// again during the apply, with the path known, and the next plan is empty.
+func TestAccObserve_knownOnlyAtApply(t *testing.T) {
+	requireAcceptance(t)
+	ts := newTestStore(t, "bucket")
+	cfg := observeTF(ts, "v1", "health", "", `
+resource "terraform_data" "path" {
+  input = "health"
+}
+`)
+	cfg = strings.Replace(cfg, `path = "health"`, `path = terraform_data.path.output`, 1)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		ExternalProviders:        map[string]resource.ExternalProvider{"terraform": {Source: "terraform.io/builtin/terraform"}},
+		Steps: []resource.TestStep{{
+			Config: cfg,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue("kratix_promise.p", tfjsonpath.New("health")),
+			}},
+			Check: resource.ComposeAggregateTestCheckFunc(
+				resource.TestCheckResourceAttr("kratix_promise.p", "health.%", "2"),
+				resource.TestCheckResourceAttr("kratix_promise.p", "health.w1.state", "unknown"),
+			),
+		}},
+	})
 }

@@ -393,7 +393,8 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	plan.record(o)
 	diags.Append(writeWrittenLabels(ctx, outPrivate, placement.WrittenLabels(in.Prior, o, in.Pool))...)
 	obs, _, _ := observeOf(ctx, plan.Observe)
-	diags.Append(writeWrittenAt(ctx, outPrivate, obs != nil, readWrittenAt(ctx, private), sortedKeys(o.Records), rewritten(priorRecordsOf(in.Prior), p.Records, p.Ops, failed), r.data.clock())...)
+	wrote := rewritten(priorRecordsOf(in.Prior), p.Records, p.Ops, failed)
+	diags.Append(writeWrittenAt(ctx, outPrivate, obs != nil, readWrittenAt(ctx, private), sortedKeys(o.Records), wrote, r.data.clock())...)
 	if policy, _, _ := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout); policy != nil {
 		plan.settleRollout(ctx, state, s, policy.MinWait, r.data.clock(), p.Records, o.Records)
 	}

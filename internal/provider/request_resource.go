@@ -463,7 +463,8 @@ func (r *requestResource) apply(ctx context.Context, plan, state requestModel, p
 	failed := r.data.writeMove(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), writer, p.Ops, p.Leaving, refs, diags)
 	plan.record(p, failed)
 	obs, _, _ := observeOf(ctx, plan.Observe)
-	diags.Append(writeWrittenAt(ctx, outPrivate, obs != nil, readWrittenAt(ctx, private), p.heldAfter(), p.written(ctx, state, failed), r.data.clock())...)
+	wrote := p.written(ctx, state, failed)
+	diags.Append(writeWrittenAt(ctx, outPrivate, obs != nil, readWrittenAt(ctx, private), p.heldAfter(), wrote, r.data.clock())...)
 	raw, d := plan.withComputed(ctx, planned)
 	diags.Append(d...)
 	out.Raw = raw
