@@ -214,6 +214,8 @@ resource "terraform_data" %[1]q {
     spread                = null
     groups                = null
     guard                 = null
+    observe               = null
+    health                = null
     timeouts              = null
     promise = {
       name                  = terraform_data.%[6]s.triggers_replace.name
