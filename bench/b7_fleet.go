@@ -45,6 +45,7 @@ const fleetGoalRatio = 1.3
 // fleetPoint is what B7 measured at one destination count.
 type fleetPoint struct {
 	destinations, promises int
+	bucket                 string
 
 	plan, fair                 timings
 	setup, fairSetup, rawSetup time.Duration
@@ -113,8 +114,8 @@ func fleetConfig(e *env, endpoint, bucket string, promises, destinations int) kr
 // fleetRun applies the fleet of one size and its fair floor (and with observe, the observed
 // fleet), then times their plans.
 func fleetRun(ctx context.Context, e *env, proxy *countingProxy, runs, promises, destinations int, observe bool) (fleetPoint, error) {
-	p := fleetPoint{destinations: destinations, promises: promises}
 	bucket := fmt.Sprintf("b7-fleet-%d", destinations)
+	p := fleetPoint{destinations: destinations, promises: promises, bucket: bucket}
 	if err := e.freshBucket(ctx, bucket); err != nil {
 		return p, err
 	}
@@ -195,7 +196,7 @@ func fleetRun(ctx context.Context, e *env, proxy *countingProxy, runs, promises,
 				p.plan, p.planCounts = append(p.plan, d), maxCounts(p.planCounts, c)
 				p.planUse.providerMiB, p.planUse.terraformMiB = max(p.planUse.providerMiB, u.providerMiB), max(p.planUse.terraformMiB, u.terraformMiB)
 				p.planProviderCPU, p.planTerraformCPU = append(p.planProviderCPU, u.providerCPU), append(p.planTerraformCPU, u.terraformCPU)
-				logf("B7: plan %s (CPU: provider %s, terraform %s)", fmtDuration(d), fmtDuration(u.providerCPU), fmtDuration(u.terraformCPU))
+				logf("B7: plan %s (%s; listing %s; CPU: provider %s, terraform %s)", fmtDuration(d), c, c.listedText(), fmtDuration(u.providerCPU), fmtDuration(u.terraformCPU))
 				return err
 			},
 			func() error {
