@@ -161,10 +161,16 @@ func planSummary(out string) string {
 // maxCounts keeps the worst plan: the largest count of each kind over the runs.
 func maxCounts(a, b s3Counts) s3Counts {
 	out := s3Counts{Puts: max(a.Puts, b.Puts), Gets: max(a.Gets, b.Gets), Heads: max(a.Heads, b.Heads),
-		Lists: max(a.Lists, b.Lists), Listings: max(a.Listings, b.Listings), Other: max(a.Other, b.Other), OtherKinds: map[string]int{}}
+		Lists: max(a.Lists, b.Lists), Listings: max(a.Listings, b.Listings), Other: max(a.Other, b.Other),
+		OtherKinds: map[string]int{}, Listed: map[string]int{}}
 	for _, m := range []map[string]int{a.OtherKinds, b.OtherKinds} {
 		for k, n := range m {
 			out.OtherKinds[k] = max(out.OtherKinds[k], n)
+		}
+	}
+	for _, m := range []map[string]int{a.Listed, b.Listed} {
+		for k, n := range m {
+			out.Listed[k] = max(out.Listed[k], n)
 		}
 	}
 	return out

@@ -45,6 +45,7 @@ const fleetGoalRatio = 1.3
 // fleetPoint is what B7 measured at one destination count.
 type fleetPoint struct {
 	destinations, promises int
+	bucket                 string
 
 	plan, fair                 timings
 	setup, fairSetup, rawSetup time.Duration
@@ -56,6 +57,8 @@ type fleetPoint struct {
 	planProviderCPU, planTerraformCPU timings
 	fairTerraformCPU                  timings
 	setupUse                          fleetUsage
+	// observed is the same fleet with observe on every promise (-b7-observe); nil without.
+	observed *observedPoint
 }
 
 func (p fleetPoint) cells() int { return p.promises * p.destinations }
@@ -65,8 +68,9 @@ func (p fleetPoint) cells() int { return p.promises * p.destinations }
 // alternates with the plan of its fair floor. Beside the times it reports the state's size, the
 // provider's and terraform's peak memory and CPU time, and the S3 requests of a plan, and a last
 // row puts the sizes side by side per promise x destination, so that growth worse than linear
-// shows.
-func benchFleet(ctx context.Context, e *env, runs int, size fleetSize) ([]row, error) {
+// shows. With observe, each size also measures the observed fleet (see observedSetup), its plan
+// alternating with the others, in a row of its own after the size's.
+func benchFleet(ctx context.Context, e *env, runs int, size fleetSize, observe bool) ([]row, error) {
 	proxy, err := startCountingProxy(e.minio.Endpoint)
 	if err != nil {
 		return nil, err
@@ -76,7 +80,7 @@ func benchFleet(ctx context.Context, e *env, runs int, size fleetSize) ([]row, e
 	var rows []row
 	var points []fleetPoint
 	for i, d := range size.destinations {
-		p, err := fleetRun(ctx, e, proxy, runs, size.promises, d)
+		p, err := fleetRun(ctx, e, proxy, runs, size.promises, d, observe)
 		if err != nil {
 			// The sizes already measured keep their rows.
 			rows = append(rows, failedRow(fmt.Sprintf("B7 fleet: %d promises x %d destinations", size.promises, d), err))
@@ -84,6 +88,9 @@ func benchFleet(ctx context.Context, e *env, runs int, size fleetSize) ([]row, e
 		}
 		points = append(points, p)
 		rows = append(rows, p.row(runs, i == len(size.destinations)-1), p.setupRow(i == len(size.destinations)-1))
+		if p.observed != nil {
+			rows = append(rows, p.observedRow(runs))
+		}
 	}
 	if len(points) > 1 {
 		rows = append(rows, fleetGrowthRow(points))
@@ -104,10 +111,11 @@ func fleetConfig(e *env, endpoint, bucket string, promises, destinations int) kr
 	}
 }
 
-// fleetRun applies the fleet of one size and its fair floor, then times their plans.
-func fleetRun(ctx context.Context, e *env, proxy *countingProxy, runs, promises, destinations int) (fleetPoint, error) {
-	p := fleetPoint{destinations: destinations, promises: promises}
+// fleetRun applies the fleet of one size and its fair floor (and with observe, the observed
+// fleet), then times their plans.
+func fleetRun(ctx context.Context, e *env, proxy *countingProxy, runs, promises, destinations int, observe bool) (fleetPoint, error) {
 	bucket := fmt.Sprintf("b7-fleet-%d", destinations)
+	p := fleetPoint{destinations: destinations, promises: promises, bucket: bucket}
 	if err := e.freshBucket(ctx, bucket); err != nil {
 		return p, err
 	}
@@ -167,6 +175,15 @@ func fleetRun(ctx context.Context, e *env, proxy *countingProxy, runs, promises,
 	}
 	proxy.reset()
 	logf("B7: raw store floor of the set-up (%d objects) took %s", len(puts), fmtDuration(p.rawSetup))
+	var observed *workspace
+	if observe {
+		var o observedPoint
+		if observed, o, err = observedSetup(ctx, e, proxy, kratix, cfg); err != nil {
+			return p, err
+		}
+		defer observed.remove()
+		p.observed = &o
+	}
 
 	for i := range runs {
 		steps := []func() error{
@@ -179,7 +196,7 @@ func fleetRun(ctx context.Context, e *env, proxy *countingProxy, runs, promises,
 				p.plan, p.planCounts = append(p.plan, d), maxCounts(p.planCounts, c)
 				p.planUse.providerMiB, p.planUse.terraformMiB = max(p.planUse.providerMiB, u.providerMiB), max(p.planUse.terraformMiB, u.terraformMiB)
 				p.planProviderCPU, p.planTerraformCPU = append(p.planProviderCPU, u.providerCPU), append(p.planTerraformCPU, u.terraformCPU)
-				logf("B7: plan %s (CPU: provider %s, terraform %s)", fmtDuration(d), fmtDuration(u.providerCPU), fmtDuration(u.terraformCPU))
+				logf("B7: plan %s (%s; listing %s; CPU: provider %s, terraform %s)", fmtDuration(d), c, c.listedText(), fmtDuration(u.providerCPU), fmtDuration(u.terraformCPU))
 				return err
 			},
 			func() error {
@@ -191,6 +208,9 @@ func fleetRun(ctx context.Context, e *env, proxy *countingProxy, runs, promises,
 				logf("B7: fair floor's plan %s (CPU: terraform %s)", fmtDuration(d), fmtDuration(u.terraformCPU))
 				return err
 			},
+		}
+		if observed != nil {
+			steps = append(steps, func() error { return observedPlanStep(ctx, e, proxy, observed, p.observed) })
 		}
 		if err := alternate(i, steps); err != nil {
 			return p, err

@@ -45,6 +45,9 @@ const defaultGroupID = "5058f"
 // destination (no selector) have a floor: with a selector, which placements exist depends on the
 // provider's scheduling.
 func (c kratixConfig) fairFloor() (string, error) {
+	if c.observe {
+		return "", fmt.Errorf("the fair floor does not mirror observe and health: the observed fleet is compared with the same fleet without them")
+	}
 	var b strings.Builder
 	b.WriteString(c.floorStore())
 	b.WriteString(c.floorDestinations())
@@ -211,6 +214,8 @@ resource "terraform_data" %[1]q {
     spread                = null
     groups                = null
     guard                 = null
+    observe               = null
+    health                = null
     timeouts              = null
     promise = {
       name                  = terraform_data.%[6]s.triggers_replace.name

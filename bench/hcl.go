@@ -28,7 +28,14 @@ type kratixConfig struct {
 	initWorkloads bool
 	promises      []promiseSpec
 	requests      []requestSpec
+	// observe gives every promise observe = { state_store = kratix_state_store.h }: a second
+	// store on the same bucket whose path is healthFolder (bucket stores only).
+	observe bool
 }
+
+// healthFolder is the folder of the observed fleet's HealthRecords in its bucket: one folder per
+// destination under it.
+const healthFolder = "health"
 
 func (c kratixConfig) String() string {
 	var b strings.Builder
@@ -40,6 +47,9 @@ func (c kratixConfig) String() string {
 
 `)
 	b.WriteString(c.providerAndStore())
+	if c.observe {
+		b.WriteString(c.observeStore())
+	}
 	fmt.Fprintf(&b, `
 resource "kratix_destination" "d" {
   count          = %d
@@ -51,7 +61,7 @@ resource "kratix_destination" "d" {
 }
 `, c.destinations, c.initWorkloads)
 	for _, p := range c.promises {
-		b.WriteString("\n" + p.block())
+		b.WriteString("\n" + p.block(c.observe))
 	}
 	for _, r := range c.requests {
 		b.WriteString("\n" + r.block())
@@ -88,6 +98,19 @@ resource "kratix_state_store" "s" {
 `, c.store.user, c.store.password, c.store.endpoint, c.store.bucket)
 }
 
+// observeStore is kratix_state_store.h, the store an observed fleet reads its health from: the
+// same bucket as kratix_state_store.s, at path healthFolder.
+func (c kratixConfig) observeStore() string {
+	return fmt.Sprintf(`
+resource "kratix_state_store" "h" {
+  name       = "bench-health"
+  secret_ref = "s"
+  path       = %q
+  bucket     = { endpoint = %q, bucket_name = %q, insecure = true }
+}
+`, healthFolder, c.store.endpoint, c.store.bucket)
+}
+
 // promiseSpec is one kratix_promise block over every destination (kratix_destination.d).
 type promiseSpec struct {
 	// name is the resource's name and the promise's; count > 0 makes count promises named
@@ -114,7 +137,8 @@ func (p promiseSpec) nameTemplate() string {
 // instances is how many promises the block makes.
 func (p promiseSpec) instances() int { return max(p.count, 1) }
 
-func (p promiseSpec) block() string {
+// block is the kratix_promise block; with observe it reads its health from kratix_state_store.h.
+func (p promiseSpec) block(observe bool) string {
 	var b strings.Builder
 	b.WriteString("resource \"kratix_promise\" \"" + p.resourceName() + "\" {\n")
 	if p.count > 0 {
@@ -124,6 +148,9 @@ func (p promiseSpec) block() string {
 	fmt.Fprintf(&b, "  dependencies = %s\n  destinations = kratix_destination.d\n", p.dependencies)
 	if p.selector != "" {
 		fmt.Fprintf(&b, "  destination_selectors = %s\n", p.selector)
+	}
+	if observe {
+		b.WriteString("  observe      = { state_store = kratix_state_store.h }\n")
 	}
 	b.WriteString("}\n")
 	return b.String()

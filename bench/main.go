@@ -11,6 +11,7 @@
 //	go run ./bench -only B4 -runs 1 -profile /tmp/b4   # CPU profiles of the provider during B4's plan
 //	go run ./bench -only B7 -timeout 4h         # the fleet (never run unless named): 50 promises x 250, 500, 1,000 destinations
 //	go run ./bench -only B7 -b7-destinations 250 -timeout 1h   # the fleet at one size
+//	go run ./bench -only B7 -b7-destinations 20 -b7-observe   # and the same fleet observing its health
 //	go run ./bench -deps ../shared/testdata/marketplace/tekton.yaml   # B2 and B3 with a real release
 package main
 
@@ -32,6 +33,7 @@ type options struct {
 	e2eRuns    int    // runs of the terraform apply scenarios (slow); 0 means runs
 	b7Runs     int    // plan runs per size of B7 (slow: one fleet plan of 50,000 placements takes minutes)
 	b7Dests    string // B7's destination counts, comma-separated; "" for the default
+	b7Observe  bool   // B7 also measures the observed fleet (observe and health on every promise)
 	b9Requests int    // B9's request count
 	out        string
 	quick      bool
@@ -48,6 +50,8 @@ func parseFlags() options {
 	flag.IntVar(&o.e2eRuns, "e2e-runs", 0, "runs of the end-to-end terraform apply scenarios (B2/B3 apply, B5); 0: same as -runs")
 	flag.IntVar(&o.b7Runs, "b7-runs", 1, "plan runs per size of B7, the fleet (each alternating with its fair floor's plan)")
 	flag.StringVar(&o.b7Dests, "b7-destinations", "", "B7's destination counts, comma-separated (default 250,500,1000; with -quick 50,100,200)")
+	flag.BoolVar(&o.b7Observe, "b7-observe", false, "B7 also measures the same fleet with observe on every promise (health read from one record file per destination\n"+
+		"on the same bucket), its no-change plan alternating with B7's, in a row of its own")
 	flag.IntVar(&o.b9Requests, "b9-requests", 500, "B9's kratix_resource_request count (with -quick 50 unless given)")
 	flag.StringVar(&o.out, "out", "", "also write the table to this file")
 	flag.BoolVar(&o.quick, "quick", false, "smoke run: smaller B4, B5, B7 and B9, and 1 run unless -runs is given")
@@ -155,7 +159,9 @@ func scenarios(opts options) []scenario {
 		{"B3", "1.9 MB of dependencies to 100 destinations on git", func(ctx context.Context, e *env) ([]row, error) { return benchGit(ctx, e, opts) }},
 		{"B4", "steady-state plan", func(ctx context.Context, e *env) ([]row, error) { return benchSteadyPlan(ctx, e, opts.runs, b4) }},
 		{"B5", "parallel promises to one repository", func(ctx context.Context, e *env) ([]row, error) { return benchParallelGit(ctx, e, opts.e2eRuns, b5) }},
-		{"B7", "a fleet of promises x destinations on one bucket", func(ctx context.Context, e *env) ([]row, error) { return benchFleet(ctx, e, opts.b7Runs, b7) }},
+		{"B7", "a fleet of promises x destinations on one bucket", func(ctx context.Context, e *env) ([]row, error) {
+			return benchFleet(ctx, e, opts.b7Runs, b7, opts.b7Observe)
+		}},
 		{"B8", "first write into a repository of 20,000 files of other teams", func(ctx context.Context, e *env) ([]row, error) { return benchLargeRepo(ctx, e, opts.e2eRuns) }},
 		{"B9", "resource requests of one promise on one bucket", func(ctx context.Context, e *env) ([]row, error) { return benchRequests(ctx, e, opts) }},
 	}

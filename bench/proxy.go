@@ -22,6 +22,22 @@ type s3Counts struct {
 	Listings int
 	// OtherKinds names the other requests ("GET ?location"), so that the table says what they were.
 	OtherKinds map[string]int
+	// Listed counts the listings by bucket and prefix ("b7-fleet-20/health/"), for the rows that
+	// say what was listed (String leaves it out).
+	Listed map[string]int
+}
+
+// listedText is Listed as "2 b7/ + 1 b7/health/", in order.
+func (c s3Counts) listedText() string {
+	parts := make([]string, 0, len(c.Listed))
+	for k, n := range c.Listed {
+		parts = append(parts, fmt.Sprintf("%d %s", n, k))
+	}
+	sort.Strings(parts)
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " + ")
 }
 
 func (c s3Counts) String() string {
@@ -108,6 +124,11 @@ func (p *countingProxy) count(r *http.Request) {
 		p.counts.Lists++
 		if !r.URL.Query().Has("continuation-token") && !r.URL.Query().Has("marker") {
 			p.counts.Listings++
+			if p.counts.Listed == nil {
+				p.counts.Listed = map[string]int{}
+			}
+			bucket, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+			p.counts.Listed[bucket+"/"+r.URL.Query().Get("prefix")]++
 		}
 	default:
 		p.counts.Other++
