@@ -278,7 +278,9 @@ func (d *providerData) healthRecords(ctx context.Context, obs observeConfig) (ma
 			return
 		}
 		prefix := layout.Prefix(obs.root)
-		files, err := store.ReadUnder(ctx, prefix, func(p string) bool {
+		// Through the shared listing of the store's path: the observe store resource's own read
+		// of it in the same plan, and every promise and request observing it, list it once.
+		files, err := sharedView(store, obs.root).ReadUnder(ctx, prefix, func(p string) bool {
 			_, ok := health.DestinationOf(obs.root, p)
 			return ok
 		})

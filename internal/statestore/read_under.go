@@ -28,7 +28,11 @@ func (b *bucketStore) ReadUnder(ctx context.Context, prefix string, want func(st
 	if err != nil {
 		return nil, b.fail(opRead, classifyBucketError(err), err)
 	}
-	keys := wantedPaths(listed, want)
+	return b.readKeys(ctx, prefix, wantedPaths(listed, want))
+}
+
+// readKeys reads the objects keys, listed under prefix, in parallel.
+func (b *bucketStore) readKeys(ctx context.Context, prefix string, keys []string) (map[string][]byte, error) {
 	out := make(map[string][]byte, len(keys))
 	var mu sync.Mutex
 	errs := b.parallel(ctx, len(keys), func(ctx context.Context, i int) error {
@@ -45,6 +49,36 @@ func (b *bucketStore) ReadUnder(ctx context.Context, prefix string, want func(st
 		return nil, err
 	}
 	return out, nil
+}
+
+// ReadUnder of the shared view: the files under prefix as the shared listing of root has them
+// (one listing for the view's List, Hashes and ReadUnder, and the store resource's own read),
+// then one GET per wanted file.
+func (v observedBucket) ReadUnder(ctx context.Context, prefix string, want func(string) bool) (_ map[string][]byte, err error) {
+	if !strings.HasPrefix(prefix, v.root) {
+		return v.bucketStore.ReadUnder(ctx, prefix, want)
+	}
+	defer func() { err = outOfTime(ctx, err) }()
+	if err := checkListPrefix(prefix); err != nil {
+		return nil, v.fail(opRead, KindConfig, err)
+	}
+	snap, ok, err := v.observe(ctx, v.root)
+	if classifyBucketError(err) == KindMissingBucket {
+		return map[string][]byte{}, nil // the bucket is gone, and every file with it
+	}
+	if err != nil {
+		return nil, v.fail(opRead, classifyBucketError(err), err)
+	}
+	if !ok {
+		return v.bucketStore.ReadUnder(ctx, prefix, want)
+	}
+	var keys []string
+	for _, e := range snap.under(prefix) {
+		if want == nil || want(e.Key) {
+			keys = append(keys, e.Key)
+		}
+	}
+	return v.readKeys(ctx, prefix, keys)
 }
 
 // ReadUnder reads the files under prefix in the remote tip (withTip: one fetch, shared with the

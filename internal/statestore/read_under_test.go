@@ -77,6 +77,24 @@ func TestBucketReadUnder(t *testing.T) {
 	}, 1, 4)
 	read("an empty folder", "nothing/", nil, map[string][]byte{}, 1, 0)
 
+	// Through the shared view of health/: the view's List (what a store resource's read and the
+	// drift reads use) and ReadUnder share one listing.
+	view := s.(SharedReader).Observed("health/")
+	before := wire.snapshot()
+	if _, err := view.List(ctx, "health/"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := view.ReadUnder(ctx, "health/", isYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, wantedRecords) {
+		t.Errorf("shared view: got %q, want %q", got, wantedRecords)
+	}
+	if d := wire.since(before); d.Lists != 1 || d.Gets != 4 || d.Heads != 0 {
+		t.Errorf("shared view, List then ReadUnder: sent %v; want 1 LIST, 4 GET, no HEAD", d)
+	}
+
 	gone, err := NewPool().Bucket(rootConfig(srv.Endpoint, "missing-"+randomSuffix(), srv.AccessKey, srv.SecretKey))
 	if err != nil {
 		t.Fatal(err)
