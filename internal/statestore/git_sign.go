@@ -34,10 +34,12 @@ type CommitSigner interface {
 }
 
 // SigningKeyError is a signing key that cannot be used. Key names the secret key to fix:
-// "signing_key" or "signing_key_passphrase".
+// "signing_key" or "signing_key_passphrase". OtherFormat is set when the key is one of the other
+// format: the format, not the key, is what to fix.
 type SigningKeyError struct {
-	Key string
-	Err error
+	Key         string
+	Err         error
+	OtherFormat bool
 }
 
 func (e *SigningKeyError) Error() string { return e.Key + ": " + e.Err.Error() }
@@ -65,7 +67,7 @@ type sshSigner struct{ signer ssh.Signer }
 
 func newSSHSigner(key, passphrase string) (*sshSigner, error) {
 	if strings.Contains(key, "BEGIN PGP ") {
-		return nil, &SigningKeyError{Key: "signing_key", Err: errors.New(`holds an OpenPGP key, but the signing format is "ssh"; set format = "openpgp"`)}
+		return nil, &SigningKeyError{Key: "signing_key", OtherFormat: true, Err: errors.New(`holds an OpenPGP key, but the signing format is "ssh"; set format = "openpgp"`)}
 	}
 	signer, err := ssh.ParsePrivateKey([]byte(key))
 	var missing *ssh.PassphraseMissingError
@@ -97,7 +99,7 @@ type openPGPSigner struct{ entity *openpgp.Entity }
 
 func newOpenPGPSigner(key, passphrase string) (*openPGPSigner, error) {
 	if strings.Contains(key, "OPENSSH PRIVATE KEY") {
-		return nil, &SigningKeyError{Key: "signing_key", Err: errors.New(`holds an SSH key, but the signing format is "openpgp"; set format = "ssh"`)}
+		return nil, &SigningKeyError{Key: "signing_key", OtherFormat: true, Err: errors.New(`holds an SSH key, but the signing format is "openpgp"; set format = "ssh"`)}
 	}
 	ring, err := openpgp.ReadArmoredKeyRing(strings.NewReader(key))
 	if err != nil || len(ring) == 0 {
