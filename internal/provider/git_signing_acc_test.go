@@ -1,12 +1,16 @@
 package provider
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -136,4 +140,29 @@ func verifyCommitsAfter(bare, seed, allowedSigners string) (int, error) {
 		}
 	}
 	return len(commits), nil
+}
+
+// newOpenPGPKey makes an ed25519 OpenPGP key with go-crypto, its private keys encrypted with
+// passphrase, and returns it armored as gpg --export-secret-keys --armor writes it.
+func newOpenPGPKey(t *testing.T, passphrase string) string {
+	t.Helper()
+	e, err := openpgp.NewEntity("kratix", "", "bot@example.com", &packet.Config{Algorithm: packet.PubKeyAlgoEdDSA})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.EncryptPrivateKeys([]byte(passphrase), nil); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	w, err := armor.Encode(&b, openpgp.PrivateKeyType, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SerializePrivateWithoutSigning(w, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
