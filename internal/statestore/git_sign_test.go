@@ -84,15 +84,9 @@ func openPGPSigningKey(t *testing.T, passphrase string) (key, public, gnupgHome 
 	}
 	_ = w.Close()
 
-	// A short path: gpg puts its agent's socket in GNUPGHOME.
-	home, err := os.MkdirTemp("", "gpg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = exec.Command("gpgconf", "--homedir", home, "--kill", "all").Run()
-		_ = os.RemoveAll(home)
-	})
+	home := t.TempDir()
+	// Importing and verifying need no agent, but stop any that gpg started.
+	t.Cleanup(func() { _ = exec.Command("gpgconf", "--homedir", home, "--kill", "all").Run() })
 	gpg := func(stdin []byte, args ...string) {
 		cmd := exec.Command("gpg", append([]string{"--batch", "--homedir", home}, args...)...)
 		cmd.Stdin = bytes.NewReader(stdin)
