@@ -107,6 +107,11 @@ resource "kratix_promise" "p" {
 				ExpectError: wrapped(`git.signing.format:[\s\S]*holds an SSH key, but the signing format is "openpgp"; set format = "ssh"`),
 			},
 			{
+				Config:      config(provider(passphrase), strings.Replace(signing("ssh"), `secret_ref = "signer"`, `secret_ref = "nobody"`, 1)),
+				PlanOnly:    true,
+				ExpectError: wrapped(`git.signing.secret_ref: state store "` + repo + `" signs its commits with the secret "nobody", but the provider's secrets have no set of that name \(configured: s, signer\)`),
+			},
+			{
 				Config:      config(provider(passphrase), signing("x509")),
 				PlanOnly:    true,
 				ExpectError: wrapped(`git.signing.format[\s\S]*value must be one of`),
