@@ -108,6 +108,12 @@ func storeRefFromAttributes(a map[string]attr.Value) (ref storeRefModel, ok bool
 			aa := au.Attributes()
 			ref.Git.Author = &authorModel{Name: objString(aa, "name"), Email: objString(aa, "email")}
 		}
+		if sg := objObject(ga, "signing"); sg.IsUnknown() {
+			return storeRefModel{}, false
+		} else if !sg.IsNull() {
+			sa := sg.Attributes()
+			ref.Git.Signing = &signingModel{SecretRef: objString(sa, "secret_ref"), Format: objString(sa, "format")}
+		}
 	}
 	return ref, true
 }

@@ -24,6 +24,8 @@ var secretKeys = []struct {
 	{"ssh_private_key", "Private key (PEM or OpenSSH format, the content, not a path) for a Git store over SSH."},
 	{"known_hosts", "known_hosts content for a Git store over SSH: the host keys to trust. Required unless the store sets `insecure_ignore_host_key`."},
 	{"ca_certificate", "PEM content of a CA certificate to trust, for either kind of store."},
+	{"signing_key", "Private key that signs a Git store's commits, named by its `git.signing.secret_ref`: an armored OpenPGP private key (`format = \"openpgp\"`) or an OpenSSH or PEM private key (`format = \"ssh\"`); the content, not a path."},
+	{"signing_key_passphrase", "Passphrase of an encrypted `signing_key`."},
 }
 
 func secretsSchema() schema.Attribute {

@@ -20,7 +20,10 @@ import (
 // a wrong password in a failing plan, and tokens written into Git URLs, which the plan refuses;
 // and a bucket store on the AWS credential chain: a profile of a temporary shared credentials
 // file (a MinIO user's secret key) from which the provider assumes a role through MinIO's STS
-// (the temporary secret key and session token STS handed the provider, recorded on the way).
+// (the temporary secret key and session token STS handed the provider, recorded on the way);
+// and the keys that sign the git stores' commits with their passphrases: an encrypted SSH key
+// from variables and an encrypted OpenPGP key from the environment, and a wrong passphrase in a
+// failing plan.
 func TestAccSecretsNeverLeak(t *testing.T) {
 	requireAcceptance(t)
 	bucket := newTestStore(t, "bucket")
@@ -68,6 +71,19 @@ func TestAccSecretsNeverLeak(t *testing.T) {
 	if !strings.Contains(httpsStore, gitServer.HTTPSBase) {
 		t.Fatalf("the HTTPS store does not use %s:\n%s", gitServer.HTTPSBase, httpsStore)
 	}
+	// The HTTPS store signs with an SSH key, the SSH store with an OpenPGP key; both encrypted.
+	signPass, pgpPass := "sign-"+randomName("pw"), "pgp-"+randomName("pw")
+	sshSigningKey, _, err := testinfra.NewSSHSigningKey(t.TempDir(), "bot@example.com", signPass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pgpSigningKey := newOpenPGPKey(t, pgpPass)
+	httpsStore = strings.Replace(httpsStore, "  git = {\n", "  git = {\n    signing = { secret_ref = \"signer\", format = \"ssh\" }\n", 1)
+	sshStore := strings.Replace(strings.Replace(ssh.store, `secret_ref = "s"`, `secret_ref = "ssh"`, 1),
+		"  git = {\n", "  git = {\n    signing = { secret_ref = \"pgp\", format = \"openpgp\" }\n", 1)
+	if !strings.Contains(httpsStore, `format = "ssh"`) || !strings.Contains(sshStore, `format = "openpgp"`) {
+		t.Fatalf("the signing stores are not as intended:\n%s\n%s", httpsStore, sshStore)
+	}
 	config := func(password string) string {
 		return fmt.Sprintf(`
 terraform {
@@ -82,6 +98,16 @@ variable "git_password" {
 }
 
 variable "ssh_key" {
+  type      = string
+  sensitive = true
+}
+
+variable "signing_key" {
+  type      = string
+  sensitive = true
+}
+
+variable "signing_pass" {
   type      = string
   sensitive = true
 }
@@ -101,6 +127,8 @@ provider "kratix" {
     minio = { access_key_id = %q, session_token = var.session_token }
     git   = { username = %q, password = %s, ca_certificate = var.ca }
     ssh   = { ssh_private_key = var.ssh_key, known_hosts = %q }
+    signer = { signing_key = var.signing_key, signing_key_passphrase = var.signing_pass }
+    # pgp's signing_key and signing_key_passphrase come from KRATIX_SECRET_PGP_*
   }
 }
 
@@ -137,7 +165,7 @@ resource "kratix_promise" "p" {
 `, temp.AccessKeyID, gitServer.Username, password, gitServer.KnownHosts,
 			strings.Replace(bucket.store, `secret_ref = "s"`, `secret_ref = "minio"`, 1),
 			httpsStore,
-			strings.Replace(ssh.store, `secret_ref = "s"`, `secret_ref = "ssh"`, 1),
+			sshStore,
 			chainStore)
 	}
 	logFile := filepath.Join(t.TempDir(), "trace.log")
@@ -146,6 +174,10 @@ resource "kratix_promise" "p" {
 		"TF_VAR_ssh_key=" + gitServer.SSHPrivateKey,
 		"TF_VAR_session_token=" + temp.SessionToken,
 		"TF_VAR_ca=" + gitServer.CACertificate,
+		"TF_VAR_signing_key=" + sshSigningKey,
+		"TF_VAR_signing_pass=" + signPass,
+		"KRATIX_SECRET_PGP_SIGNING_KEY=" + pgpSigningKey,
+		"KRATIX_SECRET_PGP_SIGNING_KEY_PASSPHRASE=" + pgpPass,
 		"TF_LOG=TRACE", "TF_LOG_PATH=" + logFile}
 	for k, v := range awsEnv {
 		env = append(env, k+"="+v)
@@ -170,6 +202,19 @@ resource "kratix_promise" "p" {
 	printed.WriteString(out)
 	if err == nil || !strings.Contains(out, "authentication failed") {
 		t.Errorf("the plan with a wrong password should fail with an authentication error:\n%s", out)
+	}
+	// The commits are signed: the keys were used.
+	for repo, armor := range map[string]string{storeName(https): "-----BEGIN SSH SIGNATURE-----", storeName(ssh): "-----BEGIN PGP SIGNATURE-----"} {
+		if commit := gitOutput(t, "--git-dir", gitServer.RepoPath(repo), "cat-file", "commit", "main"); !strings.Contains(commit, armor) {
+			t.Errorf("the last commit of %s is not signed with %s:\n%s", repo, armor, commit)
+		}
+	}
+	// A failing plan with a wrong signing passphrase must not echo it, nor the key.
+	wrongPass := "wrongpass-" + randomName("pw")
+	out, err = c.runWith([]string{"TF_VAR_signing_pass=" + wrongPass}, "plan")
+	printed.WriteString(out)
+	if err == nil || !strings.Contains(strings.Join(strings.Fields(out), " "), `secret "signer" signing_key_passphrase does not decrypt signing_key`) {
+		t.Errorf("the plan with a wrong signing passphrase should fail saying so:\n%s", out)
 	}
 	// Tokens written into Git URLs, of a store and of a store object given by hand, are refused
 	// at plan, with the attribute path and a pointer to the secrets, and shown nowhere.
@@ -229,6 +274,11 @@ resource "kratix_destination" "by_hand" {
 		"AWS profile's secret key": userSecret,
 		"STS secret key":           stsSecret,
 		"STS session token":        stsToken,
+		"SSH signing key":          longestLine(sshSigningKey),
+		"SSH signing passphrase":   signPass,
+		"wrong signing passphrase": wrongPass,
+		"OpenPGP signing key":      longestLine(pgpSigningKey),
+		"OpenPGP passphrase":       pgpPass,
 	}
 	for where, text := range map[string]string{"state": string(state), "terraform show -json": show, "CLI output": printed.String(), "TRACE log": string(log)} {
 		for what, secret := range secrets {
@@ -244,4 +294,15 @@ resource "kratix_destination" "by_hand" {
 	if out, err := c.run("destroy", "-auto-approve"); err != nil {
 		t.Errorf("terraform destroy: %v\n%s", err, out)
 	}
+}
+
+// longestLine is the longest line of a PEM or armored key: a piece of the key material itself.
+func longestLine(s string) string {
+	var longest string
+	for _, l := range strings.Split(s, "\n") {
+		if len(l) > len(longest) {
+			longest = l
+		}
+	}
+	return longest
 }

@@ -198,6 +198,29 @@ func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaReques
 						Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 						MarkdownDescription: "Accept any SSH host key. Off by default: the host key must be in the secret's `known_hosts`.",
 					},
+					"signing": schema.SingleNestedAttribute{
+						Optional: true,
+						MarkdownDescription: "Sign every commit the provider makes on this store (writes, deletes, and those of " +
+							"destinations, promises and requests on it), so that `git verify-commit` and a server that requires " +
+							"signed commits accept them. The key is not here: it is in the provider secret named by `secret_ref` " +
+							"(its `signing_key`, and `signing_key_passphrase` for an encrypted key), which may be another set than " +
+							"the store's own `secret_ref`. A key that does not parse, or a wrong passphrase, fails the plan.",
+						Attributes: map[string]schema.Attribute{
+							"secret_ref": schema.StringAttribute{
+								Required: true,
+								MarkdownDescription: "Name of the provider `secrets` entry (or of the `KRATIX_SECRET_<NAME>_<KEY>` " +
+									"environment variables) holding `signing_key`.",
+								Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+							},
+							"format": schema.StringAttribute{
+								Required: true,
+								MarkdownDescription: "Kind of signature, as git's `gpg.format` names it: `ssh` (an OpenSSH or PEM " +
+									"private key; the signature is verified with an `allowed_signers` file, " +
+									"`gpg.ssh.allowedSignersFile`) or `openpgp` (an armored OpenPGP private key, verified with gpg).",
+								Validators: []validator.String{stringvalidator.OneOf(statestore.SigningFormats...)},
+							},
+						},
+					},
 				},
 			},
 		},

@@ -42,10 +42,18 @@ type bucketModel struct {
 }
 
 type gitModel struct {
-	URL                   types.String `tfsdk:"url"`
-	Branch                types.String `tfsdk:"branch"`
-	Author                *authorModel `tfsdk:"author"`
-	InsecureIgnoreHostKey types.Bool   `tfsdk:"insecure_ignore_host_key"`
+	URL                   types.String  `tfsdk:"url"`
+	Branch                types.String  `tfsdk:"branch"`
+	Author                *authorModel  `tfsdk:"author"`
+	InsecureIgnoreHostKey types.Bool    `tfsdk:"insecure_ignore_host_key"`
+	Signing               *signingModel `tfsdk:"signing"`
+}
+
+// signingModel names the key that signs a git store's commits: a provider secret holding
+// signing_key (and signing_key_passphrase when the key is encrypted), and the key's format.
+type signingModel struct {
+	SecretRef types.String `tfsdk:"secret_ref"`
+	Format    types.String `tfsdk:"format"`
 }
 
 type authorModel struct {
@@ -88,6 +96,9 @@ func (m storeRefModel) known() bool {
 		vals = append(vals, m.Git.URL, m.Git.Branch, m.Git.InsecureIgnoreHostKey)
 		if m.Git.Author != nil {
 			vals = append(vals, m.Git.Author.Name, m.Git.Author.Email)
+		}
+		if m.Git.Signing != nil {
+			vals = append(vals, m.Git.Signing.SecretRef, m.Git.Signing.Format)
 		}
 	}
 	for _, v := range vals {
@@ -246,8 +257,62 @@ func (d *providerData) checkCredentials(m storeRefModel, at path.Path) diag.Diag
 					"Use the repository's SSH URL (ssh:// or git@host:org/repo.git), or give username and password instead.",
 					ref, m.Name.ValueString(), statestore.RedactURL(m.Git.URL.ValueString())))
 		}
+		diags.Append(d.checkSigning(m, at)...)
 	}
 	return diags
+}
+
+// checkSigning finds, during plan, a signing key that the apply could not sign with: a
+// secret that names nothing or holds no signing_key, a key that does not parse as the format
+// says, an encrypted key without its passphrase or with the wrong one. The error is at the
+// signing object's secret_ref (or format, when the key is of the other format) and never
+// quotes the key.
+func (d *providerData) checkSigning(m storeRefModel, at path.Path) diag.Diagnostics {
+	var diags diag.Diagnostics
+	sg := m.Git.Signing
+	if sg == nil || sg.SecretRef.IsUnknown() || sg.Format.IsUnknown() {
+		return diags
+	}
+	refAt := at.AtName("git").AtName("signing").AtName("secret_ref")
+	ref, format := sg.SecretRef.ValueString(), sg.Format.ValueString()
+	if ref == "" || format == "" {
+		diags.AddAttributeError(at.AtName("git").AtName("signing"), "Incomplete Signing Settings",
+			fmt.Sprintf("%s: state store %q signs its commits, which needs both secret_ref (the provider secret holding "+
+				"signing_key) and format (%q or %q).", at.AtName("git").AtName("signing"), m.Name.ValueString(),
+				statestore.SigningSSH, statestore.SigningOpenPGP))
+		return diags
+	}
+	set, found, err := d.secret(ref)
+	if err != nil {
+		return diags // decided at apply, once the secrets are known
+	}
+	if !found {
+		diags.AddAttributeError(refAt, "Unknown Signing Secret",
+			fmt.Sprintf("%s: state store %q signs its commits with the secret %q, but the provider's secrets have no set of "+
+				"that name (configured: %s) and no environment variable %s<KEY> is set. Add it, with signing_key, to the "+
+				"provider's `secrets`.", refAt, m.Name.ValueString(), ref, listOrNone(d.secretNames()), envPrefix(ref)))
+		return diags
+	}
+	if _, err := statestore.NewCommitSigner(format, set["signing_key"], set["signing_key_passphrase"]); err != nil {
+		where := refAt
+		if ke := (*statestore.SigningKeyError)(nil); errors.As(err, &ke) && ke.OtherFormat {
+			where = at.AtName("git").AtName("signing").AtName("format")
+		}
+		diags.AddAttributeError(where, "Unusable Signing Key",
+			fmt.Sprintf("%s: state store %q signs its commits with the %s key of secret %q (environment: %s), which cannot "+
+				"be used: %v.", where, m.Name.ValueString(), format, ref, envName(ref, "signing_key"), signingKeyProblem(ref, err)))
+	}
+	return diags
+}
+
+// signingKeyProblem names the secret's key in a signing key error: `secret "s" signing_key_passphrase
+// does not decrypt signing_key`.
+func signingKeyProblem(ref string, err error) string {
+	var ke *statestore.SigningKeyError
+	if errors.As(err, &ke) {
+		return fmt.Sprintf("secret %q %s %v", ref, ke.Key, ke.Err)
+	}
+	return err.Error()
 }
 
 func listOrNone(names []string) string {
@@ -308,7 +373,14 @@ func (d *providerData) open(m storeRefModel, createBucket bool) (statestore.Stor
 			}
 			email = m.Git.Author.Email.ValueString()
 		}
+		sign, err := d.signingConfig(m.Git.Signing)
+		if err != nil {
+			return nil, err
+		}
 		return d.pool.Git(statestore.GitConfig{
+			SigningFormat:         sign.SigningFormat,
+			SigningKey:            sign.SigningKey,
+			SigningPassphrase:     sign.SigningPassphrase,
 			URL:                   m.Git.URL.ValueString(),
 			Branch:                branchOf(m.Git),
 			AuthorName:            author,
@@ -322,4 +394,30 @@ func (d *providerData) open(m storeRefModel, createBucket bool) (statestore.Stor
 		})
 	}
 	return nil, fmt.Errorf("state store %q has neither bucket nor git", m.Name.ValueString())
+}
+
+// signingConfig resolves a git store's signing key: the signing fields of its GitConfig, empty
+// when the store does not sign.
+func (d *providerData) signingConfig(sg *signingModel) (statestore.GitConfig, error) {
+	var cfg statestore.GitConfig
+	if sg == nil || (sg.SecretRef.ValueString() == "" && sg.Format.ValueString() == "") {
+		return cfg, nil
+	}
+	ref := sg.SecretRef.ValueString()
+	if ref == "" {
+		return cfg, errors.New("git.signing has no secret_ref: name the provider secret holding signing_key")
+	}
+	set, found, err := d.secret(ref)
+	if err != nil {
+		return cfg, err
+	}
+	if !found {
+		return cfg, fmt.Errorf("signing secret %q is not in the provider's secrets nor in KRATIX_SECRET_* environment variables", ref)
+	}
+	cfg.SigningFormat = sg.Format.ValueString()
+	if cfg.SigningFormat == "" {
+		return cfg, errors.New("git.signing has no format: set \"ssh\" or \"openpgp\"")
+	}
+	cfg.SigningKey, cfg.SigningPassphrase = set["signing_key"], set["signing_key_passphrase"]
+	return cfg, nil
 }

@@ -56,6 +56,14 @@ func storeRefAttributes() map[string]schema.Attribute {
 					},
 				},
 				"insecure_ignore_host_key": schema.BoolAttribute{Optional: true, MarkdownDescription: "Accept any SSH host key."},
+				"signing": schema.SingleNestedAttribute{
+					Optional:            true,
+					MarkdownDescription: "The key that signs the store's commits.",
+					Attributes: map[string]schema.Attribute{
+						"secret_ref": schema.StringAttribute{Optional: true, MarkdownDescription: "The provider secret holding `signing_key`."},
+						"format":     schema.StringAttribute{Optional: true, MarkdownDescription: "`ssh` or `openpgp`."},
+					},
+				},
 			},
 		},
 	}

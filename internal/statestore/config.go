@@ -41,6 +41,13 @@ type GitConfig struct {
 	SSHPrivateKey string // PEM/OpenSSH private key content
 	KnownHosts    string // known_hosts content
 	CACertificate string // PEM content
+
+	// SigningFormat, when set, signs every commit: SigningSSH or SigningOpenPGP, with
+	// SigningKey (an OpenSSH or PEM private key, or an armored OpenPGP private key) decrypted
+	// by SigningPassphrase when it is encrypted.
+	SigningFormat     string
+	SigningKey        string
+	SigningPassphrase string
 }
 
 // AssumeRole is a role to assume through STS, as the AWS provider's assume_role block.

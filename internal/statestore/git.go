@@ -103,6 +103,10 @@ type gitStore struct {
 	// does not parse). It is reported by every operation rather than by Pool.Git, so that
 	// building a store never fails during plan.
 	authErr error
+	// signer signs every commit the store makes; nil when the store does not sign. signErr is
+	// a signing key that cannot be used, reported by every write like authErr.
+	signer  CommitSigner
+	signErr error
 	desc    string
 }
 
@@ -119,6 +123,7 @@ func (p *Pool) Git(cfg GitConfig) (Store, error) {
 	}
 	s := &gitStore{cfg: cfg, desc: fmt.Sprintf("repository %s (branch %s)", RedactURL(cfg.URL), cfg.Branch)}
 	s.auth, s.authErr = gitAuth(cfg)
+	s.signer, s.signErr = gitSigner(cfg)
 
 	key := repoKey(cfg.URL) + " " + cfg.Branch
 	p.mu.Lock()
@@ -144,6 +149,9 @@ func (s *gitStore) Apply(ctx context.Context, change Change) (_ Result, err erro
 	defer func() { err = outOfTime(ctx, err) }()
 	if err := checkChangePaths(change); err != nil {
 		return Result{}, s.fail(opWrite, &Error{Kind: KindConfig, Err: err})
+	}
+	if s.signErr != nil {
+		return Result{}, s.fail(opWrite, s.signErr)
 	}
 	p := &pendingChange{s: s, ctx: ctx, change: change, done: make(chan struct{})}
 	r := s.r
@@ -188,9 +196,12 @@ func (p *pendingChange) resolve(res Result, err error) {
 
 // sameTransport reports whether two stores reach the remote the same way (URL and credentials),
 // so that one can push the other's commits: a batch never lends a store's credentials to
-// another store's change.
+// another store's change. Author and signing key are the commit's, not the transport's: each
+// change of a batch is committed, and signed, by its own store.
 func sameTransport(a, b GitConfig) bool {
 	a.AuthorName, a.AuthorEmail, b.AuthorName, b.AuthorEmail = "", "", "", ""
+	a.SigningFormat, a.SigningKey, a.SigningPassphrase = "", "", ""
+	b.SigningFormat, b.SigningKey, b.SigningPassphrase = "", "", ""
 	return a == b
 }
 
@@ -513,6 +524,11 @@ func (s *gitStore) storeCommit(parent, tree plumbing.Hash, message string) (plum
 	c := &object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: tree}
 	if !parent.IsZero() {
 		c.ParentHashes = []plumbing.Hash{parent}
+	}
+	if s.signer != nil {
+		if err := signCommit(c, s.signer); err != nil {
+			return plumbing.ZeroHash, err
+		}
 	}
 	st := s.r.repo.Storer
 	obj := st.NewEncodedObject()

@@ -226,7 +226,13 @@ func (s *gitStore) Check(ctx context.Context) error {
 	return nil
 }
 
-func (s *gitStore) check(ctx context.Context) error { return s.checkBranch(ctx, true) }
+// check also refuses a signing key that cannot sign: the store could not write.
+func (s *gitStore) check(ctx context.Context) error {
+	if s.signErr != nil {
+		return s.signErr
+	}
+	return s.checkBranch(ctx, true)
+}
 
 // checkBranch opens a session, receive-pack for a push or upload-pack for a fetch, reads the
 // references the server advertises and closes it without asking for anything: the repository
