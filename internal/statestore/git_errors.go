@@ -100,10 +100,7 @@ func (s *gitStore) redact(err error) error {
 	}
 	msg := err.Error()
 	clean := strings.Join(strings.Fields(msg), " ")
-	hidden := clean
-	for _, secret := range s.secrets() {
-		hidden = strings.ReplaceAll(hidden, secret, "[redacted]")
-	}
+	hidden := s.hideSecrets(clean)
 	switch {
 	case hidden != clean:
 		// The original is not kept as a cause: printing the chain would print the secret.
@@ -122,6 +119,14 @@ type reworded struct {
 
 func (e *reworded) Error() string { return e.msg }
 func (e *reworded) Unwrap() error { return e.err }
+
+// hideSecrets replaces each credential of the store in text with "[redacted]".
+func (s *gitStore) hideSecrets(text string) string {
+	for _, secret := range s.secrets() {
+		text = strings.ReplaceAll(text, secret, "[redacted]")
+	}
+	return text
+}
 
 func (s *gitStore) secrets() []string {
 	var out []string

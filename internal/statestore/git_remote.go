@@ -145,11 +145,7 @@ func (s *gitStore) push(ctx context.Context, base, commit plumbing.Hash) error {
 	case isRaceLost(err):
 		return fmt.Errorf("%w: %v", errBranchMoved, err)
 	case isServerRefusal(err):
-		msg := err.Error()
-		if said := serverMessages(progress.String()); said != "" {
-			msg += "; the server said: " + said
-		}
-		return &Error{Kind: KindRejected, Err: errors.New(msg)}
+		return s.refusal(err, progress.String())
 	}
 	return fmt.Errorf("pushing to branch %s: %w", s.cfg.Branch, err)
 }
@@ -187,8 +183,27 @@ func isServerRefusal(err error) bool {
 	return false
 }
 
+// refusal is the failure of a push the server refused by its own rules (err, go-git's account
+// of the refused ref update), quoting what the server wrote on the side band while refusing it:
+// a hook's or a branch protection's reasons, in its own words. The store's credentials are
+// hidden before the text is cut to its limits, so that no part of one survives the cut.
+func (s *gitStore) refusal(err error, progress string) error {
+	msg := err.Error()
+	if said := serverMessages(s.hideSecrets(progress)); said != "" {
+		msg += "; the server said: " + said
+	}
+	return &Error{Kind: KindRejected, Err: errors.New(msg)}
+}
+
+// A refused push quotes at most the first serverLines lines of the server's message, and at
+// most serverBytes bytes of them: enough for a hook's reasons and a link, not a whole banner.
+const (
+	serverLines = 20
+	serverBytes = 2000
+)
+
 // serverMessages keeps what the server wrote on the side band (hook output, usually "error: ..."
-// lines), without git's own progress chatter, on one line.
+// lines), without git's own progress chatter, on one line, its lines separated by " / ".
 func serverMessages(progress string) string {
 	var lines []string
 	for _, l := range strings.Split(strings.ReplaceAll(progress, "\r", "\n"), "\n") {
@@ -198,10 +213,14 @@ func serverMessages(progress string) string {
 		}
 		lines = append(lines, l)
 	}
-	const limit = 2000
+	more := len(lines) - serverLines
+	lines = lines[:min(len(lines), serverLines)]
 	out := strings.Join(lines, " / ")
-	if len(out) > limit {
-		out = out[:limit] + "..."
+	if len(out) > serverBytes {
+		out = strings.ToValidUTF8(out[:serverBytes], "") + "..."
+	}
+	if more > 0 {
+		out += fmt.Sprintf(" (and %d more lines)", more)
 	}
 	return out
 }

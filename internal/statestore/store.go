@@ -159,7 +159,12 @@ func (e *Error) Advice() string {
 	case KindTimeout:
 		return "The operation ran out of its time limit: raise it in the resource's timeouts block, or check that the server answers."
 	case KindRejected:
-		return "The server refused the push; its message is above. Check branch protection and server hooks."
+		return "The server refused the push by its own rules; its reasons, when it gave any, follow \"the server said:\" in the cause above. " +
+			"A server hook: do what its message asks, or ask the server's owners to exempt the store's credentials. " +
+			"A protected branch: let the store's credentials push to it directly (a deploy key or bot account exempt " +
+			"from the pull-request rule), or set git.branch to a branch that takes direct pushes. " +
+			"A policy that requires signed commits: have the store sign its commits with a key the server trusts, or " +
+			"exempt its credentials from the rule. Nothing reached the branch; the next apply tries again."
 	case KindConflict:
 		return "Other writers kept winning the races for the same files until the operation's time limit: " +
 			"retry the operation, or raise the limit in the resource's timeouts block."

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -163,4 +164,34 @@ func TestCreateForeignRepo(t *testing.T) {
 		t.Fatalf("%d files (%v), want %d", files, err, spec.Files)
 	}
 	t.Logf("checked in %v", time.Since(start))
+}
+
+func TestSetHookRefusesPushesUntilRemoved(t *testing.T) {
+	g := startGitServer(t)
+	if err := g.CreateRepo("state", "main"); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.SetHook("state", "pre-receive", "#!/bin/sh\necho 'frozen by test' >&2\nexit 1\n"); err != nil {
+		t.Fatal(err)
+	}
+	err := g.PushFile("state", "main", "a.yaml", []byte("a\n"), "Add a")
+	if err == nil || !strings.Contains(err.Error(), "frozen by test") {
+		t.Fatalf("push with the hook installed: %v, want a refusal quoting the hook", err)
+	}
+	assertCommitCount(t, g, "state", "main", 1)
+	if err := g.SetHook("state", "pre-receive", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.PushFile("state", "main", "a.yaml", []byte("a\n"), "Add a"); err != nil {
+		t.Fatalf("push after the hook was removed: %v", err)
+	}
+	assertCommitCount(t, g, "state", "main", 2)
+	for _, bad := range []string{"", "../pre-receive", "hooks/pre-receive"} {
+		if err := g.SetHook("state", bad, "#!/bin/sh\n"); err == nil {
+			t.Errorf("SetHook accepted hook name %q", bad)
+		}
+	}
+	if err := g.SetHook("nope", "pre-receive", "#!/bin/sh\n"); err == nil {
+		t.Error("SetHook accepted a missing repository")
+	}
 }

@@ -113,3 +113,37 @@ func lookupBranch(path, branch string) (commit string, found bool, err error) {
 		return "", false, err
 	}
 }
+
+// SetHook installs script as the server-side hook called hookName ("pre-receive", "update") of
+// repository name, replacing any hook of that name; an empty script removes it. The script is
+// run as an executable file, so it starts with its own "#!" line. Every transport (HTTP, HTTPS
+// and SSH) runs it, since they all call git-receive-pack on the same bare repository.
+func (g *GitServer) SetHook(name, hookName, script string) error {
+	path, err := g.existingRepo(name)
+	if err != nil {
+		return err
+	}
+	if hookName == "" || !filepath.IsLocal(hookName) || filepath.Base(hookName) != hookName {
+		return fmt.Errorf("hook name %q: must be a plain file name such as pre-receive", hookName)
+	}
+	hook := filepath.Join(path, "hooks", hookName)
+	if script == "" {
+		if err := os.Remove(hook); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("remove hook %s of repository %q: %w", hookName, name, err)
+		}
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(hook), 0o755); err != nil {
+		return fmt.Errorf("install hook %s in repository %q: %w", hookName, name, err)
+	}
+	// Written aside and renamed, so that a push running at the same time never executes a
+	// half-written script.
+	tmp := hook + ".tmp"
+	if err := os.WriteFile(tmp, []byte(script), 0o755); err != nil {
+		return fmt.Errorf("install hook %s in repository %q: %w", hookName, name, err)
+	}
+	if err := os.Rename(tmp, hook); err != nil {
+		return fmt.Errorf("install hook %s in repository %q: %w", hookName, name, err)
+	}
+	return nil
+}
