@@ -163,7 +163,7 @@ func (e *Error) Advice() string {
 			"A server hook: do what its message asks, or ask the server's owners to exempt the store's credentials. " +
 			"A protected branch: let the store's credentials push to it directly (a deploy key or bot account exempt " +
 			"from the pull-request rule), or set git.branch to a branch that takes direct pushes. " +
-			"A policy that requires signed commits: have the store sign its commits with a key the server trusts, or " +
+			"A policy that requires signed commits: have the store sign its commits (git.signing) with a key the server trusts, or " +
 			"exempt its credentials from the rule. Nothing reached the branch; the next apply tries again."
 	case KindConflict:
 		return "Other writers kept winning the races for the same files until the operation's time limit: " +
