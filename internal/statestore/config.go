@@ -41,6 +41,10 @@ type GitConfig struct {
 	SSHPrivateKey string // PEM/OpenSSH private key content
 	KnownHosts    string // known_hosts content
 	CACertificate string // PEM content
+
+	// GitHubApp, when set, authenticates over HTTPS with the App installation's tokens instead
+	// of Username and Password.
+	GitHubApp GitHubApp
 }
 
 // AssumeRole is a role to assume through STS, as the AWS provider's assume_role block.

@@ -103,7 +103,9 @@ type gitStore struct {
 	// does not parse). It is reported by every operation rather than by Pool.Git, so that
 	// building a store never fails during plan.
 	authErr error
-	desc    string
+	// app mints the tokens of the store's GitHub App; nil when it has none.
+	app  *appTokenSource
+	desc string
 }
 
 var _ Store = (*gitStore)(nil)
@@ -119,6 +121,9 @@ func (p *Pool) Git(cfg GitConfig) (Store, error) {
 	}
 	s := &gitStore{cfg: cfg, desc: fmt.Sprintf("repository %s (branch %s)", RedactURL(cfg.URL), cfg.Branch)}
 	s.auth, s.authErr = gitAuth(cfg)
+	if s.authErr == nil && cfg.GitHubApp.Set() {
+		s.app, s.authErr = appTokenSourceFor(cfg.GitHubApp, cfg.CACertificate)
+	}
 
 	key := repoKey(cfg.URL) + " " + cfg.Branch
 	p.mu.Lock()
