@@ -39,6 +39,7 @@ type FakeGitHub struct {
 	lifetime time.Duration
 	tokens   map[string]time.Time // issued token -> expiry
 	mints    int
+	jwts     []string // every JWT received, valid or not
 }
 
 // StartFakeGitHub starts the server with a new App key; tokens live one hour, as GitHub's do.
@@ -92,6 +93,13 @@ func (f *FakeGitHub) Tokens() []string {
 	return out
 }
 
+// JWTs lists the App JWTs the server received, for tests that search for them.
+func (f *FakeGitHub) JWTs() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.jwts...)
+}
+
 // SetTokenLifetime sets the lifetime of the tokens issued from now on.
 func (f *FakeGitHub) SetTokenLifetime(d time.Duration) {
 	f.mu.Lock()
@@ -132,6 +140,9 @@ func (f *FakeGitHub) accessTokens(w http.ResponseWriter, r *http.Request) {
 		githubError(w, http.StatusUnauthorized, "A JSON web token could not be decoded")
 		return
 	}
+	f.mu.Lock()
+	f.jwts = append(f.jwts, jwt)
+	f.mu.Unlock()
 	if err := f.checkJWT(jwt, time.Now()); err != nil {
 		githubError(w, http.StatusUnauthorized, "A JSON web token could not be decoded: "+err.Error())
 		return
