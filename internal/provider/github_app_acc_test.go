@@ -1,6 +1,10 @@
 package provider
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"regexp"
 	"strings"
@@ -122,4 +126,65 @@ func TestAccGitHubApp(t *testing.T) {
 			},
 		},
 	})
+}
+
+// TestGitHubAppPlanChecks: a secret set holding a GitHub App is judged at plan, at the store's
+// secret_ref, without dialling anything: a missing key is named with its environment variable,
+// a set with a password besides is ambiguous, an installation id must be a number, the key must
+// be an RSA private key (and is never quoted), the App needs an http(s) URL. These need the
+// Terraform CLI but no server.
+func TestGitHubAppPlanChecks(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	goodKey := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
+	const notAKey = "-----BEGIN RSA PRIVATE KEY-----\nc2VjcmV0LWJ5dGVzLW5vdC1hLWtleQ==\n-----END RSA PRIVATE KEY-----\n"
+	config := func(set, url string) string {
+		return fmt.Sprintf(`
+provider "kratix" {
+  secrets = {
+    gh = { %s }
+  }
+}
+
+resource "kratix_state_store" "s" {
+  name       = "s"
+  secret_ref = "gh"
+  git        = { url = %q }
+}
+`, set, url)
+	}
+	app := func(id, installation, key string) string {
+		return fmt.Sprintf("github_app_id = %q, github_app_installation_id = %q, github_app_private_key = %q", id, installation, key)
+	}
+	const https = "https://github.com/acme/gitops.git"
+	tests := []struct {
+		name, config, want string
+	}{
+		{"missing private key", config(`github_app_id = "1", github_app_installation_id = "2"`, https),
+			`Incomplete GitHub App[\s\S]*secret_ref = "gh"[\s\S]*not\s+github_app_private_key[\s\S]*KRATIX_SECRET_GH_GITHUB_APP_PRIVATE_KEY`},
+		{"missing installation", config(fmt.Sprintf(`github_app_id = "1", github_app_private_key = %q`, goodKey), https),
+			`Incomplete GitHub App[\s\S]*not\s+github_app_installation_id`},
+		{"with a password", config(app("1", "2", goodKey)+`, password = "p"`, https),
+			`Ambiguous Git Credentials[\s\S]*both\s+username/password\s+and\s+a\s+GitHub\s+App`},
+		{"installation not a number", config(app("1", "inst-2", goodKey), https),
+			`Invalid GitHub App Installation[\s\S]*"inst-2"`},
+		{"not a key", config(app("1", "2", notAKey), https),
+			`Invalid GitHub App Key[\s\S]*GitHub\s+App\s+1[\s\S]*PKCS#8`},
+		{"over SSH", config(app("1", "2", goodKey), "ssh://git@github.com/acme/gitops.git"),
+			`GitHub App Over SSH[\s\S]*HTTPS\s+only`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{{
+					Config:      tt.config,
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(tt.want),
+				}},
+			})
+		})
+	}
 }
