@@ -84,7 +84,9 @@ func (s *gitStore) withAuth(ctx context.Context, op func(transport.AuthMethod) e
 	if err == nil || s.app == nil || classifyGitError(err) != KindAuth {
 		return err
 	}
-	s.app.forget(auth.(*githttp.BasicAuth).Password)
+	if basic, ok := auth.(*githttp.BasicAuth); ok {
+		s.app.forget(basic.Password)
+	}
 	if auth, err = s.transportAuth(ctx); err != nil {
 		return err
 	}

@@ -134,7 +134,11 @@ func newAppTokenSource(app GitHubApp, key *rsa.PrivateKey, client *http.Client, 
 
 // appHTTPClient is the client for the token endpoint, trusting caPEM besides the system roots.
 func appHTTPClient(caPEM string) (*http.Client, error) {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
+	base, ok := http.DefaultTransport.(*http.Transport)
+	if !ok {
+		base = &http.Transport{Proxy: http.ProxyFromEnvironment}
+	}
+	tr := base.Clone()
 	if caPEM != "" {
 		roots, err := x509.SystemCertPool()
 		if err != nil || roots == nil {
