@@ -295,8 +295,9 @@ func (t *appTokenSource) refusal(status int, body []byte, signed string) error {
 
 // appTokenRefused adds advice to git's refusal of an App token that GitHub issued moments ago.
 func appTokenRefused(err error) error {
-	return &Error{Kind: KindAuth, Err: fmt.Errorf("%w; the GitHub App's installation token was refused: check that the "+
-		"installation includes this repository and grants Contents read and write", err)}
+	msg := strings.TrimSpace(err.Error()) + "; the GitHub App's installation token was refused: check that the " +
+		"installation includes this repository and grants Contents read and write"
+	return &Error{Kind: KindAuth, Err: &reworded{msg: msg, err: err}}
 }
 
 // appSecrets lists what an App adds to a store's secrets, for redaction.

@@ -230,3 +230,29 @@ func TestGitHubAppStore(t *testing.T) {
 	}
 	t.Logf("with a key the App does not have: %v", err)
 }
+
+// TestGitHubAppTokenRefusedByGit checks that when git refuses even a token just minted (the
+// installation does not include the repository), the store tries one new token, not more, and
+// says what to check.
+func TestGitHubAppTokenRefusedByGit(t *testing.T) {
+	g := testGitServer(t)
+	gh := startFakeGitHub(t)
+	const repo = "app-token-refused"
+	if err := g.CreateRepo(repo, "main"); err != nil {
+		t.Fatal(err)
+	}
+	g.RequireAppTokens(repo, func(string) bool { return false })
+	s, err := NewPool().Git(GitConfig{URL: g.HTTPURL(repo), GitHubApp: fakeApp(gh)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Check(context.Background())
+	var se *Error
+	if !errors.As(err, &se) || se.Kind != KindAuth || !strings.Contains(err.Error(), "installation includes this repository") {
+		t.Fatalf("got %v", err)
+	}
+	if gh.Mints() != 2 {
+		t.Fatalf("%d tokens minted, want 2 (the first, and one retry)", gh.Mints())
+	}
+	t.Logf("%v", err)
+}
