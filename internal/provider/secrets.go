@@ -26,6 +26,16 @@ var secretKeys = []struct {
 	{"ca_certificate", "PEM content of a CA certificate to trust, for either kind of store."},
 	{"signing_key", "Private key that signs a Git store's commits, named by its `git.signing.secret_ref`: an armored OpenPGP private key (`format = \"openpgp\"`) or an OpenSSH or PEM private key (`format = \"ssh\"`); the content, not a path."},
 	{"signing_key_passphrase", "Passphrase of an encrypted `signing_key`."},
+	{"github_app_id", "For a Git store over HTTPS on GitHub: the GitHub App's id (or its client id). The provider " +
+		"signs a JWT with the App's key and uses the installation token it is given as the password of `x-access-token`. " +
+		"Needs `github_app_installation_id` and `github_app_private_key`; not with `username` or `password`. " +
+		"See the GitHub App guide."},
+	{"github_app_installation_id", "The id of the GitHub App's installation on the repository's owner (the number " +
+		"at the end of the installation's settings URL)."},
+	{"github_app_private_key", "PEM content of the GitHub App's private key (PKCS#1 `BEGIN RSA PRIVATE KEY`, as " +
+		"GitHub generates it, or PKCS#8)."},
+	{"github_app_api_url", "GitHub API URL the installation token is asked from: `https://HOST/api/v3` for GitHub " +
+		"Enterprise Server. Defaults to `https://api.github.com`. Not secret, but kept with the App's settings."},
 }
 
 func secretsSchema() schema.Attribute {

@@ -13,7 +13,8 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
-// TestAccSecretsNeverLeak applies stores of every kind with TF_LOG=TRACE, then searches the state
+// TestAccSecretsNeverLeak applies stores of every kind (a git store on a GitHub App among them: its
+// private key from the environment, the JWTs it signed and the tokens it was given) with TF_LOG=TRACE, then searches the state
 // file, `terraform show -json`, the CLI output and the trace log for every secret value used:
 // temporary MinIO credentials (a secret key from the environment, a session token from a
 // variable), a git password and a CA certificate over HTTPS, an SSH private key from variables,
@@ -84,6 +85,18 @@ func TestAccSecretsNeverLeak(t *testing.T) {
 	if !strings.Contains(httpsStore, `format = "ssh"`) || !strings.Contains(sshStore, `format = "openpgp"`) {
 		t.Fatalf("the signing stores are not as intended:\n%s\n%s", httpsStore, sshStore)
 	}
+	// A git store whose secret holds a GitHub App, from the environment, on a repository that
+	// takes only the tokens the fake GitHub issued.
+	gh, err := testinfra.StartFakeGitHub()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gh.Close)
+	appRepo := randomName("app")
+	if err := gitServer.CreateRepo(appRepo, "main"); err != nil {
+		t.Fatal(err)
+	}
+	gitServer.RequireAppTokens(appRepo, gh.ValidToken)
 	config := func(password string) string {
 		return fmt.Sprintf(`
 terraform {
@@ -129,6 +142,8 @@ provider "kratix" {
     ssh   = { ssh_private_key = var.ssh_key, known_hosts = %q }
     signer = { signing_key = var.signing_key, signing_key_passphrase = var.signing_pass }
     # pgp's signing_key and signing_key_passphrase come from KRATIX_SECRET_PGP_*
+    # the App's id, installation id and private key come from KRATIX_SECRET_APP_GITHUB_APP_*
+    app   = { github_app_api_url = %q }
   }
 }
 
@@ -148,12 +163,18 @@ resource "kratix_state_store" "aws" {
 %s
 }
 
+resource "kratix_state_store" "app" {
+  name       = "app"
+  secret_ref = "app"
+  git        = { url = %q }
+}
+
 resource "kratix_destination" "d" {
-  count       = 4
+  count       = 5
   name        = "worker-${count.index}"
   path        = "worker-${count.index}"
   labels      = { env = "dev" }
-  state_store = [kratix_state_store.bucket, kratix_state_store.https, kratix_state_store.ssh, kratix_state_store.aws][count.index]
+  state_store = [kratix_state_store.bucket, kratix_state_store.https, kratix_state_store.ssh, kratix_state_store.aws, kratix_state_store.app][count.index]
 }
 
 resource "kratix_promise" "p" {
@@ -162,11 +183,11 @@ resource "kratix_promise" "p" {
   dependencies          = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
   destinations          = kratix_destination.d
 }
-`, temp.AccessKeyID, gitServer.Username, password, gitServer.KnownHosts,
+`, temp.AccessKeyID, gitServer.Username, password, gitServer.KnownHosts, gh.URL,
 			strings.Replace(bucket.store, `secret_ref = "s"`, `secret_ref = "minio"`, 1),
 			httpsStore,
 			sshStore,
-			chainStore)
+			chainStore, gitServer.HTTPURL(appRepo))
 	}
 	logFile := filepath.Join(t.TempDir(), "trace.log")
 	env := []string{"KRATIX_SECRET_MINIO_SECRET_ACCESS_KEY=" + temp.SecretAccessKey,
@@ -178,6 +199,9 @@ resource "kratix_promise" "p" {
 		"TF_VAR_signing_pass=" + signPass,
 		"KRATIX_SECRET_PGP_SIGNING_KEY=" + pgpSigningKey,
 		"KRATIX_SECRET_PGP_SIGNING_KEY_PASSPHRASE=" + pgpPass,
+		"KRATIX_SECRET_APP_GITHUB_APP_ID=" + gh.AppID,
+		"KRATIX_SECRET_APP_GITHUB_APP_INSTALLATION_ID=" + gh.InstallationID,
+		"KRATIX_SECRET_APP_GITHUB_APP_PRIVATE_KEY=" + gh.PrivateKey,
 		"TF_LOG=TRACE", "TF_LOG_PATH=" + logFile}
 	for k, v := range awsEnv {
 		env = append(env, k+"="+v)
@@ -261,6 +285,10 @@ resource "kratix_destination" "by_hand" {
 		t.Fatal("nothing was written to the store on the AWS credential chain")
 	}
 	keyLine := strings.Split(strings.TrimSpace(gitServer.SSHPrivateKey), "\n")[1]
+	appKeyLine := strings.Split(strings.TrimSpace(gh.PrivateKey), "\n")[1]
+	if files, err := gitServer.ListFiles(appRepo, "main"); err != nil || len(files) == 0 || gh.Mints() == 0 {
+		t.Fatalf("nothing was written with the GitHub App's token (files %v, %v; %d tokens minted)", files, err, gh.Mints())
+	}
 	caLine := strings.Split(strings.TrimSpace(gitServer.CACertificate), "\n")[1]
 	secrets := map[string]string{
 		"MinIO secret key":         temp.SecretAccessKey,
@@ -279,6 +307,13 @@ resource "kratix_destination" "by_hand" {
 		"wrong signing passphrase": wrongPass,
 		"OpenPGP signing key":      longestLine(pgpSigningKey),
 		"OpenPGP passphrase":       pgpPass,
+		"GitHub App private key":   appKeyLine,
+	}
+	for i, token := range gh.Tokens() {
+		secrets[fmt.Sprintf("GitHub App installation token %d", i)] = token
+	}
+	for i, jwt := range gh.JWTs() {
+		secrets[fmt.Sprintf("GitHub App JWT %d", i)] = jwt
 	}
 	for where, text := range map[string]string{"state": string(state), "terraform show -json": show, "CLI output": printed.String(), "TRACE log": string(log)} {
 		for what, secret := range secrets {
@@ -287,7 +322,8 @@ resource "kratix_destination" "by_hand" {
 			}
 		}
 	}
-	t.Logf("searched %d bytes of state, %d of show -json, %d of output and %d of TRACE log", len(state), len(show), printed.Len(), len(log))
+	t.Logf("searched %d bytes of state, %d of show -json, %d of output and %d of TRACE log for %d secrets (%d App tokens)",
+		len(state), len(show), printed.Len(), len(log), len(secrets), len(gh.Tokens()))
 	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config("var.git_password")), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -243,6 +243,8 @@ func (d *providerData) checkCredentials(m storeRefModel, at path.Path) diag.Diag
 			return diags // reported by the URL validator
 		}
 		switch {
+		case hasGitHubApp(set):
+			diags.Append(checkGitHubApp(m, set, ref, transport, at)...)
 		case transport == "ssh" && set["ssh_private_key"] == "":
 			diags.AddAttributeError(at.AtName("secret_ref"), "Missing SSH Key",
 				fmt.Sprintf("State store %q reaches %s over SSH, which needs a key: set secret_ref to a provider secret "+
@@ -391,6 +393,12 @@ func (d *providerData) open(m storeRefModel, createBucket bool) (statestore.Stor
 			SSHPrivateKey:         set["ssh_private_key"],
 			KnownHosts:            set["known_hosts"],
 			CACertificate:         set["ca_certificate"],
+			GitHubApp: statestore.GitHubApp{
+				AppID:          set["github_app_id"],
+				InstallationID: set["github_app_installation_id"],
+				PrivateKey:     set["github_app_private_key"],
+				APIURL:         set["github_app_api_url"],
+			},
 		})
 	}
 	return nil, fmt.Errorf("state store %q has neither bucket nor git", m.Name.ValueString())

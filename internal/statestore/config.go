@@ -48,6 +48,10 @@ type GitConfig struct {
 	SigningFormat     string
 	SigningKey        string
 	SigningPassphrase string
+
+	// GitHubApp, when set, authenticates over HTTPS with the App installation's tokens instead
+	// of Username and Password.
+	GitHubApp GitHubApp
 }
 
 // AssumeRole is a role to assume through STS, as the AWS provider's assume_role block.

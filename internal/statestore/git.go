@@ -107,7 +107,9 @@ type gitStore struct {
 	// a signing key that cannot be used, reported by every write like authErr.
 	signer  CommitSigner
 	signErr error
-	desc    string
+	// app mints the tokens of the store's GitHub App; nil when it has none.
+	app  *appTokenSource
+	desc string
 }
 
 var _ Store = (*gitStore)(nil)
@@ -124,6 +126,9 @@ func (p *Pool) Git(cfg GitConfig) (Store, error) {
 	s := &gitStore{cfg: cfg, desc: fmt.Sprintf("repository %s (branch %s)", RedactURL(cfg.URL), cfg.Branch)}
 	s.auth, s.authErr = gitAuth(cfg)
 	s.signer, s.signErr = gitSigner(cfg)
+	if s.authErr == nil && cfg.GitHubApp.Set() {
+		s.app, s.authErr = appTokenSourceFor(cfg.GitHubApp, cfg.CACertificate)
+	}
 
 	key := repoKey(cfg.URL) + " " + cfg.Branch
 	p.mu.Lock()

@@ -1,6 +1,7 @@
 package statestore
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -22,6 +23,9 @@ func gitAuth(cfg GitConfig) (transport.AuthMethod, error) {
 	if err != nil {
 		return nil, invalidURL(cfg.URL, err)
 	}
+	if cfg.GitHubApp.Set() {
+		return nil, appAuthConfig(cfg, ep.Protocol)
+	}
 	switch ep.Protocol {
 	case "http", "https":
 		if cfg.Username == "" && cfg.Password == "" {
@@ -38,6 +42,58 @@ func gitAuth(cfg GitConfig) (transport.AuthMethod, error) {
 		return nil, nil
 	}
 	return nil, &Error{Kind: KindConfig, Err: fmt.Errorf("unsupported protocol %q", ep.Protocol)}
+}
+
+// appAuthConfig checks that a store with a GitHub App uses nothing else to authenticate, over
+// HTTP(S): its token is the store's only credential, fetched per operation (see transportAuth).
+func appAuthConfig(cfg GitConfig, protocol string) error {
+	switch {
+	case protocol != "http" && protocol != "https":
+		return &Error{Kind: KindConfig, Err: fmt.Errorf("GitHub App %s authenticates over HTTPS only, and the URL uses %s: "+
+			"use the repository's https:// URL", cfg.GitHubApp.AppID, protocol)}
+	case cfg.Password != "" || cfg.Username != "":
+		return &Error{Kind: KindConfig, Err: fmt.Errorf("the store's secret holds both username/password and GitHub App %s: "+
+			"keep one of them", cfg.GitHubApp.AppID)}
+	}
+	return nil
+}
+
+// transportAuth is the store's credentials for one operation: a GitHub App's current token, or
+// the fixed credentials built with the store.
+func (s *gitStore) transportAuth(ctx context.Context) (transport.AuthMethod, error) {
+	if s.app == nil {
+		return s.auth, nil
+	}
+	token, err := s.app.Token(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &githttp.BasicAuth{Username: GitHubAppUser, Password: token}, nil
+}
+
+// withAuth runs a remote operation with the store's credentials. When git refuses a GitHub App
+// token that the cache still holds (revoked, or expired before its time), the token is dropped
+// and the operation tried once more with a new one: the refusal happens when the session
+// starts, before anything was sent.
+func (s *gitStore) withAuth(ctx context.Context, op func(transport.AuthMethod) error) error {
+	auth, err := s.transportAuth(ctx)
+	if err != nil {
+		return err
+	}
+	err = op(auth)
+	if err == nil || s.app == nil || classifyGitError(err) != KindAuth {
+		return err
+	}
+	if basic, ok := auth.(*githttp.BasicAuth); ok {
+		s.app.forget(basic.Password)
+	}
+	if auth, err = s.transportAuth(ctx); err != nil {
+		return err
+	}
+	if err = op(auth); err != nil && classifyGitError(err) == KindAuth {
+		return appTokenRefused(err)
+	}
+	return err
 }
 
 // sshDialTimeout bounds the TCP connection on its own, however long the operation's limit: an

@@ -137,6 +137,9 @@ func (s *gitStore) secrets() []string {
 	}
 	add(s.cfg.Password)
 	add(s.cfg.SSHPrivateKey)
+	for _, v := range s.app.appSecrets() {
+		add(v)
+	}
 	if u, err := url.Parse(s.cfg.URL); err == nil && u.User != nil {
 		if pw, ok := u.User.Password(); ok {
 			add(pw)

@@ -41,7 +41,21 @@ func (s *gitStore) uploadPack(ctx context.Context) (transport.UploadPackSession,
 		done()
 		return nil, nil, nil, &Error{Kind: KindConfig, Err: err}
 	}
-	sess, err := cli.NewUploadPackSession(ep, s.auth)
+	var (
+		sess transport.UploadPackSession
+		adv  *packp.AdvRefs
+	)
+	err = s.withAuth(ctx, func(auth transport.AuthMethod) error {
+		var err error
+		if sess, err = cli.NewUploadPackSession(ep, auth); err != nil {
+			return err
+		}
+		if adv, err = sess.AdvertisedReferencesContext(ctx); err != nil {
+			_ = sess.Close()
+			return err
+		}
+		return nil
+	})
 	if err != nil {
 		done()
 		return nil, nil, nil, err
@@ -49,11 +63,6 @@ func (s *gitStore) uploadPack(ctx context.Context) (transport.UploadPackSession,
 	closeAll := func() {
 		_ = sess.Close()
 		done()
-	}
-	adv, err := sess.AdvertisedReferencesContext(ctx)
-	if err != nil {
-		closeAll()
-		return nil, nil, nil, err
 	}
 	return sess, adv, closeAll, nil
 }

@@ -125,17 +125,20 @@ func (s *gitStore) push(ctx context.Context, base, commit plumbing.Hash) error {
 	}
 	var progress bytes.Buffer
 	sshOp, done := sshOperation(ctx, s.cfg.URL)
-	err := s.r.repo.PushContext(ctx, &git.PushOptions{
-		RemoteName: "origin",
-		RemoteURL:  s.cfg.URL,
-		RefSpecs:   []gitconfig.RefSpec{gitconfig.RefSpec(fmt.Sprintf("%s:%s", s.branchRef(), s.branchRef()))},
-		// go-git checks this against the references the server advertises, before sending.
-		RequireRemoteRefs: require,
-		Auth:              s.auth,
-		CABundle:          s.caBundle(),
-		// Asking for progress makes the server send its hooks' output on the side band.
-		Progress:     &progress,
-		ProxyOptions: sshOp,
+	err := s.withAuth(ctx, func(auth transport.AuthMethod) error {
+		progress.Reset()
+		return s.r.repo.PushContext(ctx, &git.PushOptions{
+			RemoteName: "origin",
+			RemoteURL:  s.cfg.URL,
+			RefSpecs:   []gitconfig.RefSpec{gitconfig.RefSpec(fmt.Sprintf("%s:%s", s.branchRef(), s.branchRef()))},
+			// go-git checks this against the references the server advertises, before sending.
+			RequireRemoteRefs: require,
+			Auth:              auth,
+			CABundle:          s.caBundle(),
+			// Asking for progress makes the server send its hooks' output on the side band.
+			Progress:     &progress,
+			ProxyOptions: sshOp,
+		})
 	})
 	done()
 	switch {
@@ -280,24 +283,34 @@ func (s *gitStore) checkBranch(ctx context.Context, push bool) (err error) {
 	}
 	if push {
 		kind, asking = "push", "asking for the branches a push may update"
-		sess, err = cli.NewReceivePackSession(ep, s.auth)
-	} else {
-		sess, err = cli.NewUploadPackSession(ep, s.auth)
 	}
-	if err != nil {
-		return fmt.Errorf("connecting for a %s: %w", kind, err)
+	var adv *packp.AdvRefs
+	err = s.withAuth(ctx, func(auth transport.AuthMethod) error {
+		if push {
+			sess, err = cli.NewReceivePackSession(ep, auth)
+		} else {
+			sess, err = cli.NewUploadPackSession(ep, auth)
+		}
+		if err != nil {
+			return fmt.Errorf("connecting for a %s: %w", kind, err)
+		}
+		adv, err = sess.AdvertisedReferencesContext(ctx)
+		if err != nil && !errors.Is(err, transport.ErrEmptyRemoteRepository) {
+			_ = sess.Close()
+			return fmt.Errorf("%s: %w", asking, err)
+		}
+		return err
+	})
+	if err != nil && !errors.Is(err, transport.ErrEmptyRemoteRepository) {
+		return err
 	}
 	defer func() {
 		if cerr := sess.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("closing the %s session: %w", kind, cerr)
 		}
 	}()
-	adv, err := sess.AdvertisedReferencesContext(ctx)
-	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-		return nil
-	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", asking, err)
+		return nil // an empty repository
 	}
 	if adv.IsEmpty() {
 		return nil

@@ -20,10 +20,14 @@ type gitHTTPHandler struct {
 
 	mu      sync.Mutex
 	fetched map[string]int64 // bytes of upload-pack answers (fetches), by request path's repository
+	// tokenRepos are the repositories, by request path ("/name.git"), that accept only the
+	// tokens their function reports valid, as the password of the user x-access-token.
+	tokenRepos map[string]func(token string) bool
 }
 
 func newGitHTTPHandler(root, backend, user, password string) *gitHTTPHandler {
-	return &gitHTTPHandler{root: root, backend: backend, user: user, password: password, fetched: map[string]int64{}}
+	return &gitHTTPHandler{root: root, backend: backend, user: user, password: password, fetched: map[string]int64{},
+		tokenRepos: map[string]func(string) bool{}}
 }
 
 // fetchedBytes is how many bytes the handler sent in answer to fetches from repository name.
@@ -47,7 +51,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 func (h *gitHTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	user, password, ok := r.BasicAuth()
-	if !ok || !equalSecret(user, h.user) || !equalSecret(password, h.password) {
+	if !ok || !h.authorized(r.URL.Path, user, password) {
 		// The challenge is what makes git (and go-git) retry with the credentials it holds.
 		w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
 		http.Error(w, "authentication required", http.StatusUnauthorized)
@@ -90,6 +94,26 @@ func (h *gitHTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.fetched[repo] += cw.n
 	h.mu.Unlock()
 }
+
+// authorized checks the basic-auth credentials of a request for path: the server's user and
+// password, or, for a repository that takes App tokens, a currently valid token only.
+func (h *gitHTTPHandler) authorized(path, user, password string) bool {
+	h.mu.Lock()
+	var valid func(string) bool
+	for repo, fn := range h.tokenRepos {
+		if strings.HasPrefix(path, repo+"/") {
+			valid = fn
+		}
+	}
+	h.mu.Unlock()
+	if valid != nil {
+		return user == appTokenUser && valid(password)
+	}
+	return equalSecret(user, h.user) && equalSecret(password, h.password)
+}
+
+// appTokenUser is the user name git sends with a GitHub App installation token.
+const appTokenUser = "x-access-token"
 
 // equalSecret compares in constant time: a habit worth keeping even in a test server.
 func equalSecret(got, want string) bool {

@@ -164,5 +164,14 @@ func (g *GitServer) SSHURL(name string) string { return g.SSHBase + "/" + name +
 // fetches (upload-pack requests) from repository name: what clients downloaded from it.
 func (g *GitServer) FetchedBytes(name string) int64 { return g.handler.fetchedBytes(name) }
 
+// RequireAppTokens makes repository name accept, over HTTP and HTTPS, only the user
+// x-access-token with a password that valid accepts (FakeGitHub.ValidToken), as GitHub does for
+// a GitHub App's installation tokens; the server's own password no longer opens it.
+func (g *GitServer) RequireAppTokens(name string, valid func(token string) bool) {
+	g.handler.mu.Lock()
+	defer g.handler.mu.Unlock()
+	g.handler.tokenRepos["/"+name+".git"] = valid
+}
+
 // RepoPath is the folder of bare repository name.
 func (g *GitServer) RepoPath(name string) string { return filepath.Join(g.Root, name+".git") }

@@ -1,0 +1,190 @@
+package provider
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
+)
+
+// gitHubAppConfig is a git store whose secret holds only a GitHub App, on repo, and n promises
+// on one destination, each with a namespace named after ns.
+func gitHubAppConfig(gh *testinfra.FakeGitHub, key, repo string, n int, ns string) string {
+	return fmt.Sprintf(`
+provider "kratix" {
+  secrets = {
+    gh = {
+      github_app_id              = %q
+      github_app_installation_id = %q
+      github_app_private_key     = %q
+      github_app_api_url         = %q
+    }
+  }
+}
+
+resource "kratix_state_store" "s" {
+  name       = "gh"
+  secret_ref = "gh"
+  git = {
+    url = %q
+  }
+}
+
+resource "kratix_destination" "d" {
+  name           = "worker"
+  path           = "worker"
+  init_workloads = false
+  state_store    = kratix_state_store.s
+}
+
+resource "kratix_promise" "p" {
+  count        = %d
+  name         = "p${count.index}"
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s-${count.index}\n"
+  destinations = [kratix_destination.d]
+}
+`, gh.AppID, gh.InstallationID, key, gh.URL, gitServer.HTTPURL(repo), n, ns)
+}
+
+// TestAccGitHubApp applies 50 promises to a repository that takes only the current tokens of a
+// GitHub App's installation, with the provider process's token cache shared by the steps:
+// plan and apply of all of them mint one token; once the server expires it, the next apply
+// gets a second token and succeeds; with a key the App does not have, the plan fails naming the
+// App and what to check, and nothing is minted.
+func TestAccGitHubApp(t *testing.T) {
+	requireAcceptance(t)
+	gh, err := testinfra.StartFakeGitHub()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gh.Close)
+	repo := randomName("app")
+	if err := gitServer.CreateRepo(repo, "main"); err != nil {
+		t.Fatal(err)
+	}
+	gitServer.RequireAppTokens(repo, gh.ValidToken)
+	const promises = 50
+	check := func(ns string, wantMints int) resource.TestCheckFunc {
+		return func(_ *terraform.State) error {
+			if got := gh.Mints(); got != wantMints {
+				return fmt.Errorf("%d tokens minted, want %d", got, wantMints)
+			}
+			files, err := gitServer.ListFiles(repo, "main")
+			if err != nil {
+				return err
+			}
+			for i := range promises {
+				var found []string
+				for _, f := range files {
+					if strings.HasPrefix(f, fmt.Sprintf("worker/dependencies/p%d/", i)) && strings.HasSuffix(f, "-dependencies.yaml") {
+						found = append(found, f)
+					}
+				}
+				if len(found) != 1 {
+					return fmt.Errorf("promise p%d has dependency files %v; the repository has %s", i, found, strings.Join(files, ", "))
+				}
+				got, err := gitServer.ReadFile(repo, "main", found[0])
+				want := fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s-%d\n", ns, i)
+				if err != nil || string(got) != want {
+					return fmt.Errorf("%s holds %q (%v), want %q", found[0], got, err, want)
+				}
+			}
+			t.Logf("%d tokens minted; the repository has %d files", gh.Mints(), len(files))
+			return nil
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProviders,
+		Steps: []resource.TestStep{
+			{
+				Config: gitHubAppConfig(gh, gh.PrivateKey, repo, promises, "v1"),
+				Check:  check("v1", 1),
+			},
+			{
+				PreConfig: gh.ExpireTokens,
+				Config:    gitHubAppConfig(gh, gh.PrivateKey, repo, promises, "v2"),
+				Check:     check("v2", 2),
+			},
+			{
+				Config:      gitHubAppConfig(gh, gh.OtherPrivateKey, repo, promises, "v3"),
+				ExpectError: regexp.MustCompile(`GitHub App 424242[\s\S]*HTTP 401[\s\S]*github_app_private_key[\s\S]*is[\s\S]*a[\s\S]*current[\s\S]*private[\s\S]*key`),
+			},
+			{
+				// The right key again: nothing to change, the second token still serves, and
+				// the wrong key minted none.
+				Config: gitHubAppConfig(gh, gh.PrivateKey, repo, promises, "v2"),
+				Check:  check("v2", 2),
+			},
+		},
+	})
+}
+
+// TestGitHubAppPlanChecks: a secret set holding a GitHub App is judged at plan, at the store's
+// secret_ref, without dialling anything: a missing key is named with its environment variable,
+// a set with a password besides is ambiguous, an installation id must be a number, the key must
+// be an RSA private key (and is never quoted), the App needs an http(s) URL. These need the
+// Terraform CLI but no server.
+func TestGitHubAppPlanChecks(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	goodKey := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
+	const notAKey = "-----BEGIN RSA PRIVATE KEY-----\nc2VjcmV0LWJ5dGVzLW5vdC1hLWtleQ==\n-----END RSA PRIVATE KEY-----\n"
+	config := func(set, url string) string {
+		return fmt.Sprintf(`
+provider "kratix" {
+  secrets = {
+    gh = { %s }
+  }
+}
+
+resource "kratix_state_store" "s" {
+  name       = "s"
+  secret_ref = "gh"
+  git        = { url = %q }
+}
+`, set, url)
+	}
+	app := func(id, installation, key string) string {
+		return fmt.Sprintf("github_app_id = %q, github_app_installation_id = %q, github_app_private_key = %q", id, installation, key)
+	}
+	const https = "https://github.com/acme/gitops.git"
+	tests := []struct {
+		name, config, want string
+	}{
+		{"missing private key", config(`github_app_id = "1", github_app_installation_id = "2"`, https),
+			`Incomplete GitHub App[\s\S]*secret_ref = "gh"[\s\S]*not\s+github_app_private_key[\s\S]*KRATIX_SECRET_GH_GITHUB_APP_PRIVATE_KEY`},
+		{"missing installation", config(fmt.Sprintf(`github_app_id = "1", github_app_private_key = %q`, goodKey), https),
+			`Incomplete GitHub App[\s\S]*not\s+github_app_installation_id`},
+		{"with a password", config(app("1", "2", goodKey)+`, password = "p"`, https),
+			`Ambiguous Git Credentials[\s\S]*both\s+username/password\s+and\s+a\s+GitHub\s+App`},
+		{"installation not a number", config(app("1", "inst-2", goodKey), https),
+			`Invalid GitHub App Installation[\s\S]*"inst-2"`},
+		{"not a key", config(app("1", "2", notAKey), https),
+			`Invalid GitHub App Key[\s\S]*GitHub\s+App\s+1[\s\S]*PKCS#8`},
+		{"over SSH", config(app("1", "2", goodKey), "ssh://git@github.com/acme/gitops.git"),
+			`GitHub App Over SSH[\s\S]*HTTPS\s+only`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProviders,
+				Steps: []resource.TestStep{{
+					Config:      tt.config,
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(tt.want),
+				}},
+			})
+		})
+	}
+}
