@@ -206,6 +206,13 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 	conn := newModelConn(t, kind)
 	m := refmodel.New(seed, kind, s.modes)
 	c := newCLI(t, nil)
+	var obs *modelObserve
+	if m.Gated() {
+		// A gated promise: the provider reads the model's clock, and its records are in an
+		// observe store of their own (refmodel/gate.go).
+		c.clock = &fakeClock{at: m.Now()}
+		obs = newModelObserve(t, conn)
+	}
 	var history []string
 	fail := func(step int, format string, args ...any) {
 		t.Helper()
@@ -234,6 +241,12 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 		}
 		history = append(history, fmt.Sprintf("  %2d. %s: %s", step, op.Name, op.Desc))
 		stepStart := time.Now()
+		if c.clock != nil {
+			c.clock.set(m.Now())
+		}
+		for _, r := range op.Records {
+			obs.write(t, r)
+		}
 		if op.ExpectError != "" {
 			// A configuration the plan must refuse: the apply fails and writes nothing.
 			before := conn.fingerprint(t)
@@ -354,6 +367,12 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 		}
 		report = append(report, folders...)
 		report = append(report, conn.commitProblems(before, after)...)
+		if obs != nil {
+			report = append(report, obs.problems(t)...)
+			for _, v := range m.GateVerdicts() {
+				ran.add("(gate " + v + ")")
+			}
+		}
 		if part != nil {
 			if got, ok := snap[part.store][part.path]; !ok || !bytes.Equal(got, part.content) {
 				report = append(report, fmt.Sprintf("%s (store %d), %s, is not back as it was (present %v):\n    want %q\n    got  %q",
