@@ -13,7 +13,10 @@ package provider
 // at plan with nothing written, and so must "collide" (two requests writing one file in mode
 // none, refmodel/collide.go), whose refusal must name both requests and the file; "part" must
 // get the aggregate part edited by hand back, byte for byte; "replace" runs
-// `terraform apply -replace=...`.
+// `terraform apply -replace=...`. In a world with the gated promise (refmodel/gate.go) every
+// command is served by an in-process provider reading the model's clock, and "health" writes
+// HealthRecords into an observe store of the seed's own (model_gate_test.go), which must hold
+// only them after every apply; the model says which wave the gate lets go, holds or rolls back.
 //
 // This file and model_fault_test.go are the runner: servers, the CLI and the independent clients.
 // The model, its operations and its unit tests (TestModel*, no server) are package refmodel.
