@@ -34,6 +34,11 @@ type cli struct {
 	env []string
 	// terraform is the CLI to run; TF_ACC_TERRAFORM_PATH when empty.
 	terraform string
+	// clock, when set, makes run serve the provider in-process reading it for the time (runAt).
+	clock *fakeClock
+	// t is the test the directory belongs to: a provider served in-process logs through it
+	// (only with TF_LOG set, as the binary would).
+	t *testing.T
 }
 
 func newCLI(t *testing.T, files map[string]string, env ...string) *cli {
@@ -59,11 +64,14 @@ func newCLI(t *testing.T, files map[string]string, env ...string) *cli {
 			t.Fatal(err)
 		}
 	}
-	return &cli{dir: dir, env: append(append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1"), env...)}
+	return &cli{dir: dir, env: append(append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1"), env...), t: t}
 }
 
 // run runs one terraform command and returns everything it printed.
 func (c *cli) run(args ...string) (string, error) {
+	if c.clock != nil {
+		return c.runAt(c.clock, args...)
+	}
 	return c.runWith(nil, args...)
 }
 
@@ -103,6 +111,7 @@ func (c *cli) runAt(clock *fakeClock, args ...string) (string, error) {
 			return s
 		}, tf6server.WithDebug(ctx, config, closed),
 			tf6server.WithGoPluginLogger(hclog.NewNullLogger()),
+			tf6server.WithLoggingSink(c.t),
 			tf6server.WithoutLogStderrOverride())
 	}()
 	var rc *plugin.ReattachConfig

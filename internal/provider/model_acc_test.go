@@ -13,7 +13,10 @@ package provider
 // at plan with nothing written, and so must "collide" (two requests writing one file in mode
 // none, refmodel/collide.go), whose refusal must name both requests and the file; "part" must
 // get the aggregate part edited by hand back, byte for byte; "replace" runs
-// `terraform apply -replace=...`.
+// `terraform apply -replace=...`. In a world with the gated promise (refmodel/gate.go) every
+// command is served by an in-process provider reading the model's clock, and "health" writes
+// HealthRecords into an observe store of the seed's own (model_gate_test.go), which must hold
+// only them after every apply; the model says which wave the gate lets go, holds or rolls back.
 //
 // This file and model_fault_test.go are the runner: servers, the CLI and the independent clients.
 // The model, its operations and its unit tests (TestModel*, no server) are package refmodel.
@@ -206,6 +209,13 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 	conn := newModelConn(t, kind)
 	m := refmodel.New(seed, kind, s.modes)
 	c := newCLI(t, nil)
+	var obs *modelObserve
+	if m.Gated() {
+		// A gated promise: the provider reads the model's clock, and its records are in an
+		// observe store of their own (refmodel/gate.go).
+		c.clock = &fakeClock{at: m.Now()}
+		obs = newModelObserve(t, conn)
+	}
 	var history []string
 	fail := func(step int, format string, args ...any) {
 		t.Helper()
@@ -234,6 +244,12 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 		}
 		history = append(history, fmt.Sprintf("  %2d. %s: %s", step, op.Name, op.Desc))
 		stepStart := time.Now()
+		if c.clock != nil {
+			c.clock.set(m.Now())
+		}
+		for _, r := range op.Records {
+			obs.write(t, r)
+		}
 		if op.ExpectError != "" {
 			// A configuration the plan must refuse: the apply fails and writes nothing.
 			before := conn.fingerprint(t)
@@ -354,6 +370,12 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 		}
 		report = append(report, folders...)
 		report = append(report, conn.commitProblems(before, after)...)
+		if obs != nil {
+			report = append(report, obs.problems(t)...)
+			for _, v := range m.GateVerdicts() {
+				ran.add("(gate " + v + ")")
+			}
+		}
 		if part != nil {
 			if got, ok := snap[part.store][part.path]; !ok || !bytes.Equal(got, part.content) {
 				report = append(report, fmt.Sprintf("%s (store %d), %s, is not back as it was (present %v):\n    want %q\n    got  %q",

@@ -51,7 +51,7 @@ func (w *modelWorld) collidePins(d *modelDest) []collidePin {
 	}
 	var out []collidePin
 	for i, p := range w.promises {
-		if !p.present || !p.inPool(d) {
+		if !p.present || !p.inPool(d) || p.gated() {
 			continue
 		}
 		found := false

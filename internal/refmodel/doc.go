@@ -26,6 +26,7 @@
 //	model.go    the corpus, the world's objects, the ledger of each folder, Settle and expect
 //	world.go    drawing a world and its operations (Op), and rendering the configuration
 //	rollout.go  rollout waves: what each destination holds while a rollout is in flight
+//	gate.go     gated rollouts: promise pg, its gate, the observe records and the clock, "health"
 //	collide.go  "collide": two requests writing one file, refused at plan
 //	guard.go    "guard": a guarded promise losing a destination, refused then acknowledged
 //	taints.go   taints, tolerations and weights: the rules, the ranking, cordon/drain/untaint/reweight/tolerate

@@ -18,6 +18,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/yaml"
 )
@@ -623,6 +624,11 @@ type Model struct {
 	rollouts map[string]*rolloutProgress
 	deps     map[string]int
 	rng      *rand.Rand // draws the operations and faults (New); nil in unit tests that draw their own
+	// now is the clock's time, records the HealthRecords of the observe store by destination,
+	// and verdicts what the gates did in the last apply, by promise (gate.go).
+	now      time.Time
+	records  map[string]modelRecord
+	verdicts map[string]gateVerdict
 	// left are the destinations of the pool the last Settle saw a request leave: drained or past
 	// its replicas.
 	left []leftMove
@@ -640,6 +646,7 @@ func newRefModel(w *modelWorld) *Model {
 		w: w, applied: map[string]destApplied{}, incs: map[string]int{}, placed: map[string]*promisePlacement{},
 		choice: map[string][]string{}, ledger: map[modelLoc][]*ledgerEntry{}, beside: map[modelLoc]map[string][]byte{},
 		roots: map[string]bool{}, rollouts: map[string]*rolloutProgress{}, deps: map[string]int{},
+		now: modelEpoch, records: map[string]modelRecord{}, verdicts: map[string]gateVerdict{},
 	}
 }
 
@@ -686,6 +693,7 @@ func (m *Model) Settle(choices map[string]string) []string {
 func (m *Model) SettleAll(placed map[string][]string) []string {
 	w := m.w
 	var problems []string
+	m.verdicts = map[string]gateVerdict{}
 
 	// Incarnations.
 	forced := map[string]bool{} // "d:d0", "p:p1", "r:r0": replaced by this apply (-replace)
@@ -761,7 +769,7 @@ func (m *Model) SettleAll(placed map[string][]string) []string {
 			continue
 		}
 		prior := m.rollouts[p.name]
-		give, prog := stageRollout(p, prior, holders, existed && hadPlacements)
+		give, prog := m.stageRollout(p, prior, holders, existed && hadPlacements)
 		for _, h := range holders {
 			key := p.name + "@" + h.dest.name
 			g := give[h.dest.name]

@@ -26,13 +26,15 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 )
 
 // modelRollout is a promise's `rollout` block.
 type modelRollout struct {
 	waves   []modelWave
 	paused  bool
-	minWait bool // render min_wait = "0s" (no wait: the model has no clock)
+	minWait bool       // render min_wait = "0s" (no wait)
+	gate    *modelGate // nil: none (gate.go)
 }
 
 type modelWave struct {
@@ -47,6 +49,10 @@ func (r *modelRollout) clone() *modelRollout {
 		return nil
 	}
 	c := *r
+	if r.gate != nil {
+		g := *r.gate
+		c.gate = &g
+	}
 	c.waves = slices.Clone(r.waves)
 	for i := range c.waves {
 		var sel modelSelector
@@ -73,6 +79,12 @@ type rolloutProgress struct {
 	wavesDone int      // waves of target written so far
 	waiting   []string // scheduled destinations that do not hold the configured dependencies, sorted
 	next      int      // the wave that goes next (-1: none)
+	// With a gate (gate.go): lastWave is when the last wave of target was written; failed is
+	// the revision whose gate failed and that was rolled back (-1: none); gateFailed says that
+	// the gate failed with on_failure = "pause", which stops the rollout.
+	lastWave   time.Time
+	failed     int
+	gateFailed bool
 }
 
 // waveMatches: a wave's selector matches labels. (Unlike a promise's, a wave's selector is not
@@ -131,10 +143,10 @@ type rolloutHolder struct {
 // stage decides what each scheduled destination of p gets in this apply. staged is false when
 // there is nothing to protect (the promise is created, or had no placement): everything gets
 // p.deps. It returns the dependencies given, by destination, and the progress after the apply.
-func stageRollout(p *modelPromise, prior *rolloutProgress, holders []rolloutHolder, staged bool) (map[string]int, *rolloutProgress) {
+func (m *Model) stageRollout(p *modelPromise, prior *rolloutProgress, holders []rolloutHolder, staged bool) (map[string]int, *rolloutProgress) {
 	give := map[string]int{}
 	done := func() *rolloutProgress {
-		return &rolloutProgress{completed: p.deps, target: -1, next: -1}
+		return &rolloutProgress{completed: p.deps, target: -1, next: -1, failed: -1}
 	}
 	if p.rollout == nil || !staged || prior == nil {
 		for _, h := range holders {
@@ -158,8 +170,13 @@ func stageRollout(p *modelPromise, prior *rolloutProgress, holders []rolloutHold
 	if len(waiting) == 0 {
 		return give, done()
 	}
+	if p.gated() && prior.failed == p.deps {
+		// Rolled back: while the failed revision is configured nothing advances, and nothing
+		// is in flight; a joiner gets the completed revision.
+		return give, &rolloutProgress{completed: prior.completed, target: -1, next: -1, failed: p.deps}
+	}
 	if prog.target != p.deps {
-		prog = rolloutProgress{completed: prior.completed, target: p.deps}
+		prog = rolloutProgress{completed: prior.completed, target: p.deps, failed: -1}
 	}
 	waves := p.rollout.waves
 	wave := assignWaves(waves, scheduled)
@@ -169,7 +186,35 @@ func stageRollout(p *modelPromise, prior *rolloutProgress, holders []rolloutHold
 			next = w
 		}
 	}
-	if !p.rollout.paused {
+	halt := p.rollout.paused
+	if !halt && p.gated() && prog.wavesDone > 0 {
+		var gated []string
+		for _, h := range holders {
+			if wave[h.dest.name] < prog.wavesDone && give[h.dest.name] == p.deps {
+				gated = append(gated, h.dest.name)
+			}
+		}
+		prog.gateFailed = false
+		verdict := m.judgeGate(&prog, gated)
+		m.verdicts[p.name] = verdict
+		switch {
+		case verdict == gatePassed:
+		case verdict == gatePausedFail && p.rollout.gate.onFailure == "rollback":
+			// Every destination holding the revision gets the completed one back.
+			m.verdicts[p.name] = gateRolledBack
+			for d, g := range give {
+				if g == p.deps {
+					give[d] = prior.completed
+				}
+			}
+			return give, &rolloutProgress{completed: prior.completed, target: -1, next: -1, failed: p.deps}
+		default:
+			halt = true
+			prog.gateFailed = verdict == gatePausedFail
+		}
+	}
+	if !halt {
+		prog.lastWave = m.now
 		prog.wavesDone = min(next+1, len(waves))
 		var still []string
 		for _, d := range waiting {
@@ -220,6 +265,12 @@ func (m *Model) RolloutText() string {
 		}
 		if p.rollout.paused {
 			s += " (paused)"
+		}
+		if prog.failed >= 0 && p.gated() {
+			s += fmt.Sprintf(" (#%d failed its gate and was rolled back)", prog.failed)
+		}
+		if v, ok := m.verdicts[p.name]; ok {
+			s += ", gate " + string(v)
 		}
 		parts = append(parts, s)
 	}
@@ -287,6 +338,9 @@ func (r *modelRollout) String() string {
 		waves = append(waves, s)
 	}
 	out := "waves [" + strings.Join(waves, "; ") + "]"
+	if r.gate != nil {
+		out += fmt.Sprintf(" gate (healthy, settle %s, timeout %s, on_failure %s)", modelGateSettle, modelGateTimeout, r.gate.onFailure)
+	}
 	if r.paused {
 		out += " paused"
 	}
@@ -315,6 +369,9 @@ func (r *modelRollout) hcl() string {
 	}
 	if r.minWait {
 		b.WriteString("    min_wait = \"0s\"\n")
+	}
+	if r.gate != nil {
+		b.WriteString(r.gate.hcl())
 	}
 	b.WriteString("  }\n")
 	return b.String()
@@ -388,5 +445,5 @@ func (m *Model) waitingWithOwn(e *ledgerEntry) bool {
 
 // hasRollout: some present promise has a rollout.
 func (m *Model) hasRollout() bool {
-	return slices.ContainsFunc(m.w.promises, func(p *modelPromise) bool { return p.present && p.rollout != nil })
+	return slices.ContainsFunc(m.w.promises, func(p *modelPromise) bool { return p.present && p.rollout != nil && !p.gated() })
 }

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // OpNames are the operations a step can make, as KRATIX_MODEL_OPS names them. "destroy"
@@ -22,13 +23,14 @@ var OpNames = []string{
 	"edit", "stray", "deps", "emptydeps", "reqfiles", "destroy",
 	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part", "pool", "drift", "index",
 	"stage", "pause", "rollout", "reimport", "guard", "collide",
-	"cordon", "drain", "untaint", "reweight", "tolerate", "replicas", "groups",
+	"cordon", "drain", "untaint", "reweight", "tolerate", "replicas", "groups", "health",
 }
 
 // modelOpWeights are the operations drawn more often than the others: weight 2 makes one about
-// twice as likely to come first. "collide" is cheap (a refused plan), and at weight 1 the
+// twice as likely to come first. "health" (weight 3) only matters in worlds with the gated
+// promise, half of them. "collide" is cheap (a refused plan), and at weight 1 the
 // default run of 20 seeds x 10 steps draws it only about four times per store kind.
-var modelOpWeights = map[string]int{"collide": 2, "drain": 2, "groups": 2}
+var modelOpWeights = map[string]int{"collide": 2, "drain": 2, "groups": 2, "health": 3}
 
 // modelDriftOps are the changes "drift" combines with a hand edit: those without hand edits of
 // their own.
@@ -170,6 +172,9 @@ func newModelWorld(rng *rand.Rand, kind string, modes []string) *modelWorld {
 	drawTaints(rng, w)
 	drawReplicas(rng, w)
 	drawGroups(rng, w)
+	if rng.IntN(2) == 0 {
+		w.promises = append(w.promises, gatedPromise(rng)) // gate.go
+	}
 	return w
 }
 
@@ -200,6 +205,9 @@ type Op struct {
 	// StateRm are resource addresses the runner removes from state (`terraform state rm`)
 	// before the apply; the world's imports bring them back (see "reimport").
 	StateRm []string
+	// Records are HealthRecords the runner writes in the observe store before the apply
+	// ("health", gate.go).
+	Records []Record
 	// Part: an aggregate part (or a mode none index file) the provider recorded in state is
 	// deleted or edited by hand (the runner finds it); the apply must put it back, byte for byte
 	// (and repair the aggregate).
@@ -224,6 +232,7 @@ type Hand struct {
 // the model, for files added by hand beside the owned folders, which must stay).
 func (m *Model) nextOp(rng *rand.Rand, allowed []string) Op {
 	w := m.w
+	m.now = m.now.Add(time.Second) // every step at a time of its own; "health" moves it further
 	if len(w.pending) > 0 {
 		var names []string
 		for _, p := range w.pending {
@@ -248,7 +257,8 @@ func (m *Model) nextOp(rng *rand.Rand, allowed []string) Op {
 		}
 	}
 	rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-	flying := len(m.InFlight()) > 0
+	// (The gated promise's rollout is "health"'s business: see below.)
+	flying := slices.ContainsFunc(m.InFlight(), func(p string) bool { return !m.w.promise(p).gated() })
 	if flying && rng.IntN(2) == 0 || !flying && m.hasRollout() && rng.IntN(3) == 0 {
 		// While a rollout is in flight, half of the steps change what it rolls out or where; a
 		// third of the others start one.
@@ -264,6 +274,9 @@ func (m *Model) nextOp(rng *rand.Rand, allowed []string) Op {
 		}
 		rng.Shuffle(len(first), func(i, j int) { first[i], first[j] = first[j], first[i] })
 		order = append(first, order...)
+	}
+	if slices.Contains(allowed, "health") && slices.ContainsFunc(m.InFlight(), func(p string) bool { return m.w.promise(p).gated() }) && rng.IntN(3) > 0 {
+		order = append([]string{"health"}, order...) // a gated rollout in flight: records, and time
 	}
 	for _, name := range order {
 		if op, ok := m.tryValidOp(rng, name); ok {
@@ -334,7 +347,7 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 	dests := presentDests(w)
 	var promises []*modelPromise
 	for _, p := range w.promises {
-		if p.present {
+		if p.present && !p.gated() { // the gated promise is "health"'s alone (gate.go)
 			promises = append(promises, p)
 		}
 	}
@@ -559,6 +572,9 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 	case "groups":
 		return m.groupsOp(rng, requests)
 
+	case "health":
+		return m.healthOp(rng)
+
 	case "reimport":
 		// `terraform state rm`, then an import block: the usual way to move an object between
 		// states. The object adopts what it finds, so nothing is written and nothing changes for
@@ -578,7 +594,8 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 			return Op{}, false
 		}
 		target := pick(rng, targets)
-		if flying := m.InFlight(); len(flying) > 0 && rng.IntN(2) == 0 {
+		flying := slices.DeleteFunc(m.InFlight(), func(p string) bool { return w.promise(p).gated() })
+		if len(flying) > 0 && rng.IntN(2) == 0 {
 			name := pick(rng, flying) // mid-rollout: the import must pick the rollout up where it stands
 			target = "kratix_promise." + name + "=" + name
 		}
@@ -1027,6 +1044,9 @@ type Stores struct {
 	// Address spells the address of store 0 or 1; variant picks one of modelStoreVariants(Kind)
 	// spellings of the same place.
 	Address func(store, variant int) string
+	// Observe is the body of the observe store's resource (kratix_state_store.health, path
+	// "health"): a bucket or repository of its own, for a gated promise's records (gate.go).
+	Observe string
 }
 
 func hclString(s string) string {
@@ -1076,6 +1096,9 @@ func (w *modelWorld) render(c *Stores) string {
 		}
 		b.WriteString("}\n")
 	}
+	if slices.ContainsFunc(w.promises, (*modelPromise).gated) {
+		fmt.Fprintf(&b, "\nresource \"kratix_state_store\" \"health\" {\n%s  path = %q\n}\n", c.Observe, modelHealthFolder)
+	}
 	for _, d := range w.dests {
 		if !d.present {
 			continue
@@ -1122,6 +1145,9 @@ func (w *modelWorld) render(c *Stores) string {
 		fmt.Fprintf(&b, "  dependencies = %s\n  destinations = [%s]\n", hclString(modelDepsCorpus[p.deps].literal), strings.Join(pool, ", "))
 		if p.rollout != nil {
 			b.WriteString(p.rollout.hcl())
+		}
+		if p.gated() {
+			b.WriteString(observeHCL)
 		}
 		b.WriteString(p.guard.hcl())
 		b.WriteString("}\n")

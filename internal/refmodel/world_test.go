@@ -73,7 +73,11 @@ func TestModelRandomWalks(t *testing.T) {
 					}
 				}
 			}
-			if p := m.SettleAll(placed); p != nil {
+			p := m.SettleAll(placed)
+			for _, v := range m.GateVerdicts() {
+				counts["gate "+strings.TrimPrefix(v, modelGatedPromise+" ")]++
+			}
+			if p != nil {
 				t.Fatalf("seed %d step %d: %v", seed, step, p)
 			}
 			for _, l := range m.left {
@@ -132,6 +136,13 @@ func TestModelRandomWalks(t *testing.T) {
 	}
 	t.Logf("of 3000 steps: %d groups ops, %d placed groups settled, %d requests without a default group, %d groups moved off a drained destination",
 		counts["groups"], counts["groups placed"], counts["requests without a default group"], counts["drained groups"])
+	// Gated rollouts meet every verdict.
+	if counts["health"] < 80 || counts["gate passed"] < 12 || counts["gate held"] < 50 || counts["gate rolled back"] < 2 || counts["gate failed, paused"] < 3 {
+		t.Errorf("of 3000 steps, %d are health ops; gates passed %d, held %d, rolled back %d, failed and paused %d",
+			counts["health"], counts["gate passed"], counts["gate held"], counts["gate rolled back"], counts["gate failed, paused"])
+	}
+	t.Logf("of 3000 steps: %d health ops; gates passed %d, held %d, rolled back %d, failed and paused %d",
+		counts["health"], counts["gate passed"], counts["gate held"], counts["gate rolled back"], counts["gate failed, paused"])
 	t.Logf("of 3000 steps: cordon %d, drain %d, untaint %d, reweight %d, tolerate %d; %d requests moved off a drained destination",
 		counts["cordon"], counts["drain"], counts["untaint"], counts["reweight"], counts["tolerate"], counts["drained requests"])
 }
