@@ -33,6 +33,11 @@ const (
 	// writes still share one listing.
 	firstListCap       = 999
 	writeSnapshotAfter = 3
+	// wideWrite is how many folders a write may span before it lists the whole root at once,
+	// whatever came before: listing its folders one by one would cost more requests than the
+	// pages of a crowded root (a promise over a fleet of 250 destinations is 250 folders; 13,000
+	// objects are 13 pages).
+	wideWrite = 16
 )
 
 // writeSnapshot is what the process knows a root holds, for its writes: one listing, then
@@ -84,7 +89,7 @@ func (b *bucketStore) Writing(root string) Store {
 }
 
 func (w writingBucket) Apply(ctx context.Context, change Change) (Result, error) {
-	snap, err := w.writeSnapshot(ctx, w.root)
+	snap, err := w.writeSnapshot(ctx, w.root, changeFolders(change) >= wideWrite)
 	if err != nil {
 		snap = nil // list the folders of this write instead; they tell the same failure
 	}
@@ -92,7 +97,8 @@ func (w writingBucket) Apply(ctx context.Context, change Change) (Result, error)
 }
 
 // writeSnapshot returns root's shared listing, taking it at the first write under root, or at the
-// writeSnapshotAfter-th when the first found more than firstListCap objects; nil before that, or
+// writeSnapshotAfter-th when the first found more than firstListCap objects, or at the first
+// wide write (one spanning wideWrite folders or more) whatever came before; nil before that, or
 // when it cannot be used. Concurrent writes wait for the one listing in flight.
 //
 // The listing lasts as long as the process, which serves one Terraform operation: unlike a
@@ -100,7 +106,7 @@ func (w writingBucket) Apply(ctx context.Context, change Change) (Result, error)
 // what a write may skip or must remove, and the process's own writes keep it current. What
 // another writer changes meanwhile in a folder of ours is what the next plan's refresh repairs;
 // a file they add there is kept, not removed.
-func (b *bucketStore) writeSnapshot(ctx context.Context, root string) (*writeSnapshot, error) {
+func (b *bucketStore) writeSnapshot(ctx context.Context, root string, wide bool) (*writeSnapshot, error) {
 	b.wsMu.Lock()
 	if b.wsUses == nil {
 		b.wsUses, b.wsnaps = map[string]int{}, map[string]*writeSnapshot{}
@@ -123,6 +129,7 @@ func (b *bucketStore) writeSnapshot(ctx context.Context, root string) (*writeSna
 			return nil, nil
 		}
 		return s, nil
+	case wide:
 	case uses == 1:
 		limit = min(limit, firstListCap)
 	case uses < writeSnapshotAfter:
@@ -149,7 +156,7 @@ func (b *bucketStore) writeSnapshot(ctx context.Context, root string) (*writeSna
 	s.mu.Unlock()
 	// A failed listing is never kept; nor is a first one that found the root crowded, so that
 	// the writeSnapshotAfter-th write lists it whole.
-	if err != nil || (objects == nil && uses == 1) {
+	if err != nil || (objects == nil && uses == 1 && !wide) {
 		b.dropWriteSnapshot(s)
 	}
 	close(s.ready)
@@ -231,4 +238,19 @@ func (s *writeSnapshot) under(prefix string) (map[string]minio.ObjectInfo, map[s
 		}
 	}
 	return objects, sums
+}
+
+// changeFolders counts the folders a change puts files in, deletes from or prunes.
+func changeFolders(c Change) int {
+	folders := map[string]bool{}
+	for p := range c.Put {
+		folders[parentDir(p)] = true
+	}
+	for _, p := range c.Delete {
+		folders[parentDir(p)] = true
+	}
+	for _, p := range c.Prune {
+		folders[p] = true
+	}
+	return len(folders)
 }

@@ -126,6 +126,40 @@ func TestBucketWritesOnACrowdedRoot(t *testing.T) {
 	}
 }
 
+// TestBucketWideWriteListsTheRootAtOnce: on a root of 1,000 other objects, a first write that
+// spans 20 folders (a promise over 20 destinations) lists the whole root in one listing, rather than
+// one page and then its 20 folders one by one; the writes after it list nothing.
+func TestBucketWideWriteListsTheRootAtOnce(t *testing.T) {
+	b, client, bucket := testBucket(t)
+	ctx := context.Background()
+	others := map[string]string{}
+	for i := range 1000 {
+		others[fmt.Sprintf("other-team/f%04d.yaml", i)] = "theirs\n"
+	}
+	putObjects(t, client, bucket, others)
+	w := b.Writing("")
+	want := maps.Clone(others)
+	for i, n := range []int{20, 1, 20} {
+		c := Change{Put: map[string][]byte{}}
+		for j := range n {
+			key := fmt.Sprintf("d%d/dependencies/p%d/deps.yaml", j, i)
+			c.Put[key] = []byte("v1\n")
+			c.Prune = append(c.Prune, parentDir(key))
+			want[key] = "v1\n"
+		}
+		before := b.Stats()
+		if _, err := w.Apply(ctx, c); err != nil {
+			t.Fatalf("write %d: %v", i+1, err)
+		}
+		if d, wantLists := delta(before, b.Stats()), []int64{1, 0, 0}[i]; d.Lists != wantLists {
+			t.Errorf("write %d of %d folders: %d LIST; want %d", i+1, n, d.Lists, wantLists)
+		}
+		if got := objects(t, client, bucket); !maps.Equal(got, want) {
+			t.Fatalf("after write %d the bucket holds %d objects, want %d", i+1, len(got), len(want))
+		}
+	}
+}
+
 // putObjects stores files (key => content) with the independent client, several at a time.
 func putObjects(t *testing.T, c *minio.Client, bucket string, files map[string]string) {
 	t.Helper()
