@@ -87,6 +87,7 @@ func (c kratixConfig) floorStore() string {
         branch                   = "main"
         author                   = { name = "kratix", email = "" }
         insecure_ignore_host_key = false
+        signing                  = null
       }`
 	if c.store.url == "" {
 		ref = fmt.Sprintf(`bucket = {
