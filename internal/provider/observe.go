@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"sort"
@@ -316,6 +317,11 @@ type healthTarget struct {
 // not be read (a warning says why; health stays as state has it).
 func (d *providerData) readHealth(ctx context.Context, who string, obs observeConfig, subject health.Subject, targets map[string]healthTarget, written map[string]time.Time, diags *diag.Diagnostics) (map[string]health.View, bool) {
 	byDest, err := d.healthRecords(ctx, obs)
+	if errors.Is(err, errSecretsUnknown) {
+		// The store's credentials are known only after apply (a rotated password, say): as drift
+		// reads do, state stands, and the next refresh reads the records.
+		return nil, false
+	}
 	if err != nil && byDest == nil {
 		diags.AddAttributeWarning(path.Root("observe"), "Health Not Read",
 			fmt.Sprintf("%s: the health records in folder %q of %s could not be read, so `health` keeps what the last refresh found: %v",
