@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -231,15 +230,6 @@ func rewritten(before, after map[string]placement.Record, ops []placement.Op, fa
 	return out
 }
 
-// onGit says which members of a pool are on a git store.
-func onGit(pool []placement.Member) map[string]bool {
-	out := map[string]bool{}
-	for _, m := range pool {
-		out[m.Name] = m.Location.Kind == placement.KindGit
-	}
-	return out
-}
-
 // healthSnapshot is one observe folder's records, read once per provider process.
 type healthSnapshot struct {
 	once    sync.Once
@@ -290,32 +280,26 @@ func (d *providerData) healthRecords(ctx context.Context, obs observeConfig) (ma
 			return
 		}
 		snap.records = map[string][]health.Record{}
-		var problems []string
+		var problems []error
 		for _, p := range sortedKeys(files) {
 			dest, _ := health.DestinationOf(obs.root, p)
 			recs, err := health.Parse(p, files[p])
 			if err != nil {
-				problems = append(problems, err.Error())
+				problems = append(problems, err)
 				continue
 			}
 			snap.records[dest] = append(snap.records[dest], recs...)
 		}
-		if len(problems) > 0 {
-			snap.err = fmt.Errorf("%s", strings.Join(problems, "; "))
-		}
+		snap.err = errors.Join(problems...)
 	})
 	return snap.records, snap.err
 }
 
-// healthTarget is a destination whose health is read: its pool member (for a git store, the
-// folder the record's revision is compared at).
-type healthTarget struct {
-	member *poolMember
-}
-
-// readHealth reads the health of each target for subject. ok is false when the records could
+// readHealth reads the health of each target for subject: targets are the destinations, each
+// with its pool member when known (on git, its folder is what the record's revision is compared
+// at). ok is false when the records could
 // not be read (a warning says why; health stays as state has it).
-func (d *providerData) readHealth(ctx context.Context, who string, obs observeConfig, subject health.Subject, targets map[string]healthTarget, written map[string]time.Time, diags *diag.Diagnostics) (map[string]health.View, bool) {
+func (d *providerData) readHealth(ctx context.Context, who string, obs observeConfig, subject health.Subject, targets map[string]*poolMember, written map[string]time.Time, diags *diag.Diagnostics) (map[string]health.View, bool) {
 	byDest, err := d.healthRecords(ctx, obs)
 	if errors.Is(err, errSecretsUnknown) {
 		// The store's credentials are known only after apply (a rotated password, say): as drift
@@ -356,7 +340,7 @@ func (d *providerData) readHealth(ctx context.Context, who string, obs observeCo
 // revision holds the destination's folder as the repository's tip does: one question per
 // repository and revision, for all the folders that report it. The answers are by destination,
 // then revision; a destination on a bucket has none.
-func (d *providerData) sameFolders(ctx context.Context, targets map[string]healthTarget, latest map[string]health.Record) map[string]map[string]health.Tri {
+func (d *providerData) sameFolders(ctx context.Context, targets map[string]*poolMember, latest map[string]health.Record) map[string]map[string]health.Tri {
 	type question struct {
 		store    statestore.FolderRevisions
 		revision string
@@ -367,11 +351,11 @@ func (d *providerData) sameFolders(ctx context.Context, targets map[string]healt
 	var order []string
 	out := map[string]map[string]health.Tri{}
 	for _, dest := range sortedKeys(latest) {
-		rec, t := latest[dest], targets[dest]
-		if rec.Revision == "" || t.member == nil || t.member.Location.Kind != placement.KindGit {
+		rec, m := latest[dest], targets[dest]
+		if rec.Revision == "" || m == nil || m.Location.Kind != placement.KindGit {
 			continue
 		}
-		store, err := d.open(t.member.Store, false)
+		store, err := d.open(m.Store, false)
 		if err != nil {
 			continue
 		}
@@ -380,14 +364,14 @@ func (d *providerData) sameFolders(ctx context.Context, targets map[string]healt
 			continue
 		}
 		out[dest] = map[string]health.Tri{}
-		key := t.member.Location.String() + "|" + rec.Revision
+		key := m.Location.String() + "|" + rec.Revision
 		q, asked := questions[key]
 		if !asked {
 			q = &question{store: fr, revision: rec.Revision}
 			questions[key] = q
 			order = append(order, key)
 		}
-		q.folders = append(q.folders, layout.Prefix(t.member.Target.Root))
+		q.folders = append(q.folders, layout.Prefix(m.Target.Root))
 		q.dests = append(q.dests, dest)
 	}
 	for _, key := range order {
@@ -472,21 +456,40 @@ func healthFromModel(ctx context.Context, m types.Map) map[string]health.View {
 	return out
 }
 
-// plannedHealth is `health` in a plan: what state has for each destination held after the
-// apply (none: no record yet), with the destinations the apply writes not fresh, and not applied
-// on git. Null without observe.
-func plannedHealth(ctx context.Context, obs *observeConfig, prior types.Map, held []string, written map[string]bool, onGit map[string]bool) types.Map {
+// healthPlan checks `observe` against the pool (checkObserveFolder) and returns `health` as a
+// plan shows it: what state has for each destination held after the apply (none: no record yet),
+// with the destinations the apply writes not fresh, and not applied on git; null without observe,
+// unknown while observe is. held and written are asked only with observe, so that the plans of
+// objects without it pay nothing; a plan that writes nothing and keeps the same destinations
+// keeps state's value as it is.
+func healthPlan(ctx context.Context, observe types.Object, pool []poolMember, prior types.Map, held func() []string, written func() map[string]bool) (types.Map, diag.Diagnostics) {
+	healthType := types.ObjectType{AttrTypes: healthAttrTypes}
+	obs, known, diags := observeOf(ctx, observe)
+	if !known || diags.HasError() {
+		return types.MapUnknown(healthType), diags
+	}
 	if obs == nil {
-		return types.MapNull(types.ObjectType{AttrTypes: healthAttrTypes})
+		return types.MapNull(healthType), diags
+	}
+	if diags.Append(checkObserveFolder(obs, pool)...); diags.HasError() {
+		return types.MapUnknown(healthType), diags
+	}
+	dests, wrote := held(), written()
+	if len(wrote) == 0 && sameKeys(prior, dests) {
+		return prior, diags
+	}
+	onGit := map[string]bool{}
+	for _, m := range pool {
+		onGit[m.Name] = m.Location.Kind == placement.KindGit
 	}
 	before := healthFromModel(ctx, prior)
-	out := make(map[string]health.View, len(held))
-	for _, dest := range held {
+	out := make(map[string]health.View, len(dests))
+	for _, dest := range dests {
 		v, ok := before[dest]
 		if !ok {
 			v = health.View{State: health.StateUnknown}
 		}
-		if written[dest] {
+		if wrote[dest] {
 			v.Fresh = false
 			if onGit[dest] && v.Found {
 				v.Applied = health.No
@@ -494,15 +497,19 @@ func plannedHealth(ctx context.Context, obs *observeConfig, prior types.Map, hel
 		}
 		out[dest] = v
 	}
-	return healthValue(out)
+	return healthValue(out), diags
 }
 
-// sortedDests lists a set's members in order.
-func sortedDests(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for d := range set {
-		out = append(out, d)
+// sameKeys reports whether a known map has exactly the keys given.
+func sameKeys(m types.Map, keys []string) bool {
+	if m.IsNull() || m.IsUnknown() || len(m.Elements()) != len(keys) {
+		return false
 	}
-	sort.Strings(out)
-	return out
+	elems := m.Elements()
+	for _, k := range keys {
+		if _, ok := elems[k]; !ok {
+			return false
+		}
+	}
+	return true
 }

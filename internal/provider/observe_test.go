@@ -33,7 +33,7 @@ func TestReadHealthWithSecretsKnownOnlyAtApply(t *testing.T) {
 		Bucket: &bucketModel{Endpoint: types.StringValue("127.0.0.1:1"), BucketName: types.StringValue("b"), Insecure: types.BoolValue(true)},
 	}}
 	views, ok := d.readHealth(context.Background(), `Promise "p"`, obs, health.Subject{Promise: "p"},
-		map[string]healthTarget{"w1": {}}, nil, &diags)
+		map[string]*poolMember{"w1": nil}, nil, &diags)
 	if ok || views != nil || len(diags) != 0 {
 		t.Errorf("readHealth = %v, %v, diagnostics %v; want nothing read and nothing said", views, ok, diags)
 	}

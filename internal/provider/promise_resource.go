@@ -196,19 +196,14 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.Append(r.data.checkOwners(ctx, placement.PromiseOwner(plan.Name.ValueString()), "Promise", p.Records, priorRecordsOf(in.Prior), pool, dependenciesAttr)...); resp.Diagnostics.HasError() {
 		return
 	}
-	obs, obsKnown, obsDiags := observeOf(ctx, plan.Observe)
-	if resp.Diagnostics.Append(obsDiags...); obsKnown {
-		resp.Diagnostics.Append(checkObserveFolder(obs, pool)...)
-	}
-	if resp.Diagnostics.HasError() {
+	healthPlanned, diags := healthPlan(ctx, plan.Observe, pool, state.Health,
+		func() []string { return sortedKeys(p.Records) },
+		func() map[string]bool { return rewritten(priorRecordsOf(in.Prior), p.Records, p.Ops, nil) })
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	plan.record(p.Settle(nil))
-	if obsKnown {
-		plan.Health = plannedHealth(ctx, obs, state.Health, sortedKeys(p.Records), rewritten(priorRecordsOf(in.Prior), p.Records, p.Ops, nil), onGit(in.Pool))
-	} else {
-		plan.Health = types.MapUnknown(types.ObjectType{AttrTypes: healthAttrTypes})
-	}
+	plan.Health = healthPlanned
 	if req.State.Raw.IsNull() {
 		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
 		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorOf(p.Ops))...)
@@ -285,9 +280,9 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 		state.Placements, changed = placements, true
 	}
 	if obs, ok, _ := observeOf(ctx, state.Observe); ok && obs != nil {
-		targets := map[string]healthTarget{}
+		targets := map[string]*poolMember{}
 		for dest := range records {
-			targets[dest] = healthTarget{member: prior[dest].member}
+			targets[dest] = prior[dest].member
 		}
 		who := fmt.Sprintf("Promise %q", state.Name.ValueString())
 		subject := health.Subject{Promise: state.Name.ValueString()}

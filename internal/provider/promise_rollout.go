@@ -335,7 +335,7 @@ func (m promiseModel) stage(ctx context.Context, state promiseModel, in placemen
 		Policy: *policy, Status: status, Revision: rollout.Revision(in.Dependencies.All), Prior: s.prior,
 		Scheduled: dests, Revisions: stringMap(ctx, state.Revisions), Present: present,
 		Staged: priorKnown && len(in.Prior) > 0, BaseKnown: s.baseDeps != nil, Now: now,
-		Health: gateHealth(healthFromModel(ctx, state.Health)),
+		Health: gateHealth(ctx, policy.Gate, state.Health),
 	})
 	if !r.KeepsBase() {
 		s.base, s.baseDeps = nil, nil // every destination gets the revision: the old YAML is done with

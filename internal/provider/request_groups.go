@@ -435,7 +435,7 @@ func (p requestPlan) heldAfter() []string {
 			set[dest] = true
 		}
 	}
-	return sortedDests(set)
+	return sortedKeys(set)
 }
 
 // written says which destinations the plan changes the files of (see rewritten), state holding

@@ -236,19 +236,13 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 			resp.Diagnostics.AddWarning("Request Already On Another Destination", w)
 		}
 	}
-	obs, obsKnown, obsDiags := observeOf(ctx, plan.Observe)
-	if resp.Diagnostics.Append(obsDiags...); obsKnown {
-		resp.Diagnostics.Append(checkObserveFolder(obs, pool)...)
-	}
-	if resp.Diagnostics.HasError() {
+	healthPlanned, diags := healthPlan(ctx, plan.Observe, pool, state.Health, p.heldAfter,
+		func() map[string]bool { return p.written(ctx, state, nil) })
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	plan.record(p, nil)
-	if obsKnown {
-		plan.Health = plannedHealth(ctx, obs, state.Health, p.heldAfter(), p.written(ctx, state, nil), onGit(members(pool)))
-	} else {
-		plan.Health = types.MapUnknown(types.ObjectType{AttrTypes: healthAttrTypes})
-	}
+	plan.Health = healthPlanned
 	if req.State.Raw.IsNull() {
 		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
 		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorOf(p.Ops))...)
@@ -355,12 +349,19 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 		state.Placed = stringList(append([]string{state.Destination.ValueString()}, sortedKeys(state.otherPriors(ctx))...))
 	}
 	if obs, ok, _ := observeOf(ctx, state.Observe); ok && obs != nil {
-		targets := map[string]healthTarget{}
+		pool := lenientPool(state.destinations())
+		targets := map[string]*poolMember{}
+		add := func(dest string) {
+			targets[dest] = nil
+			if m, ok := pool[dest]; ok {
+				targets[dest] = &m
+			}
+		}
 		for dest := range priors {
-			targets[dest] = healthTarget{member: findMember(state.destinations(), dest)}
+			add(dest)
 		}
 		for _, g := range groupPriors {
-			targets[g.dest] = healthTarget{member: findMember(state.destinations(), g.dest)}
+			add(g.dest)
 		}
 		subject := health.Subject{Promise: state.promiseName(), Request: &health.ResourceRef{Name: state.Name.ValueString(), Namespace: state.Namespace.ValueString()}}
 		if views, read := r.data.readHealth(ctx, "Request "+state.id(), *obs, subject, targets, readWrittenAt(ctx, req.Private), &resp.Diagnostics); read {

@@ -182,8 +182,13 @@ func windowsOf(ctx context.Context, at path.Path, list types.List, diags *diag.D
 	return out, true
 }
 
-// gateHealth is what the gate reads of `health`.
-func gateHealth(views map[string]health.View) map[string]rollout.Health {
+// gateHealth is what a gate reads of `health`, as the last refresh found it; nil without a gate,
+// which reads nothing.
+func gateHealth(ctx context.Context, gate *rollout.Gate, m types.Map) map[string]rollout.Health {
+	if gate == nil {
+		return nil
+	}
+	views := healthFromModel(ctx, m)
 	out := make(map[string]rollout.Health, len(views))
 	for dest, v := range views {
 		h := rollout.Health{Found: v.Found, State: v.State, Fresh: v.Fresh, LastRun: v.LastRun}
