@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -310,6 +312,13 @@ func depsApply(ctx context.Context, e *env, name string, store storeRef, selecto
 		return tfResult{}, err
 	}
 	defer ws.remove()
+	if e.profileDir != "" {
+		dir := filepath.Join(e.profileDir, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return tfResult{}, fmt.Errorf("creating the profile folder: %w", err)
+		}
+		ws.env = append(ws.env, profileDirEnv+"="+dir)
+	}
 	res, err := ws.apply(ctx, true)
 	if err != nil {
 		return res, err

@@ -58,7 +58,7 @@ func parseFlags() options {
 	flag.StringVar(&o.deps, "deps", "", "a file of Promise dependencies for B2 and B3, such as the Kratix Marketplace's tekton.yaml\n(default: the generated 1.9 MB release of package internal/fixtures, the same size and shape)")
 	flag.StringVar(&o.terraform, "terraform", "", "Terraform CLI (default: $TF_ACC_TERRAFORM_PATH, $TERRAFORM, PATH, /usr/local/bin/terraform)")
 	flag.StringVar(&o.only, "only", "", "run only these scenarios, comma-separated (B1,B2,B3,B4,B5,B7,B8,B9); B7, the fleet (about half an hour), and B9, 500 requests (Terraform alone takes minutes per apply), run only when named here")
-	flag.StringVar(&o.profile, "profile", "", "write CPU profiles of the provider during B4's measured plans into this folder\n(cpu-<pid>.pprof, one per provider process; the largest of a plan is the plan itself)")
+	flag.StringVar(&o.profile, "profile", "", "write CPU profiles of the provider during B4's measured plans and B2's and B3's applies into this folder\n(cpu-<pid>.pprof, one per provider process; the largest of a plan is the plan itself; an apply's in a folder named after its run)")
 	flag.DurationVar(&o.timeout, "timeout", 40*time.Minute, "bound on the whole benchmark")
 	flag.Parse()
 	given := map[string]bool{}

@@ -68,6 +68,8 @@ type steadyStateServer struct {
 	creates map[string]*directKind
 	// pools are the resource types validated with their pool taken out (validate_pool.go).
 	pools map[string]*poolValidation
+	// direct are the resource types validated without the framework's walk (validate_direct.go).
+	direct map[string]*directValidation
 	// steady are the resource types whose steady state is answered here, each with the computed
 	// attribute that is known once the object is settled (not an import still to adopt).
 	steady map[string]steadyKind
@@ -120,6 +122,14 @@ func newSteadyStateServer(version string) (*steadyStateServer, error) {
 			pools[typeName] = v
 		}
 	}
+	direct := map[string]*directValidation{}
+	for typeName, k := range creates {
+		// A schema the walk does not know whole is validated by the framework (or with its pool
+		// taken out); TestDirectValidationKinds fails then for a destination.
+		if v, ok := directValidationOf(context.Background(), k.schema, k.newRes(nil)); ok {
+			direct[typeName] = v
+		}
+	}
 	steady := map[string]steadyKind{}
 	for typeName, settled := range map[string]string{promiseTypeName: "placements", requestTypeName: "written_files"} {
 		if k := creates[typeName]; k != nil && k.canApply {
@@ -129,7 +139,7 @@ func newSteadyStateServer(version string) (*steadyStateServer, error) {
 	return &steadyStateServer{
 		ProviderServer: fw, provider: p, schema: sr.Schema,
 		typ:     sr.Schema.Type().TerraformType(context.Background()),
-		creates: creates, pools: pools, steady: steady,
+		creates: creates, pools: pools, direct: direct, steady: steady,
 	}, nil
 }
 

@@ -1,0 +1,135 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+)
+
+// TestDirectValidationKinds: destinations are validated without the framework's walk; promises
+// and requests (custom types) are not.
+func TestDirectValidationKinds(t *testing.T) {
+	s, err := newSteadyStateServer("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.direct[destinationTypeName] == nil {
+		t.Errorf("%s is validated by the framework's walk", destinationTypeName)
+	}
+	for _, name := range []string{promiseTypeName, requestTypeName} {
+		if s.direct[name] != nil {
+			t.Errorf("%s is validated directly, but its schema has custom types", name)
+		}
+	}
+}
+
+// TestDirectValidationAgreesWithFramework: destinations valid and invalid in each validated
+// attribute, unknown values, a read-only attribute set and a required one null are answered
+// directly with the framework's diagnostics (verify mode adds any difference as an error), each
+// error at its attribute; a configuration with timeouts or an unknown taint goes to the framework.
+func TestDirectValidationAgreesWithFramework(t *testing.T) {
+	s, check, err := newVerifiedServer("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := s.creates[destinationTypeName].typ
+	const store = `"state_store": {"name": "s", "bucket": {"endpoint": "127.0.0.1:9000", "bucket_name": "b"}}`
+	dest := func(extra string) string {
+		return `{"name": "dev", "path": "dev", ` + store + extra + `}`
+	}
+	unknownAt := func(text string, steps ...any) *tfprotov6.DynamicValue {
+		v := mustUnmarshal(t, typ, text)
+		v, err := tftypes.Transform(v, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+			if fmt.Sprint(p.Steps()) == fmt.Sprint(tftypes.NewAttributePathWithSteps(pathSteps(steps...)).Steps()) {
+				return tftypes.NewValue(v.Type(), tftypes.UnknownValue), nil
+			}
+			return v, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dv, err := tfprotov6.NewDynamicValue(typ, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &dv
+	}
+	for _, c := range []struct {
+		name   string
+		config *tfprotov6.DynamicValue
+		direct bool
+		wants  []string // summary or attribute path in the diagnostics
+	}{
+		{"valid", dynamicFromJSON(t, typ, dest(`, "labels": {"env": "dev"}, "weight": 3, "taints": [{"key": "gpu", "effect": "NoSchedule"}]`)), true, nil},
+		{"bad name", dynamicFromJSON(t, typ, strings.Replace(dest(""), `"name": "dev"`, `"name": "Dev_1"`, 1)), true, []string{`AttributeName("name")`}},
+		{"bad label", dynamicFromJSON(t, typ, dest(`, "labels": {"bad key!": "x"}`)), true, []string{`AttributeName("labels")`}},
+		{"bad path", dynamicFromJSON(t, typ, strings.Replace(dest(""), `"path": "dev"`, `"path": "../up"`, 1)), true, []string{`AttributeName("path")`}},
+		{"bad mode", dynamicFromJSON(t, typ, dest(`, "filepath_mode": "sideways"`)), true, []string{`AttributeName("filepath_mode")`}},
+		{"bad weight", dynamicFromJSON(t, typ, dest(`, "weight": 0`)), true, []string{`AttributeName("weight")`}},
+		{"bad taint effect", dynamicFromJSON(t, typ, dest(`, "taints": [{"key": "gpu", "effect": "Never"}]`)), true, []string{`AttributeName("taints").ElementKeyInt(0).AttributeName("effect")`}},
+		{"credentials in git url", dynamicFromJSON(t, typ, `{"name": "dev", "path": "dev", "state_store": {"name": "s", "git": {"url": "https://bob:s3cret@git.example/r.git"}}}`), true,
+			[]string{"Credentials in Git URL", `AttributeName("state_store").AttributeName("git").AttributeName("url")`}},
+		{"read-only set", dynamicFromJSON(t, typ, dest(`, "root": "elsewhere"`)), true, []string{"Invalid Configuration for Read-Only Attribute", `AttributeName("root")`}},
+		{"required null", dynamicFromJSON(t, typ, `{"name": "dev", `+store+`}`), true, []string{"Missing Configuration for Required Attribute", `AttributeName("path")`}},
+		{"name unknown", unknownAt(dest(""), "name"), true, nil},
+		{"store unknown", unknownAt(dest(""), "state_store"), true, nil},
+		{"labels unknown", unknownAt(dest(`, "labels": {"env": "dev"}`), "labels"), true, nil},
+		{"taints unknown", unknownAt(dest(`, "taints": [{"key": "gpu", "effect": "NoSchedule"}]`), "taints"), true, nil},
+		// The framework reads the attributes of an unknown element as null and says they are
+		// missing: that answer is left to it.
+		{"a taint unknown", unknownAt(dest(`, "taints": [{"key": "gpu", "effect": "NoSchedule"}]`), "taints", 0), false,
+			[]string{"Missing Configuration for Required Attribute", `AttributeName("taints").ElementKeyInt(0).AttributeName("key")`}},
+		{"timeouts", dynamicFromJSON(t, typ, dest(`, "timeouts": {"create": "forever"}`)), false, []string{`AttributeName("timeouts")`}},
+	} {
+		before := check.validations.Load()
+		resp, err := s.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{TypeName: destinationTypeName, Config: c.config})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := check.validations.Load() != before; got != c.direct {
+			t.Errorf("%s: answered directly %v, want %v", c.name, got, c.direct)
+		}
+		text := diagnosticsText(resp.Diagnostics) + fmt.Sprint(attributePaths(resp.Diagnostics))
+		if strings.Contains(text, "Direct Answer Differs") {
+			t.Errorf("%s: %s", c.name, text)
+		}
+		for _, w := range c.wants {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: diagnostics %s: want %q", c.name, text, w)
+			}
+		}
+		if len(c.wants) == 0 && len(resp.Diagnostics) > 0 {
+			t.Errorf("%s: diagnostics %s, want none", c.name, text)
+		}
+		if strings.Contains(text, "s3cret") {
+			t.Errorf("%s: the password is in a diagnostic: %s", c.name, text)
+		}
+	}
+}
+
+func mustUnmarshal(t *testing.T, typ tftypes.Type, text string) tftypes.Value {
+	t.Helper()
+	v, err := (&tfprotov6.DynamicValue{JSON: []byte(text)}).Unmarshal(typ)
+	if err != nil {
+		t.Fatalf("%s: %v", text, err)
+	}
+	return v
+}
+
+// pathSteps turns names and list indexes into attribute path steps.
+func pathSteps(steps ...any) []tftypes.AttributePathStep {
+	var out []tftypes.AttributePathStep
+	for _, s := range steps {
+		switch s := s.(type) {
+		case string:
+			out = append(out, tftypes.AttributeName(s))
+		case int:
+			out = append(out, tftypes.ElementKeyInt(s))
+		}
+	}
+	return out
+}
