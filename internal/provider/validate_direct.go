@@ -4,32 +4,38 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// Direct validation: ValidateResourceConfig of a destination without the framework's walk.
+// Direct validation: ValidateResourceConfig of a destination or a promise without the framework's
+// walk.
 //
-// Terraform validates each destination three times per apply (validation, plan, apply), in three
+// Terraform validates each object three times per apply (validation, plan, apply), in three
 // provider processes. The framework's validation looks every attribute up from the root of the
-// schema and the value, its store object included (some forty attributes, one validator among
-// them): a hundred destinations cost it 45 ms per apply of B2 against a provider that does
-// nothing. This walk goes through the value once, from the top, and does for each attribute what
-// the framework does: the read-only and required checks, then the attribute's validators with the
-// same request (path, path expression, configuration, client capabilities), then the attributes
-// nested in a known object or in each element of a known list. It takes only schemas it knows
-// whole (directValidationOf): strings, booleans, integers, maps and lists of strings without
-// custom types, nested attributes without object validators (list validators run on the whole list), no deprecation, no write-only, no
-// resource-level validator; any block must be null in the configuration (the timeouts), and a
-// list element that is null or unknown goes to the framework too. In the acceptance tests every
-// direct answer is also asked of the framework and the diagnostics compared
-// (steady_state_verify_test.go).
+// schema and the value: a destination's store object (some forty attributes, one validator among
+// them), a promise's whole pool. A hundred destinations cost it 45 ms per apply of B2 against a
+// provider that does nothing, and a promise was validated with its pool taken out, at the price
+// of encoding and decoding its dependencies once more. This walk goes through the value once, from
+// the top, and does for each attribute what the framework does: a custom type's own validation
+// first (its errors end the attribute's), then the read-only and required checks, then the
+// attribute's validators with the same request (path, path expression, configuration, client
+// capabilities), then the attributes nested in a known object or in each element of a known list
+// (with the element's object validators). It takes only schemas it knows whole
+// (directValidationOf): strings (of custom types that validate their values), booleans,
+// integers, maps and lists of strings, read-only collections of anything, nested attributes
+// without object validators on a single object; no deprecation, no write-only, no resource-level
+// validator. Any block must be null in the configuration (the timeouts), and a list element that
+// is null or unknown goes to the framework too. In the acceptance tests every direct answer is
+// also asked of the framework and the diagnostics compared (steady_state_verify_test.go).
 
 // directValidation validates one resource type's configurations.
 type directValidation struct {
@@ -59,7 +65,7 @@ func walkable(attrs map[string]schema.Attribute) bool {
 		}
 		switch a := a.(type) {
 		case schema.StringAttribute:
-			if a.CustomType != nil {
+			if a.CustomType != nil && !validatesAsValue(a.CustomType) {
 				return false
 			}
 		case schema.BoolAttribute:
@@ -71,11 +77,11 @@ func walkable(attrs map[string]schema.Attribute) bool {
 				return false
 			}
 		case schema.MapAttribute:
-			if a.CustomType != nil || !a.ElementType.Equal(types.StringType) {
+			if a.CustomType != nil || !a.ElementType.Equal(types.StringType) && !readOnly(a, len(a.Validators)) {
 				return false
 			}
 		case schema.ListAttribute:
-			if a.CustomType != nil || !a.ElementType.Equal(types.StringType) {
+			if a.CustomType != nil || !a.ElementType.Equal(types.StringType) && !readOnly(a, len(a.Validators)) {
 				return false
 			}
 		case schema.SingleNestedAttribute:
@@ -84,7 +90,7 @@ func walkable(attrs map[string]schema.Attribute) bool {
 			}
 		case schema.ListNestedAttribute:
 			o := a.NestedObject
-			if a.CustomType != nil || o.CustomType != nil || len(o.Validators) > 0 || !walkable(o.Attributes) {
+			if a.CustomType != nil || o.CustomType != nil || !walkable(o.Attributes) {
 				return false
 			}
 		default:
@@ -92,6 +98,26 @@ func walkable(attrs map[string]schema.Attribute) bool {
 		}
 	}
 	return true
+}
+
+// validatesAsValue reports whether a custom string type is validated by its values
+// (xattr.ValidateableAttribute), as the walk does, and not by the deprecated type validation.
+func validatesAsValue(t basetypes.StringTypable) bool {
+	if _, old := t.(xattr.TypeWithValidate); old { //nolint:staticcheck // what the walk does not do
+		return false
+	}
+	v, err := t.ValueFromTerraform(context.Background(), tftypes.NewValue(tftypes.String, nil))
+	if err != nil {
+		return false
+	}
+	_, ok := v.(basetypes.StringValuable)
+	return ok
+}
+
+// readOnly reports whether an attribute without validators can only be null in a configuration:
+// its values are then never converted, so their element type does not matter.
+func readOnly(a schema.Attribute, validators int) bool {
+	return a.IsComputed() && !a.IsOptional() && validators == 0
 }
 
 // validate answers the request; ok is false when the framework must (a block set, a list element
@@ -144,6 +170,21 @@ func (w *configWalk) object(p path.Path, schemas map[string]schema.Attribute, va
 
 func (w *configWalk) attribute(p path.Path, a schema.Attribute, val tftypes.Value) bool {
 	null, unknown := val.IsNull(), !val.IsKnown()
+	// A value of a custom type validates itself first; its errors end the attribute's validation.
+	if s, ok := a.(schema.StringAttribute); ok && s.CustomType != nil {
+		v, err := s.CustomType.ValueFromTerraform(w.ctx, val)
+		if err != nil {
+			return false
+		}
+		if v, ok := v.(xattr.ValidateableAttribute); ok {
+			var resp xattr.ValidateAttributeResponse
+			v.ValidateAttribute(w.ctx, xattr.ValidateAttributeRequest{Path: p}, &resp)
+			w.diags.Append(resp.Diagnostics...)
+			if resp.Diagnostics.HasError() {
+				return true
+			}
+		}
+	}
 	if a.IsComputed() && !a.IsOptional() && !null {
 		w.diags.AddAttributeError(p, "Invalid Configuration for Read-Only Attribute",
 			"Cannot set value for this attribute as the provider has marked it as read-only. Remove the configuration line setting the value.\n\n"+
@@ -258,7 +299,23 @@ func (w *configWalk) attribute(p path.Path, a schema.Attribute, val tftypes.Valu
 		}
 		for i, e := range elems {
 			var attrs map[string]tftypes.Value
-			if !e.IsKnown() || e.IsNull() || e.As(&attrs) != nil || !w.object(p.AtListIndex(i), a.NestedObject.Attributes, attrs) {
+			if !e.IsKnown() || e.IsNull() || e.As(&attrs) != nil {
+				return false
+			}
+			at := p.AtListIndex(i)
+			if len(a.NestedObject.Validators) > 0 {
+				o, ok := w.value(a.NestedObject.Type(), e).(types.Object)
+				if !ok {
+					return false
+				}
+				req := validator.ObjectRequest{ClientCapabilities: w.caps, Config: w.config, ConfigValue: o, Path: at, PathExpression: at.Expression()}
+				for _, v := range a.NestedObject.Validators {
+					resp := &validator.ObjectResponse{}
+					v.ValidateObject(w.ctx, req, resp)
+					w.diags.Append(resp.Diagnostics...)
+				}
+			}
+			if !w.object(at, a.NestedObject.Attributes, attrs) {
 				return false
 			}
 		}

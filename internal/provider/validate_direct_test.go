@@ -10,19 +10,69 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// TestDirectValidationKinds: destinations are validated without the framework's walk; promises
-// and requests (custom types) are not.
+// TestDirectValidationKinds: destinations and promises are validated without the framework's
+// walk; requests (write-only attributes) are not.
 func TestDirectValidationKinds(t *testing.T) {
 	s, err := newSteadyStateServer("test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.direct[destinationTypeName] == nil {
-		t.Errorf("%s is validated by the framework's walk", destinationTypeName)
+	for _, name := range []string{destinationTypeName, promiseTypeName} {
+		if s.direct[name] == nil {
+			t.Errorf("%s is validated by the framework's walk", name)
+		}
 	}
-	for _, name := range []string{promiseTypeName, requestTypeName} {
-		if s.direct[name] != nil {
-			t.Errorf("%s is validated directly, but its schema has custom types", name)
+	if s.direct[requestTypeName] != nil {
+		t.Errorf("%s is validated directly, but its schema has write-only attributes", requestTypeName)
+	}
+}
+
+// TestDirectValidationOfPromises: a promise's dependencies that are not YAML (a custom type's own
+// validation), a duration that is not one, an empty selector entry (an object validator on list
+// elements), a Git URL with credentials in the pool, and a valid promise with a rollout: answered
+// directly, with the framework's diagnostics (verify mode compares), each at its attribute.
+func TestDirectValidationOfPromises(t *testing.T) {
+	s, check, err := newVerifiedServer("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := s.creates[promiseTypeName].typ
+	const ns = `"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: foo\n"`
+	pool := `"destinations": [{"name": "w-0", "path": "w-0", "labels": {"env": "dev"}, "state_store": {"name": "s", "git": {"url": "https://git.example/r.git"}}}]`
+	promise := func(deps, extra string) *tfprotov6.DynamicValue {
+		return dynamicFromJSON(t, typ, `{"name": "app", "dependencies": `+deps+`, `+pool+extra+`}`)
+	}
+	for _, c := range []struct {
+		name   string
+		config *tfprotov6.DynamicValue
+		wants  []string
+	}{
+		{"valid", promise(ns, `, "destination_selectors": [{"match_labels": {"env": "dev"}}], "rollout": {"waves": [{"name": "canary", "destination_selectors": [{"match_labels": {"env": "dev"}}]}], "min_wait": "10m"}`), nil},
+		{"not yaml", promise(`"a: [unclosed"`, ""), []string{`AttributeName("dependencies")`}},
+		{"bad duration", promise(ns, `, "rollout": {"waves": [{"name": "canary", "destination_selectors": [{"match_labels": {"env": "dev"}}]}], "min_wait": "soon"}`), []string{`AttributeName("rollout").AttributeName("min_wait")`}},
+		{"empty selector", promise(ns, `, "destination_selectors": [{"match_labels": {"env": "dev"}}, {}]`), []string{"Empty Selector", `AttributeName("destination_selectors").ElementKeyInt(1)`}},
+		{"credentials in the pool", dynamicFromJSON(t, typ, `{"name": "app", "dependencies": `+ns+`, "destinations": [{"name": "w-0", "path": "w-0", "state_store": {"name": "s", "git": {"url": "https://bob:s3cret@git.example/r.git"}}}]}`),
+			[]string{"Credentials in Git URL", `AttributeName("destinations").ElementKeyInt(0).AttributeName("state_store").AttributeName("git").AttributeName("url")`}},
+	} {
+		before := check.validations.Load()
+		resp, err := s.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{TypeName: promiseTypeName, Config: c.config})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if check.validations.Load() != before+1 {
+			t.Errorf("%s: not answered directly", c.name)
+		}
+		text := diagnosticsText(resp.Diagnostics) + fmt.Sprint(attributePaths(resp.Diagnostics))
+		if strings.Contains(text, "Direct Answer Differs") || strings.Contains(text, "s3cret") {
+			t.Errorf("%s: %s", c.name, text)
+		}
+		for _, w := range c.wants {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: diagnostics %s: want %q", c.name, text, w)
+			}
+		}
+		if len(c.wants) == 0 && len(resp.Diagnostics) > 0 {
+			t.Errorf("%s: diagnostics %s, want none", c.name, text)
 		}
 	}
 }

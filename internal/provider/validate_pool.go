@@ -131,8 +131,9 @@ func (v *poolValidation) read(prefix []string, attrs map[string]schema.Attribute
 	return true
 }
 
-// ValidateResourceConfig validates a destination's configuration directly (validate_direct.go), a
-// promise's or request's with its pool taken out (see above), and any other the framework's way.
+// ValidateResourceConfig validates a destination's or a promise's configuration directly
+// (validate_direct.go), a request's with its pool taken out (see above), and any other the
+// framework's way.
 func (s *steadyStateServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	if d := s.direct[req.TypeName]; d != nil && req.Config != nil {
 		if diags, ok := d.validate(ctx, req); ok {
