@@ -293,8 +293,17 @@ func marker(line []byte, m string) bool {
 	return len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n' || rest[0] == '\r'
 }
 
-// encodeOne is one document, serialised canonically.
+// encodeOne is one document, serialised canonically: by emitDocument, or by the YAML library
+// when that gives up.
 func encodeOne(d Document) []byte {
+	if b, ok := emitDocument(d); ok {
+		return b
+	}
+	return encodeLibrary(d)
+}
+
+// encodeLibrary is one document serialised canonically by the YAML library's encoder.
+func encodeLibrary(d Document) []byte {
 	var b bytes.Buffer
 	enc := yaml3.NewEncoder(&b)
 	enc.SetIndent(2)
