@@ -6,7 +6,6 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
@@ -97,34 +96,15 @@ func quietUnlessAsked(environ []string) {
 // GOGC 200. 200 lets the heap grow to three times what is live before a collection (twice by
 // default): about 50 KiB per promise x destination in B7 against 33. The soft limit bounds that
 // growth for a fleet: above 2 GiB the runtime collects more often instead.
-//
-// Terraform starts the provider three or four times per command, and most of those processes
-// allocate less than gcQuietUpTo in their whole life (B2's validation reads a 1.9 MB release and
-// throws away 74 MB doing it, in ten collections by GOGC 200): until then nothing is collected.
-// The first collection, when the process's memory reaches gcQuietUpTo, hands over to GOGC 200
-// and the 2 GiB soft limit for the rest of its life, so a fleet's plan pays one early collection
-// and is otherwise as before.
 const (
 	gcPercent     = 200
 	gcMemoryLimit = 2 << 30
-	gcQuietUpTo   = 128 << 20
 )
 
 func tuneGC() {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(gcQuietUpTo)
-	afterFirstCollection(func() {
-		debug.SetGCPercent(gcPercent)
-		debug.SetMemoryLimit(gcMemoryLimit)
-	})
-}
-
-// afterFirstCollection calls fn once the garbage collector has run, from the runtime's finalizer
-// goroutine: an object nothing refers to is finalized by the first collection after it is made.
-func afterFirstCollection(fn func()) {
-	sentinel := &struct{ _ [16]byte }{}
-	runtime.SetFinalizer(sentinel, func(*struct{ _ [16]byte }) { fn() })
+	debug.SetGCPercent(gcPercent)
+	debug.SetMemoryLimit(gcMemoryLimit)
 }

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"math"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"testing"
-	"time"
 )
 
 // TestQuietUnlessAsked: the SDK's logs are turned off only when no variable asks for provider
@@ -37,32 +33,5 @@ func TestQuietUnlessAsked(t *testing.T) {
 				t.Errorf("%v: %s = %q, want it left unset", tc.environ, v, got)
 			}
 		}
-	}
-}
-
-// TestTuneGC: nothing is collected until the first collection (made when the process's memory
-// reaches gcQuietUpTo), which hands over to GOGC 200 and the 2 GiB soft limit.
-func TestTuneGC(t *testing.T) {
-	t.Setenv("GOGC", "")
-	t.Setenv("GOMEMLIMIT", "")
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
-	tuneGC()
-	if got := debug.SetGCPercent(-1); got != -1 {
-		t.Errorf("GC percent before the first collection %d, want -1 (off)", got)
-	}
-	if got := debug.SetMemoryLimit(-1); got != gcQuietUpTo {
-		t.Errorf("memory limit before the first collection %d, want %d", got, gcQuietUpTo)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for debug.SetMemoryLimit(-1) != gcMemoryLimit && time.Now().Before(deadline) {
-		runtime.GC()
-		time.Sleep(10 * time.Millisecond)
-	}
-	if got := debug.SetMemoryLimit(-1); got != gcMemoryLimit {
-		t.Errorf("memory limit after a collection %d, want %d", got, gcMemoryLimit)
-	}
-	if got := debug.SetGCPercent(gcPercent); got != gcPercent {
-		t.Errorf("GC percent after a collection %d, want %d", got, gcPercent)
 	}
 }
