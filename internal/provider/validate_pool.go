@@ -15,8 +15,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// Validation with the pool taken out: ValidateResourceConfig of a promise or request whose
-// configuration holds its pool of destinations.
+// Validation with the pool taken out: ValidateResourceConfig of a request whose configuration
+// holds its promise's pool of destinations, and of a promise whenever the direct walk
+// (validate_direct.go) cannot take its schema.
 //
 // Before the framework validates a configuration it walks the whole value, node by node, to turn
 // empty collection blocks into null ones (NullifyCollectionBlocks), looking each node's schema up

@@ -36,16 +36,17 @@ func TestPoolValidation(t *testing.T) {
 	}
 }
 
-// TestPoolValidationAgreesWithFramework: a promise whose pool holds a Git URL with credentials in
-// its second destination, and one with a clean pool, validated with the pool taken out: the same
-// diagnostics as the framework's with the whole value (verify mode adds any difference as an
-// error), and the credentials error at destinations[1].state_store.git.url.
+// TestPoolValidationAgreesWithFramework: a request whose promise's pool holds a Git URL with
+// credentials in its second destination, and one with a clean pool, validated with the pool taken
+// out (promises go through the direct walk now, requests still this way): the same diagnostics as
+// the framework's with the whole value (verify mode adds any difference as an error), and the
+// credentials error at promise.destinations[1].state_store.git.url.
 func TestPoolValidationAgreesWithFramework(t *testing.T) {
 	s, check, err := newVerifiedServer("test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	typ := s.creates[promiseTypeName].typ
+	typ := s.creates[requestTypeName].typ
 	dest := func(i int, url string) string {
 		return fmt.Sprintf(`{"name": "w-%d", "path": "w-%d", "state_store": {"name": "s", "git": {"url": %q}}}`, i, i, url)
 	}
@@ -56,12 +57,15 @@ func TestPoolValidationAgreesWithFramework(t *testing.T) {
 	}{
 		{"clean", []string{dest(0, "https://git.example/r.git"), dest(1, "https://git.example/r.git")}, nil},
 		{"credentials", []string{dest(0, "https://git.example/r.git"), dest(1, "https://bob:s3cret@git.example/r.git"), dest(2, "ssh://git@git.example/r.git")},
-			[]string{"Credentials in Git URL", `AttributeName("destinations").ElementKeyInt(1).AttributeName("state_store").AttributeName("git").AttributeName("url")`}},
+			[]string{"Credentials in Git URL", `AttributeName("promise").AttributeName("destinations").ElementKeyInt(1).AttributeName("state_store").AttributeName("git").AttributeName("url")`}},
 	} {
-		config := dynamicFromJSON(t, typ, `{"name": "app", "dependencies": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: foo\n",
-			"destinations": [`+strings.Join(c.pool, ",")+`]}`)
+		config := dynamicFromJSON(t, typ, `{"name": "one", "documents": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+			"promise": {"name": "app", "destinations": [`+strings.Join(c.pool, ",")+`]}}`)
+		if s.direct[requestTypeName] != nil {
+			t.Fatal("requests are validated directly: this test no longer covers the pool taken out")
+		}
 		before := check.validations.Load()
-		resp, err := s.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{TypeName: promiseTypeName, Config: config})
+		resp, err := s.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{TypeName: requestTypeName, Config: config})
 		if err != nil {
 			t.Fatal(err)
 		}
