@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
@@ -16,26 +17,27 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// Direct validation: ValidateResourceConfig of a destination or a promise without the framework's
-// walk.
+// Direct validation: ValidateResourceConfig of a destination, a promise or a request without the
+// framework's walk.
 //
 // Terraform validates each object three times per apply (validation, plan, apply), in three
 // provider processes. The framework's validation looks every attribute up from the root of the
 // schema and the value: a destination's store object (some forty attributes, one validator among
-// them), a promise's whole pool. A hundred destinations cost it 45 ms per apply of B2 against a
-// provider that does nothing, and a promise was validated with its pool taken out, at the price
-// of encoding and decoding its dependencies once more. This walk goes through the value once, from
-// the top, and does for each attribute what the framework does: a custom type's own validation
-// first (its errors end the attribute's), then the read-only and required checks, then the
-// attribute's validators with the same request (path, path expression, configuration, client
-// capabilities), then the attributes nested in a known object or in each element of a known list
-// (with the element's object validators). It takes only schemas it knows whole
-// (directValidationOf): strings (of custom types that validate their values), booleans,
-// integers, maps and lists of strings, read-only collections of anything, nested attributes
-// without object validators on a single object; no deprecation, no write-only, no resource-level
-// validator. Any block must be null in the configuration (the timeouts), and a list element that
-// is null or unknown goes to the framework too. In the acceptance tests every direct answer is
-// also asked of the framework and the diagnostics compared (steady_state_verify_test.go).
+// them), a promise's or request's whole pool. A hundred destinations cost it 45 ms per apply of
+// B2 against a provider that does nothing, and a promise was validated with its pool taken out,
+// at the price of encoding and decoding its dependencies once more. This walk goes through the
+// value once, from the top, and does for each attribute what the framework does: a custom type's
+// own validation first (its errors end the attribute's), then the read-only, required and
+// write-only checks, then the attribute's validators with the same request (path, path
+// expression, configuration, client capabilities), then the attributes nested in a known object
+// or in each element of a known list or map (with the element's object validators). It takes
+// only schemas it knows whole (directValidationOf): strings (of custom types that validate their
+// values), booleans, integers, maps and lists of strings, read-only collections of anything,
+// nested attributes without object validators on a single object; no deprecation, no
+// resource-level validator. Any block must be null in the configuration (the timeouts), and an
+// element that is null or unknown goes to the framework too (validate_pool.go, the pool taken
+// out). In the acceptance tests every direct answer is also asked of the framework and the
+// diagnostics compared (steady_state_verify_test.go).
 
 // directValidation validates one resource type's configurations.
 type directValidation struct {
@@ -60,8 +62,8 @@ func directValidationOf(ctx context.Context, s schema.Schema, r any) (*directVal
 // walkable reports whether every attribute is one the walk validates as the framework does.
 func walkable(attrs map[string]schema.Attribute) bool {
 	for _, a := range attrs {
-		if a.GetDeprecationMessage() != "" || a.IsWriteOnly() {
-			return false
+		if a.GetDeprecationMessage() != "" || a.IsWriteOnly() && (a.IsComputed() || a.IsRequired() && a.IsOptional()) {
+			return false // the framework reports the last two as the provider's mistakes
 		}
 		switch a := a.(type) {
 		case schema.StringAttribute:
@@ -89,6 +91,11 @@ func walkable(attrs map[string]schema.Attribute) bool {
 				return false
 			}
 		case schema.ListNestedAttribute:
+			o := a.NestedObject
+			if a.CustomType != nil || o.CustomType != nil || !walkable(o.Attributes) {
+				return false
+			}
+		case schema.MapNestedAttribute:
 			o := a.NestedObject
 			if a.CustomType != nil || o.CustomType != nil || !walkable(o.Attributes) {
 				return false
@@ -194,6 +201,10 @@ func (w *configWalk) attribute(p path.Path, a schema.Attribute, val tftypes.Valu
 		w.diags.AddAttributeError(p, "Missing Configuration for Required Attribute",
 			"Must set a configuration value for the "+p.String()+" attribute as the provider has marked it as required.\n\n"+
 				"Refer to the provider documentation or contact the provider developers for additional information about configurable attributes that are required.")
+	}
+	if !w.caps.WriteOnlyAttributesAllowed && a.IsWriteOnly() && !null {
+		w.diags.AddAttributeError(p, "WriteOnly Attribute Not Allowed",
+			fmt.Sprintf("The resource contains a non-null value for WriteOnly attribute %s. Write-only attributes are only supported in Terraform 1.11 and later.", p.String()))
 	}
 	switch a := a.(type) {
 	case schema.StringAttribute:
@@ -303,25 +314,62 @@ func (w *configWalk) attribute(p path.Path, a schema.Attribute, val tftypes.Valu
 				return false
 			}
 			at := p.AtListIndex(i)
-			if len(a.NestedObject.Validators) > 0 {
-				o, ok := w.value(a.NestedObject.Type(), e).(types.Object)
-				if !ok {
-					return false
-				}
-				req := validator.ObjectRequest{ClientCapabilities: w.caps, Config: w.config, ConfigValue: o, Path: at, PathExpression: at.Expression()}
-				for _, v := range a.NestedObject.Validators {
-					resp := &validator.ObjectResponse{}
-					v.ValidateObject(w.ctx, req, resp)
-					w.diags.Append(resp.Diagnostics...)
-				}
+			if !w.nestedObject(at, a.NestedObject, e) || !w.object(at, a.NestedObject.Attributes, attrs) {
+				return false
 			}
-			if !w.object(at, a.NestedObject.Attributes, attrs) {
+		}
+		return true
+	case schema.MapNestedAttribute:
+		if len(a.Validators) > 0 {
+			m, ok := w.value(a.GetType(), val).(types.Map)
+			if !ok {
+				return false
+			}
+			req := validator.MapRequest{ClientCapabilities: w.caps, Config: w.config, ConfigValue: m, Path: p, PathExpression: p.Expression()}
+			for _, v := range a.Validators {
+				resp := &validator.MapResponse{}
+				v.ValidateMap(w.ctx, req, resp)
+				w.diags.Append(resp.Diagnostics...)
+			}
+		}
+		if null || unknown {
+			return true
+		}
+		var elems map[string]tftypes.Value
+		if val.As(&elems) != nil {
+			return false
+		}
+		for key, e := range elems {
+			var attrs map[string]tftypes.Value
+			if !e.IsKnown() || e.IsNull() || e.As(&attrs) != nil {
+				return false
+			}
+			at := p.AtMapKey(key)
+			if !w.nestedObject(at, a.NestedObject, e) || !w.object(at, a.NestedObject.Attributes, attrs) {
 				return false
 			}
 		}
 		return true
 	}
 	return false
+}
+
+// nestedObject runs the object validators of a nested attribute's element e at p.
+func (w *configWalk) nestedObject(p path.Path, o schema.NestedAttributeObject, e tftypes.Value) bool {
+	if len(o.Validators) == 0 {
+		return true
+	}
+	obj, ok := w.value(o.Type(), e).(types.Object)
+	if !ok {
+		return false
+	}
+	req := validator.ObjectRequest{ClientCapabilities: w.caps, Config: w.config, ConfigValue: obj, Path: p, PathExpression: p.Expression()}
+	for _, v := range o.Validators {
+		resp := &validator.ObjectResponse{}
+		v.ValidateObject(w.ctx, req, resp)
+		w.diags.Append(resp.Diagnostics...)
+	}
+	return true
 }
 
 // value is val as typ gives it to validators; nil when it does not convert.

@@ -10,20 +10,72 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// TestDirectValidationKinds: destinations and promises are validated without the framework's
-// walk; requests (write-only attributes) are not.
+// TestDirectValidationKinds: destinations, promises and requests are validated without the
+// framework's walk.
 func TestDirectValidationKinds(t *testing.T) {
 	s, err := newSteadyStateServer("test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{destinationTypeName, promiseTypeName} {
+	for _, name := range []string{destinationTypeName, promiseTypeName, requestTypeName} {
 		if s.direct[name] == nil {
 			t.Errorf("%s is validated by the framework's walk", name)
 		}
 	}
-	if s.direct[requestTypeName] != nil {
-		t.Errorf("%s is validated directly, but its schema has write-only attributes", requestTypeName)
+}
+
+// TestDirectValidationOfRequests: write-only attributes set for a client that does not allow them
+// and for one that does, workload groups (a map of nested objects) with an empty selector entry,
+// documents that are not YAML, credentials in the promise's pool, and a valid request: answered
+// directly with the framework's diagnostics (verify mode compares), each at its attribute.
+func TestDirectValidationOfRequests(t *testing.T) {
+	s, check, err := newVerifiedServer("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := s.creates[requestTypeName].typ
+	const docs = `"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"`
+	promise := `"promise": {"name": "app", "destinations": [{"name": "w-0", "path": "w-0", "labels": {"env": "dev"}, "state_store": {"name": "s", "git": {"url": "https://git.example/r.git"}}}]}`
+	request := func(fields string) *tfprotov6.DynamicValue {
+		return dynamicFromJSON(t, typ, `{"name": "one", `+promise+fields+`}`)
+	}
+	for _, c := range []struct {
+		name      string
+		config    *tfprotov6.DynamicValue
+		writeOnly bool // the client allows write-only attributes
+		wants     []string
+	}{
+		{"valid", request(`, "documents": ` + docs + `, "groups": {"db": {"destination_selectors": [{"match_labels": {"env": "dev"}}]}}`), true, nil},
+		{"write-only allowed", request(`, "documents_wo": ` + docs + `, "files_wo": {"a.yaml": "x: 1\n"}`), true, nil},
+		{"write-only refused", request(`, "documents_wo": ` + docs + `, "files_wo": {"a.yaml": "x: 1\n"}`), false,
+			[]string{"WriteOnly Attribute Not Allowed", `AttributeName("documents_wo")`, `AttributeName("files_wo")`}},
+		{"empty group selector", request(`, "documents": ` + docs + `, "groups": {"db": {"destination_selectors": [{}]}}`), true,
+			[]string{"Empty Selector", `AttributeName("groups").ElementKeyString("db").AttributeName("destination_selectors").ElementKeyInt(0)`}},
+		{"not yaml", request(`, "documents": "a: [unclosed"`), true, []string{`AttributeName("documents")`}},
+		{"credentials in the pool", dynamicFromJSON(t, typ, `{"name": "one", "documents": `+docs+`, "promise": {"name": "app", "destinations": [{"name": "w-0", "path": "w-0", "state_store": {"name": "s", "git": {"url": "https://bob:s3cret@git.example/r.git"}}}]}}`), true,
+			[]string{"Credentials in Git URL", `AttributeName("promise").AttributeName("destinations").ElementKeyInt(0).AttributeName("state_store").AttributeName("git").AttributeName("url")`}},
+	} {
+		before := check.validations.Load()
+		resp, err := s.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{TypeName: requestTypeName, Config: c.config,
+			ClientCapabilities: &tfprotov6.ValidateResourceConfigClientCapabilities{WriteOnlyAttributesAllowed: c.writeOnly}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if check.validations.Load() != before+1 {
+			t.Errorf("%s: not answered directly", c.name)
+		}
+		text := diagnosticsText(resp.Diagnostics) + fmt.Sprint(attributePaths(resp.Diagnostics))
+		if strings.Contains(text, "Direct Answer Differs") || strings.Contains(text, "s3cret") {
+			t.Errorf("%s: %s", c.name, text)
+		}
+		for _, w := range c.wants {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: diagnostics %s: want %q", c.name, text, w)
+			}
+		}
+		if len(c.wants) == 0 && len(resp.Diagnostics) > 0 {
+			t.Errorf("%s: diagnostics %s, want none", c.name, text)
+		}
 	}
 }
 

@@ -15,9 +15,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// Validation with the pool taken out: ValidateResourceConfig of a request whose configuration
-// holds its promise's pool of destinations, and of a promise whenever the direct walk
-// (validate_direct.go) cannot take its schema.
+// Validation with the pool taken out: ValidateResourceConfig of a promise or request whose
+// configuration holds its pool of destinations, when the direct walk (validate_direct.go) cannot
+// answer (a schema it does not know whole, a null or unknown element, timeouts set).
 //
 // Before the framework validates a configuration it walks the whole value, node by node, to turn
 // empty collection blocks into null ones (NullifyCollectionBlocks), looking each node's schema up
@@ -132,9 +132,9 @@ func (v *poolValidation) read(prefix []string, attrs map[string]schema.Attribute
 	return true
 }
 
-// ValidateResourceConfig validates a destination's or a promise's configuration directly
-// (validate_direct.go), a request's with its pool taken out (see above), and any other the
-// framework's way.
+// ValidateResourceConfig validates a destination's, promise's or request's configuration directly
+// (validate_direct.go), or else a promise's or request's with its pool taken out (see above), and
+// any other the framework's way.
 func (s *steadyStateServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	if d := s.direct[req.TypeName]; d != nil && req.Config != nil {
 		if diags, ok := d.validate(ctx, req); ok {

@@ -38,14 +38,15 @@ func TestPoolValidation(t *testing.T) {
 
 // TestPoolValidationAgreesWithFramework: a request whose promise's pool holds a Git URL with
 // credentials in its second destination, and one with a clean pool, validated with the pool taken
-// out (promises go through the direct walk now, requests still this way): the same diagnostics as
-// the framework's with the whole value (verify mode adds any difference as an error), and the
-// credentials error at promise.destinations[1].state_store.git.url.
+// out (the fallback when the direct walk cannot take a schema; switched off here): the same
+// diagnostics as the framework's with the whole value (verify mode adds any difference as an
+// error), and the credentials error at promise.destinations[1].state_store.git.url.
 func TestPoolValidationAgreesWithFramework(t *testing.T) {
 	s, check, err := newVerifiedServer("test")
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.direct = nil // the pool path is what is tested
 	typ := s.creates[requestTypeName].typ
 	dest := func(i int, url string) string {
 		return fmt.Sprintf(`{"name": "w-%d", "path": "w-%d", "state_store": {"name": "s", "git": {"url": %q}}}`, i, i, url)
@@ -61,9 +62,6 @@ func TestPoolValidationAgreesWithFramework(t *testing.T) {
 	} {
 		config := dynamicFromJSON(t, typ, `{"name": "one", "documents": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
 			"promise": {"name": "app", "destinations": [`+strings.Join(c.pool, ",")+`]}}`)
-		if s.direct[requestTypeName] != nil {
-			t.Fatal("requests are validated directly: this test no longer covers the pool taken out")
-		}
 		before := check.validations.Load()
 		resp, err := s.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{TypeName: requestTypeName, Config: config})
 		if err != nil {
