@@ -253,35 +253,9 @@ func (w *configWalk) attribute(p path.Path, a schema.Attribute, val tftypes.Valu
 		}
 		return true
 	case schema.MapAttribute:
-		if len(a.Validators) == 0 {
-			return true
-		}
-		m, ok := w.value(types.MapType{ElemType: types.StringType}, val).(types.Map)
-		if !ok {
-			return false
-		}
-		req := validator.MapRequest{ClientCapabilities: w.caps, Config: w.config, ConfigValue: m, Path: p, PathExpression: p.Expression()}
-		for _, v := range a.Validators {
-			resp := &validator.MapResponse{}
-			v.ValidateMap(w.ctx, req, resp)
-			w.diags.Append(resp.Diagnostics...)
-		}
-		return true
+		return w.mapValidators(p, a.GetType(), val, a.Validators)
 	case schema.ListAttribute:
-		if len(a.Validators) == 0 {
-			return true
-		}
-		l, ok := w.value(types.ListType{ElemType: types.StringType}, val).(types.List)
-		if !ok {
-			return false
-		}
-		req := validator.ListRequest{ClientCapabilities: w.caps, Config: w.config, ConfigValue: l, Path: p, PathExpression: p.Expression()}
-		for _, v := range a.Validators {
-			resp := &validator.ListResponse{}
-			v.ValidateList(w.ctx, req, resp)
-			w.diags.Append(resp.Diagnostics...)
-		}
-		return true
+		return w.listValidators(p, a.GetType(), val, a.Validators)
 	case schema.SingleNestedAttribute:
 		if null || unknown {
 			return true
@@ -289,17 +263,8 @@ func (w *configWalk) attribute(p path.Path, a schema.Attribute, val tftypes.Valu
 		var attrs map[string]tftypes.Value
 		return val.As(&attrs) == nil && w.object(p, a.Attributes, attrs)
 	case schema.ListNestedAttribute:
-		if len(a.Validators) > 0 {
-			l, ok := w.value(a.GetType(), val).(types.List)
-			if !ok {
-				return false
-			}
-			req := validator.ListRequest{ClientCapabilities: w.caps, Config: w.config, ConfigValue: l, Path: p, PathExpression: p.Expression()}
-			for _, v := range a.Validators {
-				resp := &validator.ListResponse{}
-				v.ValidateList(w.ctx, req, resp)
-				w.diags.Append(resp.Diagnostics...)
-			}
+		if !w.listValidators(p, a.GetType(), val, a.Validators) {
+			return false
 		}
 		if null || unknown {
 			return true
@@ -320,17 +285,8 @@ func (w *configWalk) attribute(p path.Path, a schema.Attribute, val tftypes.Valu
 		}
 		return true
 	case schema.MapNestedAttribute:
-		if len(a.Validators) > 0 {
-			m, ok := w.value(a.GetType(), val).(types.Map)
-			if !ok {
-				return false
-			}
-			req := validator.MapRequest{ClientCapabilities: w.caps, Config: w.config, ConfigValue: m, Path: p, PathExpression: p.Expression()}
-			for _, v := range a.Validators {
-				resp := &validator.MapResponse{}
-				v.ValidateMap(w.ctx, req, resp)
-				w.diags.Append(resp.Diagnostics...)
-			}
+		if !w.mapValidators(p, a.GetType(), val, a.Validators) {
+			return false
 		}
 		if null || unknown {
 			return true
@@ -352,6 +308,43 @@ func (w *configWalk) attribute(p path.Path, a schema.Attribute, val tftypes.Valu
 		return true
 	}
 	return false
+}
+
+// listValidators runs a list's validators on val converted as typ (a list of strings or of nested
+// objects); false when it does not convert.
+func (w *configWalk) listValidators(p path.Path, typ attr.Type, val tftypes.Value, validators []validator.List) bool {
+	if len(validators) == 0 {
+		return true
+	}
+	l, ok := w.value(typ, val).(types.List)
+	if !ok {
+		return false
+	}
+	req := validator.ListRequest{ClientCapabilities: w.caps, Config: w.config, ConfigValue: l, Path: p, PathExpression: p.Expression()}
+	for _, v := range validators {
+		resp := &validator.ListResponse{}
+		v.ValidateList(w.ctx, req, resp)
+		w.diags.Append(resp.Diagnostics...)
+	}
+	return true
+}
+
+// mapValidators is listValidators for maps.
+func (w *configWalk) mapValidators(p path.Path, typ attr.Type, val tftypes.Value, validators []validator.Map) bool {
+	if len(validators) == 0 {
+		return true
+	}
+	m, ok := w.value(typ, val).(types.Map)
+	if !ok {
+		return false
+	}
+	req := validator.MapRequest{ClientCapabilities: w.caps, Config: w.config, ConfigValue: m, Path: p, PathExpression: p.Expression()}
+	for _, v := range validators {
+		resp := &validator.MapResponse{}
+		v.ValidateMap(w.ctx, req, resp)
+		w.diags.Append(resp.Diagnostics...)
+	}
+	return true
 }
 
 // nestedObject runs the object validators of a nested attribute's element e at p.

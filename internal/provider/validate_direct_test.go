@@ -55,27 +55,35 @@ func TestDirectValidationOfRequests(t *testing.T) {
 		{"credentials in the pool", dynamicFromJSON(t, typ, `{"name": "one", "documents": `+docs+`, "promise": {"name": "app", "destinations": [{"name": "w-0", "path": "w-0", "state_store": {"name": "s", "git": {"url": "https://bob:s3cret@git.example/r.git"}}}]}}`), true,
 			[]string{"Credentials in Git URL", `AttributeName("promise").AttributeName("destinations").ElementKeyInt(0).AttributeName("state_store").AttributeName("git").AttributeName("url")`}},
 	} {
-		before := check.validations.Load()
-		resp, err := s.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{TypeName: requestTypeName, Config: c.config,
-			ClientCapabilities: &tfprotov6.ValidateResourceConfigClientCapabilities{WriteOnlyAttributesAllowed: c.writeOnly}})
-		if err != nil {
-			t.Fatal(err)
+		validateDirectly(t, s, check, c.name, &tfprotov6.ValidateResourceConfigRequest{TypeName: requestTypeName, Config: c.config,
+			ClientCapabilities: &tfprotov6.ValidateResourceConfigClientCapabilities{WriteOnlyAttributesAllowed: c.writeOnly}}, c.wants)
+	}
+}
+
+// validateDirectly validates req on the verified server and checks that it was answered directly,
+// that the framework gave the same diagnostics, that no password shows, and that the diagnostics
+// hold each of wants (summaries, attribute paths), or are none when wants is.
+func validateDirectly(t *testing.T, s *steadyStateServer, check *frameworkCheck, name string, req *tfprotov6.ValidateResourceConfigRequest, wants []string) {
+	t.Helper()
+	before := check.validations.Load()
+	resp, err := s.ValidateResourceConfig(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if check.validations.Load() != before+1 {
+		t.Errorf("%s: not answered directly", name)
+	}
+	text := diagnosticsText(resp.Diagnostics) + fmt.Sprint(attributePaths(resp.Diagnostics))
+	if strings.Contains(text, "Direct Answer Differs") || strings.Contains(text, "s3cret") {
+		t.Errorf("%s: %s", name, text)
+	}
+	for _, w := range wants {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s: diagnostics %s: want %q", name, text, w)
 		}
-		if check.validations.Load() != before+1 {
-			t.Errorf("%s: not answered directly", c.name)
-		}
-		text := diagnosticsText(resp.Diagnostics) + fmt.Sprint(attributePaths(resp.Diagnostics))
-		if strings.Contains(text, "Direct Answer Differs") || strings.Contains(text, "s3cret") {
-			t.Errorf("%s: %s", c.name, text)
-		}
-		for _, w := range c.wants {
-			if !strings.Contains(text, w) {
-				t.Errorf("%s: diagnostics %s: want %q", c.name, text, w)
-			}
-		}
-		if len(c.wants) == 0 && len(resp.Diagnostics) > 0 {
-			t.Errorf("%s: diagnostics %s, want none", c.name, text)
-		}
+	}
+	if len(wants) == 0 && len(resp.Diagnostics) > 0 {
+		t.Errorf("%s: diagnostics %s, want none", name, text)
 	}
 }
 
@@ -106,26 +114,7 @@ func TestDirectValidationOfPromises(t *testing.T) {
 		{"credentials in the pool", dynamicFromJSON(t, typ, `{"name": "app", "dependencies": `+ns+`, "destinations": [{"name": "w-0", "path": "w-0", "state_store": {"name": "s", "git": {"url": "https://bob:s3cret@git.example/r.git"}}}]}`),
 			[]string{"Credentials in Git URL", `AttributeName("destinations").ElementKeyInt(0).AttributeName("state_store").AttributeName("git").AttributeName("url")`}},
 	} {
-		before := check.validations.Load()
-		resp, err := s.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{TypeName: promiseTypeName, Config: c.config})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if check.validations.Load() != before+1 {
-			t.Errorf("%s: not answered directly", c.name)
-		}
-		text := diagnosticsText(resp.Diagnostics) + fmt.Sprint(attributePaths(resp.Diagnostics))
-		if strings.Contains(text, "Direct Answer Differs") || strings.Contains(text, "s3cret") {
-			t.Errorf("%s: %s", c.name, text)
-		}
-		for _, w := range c.wants {
-			if !strings.Contains(text, w) {
-				t.Errorf("%s: diagnostics %s: want %q", c.name, text, w)
-			}
-		}
-		if len(c.wants) == 0 && len(resp.Diagnostics) > 0 {
-			t.Errorf("%s: diagnostics %s, want none", c.name, text)
-		}
+		validateDirectly(t, s, check, c.name, &tfprotov6.ValidateResourceConfigRequest{TypeName: promiseTypeName, Config: c.config}, c.wants)
 	}
 }
 
@@ -172,6 +161,7 @@ func TestDirectValidationAgreesWithFramework(t *testing.T) {
 		{"bad path", dynamicFromJSON(t, typ, strings.Replace(dest(""), `"path": "dev"`, `"path": "../up"`, 1)), true, []string{`AttributeName("path")`}},
 		{"bad mode", dynamicFromJSON(t, typ, dest(`, "filepath_mode": "sideways"`)), true, []string{`AttributeName("filepath_mode")`}},
 		{"bad weight", dynamicFromJSON(t, typ, dest(`, "weight": 0`)), true, []string{`AttributeName("weight")`}},
+		{"the same taint twice", dynamicFromJSON(t, typ, dest(`, "taints": [{"key": "gpu", "effect": "NoSchedule"}, {"key": "gpu", "effect": "NoSchedule"}]`)), true, []string{"Invalid Taints", `AttributeName("taints")`}},
 		{"bad taint effect", dynamicFromJSON(t, typ, dest(`, "taints": [{"key": "gpu", "effect": "Never"}]`)), true, []string{`AttributeName("taints").ElementKeyInt(0).AttributeName("effect")`}},
 		{"credentials in git url", dynamicFromJSON(t, typ, `{"name": "dev", "path": "dev", "state_store": {"name": "s", "git": {"url": "https://bob:s3cret@git.example/r.git"}}}`), true,
 			[]string{"Credentials in Git URL", `AttributeName("state_store").AttributeName("git").AttributeName("url")`}},
