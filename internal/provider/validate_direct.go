@@ -26,7 +26,8 @@ import (
 // them), a promise's or request's whole pool. A hundred destinations cost it 45 ms per apply of
 // B2 against a provider that does nothing, and a promise was validated with its pool taken out,
 // at the price of encoding and decoding its dependencies once more. This walk goes through the
-// value once, from the top, and does for each attribute what the framework does: a custom type's
+// value once, from the top, along the attributes that have something to check (walkPlan), and
+// does for each what the framework does: a custom type's
 // own validation first (its errors end the attribute's), then the read-only, required and
 // write-only checks, then the attribute's validators with the same request (path, path
 // expression, configuration, client capabilities), then the attributes nested in a known object
@@ -43,6 +44,61 @@ import (
 type directValidation struct {
 	schema schema.Schema
 	typ    tftypes.Type
+	plan   []walkAttr // the attributes with something to check
+}
+
+// walkAttr is an attribute the walk looks at: one with something to check, in itself or in the
+// attributes nested in it (nested). The others are not even looked up: in a pool of a hundred
+// destinations most of a store object's forty attributes have nothing to check.
+type walkAttr struct {
+	name   string
+	attr   schema.Attribute
+	nested []walkAttr
+}
+
+func walkPlan(attrs map[string]schema.Attribute) []walkAttr {
+	var out []walkAttr
+	for name, a := range attrs {
+		var nested map[string]schema.Attribute
+		switch a := a.(type) {
+		case schema.SingleNestedAttribute:
+			nested = a.Attributes
+		case schema.ListNestedAttribute:
+			nested = a.NestedObject.Attributes
+		case schema.MapNestedAttribute:
+			nested = a.NestedObject.Attributes
+		}
+		w := walkAttr{name: name, attr: a, nested: walkPlan(nested)}
+		if len(w.nested) > 0 || checksItself(a) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// checksItself reports whether the framework checks anything on a itself: its being required,
+// read-only or write-only, a custom type's validation, validators on it or on its elements.
+func checksItself(a schema.Attribute) bool {
+	if a.IsRequired() || a.IsComputed() && !a.IsOptional() || a.IsWriteOnly() {
+		return true
+	}
+	switch a := a.(type) {
+	case schema.StringAttribute:
+		return a.CustomType != nil || len(a.Validators) > 0
+	case schema.BoolAttribute:
+		return len(a.Validators) > 0
+	case schema.Int64Attribute:
+		return len(a.Validators) > 0
+	case schema.MapAttribute:
+		return len(a.Validators) > 0
+	case schema.ListAttribute:
+		return len(a.Validators) > 0
+	case schema.ListNestedAttribute:
+		return len(a.Validators) > 0 || len(a.NestedObject.Validators) > 0
+	case schema.MapNestedAttribute:
+		return len(a.Validators) > 0 || len(a.NestedObject.Validators) > 0
+	}
+	return false
 }
 
 // directValidationOf returns the direct validation of a schema; ok is false when the schema holds
@@ -56,7 +112,7 @@ func directValidationOf(ctx context.Context, s schema.Schema, r any) (*directVal
 			return nil, false // a collection block: the framework nullifies empty ones first
 		}
 	}
-	return &directValidation{schema: s, typ: s.Type().TerraformType(ctx)}, true
+	return &directValidation{schema: s, typ: s.Type().TerraformType(ctx), plan: walkPlan(s.Attributes)}, true
 }
 
 // walkable reports whether every attribute is one the walk validates as the framework does.
@@ -147,7 +203,7 @@ func (v *directValidation) validate(ctx context.Context, req *tfprotov6.Validate
 	if req.ClientCapabilities != nil {
 		w.caps.WriteOnlyAttributesAllowed = req.ClientCapabilities.WriteOnlyAttributesAllowed
 	}
-	if !w.object(path.Empty(), v.schema.Attributes, attrs) {
+	if !w.object(path.Empty(), v.plan, attrs) {
 		return nil, false
 	}
 	return w.diags, true
@@ -161,21 +217,22 @@ type configWalk struct {
 }
 
 // object validates the attributes of one known object at p (the root when p is empty).
-func (w *configWalk) object(p path.Path, schemas map[string]schema.Attribute, values map[string]tftypes.Value) bool {
-	for name, a := range schemas {
-		at := path.Root(name)
+func (w *configWalk) object(p path.Path, plan []walkAttr, values map[string]tftypes.Value) bool {
+	for _, wa := range plan {
+		at := path.Root(wa.name)
 		if len(p.Steps()) > 0 {
-			at = p.AtName(name)
+			at = p.AtName(wa.name)
 		}
-		val, ok := values[name]
-		if !ok || !w.attribute(at, a, val) {
+		val, ok := values[wa.name]
+		if !ok || !w.attribute(at, wa, val) {
 			return false
 		}
 	}
 	return true
 }
 
-func (w *configWalk) attribute(p path.Path, a schema.Attribute, val tftypes.Value) bool {
+func (w *configWalk) attribute(p path.Path, wa walkAttr, val tftypes.Value) bool {
+	a := wa.attr
 	null, unknown := val.IsNull(), !val.IsKnown()
 	// A value of a custom type validates itself first; its errors end the attribute's validation.
 	if s, ok := a.(schema.StringAttribute); ok && s.CustomType != nil {
@@ -261,7 +318,7 @@ func (w *configWalk) attribute(p path.Path, a schema.Attribute, val tftypes.Valu
 			return true
 		}
 		var attrs map[string]tftypes.Value
-		return val.As(&attrs) == nil && w.object(p, a.Attributes, attrs)
+		return len(wa.nested) == 0 || val.As(&attrs) == nil && w.object(p, wa.nested, attrs)
 	case schema.ListNestedAttribute:
 		if !w.listValidators(p, a.GetType(), val, a.Validators) {
 			return false
@@ -274,12 +331,7 @@ func (w *configWalk) attribute(p path.Path, a schema.Attribute, val tftypes.Valu
 			return false
 		}
 		for i, e := range elems {
-			var attrs map[string]tftypes.Value
-			if !e.IsKnown() || e.IsNull() || e.As(&attrs) != nil {
-				return false
-			}
-			at := p.AtListIndex(i)
-			if !w.nestedObject(at, a.NestedObject, e) || !w.object(at, a.NestedObject.Attributes, attrs) {
+			if !w.element(p.AtListIndex(i), wa, a.NestedObject, e) {
 				return false
 			}
 		}
@@ -296,12 +348,7 @@ func (w *configWalk) attribute(p path.Path, a schema.Attribute, val tftypes.Valu
 			return false
 		}
 		for key, e := range elems {
-			var attrs map[string]tftypes.Value
-			if !e.IsKnown() || e.IsNull() || e.As(&attrs) != nil {
-				return false
-			}
-			at := p.AtMapKey(key)
-			if !w.nestedObject(at, a.NestedObject, e) || !w.object(at, a.NestedObject.Attributes, attrs) {
+			if !w.element(p.AtMapKey(key), wa, a.NestedObject, e) {
 				return false
 			}
 		}
@@ -345,6 +392,19 @@ func (w *configWalk) mapValidators(p path.Path, typ attr.Type, val tftypes.Value
 		w.diags.Append(resp.Diagnostics...)
 	}
 	return true
+}
+
+// element validates one element e, at p, of a list or map of nested objects: its object
+// validators, then its attributes that have something to check.
+func (w *configWalk) element(p path.Path, wa walkAttr, o schema.NestedAttributeObject, e tftypes.Value) bool {
+	if !e.IsKnown() || e.IsNull() || !w.nestedObject(p, o, e) {
+		return false
+	}
+	if len(wa.nested) == 0 {
+		return true
+	}
+	var attrs map[string]tftypes.Value
+	return e.As(&attrs) == nil && w.object(p, wa.nested, attrs)
 }
 
 // nestedObject runs the object validators of a nested attribute's element e at p.

@@ -110,6 +110,8 @@ func TestDirectValidationOfPromises(t *testing.T) {
 		{"valid", promise(ns, `, "destination_selectors": [{"match_labels": {"env": "dev"}}], "rollout": {"waves": [{"name": "canary", "destination_selectors": [{"match_labels": {"env": "dev"}}]}], "min_wait": "10m"}`), nil},
 		{"not yaml", promise(`"a: [unclosed"`, ""), []string{`AttributeName("dependencies")`}},
 		{"bad duration", promise(ns, `, "rollout": {"waves": [{"name": "canary", "destination_selectors": [{"match_labels": {"env": "dev"}}]}], "min_wait": "soon"}`), []string{`AttributeName("rollout").AttributeName("min_wait")`}},
+		{"a wave without its name", promise(ns, `, "rollout": {"waves": [{"destination_selectors": [{"match_labels": {"env": "dev"}}]}]}`),
+			[]string{"Missing Configuration for Required Attribute", `AttributeName("rollout").AttributeName("waves").ElementKeyInt(0).AttributeName("name")`}},
 		{"empty selector", promise(ns, `, "destination_selectors": [{"match_labels": {"env": "dev"}}, {}]`), []string{"Empty Selector", `AttributeName("destination_selectors").ElementKeyInt(1)`}},
 		{"credentials in the pool", dynamicFromJSON(t, typ, `{"name": "app", "dependencies": `+ns+`, "destinations": [{"name": "w-0", "path": "w-0", "state_store": {"name": "s", "git": {"url": "https://bob:s3cret@git.example/r.git"}}}]}`),
 			[]string{"Credentials in Git URL", `AttributeName("destinations").ElementKeyInt(0).AttributeName("state_store").AttributeName("git").AttributeName("url")`}},
