@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -313,11 +312,9 @@ func depsApply(ctx context.Context, e *env, name string, store storeRef, selecto
 	}
 	defer ws.remove()
 	if e.profileDir != "" {
-		dir := filepath.Join(e.profileDir, name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return tfResult{}, fmt.Errorf("creating the profile folder: %w", err)
+		if err := ws.profileInto(filepath.Join(e.profileDir, name)); err != nil {
+			return tfResult{}, err
 		}
-		ws.env = append(ws.env, profileDirEnv+"="+dir)
 	}
 	res, err := ws.apply(ctx, true)
 	if err != nil {

@@ -45,10 +45,9 @@ func benchSteadyPlan(ctx context.Context, e *env, runs int, size steadySize) ([]
 	}
 	defer kratix.remove()
 	if e.profileDir != "" {
-		if err := os.MkdirAll(e.profileDir, 0o755); err != nil {
-			return nil, fmt.Errorf("creating the profile folder: %w", err)
+		if err := kratix.profileInto(e.profileDir); err != nil {
+			return nil, err
 		}
-		kratix.env = append(kratix.env, profileDirEnv+"="+e.profileDir)
 	}
 	fair, err := e.fairFloorWorkspace("b4-fair", cfg, nil)
 	if err != nil {
@@ -112,6 +111,16 @@ func benchSteadyPlan(ctx context.Context, e *env, runs int, size steadySize) ([]
 
 // profileDirEnv is the provider's variable for CPU profiles (see main.go at the module root).
 const profileDirEnv = "KRATIX_PROVIDER_CPU_PROFILE_DIR"
+
+// profileInto has the provider processes of w's commands write their CPU profiles into dir,
+// which it creates.
+func (w *workspace) profileInto(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating the profile folder: %w", err)
+	}
+	w.env = append(w.env, profileDirEnv+"="+dir)
+	return nil
+}
 
 // steadyKratixWorkspace applies cfg, the B4 configuration, to bucket through the counting proxy
 // and returns the workspace and a summary of the set-up apply.

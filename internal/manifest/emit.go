@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -58,12 +59,7 @@ func (e *emitter) spaces(n int) {
 // mapping writes m's entries at column indent; inline when the first begins on the current line
 // (after a sequence item's dash).
 func (e *emitter) mapping(m map[string]any, indent int, inline bool) bool {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for i, k := range keys {
+	for i, k := range slices.Sorted(maps.Keys(m)) {
 		if i > 0 || !inline {
 			e.spaces(indent)
 		}
@@ -71,30 +67,8 @@ func (e *emitter) mapping(m map[string]any, indent int, inline bool) bool {
 			return false
 		}
 		e.buf = append(e.buf, ':')
-		switch v := m[k].(type) {
-		case map[string]any:
-			if len(v) == 0 {
-				e.buf = append(e.buf, " {}\n"...)
-				continue
-			}
-			e.buf = append(e.buf, '\n')
-			if !e.mapping(v, indent+2, false) {
-				return false
-			}
-		case []any:
-			if len(v) == 0 {
-				e.buf = append(e.buf, " []\n"...)
-				continue
-			}
-			e.buf = append(e.buf, '\n')
-			if !e.sequence(v, indent, false) {
-				return false
-			}
-		default:
-			e.buf = append(e.buf, ' ')
-			if !e.scalar(v, indent+2) {
-				return false
-			}
+		if !e.value(m[k], indent, true) {
+			return false
 		}
 	}
 	return true
@@ -107,30 +81,44 @@ func (e *emitter) sequence(s []any, indent int, inline bool) bool {
 			e.spaces(indent)
 		}
 		e.buf = append(e.buf, '-', ' ')
-		switch v := item.(type) {
-		case map[string]any:
-			if len(v) == 0 {
-				e.buf = append(e.buf, "{}\n"...)
-				continue
-			}
-			if !e.mapping(v, indent+2, true) {
-				return false
-			}
-		case []any:
-			if len(v) == 0 {
-				e.buf = append(e.buf, "[]\n"...)
-				continue
-			}
-			if !e.sequence(v, indent+2, true) {
-				return false
-			}
-		default:
-			if !e.scalar(v, indent+2) {
-				return false
-			}
+		if !e.value(item, indent, false) {
+			return false
 		}
 	}
 	return true
+}
+
+// value writes v after a key's colon (afterKey) or after a sequence item's dash, both at column
+// indent: a mapping's entries go two columns further (after a dash, the first on the dash's
+// line), a sequence's items at the key's column or, after a dash, two further; an empty
+// collection is written in flow style on the same line.
+func (e *emitter) value(v any, indent int, afterKey bool) bool {
+	m, isMap := v.(map[string]any)
+	s, isSeq := v.([]any)
+	switch {
+	case isMap && len(m) > 0 && afterKey:
+		e.buf = append(e.buf, '\n')
+		return e.mapping(m, indent+2, false)
+	case isMap && len(m) > 0:
+		return e.mapping(m, indent+2, true)
+	case isSeq && len(s) > 0 && afterKey:
+		e.buf = append(e.buf, '\n')
+		return e.sequence(s, indent, false)
+	case isSeq && len(s) > 0:
+		return e.sequence(s, indent+2, true)
+	}
+	if afterKey {
+		e.buf = append(e.buf, ' ')
+	}
+	switch {
+	case isMap:
+		e.buf = append(e.buf, "{}\n"...)
+		return true
+	case isSeq:
+		e.buf = append(e.buf, "[]\n"...)
+		return true
+	}
+	return e.scalar(v, indent+2)
 }
 
 // scalar writes a value and its line's end; a literal block's lines go at column indent.
