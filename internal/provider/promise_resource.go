@@ -196,6 +196,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.Append(r.data.checkOwners(ctx, placement.PromiseOwner(plan.Name.ValueString()), "Promise", p.Records, priorRecordsOf(in.Prior), pool, dependenciesAttr)...); resp.Diagnostics.HasError() {
 		return
 	}
+	resp.Diagnostics.Append(r.data.warnTakeOverAtPlan(ctx, fmt.Sprintf("Promise %q", plan.Name.ValueString()), p.Ops, refsOf(state.prior(ctx)).add(pool...), dependenciesAttr)...)
 	healthPlanned, diags := healthPlan(ctx, plan.Observe, pool, state.Health,
 		func() []string { return sortedKeys(p.Records) },
 		func() map[string]bool { return rewritten(priorRecordsOf(in.Prior), p.Records, p.Ops, nil) })

@@ -219,6 +219,7 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.Append(r.data.checkOwners(ctx, plan.owner(), "Request", records, priorRecords, pool, plan.fileAttr(ctx, records))...); resp.Diagnostics.HasError() {
 		return
 	}
+	resp.Diagnostics.Append(r.data.warnTakeOverAtPlan(ctx, "Request "+plan.id(), p.Ops, state.refs().add(pool...), plan.fileAttr(ctx, records))...)
 	if adopted != nil && p.Chosen != nil {
 		if w := adopted.notFoundWarning(plan, p.Chosen.Name); w != "" {
 			resp.Diagnostics.AddWarning("Imported Request Not Found", w)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	tfpath "github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
@@ -359,6 +360,63 @@ func rekeyFiles(ctx context.Context, store statestore.Store, found map[string]st
 		found[p] = placement.Keyed(key, p, content)
 	}
 	return nil
+}
+
+// warnTakeOverAtPlan warns, while planning, about the files the plan would take over (the fresh
+// files of its operations: see placement.Op) that already hold other content, written by Kratix
+// or another workspace: the plan says it before the apply overwrites them (the apply says it
+// again, from what its write found: warnTakeOver). One warning per store location, at the
+// attribute that makes the first such file (attr). Only a plan that takes over files reads the
+// store for it, from the listing the writes of the process use (writingView): a plan lists a
+// bucket's store path once for it, and in an apply's process the writes then use that listing,
+// so the warning costs them no request. A store that cannot be read now (offline, secrets not
+// known yet, unreachable) is left to the apply: its write finds what it replaces, and a store
+// that is down fails there with the store's own error.
+func (d *providerData) warnTakeOverAtPlan(ctx context.Context, who string, ops []placement.Op, refs storeRefs, attr func(string) tfpath.Path) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if d == nil || d.isOffline() {
+		return diags
+	}
+	for _, op := range ops {
+		if len(op.Fresh) == 0 {
+			continue
+		}
+		store, err := d.openRef(refs, op.Location.String(), op.Member.Store)
+		if err != nil {
+			tflog.Debug(ctx, "take-over check skipped", map[string]any{"who": who, "store": op.Member.Store, "error": err.Error()})
+			continue
+		}
+		found, err := writingView(store, op.Member.Target.StorePath).Hashes(ctx, sortedKeys(op.Fresh))
+		if err != nil {
+			tflog.Debug(ctx, "take-over check skipped", map[string]any{"who": who, "store": store.Describe(), "error": err.Error()})
+			continue
+		}
+		var held []string
+		for _, p := range sortedKeys(found) {
+			if want, ok := op.Fresh[p]; ok && found[p] != want {
+				held = append(held, p)
+			}
+		}
+		if len(held) > 0 {
+			diags.AddAttributeWarning(attr(held[0]), "Taking Over Existing File", takeOverText(who, held, store.Describe()))
+		}
+	}
+	return diags
+}
+
+// takeOverText says which files a plan takes over in a store, naming the first few.
+func takeOverText(who string, held []string, store string) string {
+	const named = 3
+	if len(held) == 1 {
+		return fmt.Sprintf("%s will replace %s in %s, which holds different content (written by Kratix or another workspace?). "+
+			"Applying this plan overwrites it; importing the resource instead records what is there.", who, held[0], store)
+	}
+	files := strings.Join(held[:min(len(held), named)], ", ")
+	if len(held) > named {
+		files += fmt.Sprintf(" and %d more", len(held)-named)
+	}
+	return fmt.Sprintf("%s will replace %d files in %s (%s), which hold different content (written by Kratix or another workspace?). "+
+		"Applying this plan overwrites them; importing the resource instead records what is there.", who, len(held), store, files)
 }
 
 // warnTakeOver warns about the files a write replaced (see statestore.Result.Replaced) that the

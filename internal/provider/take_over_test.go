@@ -2,16 +2,17 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
-// TestAccTakeOverWarning: a promise's first apply replaces a file that someone else wrote with
-// other content (a warning naming it and the store) and takes over a file that already holds
-// the same content (silently, without rewriting it). The warning comes from the write itself:
-// the apply reads nothing from the stores before writing.
+// TestAccTakeOverWarning: a promise's first plan and apply replace a file that someone else
+// wrote with other content (a warning naming it and the store, at plan before anything is
+// written, and at apply from what the write found) and take over a file that already holds the
+// same content (silently, without rewriting it).
 func TestAccTakeOverWarning(t *testing.T) {
 	requireAcceptance(t)
 	bucket, repo := newTestStore(t, "bucket"), newTestStore(t, "git-http")
@@ -21,16 +22,35 @@ func TestAccTakeOverWarning(t *testing.T) {
 	bucket.put(t, file, []byte(want))
 	repoBefore, bucketBefore := repo.mark(t), bucket.mark(t)
 
-	out, err := c.run("apply", "-auto-approve")
+	// The plan says it first, and only of the file that holds other content.
+	out, err := c.run("plan")
+	if err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	if n := strings.Count(out, "Warning: Taking Over Existing File"); n != 1 || strings.Contains(flat, "similar warning") {
+		t.Errorf("plan: %d take-over warnings, want 1 (the repository's file only):\n%s", n, out)
+	}
+	if !strings.Contains(flat, `Promise "app" will replace `+file+` in repository`) {
+		t.Errorf("the plan's warning does not name the file and the repository:\n%s", out)
+	}
+	if strings.Contains(flat, "in bucket") {
+		t.Errorf("the plan warns about the bucket's identical file:\n%s", out)
+	}
+	if w := repo.writesSince(t, repoBefore); len(w) != 0 {
+		t.Errorf("the plan wrote to the repository: %v", w)
+	}
+
+	out, err = c.run("apply", "-auto-approve")
 	if err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
 	if n := strings.Count(out, "Warning: Taking Over Existing File"); n != 1 {
 		t.Errorf("%d take-over warnings, want 1 (the repository's file only):\n%s", n, out)
 	}
-	flat := strings.Join(strings.Fields(out), " ")
-	if !strings.Contains(flat, `Promise "app" replaces `+file+` in repository`) {
-		t.Errorf("the warning does not name the file and the repository:\n%s", out)
+	flat = strings.Join(strings.Fields(out), " ")
+	if !strings.Contains(flat, `Promise "app" replaces `+file+` in repository`) || strings.Contains(flat, "in bucket") {
+		t.Errorf("the warning does not name the file and the repository only:\n%s", out)
 	}
 	if got, ok := repo.read(t, file); !ok || string(got) != want {
 		t.Errorf("the repository's %s = %q, %v; want the promise's content", file, got, ok)
@@ -44,5 +64,92 @@ func TestAccTakeOverWarning(t *testing.T) {
 	// Nothing left to take over: the next apply changes nothing and warns about nothing.
 	if out, err := c.run("apply", "-auto-approve"); err != nil || strings.Contains(out, "Taking Over") {
 		t.Errorf("second apply: %v\n%s", err, out)
+	}
+}
+
+// TestTakeOverText: the plan's warning names one file, or counts several and names the first three.
+func TestTakeOverText(t *testing.T) {
+	one := takeOverText(`Promise "web"`, []string{"edge/a.yaml"}, `bucket "b" at h`)
+	if want := `Promise "web" will replace edge/a.yaml in bucket "b" at h, which holds different content (written by Kratix or another workspace?). ` +
+		`Applying this plan overwrites it; importing the resource instead records what is there.`; one != want {
+		t.Errorf("one file:\n got %s\nwant %s", one, want)
+	}
+	two := takeOverText(`Promise "web"`, []string{"a/x.yaml", "b/x.yaml"}, `repository "r"`)
+	if want := `Promise "web" will replace 2 files in repository "r" (a/x.yaml, b/x.yaml), which hold different content`; !strings.HasPrefix(two, want) {
+		t.Errorf("two files:\n got %s\nwant it to start with %s", two, want)
+	}
+	five := takeOverText(`Request r`, []string{"a", "b", "c", "d", "e"}, `repository "r"`)
+	if want := `Request r will replace 5 files in repository "r" (a, b, c and 2 more), which hold different content`; !strings.HasPrefix(five, want) {
+		t.Errorf("five files:\n got %s\nwant it to start with %s", five, want)
+	}
+}
+
+// TestAccTakeOverWarningOfRequest: a request's first plan warns about its file that someone else
+// wrote with other content, at the attribute that makes it, and writes nothing; a request whose
+// file already holds its content is planned without a warning.
+func TestAccTakeOverWarningOfRequest(t *testing.T) {
+	requireAcceptance(t)
+	bucket := newTestStore(t, "bucket")
+	other := "w/resources/default/p/taken/instance-configure/5058f/taken.yaml"
+	same := "w/resources/default/p/kept/instance-configure/5058f/kept.yaml"
+	c := newCLI(t, map[string]string{"main.tf": bucket.provider + fmt.Sprintf(`
+terraform {
+  required_providers {
+    kratix = { source = "promise-platform/kratix" }
+  }
+}
+
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "w" {
+  name           = "w"
+  path           = "w"
+  init_workloads = false
+  state_store    = kratix_state_store.s
+}
+
+resource "kratix_promise" "p" {
+  name         = "p"
+  destinations = [kratix_destination.w]
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
+}
+
+resource "kratix_resource_request" "taken" {
+  promise = kratix_promise.p
+  name    = "taken"
+  files   = { "taken.yaml" = %q }
+}
+
+resource "kratix_resource_request" "kept" {
+  promise = kratix_promise.p
+  name    = "kept"
+  files   = { "kept.yaml" = %q }
+}
+`, bucket.store, requestYAML("taken"), requestYAML("kept"))})
+	if out, err := c.run("apply", "-auto-approve", "-target=kratix_promise.p"); err != nil {
+		t.Fatalf("creating the promise: %v\n%s", err, out)
+	}
+	bucket.put(t, other, []byte(requestYAML("someone-else")))
+	bucket.put(t, same, []byte(requestYAML("kept")))
+	before := bucket.mark(t)
+
+	out, err := c.run("plan")
+	if err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	if n := strings.Count(out, "Warning: Taking Over Existing File"); n != 1 || strings.Contains(flat, "similar warning") {
+		t.Errorf("%d take-over warnings, want 1 (request taken only):\n%s", n, out)
+	}
+	if !strings.Contains(flat, `Request p/default/taken will replace `+other+` in bucket`) || strings.Contains(flat, "kept.yaml in") {
+		t.Errorf("the warning does not name request taken's file alone:\n%s", out)
+	}
+	if !strings.Contains(flat, `with kratix_resource_request.taken, on main.tf`) {
+		t.Errorf("the warning is not at request taken:\n%s", out)
+	}
+	if err := acctest.Check(context.Background(), acctest.NoWritesSince(bucket.journal, &before)); err != nil {
+		t.Errorf("the plan wrote: %v", err)
 	}
 }

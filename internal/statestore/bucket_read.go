@@ -14,7 +14,12 @@ import (
 // Hashes finds the files from listings of the folders they are in (one request for many files)
 // and ETags, never from their content unless an ETag is not an MD5; drift detection therefore
 // costs listings, not downloads.
-func (b *bucketStore) Hashes(ctx context.Context, paths []string) (_ map[string]string, err error) {
+func (b *bucketStore) Hashes(ctx context.Context, paths []string) (map[string]string, error) {
+	return b.hashesWith(ctx, paths, nil)
+}
+
+// hashesWith is Hashes answered, under snap's root, from snap (nil: from the store).
+func (b *bucketStore) hashesWith(ctx context.Context, paths []string, snap *writeSnapshot) (_ map[string]string, err error) {
 	defer func() { err = outOfTime(ctx, err) }()
 	for _, p := range paths {
 		if err := checkPath(p); err != nil {
@@ -25,7 +30,7 @@ func (b *bucketStore) Hashes(ctx context.Context, paths []string) (_ map[string]
 	for _, p := range paths {
 		files[p] = true
 	}
-	found, err := b.survey(ctx, "read", nil, files, nil)
+	found, err := b.surveyWith(ctx, "read", nil, files, nil, snap)
 	if classifyBucketError(err) == KindMissingBucket {
 		return map[string]string{}, nil // the bucket is gone, and every file with it
 	}

@@ -88,6 +88,18 @@ func (b *bucketStore) Writing(root string) Store {
 	return writingBucket{bucketStore: b, root: root}
 }
 
+// Hashes answers from the writes' listing of root, taking it as a wide write would when the
+// process has none yet: a plan that asks what its writes would replace (the provider's take-over
+// warning) then costs no listing of its own, and the writes that follow in the same process use
+// that listing. A root the listing cannot hold is asked file by file, as Hashes does.
+func (w writingBucket) Hashes(ctx context.Context, paths []string) (map[string]string, error) {
+	snap, err := w.writeSnapshot(ctx, w.root, true)
+	if err != nil {
+		snap = nil // ask the store itself; it tells the same failure
+	}
+	return w.hashesWith(ctx, paths, snap)
+}
+
 func (w writingBucket) Apply(ctx context.Context, change Change) (Result, error) {
 	snap, err := w.writeSnapshot(ctx, w.root, changeFolders(change) >= wideWrite)
 	if err != nil {
