@@ -47,6 +47,9 @@ type bucketStore struct {
 	inFlight int
 
 	puts, gets, heads, lists, deletes, encryptionReads atomic.Int64
+	// noConditionalPuts: the server answered a PUT with If-None-Match "not implemented"; new
+	// files are written with plain PUTs from then on (see putNew).
+	noConditionalPuts atomic.Bool
 	// afterAggregateListing, when set (tests only), runs between an aggregate rebuild's listing
 	// of the parts and its write, where another writer may slip in.
 	afterAggregateListing func()

@@ -6,6 +6,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/minio/minio-go/v7"
 
@@ -85,13 +86,25 @@ func (b *bucketStore) apply(ctx context.Context, change Change, snap *writeSnaps
 			return res, err
 		}
 	}
+	var racedMu sync.Mutex
+	raced := map[string]bool{} // created by another writer since the survey, with other content
 	errs := b.parallel(ctx, len(toPut), func(ctx context.Context, i int) error {
-		return b.put(ctx, toPut[i], change.Put[toPut[i]], sums[toPut[i]])
+		p := toPut[i]
+		if _, ok := existing[p]; ok {
+			return b.put(ctx, p, change.Put[p], sums[p])
+		}
+		replaced, err := b.putNew(ctx, p, change.Put[p], sums[p])
+		if replaced {
+			racedMu.Lock()
+			raced[p] = true
+			racedMu.Unlock()
+		}
+		return err
 	})
 	written, err := b.outcome("write", "writes", toPut, errs)
 	res.Written = append(res.Written, written...) // after a remainder part seeded above
 	for _, p := range written {
-		if _, ok := existing[p]; ok {
+		if _, ok := existing[p]; ok || raced[p] {
 			res.Replaced = append(res.Replaced, p)
 		}
 	}
@@ -134,6 +147,39 @@ func (b *bucketStore) put(ctx context.Context, key string, content []byte, sum s
 			UserMetadata: map[string]string{md5MetaKey: sum}})
 	b.noteOutcome(key, sum, false, err)
 	return err
+}
+
+// putNew is put for a key the write found absent: the PUT is made only while the key is still
+// absent (If-None-Match), so that a file another writer created since the write looked (two
+// workspaces' first applies at one moment) is not replaced unnoticed. Such a file is then
+// replaced all the same, as the write replaces what it finds, and reported (replaced) when it held
+// other content. A server that does not take the condition gets a plain PUT.
+func (b *bucketStore) putNew(ctx context.Context, key string, content []byte, sum string) (replaced bool, err error) {
+	if b.noConditionalPuts.Load() {
+		return false, b.put(ctx, key, content, sum)
+	}
+	opts := minio.PutObjectOptions{ContentType: contentType(key), DisableMultipart: true,
+		UserMetadata: map[string]string{md5MetaKey: sum}}
+	opts.SetMatchETagExcept("*")
+	b.puts.Add(1)
+	_, err = b.client.PutObject(ctx, b.cfg.BucketName, key, bytes.NewReader(content), int64(len(content)), opts)
+	switch minio.ToErrorResponse(err).Code {
+	case "PreconditionFailed", "ConditionalRequestConflict":
+		found, err := b.Hashes(ctx, []string{key})
+		if err != nil {
+			return false, err
+		}
+		if there, ok := found[key]; ok && there == sum {
+			b.noteWrite(key, sum, false)
+			return false, nil // the other writer wrote the same content
+		}
+		return true, b.put(ctx, key, content, sum)
+	case "NotImplemented":
+		b.noConditionalPuts.Store(true)
+		return false, b.put(ctx, key, content, sum)
+	}
+	b.noteOutcome(key, sum, false, err)
+	return false, err
 }
 
 // noteOutcome tells the write snapshots what a PUT or DELETE of key did; after a failure the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -203,6 +204,38 @@ func TestBucketCheckReadSeedsTheWrites(t *testing.T) {
 	if d := delta(before, b.Stats()); d.Lists != 1 {
 		t.Errorf("the check, the probe and 20 writes made %d LIST, want 1", d.Lists)
 	}
+	if got := objects(t, client, bucket); !maps.Equal(got, want) {
+		t.Errorf("the bucket holds\n  %v\nwant\n  %v", got, want)
+	}
+}
+
+// A file another writer creates after the write looked (here, after the shared listing was taken)
+// is not replaced unnoticed: the write's PUT is conditional on the key being absent, and on
+// finding it present the write replaces it all the same and reports it in Result.Replaced, or,
+// when it already holds the same content, leaves it and reports nothing. Read back with the
+// independent client.
+func TestBucketWriteNoticesAFileCreatedSinceItLooked(t *testing.T) {
+	b, client, bucket := testBucket(t)
+	ctx := context.Background()
+	w := b.Writing("kratix/")
+	if _, err := w.Apply(ctx, Change{Put: map[string][]byte{"kratix/d0/a.yaml": []byte("a\n")}}); err != nil {
+		t.Fatal(err) // takes the listing: kratix/d1/ is empty in it
+	}
+	putObject(t, client, bucket, "kratix/d1/theirs.yaml", "theirs\n")
+	putObject(t, client, bucket, "kratix/d1/same.yaml", "ours\n")
+
+	res, err := w.Apply(ctx, Change{Put: map[string][]byte{
+		"kratix/d1/theirs.yaml": []byte("ours\n"),
+		"kratix/d1/same.yaml":   []byte("ours\n"),
+		"kratix/d1/new.yaml":    []byte("ours\n"),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"kratix/d1/theirs.yaml"}; !slices.Equal(res.Replaced, want) {
+		t.Errorf("Replaced = %v, want %v", res.Replaced, want)
+	}
+	want := map[string]string{"kratix/d0/a.yaml": "a\n", "kratix/d1/theirs.yaml": "ours\n", "kratix/d1/same.yaml": "ours\n", "kratix/d1/new.yaml": "ours\n"}
 	if got := objects(t, client, bucket); !maps.Equal(got, want) {
 		t.Errorf("the bucket holds\n  %v\nwant\n  %v", got, want)
 	}
