@@ -77,7 +77,7 @@ func benchBucketStore(ctx context.Context, e *env, runs int, puts map[string][]b
 		scenario: fmt.Sprintf("B2 store: %s (%.1f MiB canonical) to %d destinations, Pool.Bucket(...).Apply, fresh bucket", e.depsName, float64(size)/(1<<20), b2Destinations),
 		measured: fmtDuration(measured.median()),
 		floor:    fmtDuration(floor.median()) + " (minio-go PutObject, same concurrency)",
-		ratio:    rs, goal: "<= 1.2x", met: yesNo(r <= 1.2),
+		ratio:    rs, goal: "<= 1.1x", met: yesNo(r <= 1.1),
 		notes: fmt.Sprintf("%d objects each side, %d in flight; store requests per run: %d PUT, %d HEAD, %d GET, %d LIST; "+
 			"minio-go with the store's PutObject options (DisableMultipart, SendContentMd5), no HEADs: %s; runs: store %s / floor %s",
 			len(puts), statestore.DefaultBucketConcurrency, stats.Puts, stats.Heads, stats.Gets, stats.Lists, fmtDuration(withMD5.median()), measured, floor),
