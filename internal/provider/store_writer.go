@@ -366,12 +366,16 @@ func rekeyFiles(ctx context.Context, store statestore.Store, found map[string]st
 // files of its operations: see placement.Op) that already hold other content, written by Kratix
 // or another workspace: the plan says it before the apply overwrites them (the apply says it
 // again, from what its write found: warnTakeOver). One warning per store location, at the
-// attribute that makes the first such file (attr). Only a plan that takes over files reads the
-// store for it, from the listing the writes of the process use (writingView): a plan lists a
-// bucket's store path once for it, and in an apply's process the writes then use that listing,
-// so the warning costs them no request. A store that cannot be read now (offline, secrets not
-// known yet, unreachable) is left to the apply: its write finds what it replaces, and a store
-// that is down fails there with the store's own error.
+// attribute that makes the first such file (attr).
+//
+// Only buckets are looked at, and only for files a resource does not hold yet, from the listing
+// the process's writes use (statestore.SharedWriter): a plan lists a bucket's store path once for
+// it, and in an apply's process the writes then use that listing, so the warning costs them no
+// request. A repository is left to the apply's warning: reading it at plan is a fetch, and in an
+// apply's process, where Terraform plans each resource again just before applying it, those
+// fetches queue behind the pushes (50 promises on one repository, B5: 4.47 s against 3.97 s). A
+// store that cannot be read now (offline, secrets not known yet, unreachable) is left to the
+// apply too: its write finds what it replaces, and a store that is down fails there.
 func (d *providerData) warnTakeOverAtPlan(ctx context.Context, who string, ops []placement.Op, refs storeRefs, attr func(string) tfpath.Path) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if d == nil || d.isOffline() {
@@ -385,6 +389,9 @@ func (d *providerData) warnTakeOverAtPlan(ctx context.Context, who string, ops [
 		if err != nil {
 			tflog.Debug(ctx, "take-over check skipped", map[string]any{"who": who, "store": op.Member.Store, "error": err.Error()})
 			continue
+		}
+		if _, ok := store.(statestore.SharedWriter); !ok {
+			continue // a repository: see above
 		}
 		found, err := writingView(store, op.Member.Target.StorePath).Hashes(ctx, sortedKeys(op.Fresh))
 		if err != nil {

@@ -9,10 +9,12 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
-// TestAccTakeOverWarning: a promise's first plan and apply replace a file that someone else
-// wrote with other content (a warning naming it and the store, at plan before anything is
-// written, and at apply from what the write found) and take over a file that already holds the
-// same content (silently, without rewriting it).
+// TestAccTakeOverWarning: a promise's first apply replaces a file that someone else wrote with
+// other content in a repository (a warning naming it and the store, from what the write found)
+// and takes over a file that already holds the same content in a bucket (silently, without
+// rewriting it). Its plan warns about neither: a repository is not read at plan (a fetch), and
+// the bucket's file holds the promise's content. TestAccTakeOverWarningOfRequest has the
+// plan's warning on a bucket.
 func TestAccTakeOverWarning(t *testing.T) {
 	requireAcceptance(t)
 	bucket, repo := newTestStore(t, "bucket"), newTestStore(t, "git-http")
@@ -22,20 +24,12 @@ func TestAccTakeOverWarning(t *testing.T) {
 	bucket.put(t, file, []byte(want))
 	repoBefore, bucketBefore := repo.mark(t), bucket.mark(t)
 
-	// The plan says it first, and only of the file that holds other content.
 	out, err := c.run("plan")
 	if err != nil {
 		t.Fatalf("plan: %v\n%s", err, out)
 	}
-	flat := strings.Join(strings.Fields(out), " ")
-	if n := strings.Count(out, "Warning: Taking Over Existing File"); n != 1 || strings.Contains(flat, "similar warning") {
-		t.Errorf("plan: %d take-over warnings, want 1 (the repository's file only):\n%s", n, out)
-	}
-	if !strings.Contains(flat, `Promise "app" will replace `+file+` in repository`) {
-		t.Errorf("the plan's warning does not name the file and the repository:\n%s", out)
-	}
-	if strings.Contains(flat, "in bucket") {
-		t.Errorf("the plan warns about the bucket's identical file:\n%s", out)
+	if strings.Contains(out, "Taking Over") {
+		t.Errorf("the plan warns of a take-over; the repository is left to the apply and the bucket's file holds the same content:\n%s", out)
 	}
 	if w := repo.writesSince(t, repoBefore); len(w) != 0 {
 		t.Errorf("the plan wrote to the repository: %v", w)
@@ -48,7 +42,7 @@ func TestAccTakeOverWarning(t *testing.T) {
 	if n := strings.Count(out, "Warning: Taking Over Existing File"); n != 1 {
 		t.Errorf("%d take-over warnings, want 1 (the repository's file only):\n%s", n, out)
 	}
-	flat = strings.Join(strings.Fields(out), " ")
+	flat := strings.Join(strings.Fields(out), " ")
 	if !strings.Contains(flat, `Promise "app" replaces `+file+` in repository`) || strings.Contains(flat, "in bucket") {
 		t.Errorf("the warning does not name the file and the repository only:\n%s", out)
 	}
@@ -84,10 +78,10 @@ func TestTakeOverText(t *testing.T) {
 	}
 }
 
-// TestAccTakeOverWarningOfRequest: a request's first plan warns about its file that someone else
-// wrote with other content, at the attribute that makes it, and writes nothing; a request whose
-// file already holds its content is planned without a warning.
-func TestAccTakeOverWarningOfRequest(t *testing.T) {
+// TestAccTakeOverWarningAtPlan: on a bucket, a promise's and a request's first plans warn about
+// their files that someone else wrote with other content, at the attribute that makes them, and
+// write nothing; a request whose file already holds its content is planned without a warning.
+func TestAccTakeOverWarningAtPlan(t *testing.T) {
 	requireAcceptance(t)
 	bucket := newTestStore(t, "bucket")
 	other := "w/resources/default/p/taken/instance-configure/5058f/taken.yaml"
@@ -128,6 +122,21 @@ resource "kratix_resource_request" "kept" {
   files   = { "kept.yaml" = %q }
 }
 `, bucket.store, requestYAML("taken"), requestYAML("kept"))})
+	promiseFile := "w/dependencies/p/5058f/static/p-dependencies.yaml"
+	bucket.put(t, promiseFile, []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: someone-else\n"))
+	start := bucket.mark(t)
+	out, err := c.run("plan", "-target=kratix_promise.p")
+	if err != nil {
+		t.Fatalf("plan of the promise: %v\n%s", err, out)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	if n := strings.Count(out, "Warning: Taking Over Existing File"); n != 1 ||
+		!strings.Contains(flat, `Promise "p" will replace `+promiseFile+` in bucket`) || !strings.Contains(flat, `with kratix_promise.p, on main.tf`) {
+		t.Errorf("the promise's plan: %d take-over warnings, want 1 naming %s at kratix_promise.p:\n%s", n, promiseFile, out)
+	}
+	if err := acctest.Check(context.Background(), acctest.NoWritesSince(bucket.journal, &start)); err != nil {
+		t.Errorf("the promise's plan wrote: %v", err)
+	}
 	if out, err := c.run("apply", "-auto-approve", "-target=kratix_promise.p"); err != nil {
 		t.Fatalf("creating the promise: %v\n%s", err, out)
 	}
@@ -135,11 +144,11 @@ resource "kratix_resource_request" "kept" {
 	bucket.put(t, same, []byte(requestYAML("kept")))
 	before := bucket.mark(t)
 
-	out, err := c.run("plan")
+	out, err = c.run("plan")
 	if err != nil {
 		t.Fatalf("plan: %v\n%s", err, out)
 	}
-	flat := strings.Join(strings.Fields(out), " ")
+	flat = strings.Join(strings.Fields(out), " ")
 	if n := strings.Count(out, "Warning: Taking Over Existing File"); n != 1 || strings.Contains(flat, "similar warning") {
 		t.Errorf("%d take-over warnings, want 1 (request taken only):\n%s", n, out)
 	}
