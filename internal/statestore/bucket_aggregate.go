@@ -113,8 +113,7 @@ func (b *bucketStore) tryRebuildAggregate(ctx context.Context, a Aggregate, res 
 			return same, err
 		}
 	}
-	opts := minio.PutObjectOptions{ContentType: contentType(a.File), DisableMultipart: true,
-		UserMetadata: map[string]string{md5MetaKey: contentSum}}
+	opts := putOptions(a.File, contentSum)
 	if exists {
 		opts.SetMatchETag(etag)
 	} else {
@@ -180,8 +179,7 @@ func (b *bucketStore) seedRemainder(ctx context.Context, a Aggregate, parts [][]
 	}
 	key := remainderPath(a)
 	sum := md5Hex(kept)
-	opts := minio.PutObjectOptions{ContentType: contentType(key), DisableMultipart: true,
-		UserMetadata: map[string]string{md5MetaKey: sum}}
+	opts := putOptions(key, sum)
 	opts.SetMatchETagExcept("*")
 	b.puts.Add(1)
 	_, err = b.client.PutObject(ctx, b.cfg.BucketName, key, bytes.NewReader(kept), int64(len(kept)), opts)

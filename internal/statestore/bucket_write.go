@@ -142,9 +142,7 @@ func sortResult(res *Result) {
 // hashing every body twice more cost a third of the time of a large write.
 func (b *bucketStore) put(ctx context.Context, key string, content []byte, sum string) error {
 	b.puts.Add(1)
-	_, err := b.client.PutObject(ctx, b.cfg.BucketName, key, bytes.NewReader(content), int64(len(content)),
-		minio.PutObjectOptions{ContentType: contentType(key), DisableMultipart: true,
-			UserMetadata: map[string]string{md5MetaKey: sum}})
+	_, err := b.client.PutObject(ctx, b.cfg.BucketName, key, bytes.NewReader(content), int64(len(content)), putOptions(key, sum))
 	b.noteOutcome(key, sum, false, err)
 	return err
 }
@@ -158,8 +156,7 @@ func (b *bucketStore) putNew(ctx context.Context, key string, content []byte, su
 	if b.noConditionalPuts.Load() {
 		return false, b.put(ctx, key, content, sum)
 	}
-	opts := minio.PutObjectOptions{ContentType: contentType(key), DisableMultipart: true,
-		UserMetadata: map[string]string{md5MetaKey: sum}}
+	opts := putOptions(key, sum)
 	opts.SetMatchETagExcept("*")
 	b.puts.Add(1)
 	_, err = b.client.PutObject(ctx, b.cfg.BucketName, key, bytes.NewReader(content), int64(len(content)), opts)
@@ -180,6 +177,14 @@ func (b *bucketStore) putNew(ctx context.Context, key string, content []byte, su
 	}
 	b.noteOutcome(key, sum, false, err)
 	return false, err
+}
+
+// putOptions are the options of every PUT of a file whose content has MD5 sum: one request (no
+// multipart, so that the ETag is the MD5 where the bucket does not encrypt with SSE-KMS) and the
+// MD5 in the metadata for buckets that do.
+func putOptions(key, sum string) minio.PutObjectOptions {
+	return minio.PutObjectOptions{ContentType: contentType(key), DisableMultipart: true,
+		UserMetadata: map[string]string{md5MetaKey: sum}}
 }
 
 // noteOutcome tells the write snapshots what a PUT or DELETE of key did; after a failure the
