@@ -390,10 +390,11 @@ func (d *providerData) warnTakeOverAtPlan(ctx context.Context, who string, ops [
 			tflog.Debug(ctx, "take-over check skipped", map[string]any{"who": who, "store": op.Member.Store, "error": err.Error()})
 			continue
 		}
-		if _, ok := store.(statestore.SharedWriter); !ok {
+		sw, ok := store.(statestore.SharedWriter)
+		if !ok {
 			continue // a repository: see above
 		}
-		found, err := writingView(store, op.Member.Target.StorePath).Hashes(ctx, sortedKeys(op.Fresh))
+		found, err := sw.Writing(layout.Prefix(op.Member.Target.StorePath)).Hashes(ctx, sortedKeys(op.Fresh))
 		if err != nil {
 			tflog.Debug(ctx, "take-over check skipped", map[string]any{"who": who, "store": store.Describe(), "error": err.Error()})
 			continue

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -86,42 +85,7 @@ func TestAccTakeOverWarningAtPlan(t *testing.T) {
 	bucket := newTestStore(t, "bucket")
 	other := "w/resources/default/p/taken/instance-configure/5058f/taken.yaml"
 	same := "w/resources/default/p/kept/instance-configure/5058f/kept.yaml"
-	c := newCLI(t, map[string]string{"main.tf": bucket.provider + fmt.Sprintf(`
-terraform {
-  required_providers {
-    kratix = { source = "promise-platform/kratix" }
-  }
-}
-
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "w" {
-  name           = "w"
-  path           = "w"
-  init_workloads = false
-  state_store    = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name         = "p"
-  destinations = [kratix_destination.w]
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
-}
-
-resource "kratix_resource_request" "taken" {
-  promise = kratix_promise.p
-  name    = "taken"
-  files   = { "taken.yaml" = %q }
-}
-
-resource "kratix_resource_request" "kept" {
-  promise = kratix_promise.p
-  name    = "kept"
-  files   = { "kept.yaml" = %q }
-}
-`, bucket.store, requestYAML("taken"), requestYAML("kept"))})
+	c := newCLI(t, sceneOnStore(t, "take_over_at_plan", bucket))
 	promiseFile := "w/dependencies/p/5058f/static/p-dependencies.yaml"
 	bucket.put(t, promiseFile, []byte("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: someone-else\n"))
 	start := bucket.mark(t)
