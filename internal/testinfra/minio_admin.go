@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/minio/minio-go/v7/pkg/signer"
@@ -61,7 +62,16 @@ func (m *MinIO) AddUserWithPolicy(ctx context.Context, policy string) (accessKey
 	if err := m.AddUser(ctx, accessKey, secretKey); err != nil {
 		return "", "", err
 	}
-	if err := m.AttachPolicy(ctx, name, accessKey); err != nil {
+	// A policy just added is not always known yet to the call that attaches it (seen on a server
+	// just started with KMS: XMinioAdminNoSuchPolicy); ask again for a few seconds.
+	for wait := 50 * time.Millisecond; ; wait *= 2 {
+		err = m.AttachPolicy(ctx, name, accessKey)
+		if err == nil || !strings.Contains(err.Error(), "XMinioAdminNoSuchPolicy") || wait > 2*time.Second {
+			break
+		}
+		time.Sleep(wait)
+	}
+	if err != nil {
 		return "", "", err
 	}
 	return accessKey, secretKey, nil
