@@ -90,6 +90,7 @@ func storeRefFromAttributes(a map[string]attr.Value) (ref storeRefModel, ok bool
 			Endpoint: objString(ba, "endpoint"), BucketName: objString(ba, "bucket_name"), Insecure: objBool(ba, "insecure"),
 			Region: objString(ba, "region"), AuthMethod: objString(ba, "auth_method"),
 			Profile: objString(ba, "profile"), STSEndpoint: objString(ba, "sts_endpoint"),
+			UseDualStack: objBool(ba, "use_dual_stack"),
 		}
 		ar := objObject(ba, "assume_role")
 		if ar.IsUnknown() {

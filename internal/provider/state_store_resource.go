@@ -142,7 +142,7 @@ func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaReques
 					},
 					"auth_method": schema.StringAttribute{
 						Optional: true, Computed: true, Default: stringdefault.StaticString(defaultStoreAuth),
-						MarkdownDescription: "`accessKey` (the secret's `access_key_id`, `secret_access_key` and optional " +
+						MarkdownDescription: "`accessKey` (the default: the secret's `access_key_id`, `secret_access_key` and optional " +
 							"`session_token`) or `IAM`: the AWS credential chain, as the AWS CLI and the AWS provider resolve it " +
 							"(the AWS SDK for Go v2): environment variables (`AWS_ACCESS_KEY_ID`, ...), the shared config and " +
 							"credentials files with profiles (`profile`, `AWS_PROFILE`, `AWS_CONFIG_FILE`, " +

@@ -29,9 +29,11 @@ const (
 	maxRoleDuration = 12 * time.Hour
 )
 
-// bucketAWSAttributes are the bucket attributes that shape where AWS credentials come from:
-// profile, assume_role and sts_endpoint. None holds a secret: they name a profile, a role and
-// an endpoint, and are shown in plans. roleRequired makes assume_role.role_arn required (the
+// bucketAWSAttributes are the bucket attributes that shape where AWS credentials come from
+// (profile, assume_role and sts_endpoint) and which of Amazon's names the bucket is reached at
+// (use_dual_stack). None holds a secret: they name a profile, a role and an endpoint, and are
+// shown in plans. use_dual_stack has no default value, so that state written before it existed
+// plans no change (null is false). roleRequired makes assume_role.role_arn required (the
 // store resource); in the state_store object of other resources everything is optional.
 func bucketAWSAttributes(roleRequired bool) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
@@ -69,6 +71,13 @@ func bucketAWSAttributes(roleRequired bool) map[string]schema.Attribute {
 					Validators: []validator.String{roleDuration()},
 				},
 			},
+		},
+		"use_dual_stack": schema.BoolAttribute{
+			Optional: true,
+			MarkdownDescription: "Reach an Amazon S3 endpoint at its dual-stack (IPv4 and IPv6) name, " +
+				"`<bucket>.s3.dualstack.<region>.amazonaws.com`, as Kratix's `useDualStack`. Unset or `false`, the " +
+				"endpoint is used as written: the dual-stack names need IPv6 or an egress for them, which many VPCs " +
+				"do not have. Other S3-compatible servers are not affected.",
 		},
 		"sts_endpoint": schema.StringAttribute{
 			Optional: true,

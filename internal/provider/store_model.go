@@ -36,9 +36,10 @@ type bucketModel struct {
 	Region     types.String `tfsdk:"region"`
 	AuthMethod types.String `tfsdk:"auth_method"`
 	// Where AWS credentials come from (see bucketAWSAttributes); never secrets.
-	Profile     types.String     `tfsdk:"profile"`
-	AssumeRole  *assumeRoleModel `tfsdk:"assume_role"`
-	STSEndpoint types.String     `tfsdk:"sts_endpoint"`
+	Profile      types.String     `tfsdk:"profile"`
+	AssumeRole   *assumeRoleModel `tfsdk:"assume_role"`
+	STSEndpoint  types.String     `tfsdk:"sts_endpoint"`
+	UseDualStack types.Bool       `tfsdk:"use_dual_stack"`
 }
 
 type gitModel struct {
@@ -89,7 +90,7 @@ func (m storeRefModel) known() bool {
 	vals := []attr.Value{m.Name, m.Path, m.SecretRef}
 	if m.Bucket != nil {
 		vals = append(vals, m.Bucket.Endpoint, m.Bucket.BucketName, m.Bucket.Insecure, m.Bucket.Region, m.Bucket.AuthMethod,
-			m.Bucket.Profile, m.Bucket.STSEndpoint)
+			m.Bucket.Profile, m.Bucket.STSEndpoint, m.Bucket.UseDualStack)
 		vals = append(vals, m.Bucket.AssumeRole.values()...)
 	}
 	if m.Git != nil {
@@ -365,6 +366,7 @@ func (d *providerData) open(m storeRefModel, createBucket bool) (statestore.Stor
 			Profile:         m.Bucket.Profile.ValueString(),
 			AssumeRole:      role,
 			STSEndpoint:     m.Bucket.STSEndpoint.ValueString(),
+			UseDualStack:    m.Bucket.UseDualStack.ValueBool(),
 		})
 	case m.Git != nil:
 		author := defaultAuthorName

@@ -26,7 +26,7 @@ func storeRefAttributes() map[string]schema.Attribute {
 		"bucket_name": schema.StringAttribute{Optional: true, MarkdownDescription: "Bucket name."},
 		"insecure":    schema.BoolAttribute{Optional: true, MarkdownDescription: "Plain HTTP."},
 		"region":      schema.StringAttribute{Optional: true, MarkdownDescription: "Bucket region."},
-		"auth_method": schema.StringAttribute{Optional: true, MarkdownDescription: "`accessKey` or `IAM` (the AWS credential chain)."},
+		"auth_method": schema.StringAttribute{Optional: true, MarkdownDescription: "`accessKey` (the default) or `IAM` (the AWS credential chain)."},
 	}
 	maps.Copy(bucket, bucketAWSAttributes(false))
 	return map[string]schema.Attribute{

@@ -113,7 +113,7 @@ func bucketKey(cfg BucketConfig) string {
 	h := hmac.New(sha256.New, bucketKeySecret)
 	for _, s := range []string{"bucket", cfg.Endpoint, cfg.BucketName, cfg.Region, fmt.Sprint(cfg.Insecure),
 		cfg.AuthMethod, fmt.Sprint(cfg.CreateBucket), cfg.AccessKeyID, cfg.SecretAccessKey, cfg.SessionToken,
-		cfg.CACertificate, cfg.Profile, cfg.STSEndpoint, fmt.Sprint(cfg.AssumeRole != nil)} {
+		cfg.CACertificate, cfg.Profile, cfg.STSEndpoint, fmt.Sprint(cfg.AssumeRole != nil), fmt.Sprint(cfg.UseDualStack)} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
@@ -178,6 +178,8 @@ func newBucketStore(cfg BucketConfig) (*bucketStore, error) {
 	if err != nil {
 		return nil, b.fail("configure", KindConfig, err)
 	}
+	// minio-go turns dual-stack on for every Amazon endpoint; Kratix leaves it off unless asked.
+	client.SetS3EnableDualstack(cfg.UseDualStack)
 	b.client = client
 	return b, nil
 }

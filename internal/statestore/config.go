@@ -10,6 +10,10 @@ type BucketConfig struct {
 	Insecure     bool   // plain HTTP, as Kratix's `insecure`
 	AuthMethod   string // "accessKey" (default) or "IAM" (the AWS credential chain)
 	CreateBucket bool   // Check creates the bucket when it is missing
+	// UseDualStack sends requests to an Amazon endpoint's dual-stack (IPv4 and IPv6) name, as
+	// Kratix's useDualStack. minio-go does so by default; Kratix and this provider do not, since
+	// the dual-stack names are unreachable from IPv4-only networks without an egress for them.
+	UseDualStack bool
 
 	// Profile names the shared config profile the AWS credential chain starts from ("IAM" only);
 	// empty means AWS_PROFILE or the default profile.
