@@ -6,21 +6,28 @@ terraform {
   }
 }
 
+# Ephemeral variables (Terraform 1.10+, OpenTofu 1.11+) are never written to a saved plan file or
+# the state; supply them again to `terraform apply tfplan`. A variable that is only sensitive is
+# hidden in output but kept in every saved plan. On older CLIs, leave secrets out of the
+# configuration and set KRATIX_SECRET_* environment variables instead.
 variable "minio_secret_key" {
   type      = string
   sensitive = true
+  ephemeral = true
 }
 
 variable "content_hash_key" {
   description = "Random and stable (openssl rand -hex 32): the key of the hashes recorded for write-only content."
   type        = string
   sensitive   = true
+  ephemeral   = true
 }
 
 variable "deploy_key" {
   description = "Private SSH key of a deploy key with write access to the GitOps repository."
   type        = string
   sensitive   = true
+  ephemeral   = true
 }
 
 # Credential sets are named; state stores refer to them with secret_ref. Any value can instead

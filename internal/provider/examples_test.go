@@ -1,6 +1,9 @@
 package provider
 
 import (
+	"archive/zip"
+	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -200,5 +203,59 @@ func TestAccQuickstart(t *testing.T) {
 	}
 	if out, err := cli.run("destroy", "-auto-approve"); err != nil {
 		t.Fatalf("terraform destroy: %v\n%s", err, out)
+	}
+}
+
+// TestAccProviderExampleKeepsSecretsOutOfSavedPlans plans the provider page's example with the
+// real CLI into a saved plan file and reads the file's bytes: the secret values given to its
+// variables must not be there. A `sensitive` variable is only hidden from output; Terraform
+// writes its value into every saved plan, which is where the page's example put the keys.
+func TestAccProviderExampleKeepsSecretsOutOfSavedPlans(t *testing.T) {
+	requireAcceptance(t)
+	main := strings.Replace(exampleConfig(t, "../../examples/provider/provider.tf"), "provider \"kratix\" {",
+		"provider \"kratix\" {\n  offline = true", 1) + cliRequiredProviders + `
+resource "kratix_state_store" "x" {
+  name       = "x"
+  secret_ref = "github"
+  git        = { url = "git@github.com:acme/gitops.git" }
+}
+`
+	secrets := map[string]string{
+		"minio_secret_key": "minio-secret-b9c2e7",
+		"content_hash_key": "content-hash-key-4f0d1a9e8c7b6a5f",
+		"deploy_key":       "-----BEGIN OPENSSH PRIVATE KEY-----\ndeploy-key-7e3a\n",
+	}
+	args := []string{"plan", "-out=tfplan"}
+	for k, v := range secrets {
+		args = append(args, "-var", k+"="+v)
+	}
+	c := newCLI(t, map[string]string{"main.tf": main})
+	if out, err := c.run(args...); err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	plan, err := os.ReadFile(filepath.Join(c.dir, "tfplan"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(plan), int64(len(plan)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		_ = rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, v := range secrets {
+			needle := strings.TrimPrefix(strings.TrimSpace(v), "-----BEGIN OPENSSH PRIVATE KEY-----\n")
+			if bytes.Contains(b, []byte(needle)) {
+				t.Errorf("the saved plan's %s holds variable %s's value", f.Name, name)
+			}
+		}
 	}
 }
