@@ -60,6 +60,20 @@ func (d *providerData) refuseOffline(typeName, op string, diags *diag.Diagnostic
 	return true
 }
 
+// offlineNotice is the warning every command of an offline provider prints once: a plan that
+// looks like any other, but saw no store, should say so where the user reads it.
+func offlineNotice(v types.Bool, diags *diag.Diagnostics) {
+	why := "offline = true in the provider block"
+	if v.IsUnknown() {
+		why = "the provider block's offline is not known yet, which counts as offline until apply"
+	}
+	diags.AddWarning("Provider Is Offline",
+		fmt.Sprintf("The kratix provider plans without its state stores (%s): schedules, files and hashes come from "+
+			"the configuration alone. No credential was checked, no store was read for drift or for files another "+
+			"writer holds, and no imported object was looked up, so this plan does not show what the stores hold. "+
+			"terraform apply refuses to write while the provider is offline.", why))
+}
+
 // offlineImportWarning is the warning of the first plan after an import when the provider is
 // offline: it cannot look for what the stores hold of the object, so it plans it as new.
 func offlineImportWarning(diags *diag.Diagnostics, who string) {

@@ -108,6 +108,9 @@ func (p *kratixProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if data.offline {
+		offlineNotice(cfg.Offline, &resp.Diagnostics)
+	}
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	p.configured.Store(data)

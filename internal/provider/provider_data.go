@@ -16,6 +16,7 @@ type providerData struct {
 	secretsUnknown bool            // the secrets attribute as a whole was not known at Configure
 	unknownSets    map[string]bool // sets with a value not known at Configure (planned from other resources)
 	lookupEnv      func(string) (string, bool)
+	environ        func() []string // os.Environ when nil; tests replace it
 	pool           *statestore.Pool
 	// hashKey is content_hash_key from the provider block ("" when unset; see contentSecret).
 	hashKey        string

@@ -3,6 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
+	"os"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -12,10 +15,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// secretKeys are the keys a credential set may hold, with what each is for.
-var secretKeys = []struct {
+// secretKey is a key a credential set may hold, with what it is for.
+type secretKey struct {
 	name, description string
-}{
+}
+
+// secretKeys are the keys a credential set may hold.
+var secretKeys = []secretKey{
 	{"access_key_id", "Access key id of a bucket store (`auth_method = \"accessKey\"`)."},
 	{"secret_access_key", "Secret access key of a bucket store."},
 	{"session_token", "Session token of a bucket store, for temporary credentials."},
@@ -63,6 +69,9 @@ func secretsSchema() schema.Attribute {
 
 // secretSet is one named set of credentials; unset keys are empty.
 type secretSet map[string]string
+
+// keys lists the keys the set holds (never their values), sorted.
+func (s secretSet) keys() []string { return slices.Sorted(maps.Keys(s)) }
 
 // configureSecrets records the provider's secrets. During plan some may be unknown (a
 // random_password's result, a tls_private_key's key): the whole attribute, a whole set or one
@@ -149,6 +158,49 @@ func (d *providerData) secret(name string) (set secretSet, found bool, err error
 		return nil, false, errSecretsUnknown
 	}
 	return set, found, nil
+}
+
+// strayEnv lists the environment variables that start with the prefix of set name but name no
+// key a set may hold (KRATIX_SECRET_MINIO_ACCESS_KEY for ..._ACCESS_KEY_ID): the names only,
+// never their values, for the errors that would otherwise say nothing is set.
+func (d *providerData) strayEnv(name string) []string {
+	environ := os.Environ
+	if d.environ != nil {
+		environ = d.environ
+	}
+	prefix := envPrefix(name)
+	var out []string
+	for _, kv := range environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(k, prefix) {
+			continue
+		}
+		if !slices.ContainsFunc(secretKeys, func(sk secretKey) bool { return envName(name, sk.name) == k }) {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// acceptedEnv is what strayEnv's variables should have been called.
+func acceptedEnv(name string) string {
+	keys := make([]string, 0, len(secretKeys))
+	for _, k := range secretKeys {
+		keys = append(keys, strings.ToUpper(k.name))
+	}
+	return envPrefix(name) + "<KEY>, with <KEY> one of " + strings.Join(keys, ", ")
+}
+
+// strayEnvNote is a sentence naming strayEnv's variables and the accepted names; "" when there
+// are none.
+func (d *providerData) strayEnvNote(name string) string {
+	stray := d.strayEnv(name)
+	if len(stray) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" Found %s in the environment, which name no key a secret set may hold: the accepted "+
+		"variables are %s.", strings.Join(stray, ", "), acceptedEnv(name))
 }
 
 // secretNames lists the configured set names, for error messages.

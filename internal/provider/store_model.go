@@ -211,8 +211,8 @@ func (d *providerData) checkCredentials(m storeRefModel, at path.Path) diag.Diag
 			diags.AddAttributeError(at.AtName("secret_ref"), "Unknown Secret",
 				fmt.Sprintf("State store %q names the secret %q, but the provider's secrets have no set of that name "+
 					"(configured: %s) and no environment variable %s<KEY> is set. Add it to the provider's `secrets`, "+
-					"or set its environment variables.",
-					m.Name.ValueString(), ref, listOrNone(d.secretNames()), envPrefix(ref)))
+					"or set its environment variables.%s",
+					m.Name.ValueString(), ref, listOrNone(d.secretNames()), envPrefix(ref), d.strayEnvNote(ref)))
 			return diags
 		}
 		set = s
@@ -232,8 +232,10 @@ func (d *providerData) checkCredentials(m storeRefModel, at path.Path) diag.Diag
 		}
 		if ref != "" && (method == "" || method == authAccessKey) && (set["access_key_id"] == "" || set["secret_access_key"] == "") {
 			diags.AddAttributeError(at.AtName("secret_ref"), "Incomplete Secret",
-				fmt.Sprintf("Secret %q must hold access_key_id and secret_access_key for state store %q (environment: %s, %s).",
-					ref, m.Name.ValueString(), envName(ref, "access_key_id"), envName(ref, "secret_access_key")))
+				fmt.Sprintf("Secret %q must hold access_key_id and secret_access_key for state store %q (environment: %s, %s); "+
+					"it holds %s.%s",
+					ref, m.Name.ValueString(), envName(ref, "access_key_id"), envName(ref, "secret_access_key"),
+					listOrNone(set.keys()), d.strayEnvNote(ref)))
 		}
 	case m.Git != nil:
 		if m.Git.URL.IsUnknown() {

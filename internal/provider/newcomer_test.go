@@ -1,0 +1,115 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+)
+
+// Mistakes of a first hour with the provider, made with the real CLI: each must end in a message
+// that says what was found and what to do.
+
+// TestAccCredentialErrorsListWhatWasFound: environment variables with the wrong key names
+// (KRATIX_SECRET_MINIO_ACCESS_KEY for ..._ACCESS_KEY_ID) are named in the error, with the names
+// that are accepted, never with their values; before, the error claimed no variable was set.
+func TestAccCredentialErrorsListWhatWasFound(t *testing.T) {
+	requireAcceptance(t)
+	store := `
+resource "kratix_state_store" "s" {
+  name       = "minio"
+  secret_ref = "minio"
+  bucket = {
+    endpoint    = "minio.example:9000"
+    bucket_name = "kratix"
+  }
+}
+`
+	for _, c := range []struct {
+		name, provider string
+		env            []string
+		wants          []string
+	}{
+		{
+			name: "no set, stray variables",
+			env:  []string{"KRATIX_SECRET_MINIO_ACCESS_KEY=AKIASTRAY1", "KRATIX_SECRET_MINIO_SECRET_KEY=stray-secret-1"},
+			wants: []string{
+				`Error: Unknown Secret`,
+				`Found KRATIX_SECRET_MINIO_ACCESS_KEY, KRATIX_SECRET_MINIO_SECRET_KEY in the environment, which name no key a secret set may hold`,
+				`the accepted variables are KRATIX_SECRET_MINIO_<KEY>, with <KEY> one of ACCESS_KEY_ID, SECRET_ACCESS_KEY, SESSION_TOKEN,`,
+			},
+		},
+		{
+			name:     "half a set, one stray variable",
+			provider: "provider \"kratix\" {\n  secrets = { minio = { access_key_id = \"AKIAHALF\" } }\n}\n",
+			env:      []string{"KRATIX_SECRET_MINIO_SECRET_KEY=stray-secret-2"},
+			wants: []string{
+				`Error: Incomplete Secret`,
+				`it holds access_key_id.`,
+				`Found KRATIX_SECRET_MINIO_SECRET_KEY in the environment`,
+				`KRATIX_SECRET_MINIO_<KEY>, with <KEY> one of ACCESS_KEY_ID, SECRET_ACCESS_KEY`,
+			},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cl := newCLI(t, map[string]string{"main.tf": cliRequiredProviders + c.provider + store}, c.env...)
+			out, err := cl.run("plan")
+			if err == nil {
+				t.Fatalf("the plan succeeded:\n%s", out)
+			}
+			got := flat(out)
+			for _, w := range c.wants {
+				if !strings.Contains(got, w) {
+					t.Errorf("the plan's output lacks %q:\n%s", w, out)
+				}
+			}
+			for _, secret := range []string{"AKIASTRAY1", "stray-secret-1", "stray-secret-2"} {
+				if strings.Contains(out, secret) {
+					t.Errorf("the plan's output shows the value %q", secret)
+				}
+			}
+		})
+	}
+}
+
+// TestAccOfflinePlanSaysSo: a plan with offline = true looks like any other, yet read no store;
+// it says so once, as a warning, and the apply still refuses.
+func TestAccOfflinePlanSaysSo(t *testing.T) {
+	requireAcceptance(t)
+	config := cliRequiredProviders + `
+provider "kratix" {
+  offline = true
+}
+
+resource "kratix_state_store" "s" {
+  name = "gitops"
+  git  = { url = "https://git.example.com/org/gitops.git" }
+}
+
+resource "kratix_destination" "d" {
+  name        = "worker-1"
+  path        = "worker-1"
+  state_store = kratix_state_store.s
+}
+`
+	cl := newCLI(t, map[string]string{"main.tf": config})
+	out, err := cl.run("plan")
+	if err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	got := flat(out)
+	for _, w := range []string{
+		"Warning: Provider Is Offline",
+		"The kratix provider plans without its state stores (offline = true in the provider block)",
+		"so this plan does not show what the stores hold",
+	} {
+		if !strings.Contains(got, w) {
+			t.Errorf("the plan's output lacks %q:\n%s", w, out)
+		}
+	}
+	if n := strings.Count(got, "Warning: Provider Is Offline"); n != 1 {
+		t.Errorf("the warning is printed %d times, want once", n)
+	}
+	out, err = cl.run("apply", "-auto-approve")
+	if err == nil || !strings.Contains(flat(out), "Error: Provider Is Offline") {
+		t.Errorf("the apply did not refuse (err %v):\n%s", err, out)
+	}
+}
