@@ -100,8 +100,47 @@ func syntaxError(src []byte, index int, err error) error {
 	if open := unclosedQuote(src, line); open > 0 {
 		msg = fmt.Sprintf("%s (found at line %d; the quoted value opened on line %d is never closed)", msg, line, open)
 		line = open
+	} else if bad := firstBadLine(src, line); bad > 0 {
+		line = bad
 	}
 	return &Error{Document: index, Line: line, Message: msg}
+}
+
+// maxPrefixParses bounds firstBadLine's work on a very long document; past it the parser's own
+// line stands.
+const maxPrefixParses = 400
+
+// firstBadLine finds the line that makes the document around reported invalid: the line after
+// the longest run of the document's first lines that still parses. The parser's own number is
+// often not that line: it names the line where the enclosing mapping or sequence began, or
+// counts from zero, so an indentation mistake was reported one line (or a whole block) above
+// the line to fix. A construct left open (a `[` never closed) is found at the line that opens
+// it, which is the one to fix. It returns 0 when it cannot tell.
+func firstBadLine(src []byte, reported int) int {
+	lines := strings.SplitAfter(string(src), "\n")
+	if reported <= 0 || reported > len(lines) {
+		return 0
+	}
+	start, end := 0, len(lines) // the document's lines: [start, end)
+	for i := reported - 1; i >= 0; i-- {
+		if marker([]byte(lines[i]), "---") {
+			start = i + 1
+			break
+		}
+	}
+	for i := reported; i < len(lines); i++ {
+		if marker([]byte(lines[i]), "---") {
+			end = i
+			break
+		}
+	}
+	for k, tries := end-1, 0; k >= start && tries < maxPrefixParses; k, tries = k-1, tries+1 {
+		var node yaml3.Node
+		if yaml3.Unmarshal([]byte(strings.Join(lines[start:k], "")), &node) == nil {
+			return k + 1 // lines[k] is the first line the document cannot take
+		}
+	}
+	return 0
 }
 
 // unclosedQuote finds, in the document that contains line, the first line with a double-quoted

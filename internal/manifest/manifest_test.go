@@ -61,6 +61,37 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestParseErrorsPointAtTheLineToFix: the YAML parser names the line where the mapping or
+// sequence around a mistake began (or counts from zero), one or more lines above the line to fix;
+// the error names the line the document stops being YAML at.
+func TestParseErrorsPointAtTheLineToFix(t *testing.T) {
+	const head = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n"
+	for _, c := range []struct {
+		name, src string
+		line      int
+	}{
+		{"key indented less than its siblings", head + "data:\n  a: b\n bad: x\n", 7},
+		{"a value with a colon and a space", head + "data:\n  a: b\n  c: d: e\n", 7},
+		{"a flow sequence never closed", head + "data:\n  a: [b\n  c: d\n", 6},
+		{"a tab as indentation", head + "\tdata: 1\n", 5},
+		{"a list item inside a mapping", head + "data:\n  a: b\n  - c\n", 7},
+		{"a nested key indented less", head + "  labels:\n    a: b\n   c: d\n", 7},
+		{"in the second document", head + "---\n" + head + "data:\n  a: b\n bad: x\n", 12},
+		{"after a comment and a blank line", head + "# labels\n\ndata:\n  a: b\n bad: x\n", 9},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.src))
+			var me *Error
+			if !errors.As(err, &me) {
+				t.Fatalf("Parse error = %v, want *Error", err)
+			}
+			if me.Line != c.line {
+				t.Errorf("error = %v, want line %d", me, c.line)
+			}
+		})
+	}
+}
+
 // TestParseUnclosedQuotePointsAtTheQuote: a quote left open is noticed by the YAML parser only
 // lines later, where the text stops making sense; the error names the document and the line of
 // the quote, which is what the user has to fix, and says where the parser stopped.

@@ -113,3 +113,51 @@ resource "kratix_destination" "d" {
 		t.Errorf("the apply did not refuse (err %v):\n%s", err, out)
 	}
 }
+
+// TestAccYAMLErrorPointsAtTheBadLine: an indentation mistake on line 7 of a promise's
+// dependencies is reported at line 7 and at the attribute, not at the line where the enclosing
+// mapping began (the YAML parser's number, line 6 here).
+func TestAccYAMLErrorPointsAtTheBadLine(t *testing.T) {
+	requireAcceptance(t)
+	config := cliRequiredProviders + `
+provider "kratix" {
+  offline = true
+}
+
+resource "kratix_state_store" "s" {
+  name = "gitops"
+  git  = { url = "https://git.example.com/org/gitops.git" }
+}
+
+resource "kratix_destination" "d" {
+  name        = "worker-1"
+  path        = "worker-1"
+  state_store = kratix_state_store.s
+}
+
+resource "kratix_promise" "p" {
+  name         = "app"
+  destinations = [kratix_destination.d]
+  dependencies = <<-YAML
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: app
+    data:
+      a: b
+     bad: indentation
+  YAML
+}
+`
+	cl := newCLI(t, map[string]string{"main.tf": config})
+	out, err := cl.run("plan")
+	if err == nil {
+		t.Fatalf("the plan succeeded:\n%s", out)
+	}
+	got := flat(out)
+	for _, w := range []string{"document 1 (line 7): invalid YAML", `in resource "kratix_promise" "p"`, "dependencies = <<-YAML"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("the plan's output lacks %q:\n%s", w, out)
+		}
+	}
+}
