@@ -3,6 +3,8 @@ package provider
 import (
 	"strings"
 	"testing"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
 // Mistakes of a first hour with the provider, made with the real CLI: each must end in a message
@@ -159,5 +161,37 @@ resource "kratix_promise" "p" {
 		if !strings.Contains(got, w) {
 			t.Errorf("the plan's output lacks %q:\n%s", w, out)
 		}
+	}
+}
+
+// TestAccHTTPSToAPlainHTTPServer: an https:// Git URL whose server speaks plain HTTP and answers
+// a TLS ClientHello with a bare HTML page (Python's http.server) gets the advice to use http://,
+// not the advice to set ca_certificate that a certificate problem gets.
+func TestAccHTTPSToAPlainHTTPServer(t *testing.T) {
+	requireAcceptance(t)
+	addr := testinfra.HTTP09Server(t)
+	config := cliRequiredProviders + `
+resource "kratix_state_store" "s" {
+  name = "gitops"
+  git  = { url = "https://` + addr + `/org/gitops.git" }
+}
+
+resource "kratix_destination" "d" {
+  name        = "worker-1"
+  path        = "worker-1"
+  state_store = kratix_state_store.s
+}
+`
+	cl := newCLI(t, map[string]string{"main.tf": config})
+	out, err := cl.run("apply", "-auto-approve")
+	if err == nil {
+		t.Fatalf("the apply succeeded:\n%s", out)
+	}
+	got := flat(out)
+	if !strings.Contains(got, "server speaks plain HTTP") || !strings.Contains(got, "Use an http:// URL") {
+		t.Errorf("the output does not say the server speaks plain HTTP and to use http://:\n%s", out)
+	}
+	if strings.Contains(got, "ca_certificate") {
+		t.Errorf("the output advises ca_certificate:\n%s", out)
 	}
 }

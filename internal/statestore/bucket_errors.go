@@ -163,11 +163,32 @@ func classifyTransportError(err error) Kind {
 }
 
 // speaksPlainHTTP reports an HTTPS client answered in plain HTTP: net/http's ErrSchemeMismatch,
-// or, from a TLS client used without net/http, a first record that starts as an HTTP response.
+// or a first record that is text rather than TLS: an HTTP response ("HTTP/"), or the bare
+// error page a server that also speaks HTTP/0.9 sends to a line it cannot read (Python's
+// http.server: "<!DOC"). A TLS record starts with a content type byte below 0x20, never text.
+// An SSH server's banner ("SSH-") is text too, but its fix is not http://, so it stays a TLS
+// failure.
 func speaksPlainHTTP(err error) bool {
 	var recordErr tls.RecordHeaderError
-	return errors.Is(err, http.ErrSchemeMismatch) ||
-		errors.As(err, &recordErr) && string(recordErr.RecordHeader[:]) == "HTTP/"
+	if errors.Is(err, http.ErrSchemeMismatch) {
+		return true
+	}
+	if !errors.As(err, &recordErr) {
+		return false
+	}
+	h := recordErr.RecordHeader[:]
+	if string(h) == "HTTP/" {
+		return true
+	}
+	if string(h[:4]) == "SSH-" {
+		return false
+	}
+	for _, c := range h {
+		if (c < 0x20 || c > 0x7e) && c != '\n' && c != '\r' && c != '\t' {
+			return false
+		}
+	}
+	return true
 }
 
 // isTLSFailure reports a certificate that does not verify, a handshake the server refused, or a

@@ -318,3 +318,30 @@ func TestGitHTTPSAgainstPlainHTTP(t *testing.T) {
 		t.Errorf("the repository has %d commits, want 1", n)
 	}
 }
+
+// TestHTTPSAgainstAnHTTP09Server: a server that answers a TLS ClientHello with a bare HTML error
+// page (Python's http.server, and others that speak HTTP/0.9) is a plain HTTP server too: the
+// advice is the scheme, not a CA certificate. Before, only an answer starting "HTTP/" (Go's and
+// most servers') was recognised, and this one got ca_certificate's advice.
+func TestHTTPSAgainstAnHTTP09Server(t *testing.T) {
+	ctx := context.Background()
+	addr := testinfra.HTTP09Server(t)
+	g, err := NewPool().Git(GitConfig{URL: "https://" + addr + "/org/gitops.git"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewPool().Bucket(BucketConfig{Endpoint: addr, BucketName: "kratix", AccessKeyID: "k", SecretAccessKey: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, err := range map[string]error{"git": g.Check(ctx), "bucket": b.Check(ctx)} {
+		if kindOf(err) != KindPlainHTTP {
+			t.Errorf("%s = %v (kind %q), want kind %q", name, err, kindOf(err), KindPlainHTTP)
+			continue
+		}
+		var se *Error
+		if errors.As(err, &se) && (!strings.Contains(se.Advice(), "http://") || strings.Contains(se.Advice(), "ca_certificate")) {
+			t.Errorf("%s: advice %q should name http:// and not ca_certificate", name, se.Advice())
+		}
+	}
+}

@@ -47,3 +47,18 @@ func SilentServer(t testing.TB) string {
 	t.Helper()
 	return ServeLoopback(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) })
 }
+
+// HTTP09Server answers every connection the way Python's http.server (and other servers that
+// speak HTTP/1.0 and 0.9) answers a TLS ClientHello: the first line is not a request it can read,
+// so it replies with an error page and no status line, as HTTP/0.9 does, and closes. An https://
+// URL pointed at such a server sees a first record that is HTML, not "HTTP/".
+func HTTP09Server(t testing.TB) string {
+	t.Helper()
+	return ServeLoopback(t, func(c net.Conn) {
+		buf := make([]byte, 512)
+		_, _ = c.Read(buf)
+		_, _ = io.WriteString(c, "<!DOCTYPE HTML>\n<html lang=\"en\">\n<head><title>Error response</title></head>\n"+
+			"<body><h1>Error response</h1><p>Error code: 400</p><p>Message: Bad request syntax.</p></body>\n</html>\n")
+		_ = c.Close()
+	})
+}
