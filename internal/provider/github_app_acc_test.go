@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -59,7 +60,8 @@ resource "kratix_promise" "p" {
 // GitHub App's installation, with the provider process's token cache shared by the steps:
 // plan and apply of all of them mint one token; once the server expires it, the next apply
 // gets a second token and succeeds; with a key the App does not have, the plan fails naming the
-// App and what to check, and nothing is minted.
+// App and what to check, and nothing is minted; a token that expires between a fetch's
+// info/refs and its pack request is replaced too.
 func TestAccGitHubApp(t *testing.T) {
 	requireAcceptance(t)
 	gh, err := testinfra.StartFakeGitHub()
@@ -123,6 +125,20 @@ func TestAccGitHubApp(t *testing.T) {
 				// the wrong key minted none.
 				Config: gitHubAppConfig(gh, gh.PrivateKey, repo, promises, "v2"),
 				Check:  check("v2", 2),
+			},
+			{
+				// The token expires between a fetch's info/refs and its upload-pack request:
+				// refused in the middle of the exchange, it is replaced as at the start.
+				PreConfig: func() {
+					var once sync.Once
+					gitServer.BeforePost(repo, func(service string) {
+						if service == "git-upload-pack" {
+							once.Do(gh.ExpireTokens)
+						}
+					})
+				},
+				Config: gitHubAppConfig(gh, gh.PrivateKey, repo, promises, "v4"),
+				Check:  check("v4", 3),
 			},
 		},
 	})

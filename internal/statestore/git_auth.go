@@ -96,6 +96,42 @@ func (s *gitStore) withAuth(ctx context.Context, op func(transport.AuthMethod) e
 	return err
 }
 
+// refusedMidExchange is git's refusal of the credentials on a pack request (the POST of a fetch)
+// after the advertisement of the same exchange accepted them: a GitHub App token that expired,
+// or was revoked, in between. token is the App token that was current then.
+type refusedMidExchange struct {
+	error
+	token string
+}
+
+func (e refusedMidExchange) Unwrap() error { return e.error }
+
+// midExchange marks err, a pack request's failure, as a refusal of credentials the exchange's
+// advertisement accepted, when it is one and the store uses a GitHub App.
+func (s *gitStore) midExchange(err error) error {
+	if err == nil || s.app == nil || classifyGitError(err) != KindAuth {
+		return err
+	}
+	return refusedMidExchange{error: err, token: s.app.current()}
+}
+
+// againWithNewToken runs a fetch, and when git refused its GitHub App token on the pack request
+// after accepting it for the advertisement, drops that token and runs the fetch once more with a
+// new one. A refusal at the advertisement is withAuth's to retry; a push is retried whole there
+// (its advertisement and pack request are one call), so this is for fetches only.
+func againWithNewToken[T any](s *gitStore, fetch func() (T, error)) (T, error) {
+	v, err := fetch()
+	var mid refusedMidExchange
+	if err == nil || s.app == nil || !errors.As(err, &mid) {
+		return v, err
+	}
+	s.app.forget(mid.token)
+	if v, err = fetch(); err != nil && errors.As(err, &mid) {
+		return v, appTokenRefused(err)
+	}
+	return v, err
+}
+
 // sshDialTimeout bounds the TCP connection on its own, however long the operation's limit: an
 // unreachable host is reported as such after it rather than when the operation runs out of time.
 // The operation's context bounds the dial, the handshake and the session besides (see

@@ -78,6 +78,10 @@ func servesPartialClones(caps *capability.List) bool {
 // repository (the first write creates the branch) and a KindMissingBranch error for one that has
 // branches but not ours.
 func (s *gitStore) fetchTip(ctx context.Context) (plumbing.Hash, error) {
+	return againWithNewToken(s, func() (plumbing.Hash, error) { return s.fetchTipOnce(ctx) })
+}
+
+func (s *gitStore) fetchTipOnce(ctx context.Context) (plumbing.Hash, error) {
 	sess, adv, done, err := s.uploadPack(ctx)
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return plumbing.ZeroHash, nil
@@ -149,7 +153,7 @@ func (s *gitStore) receivePack(ctx context.Context, sess transport.UploadPackSes
 		return nil
 	}
 	if err != nil {
-		return err
+		return s.midExchange(err)
 	}
 	defer func() {
 		if cerr := resp.Close(); cerr != nil && err == nil {
@@ -193,6 +197,11 @@ func demuxSideband(caps *capability.List, r io.Reader) io.Reader {
 // request. After a blobless fetch, these are the only blobs of other writers the clone holds.
 // r.sem must be held.
 func (s *gitStore) fetchBlobs(ctx context.Context, hashes []plumbing.Hash) error {
+	_, err := againWithNewToken(s, func() (struct{}, error) { return struct{}{}, s.fetchBlobsOnce(ctx, hashes) })
+	return err
+}
+
+func (s *gitStore) fetchBlobsOnce(ctx context.Context, hashes []plumbing.Hash) error {
 	st := s.r.repo.Storer
 	var missing []plumbing.Hash
 	seen := map[plumbing.Hash]bool{}

@@ -173,6 +173,11 @@ func abbreviatedCommit(st storer.EncodedObjectStorer, prefix string) (*object.Co
 // for commits it does not advertise, answers "not our ref": that is no failure, the commit stays
 // unknown. r.sem must be held.
 func (s *gitStore) fetchCommit(ctx context.Context, h plumbing.Hash) error {
+	_, err := againWithNewToken(s, func() (struct{}, error) { return struct{}{}, s.fetchCommitOnce(ctx, h) })
+	return err
+}
+
+func (s *gitStore) fetchCommitOnce(ctx context.Context, h plumbing.Hash) error {
 	sess, adv, done, err := s.uploadPack(ctx)
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return nil

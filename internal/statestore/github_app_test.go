@@ -256,3 +256,52 @@ func TestGitHubAppTokenRefusedByGit(t *testing.T) {
 	}
 	t.Logf("%v", err)
 }
+
+// TestGitHubAppTokenRefusedMidExchange: a token GitHub stops accepting between a client's
+// info/refs and its POST (it expired during a long operation, or was revoked) is refused on the
+// upload-pack or receive-pack request; the store drops it and runs the operation again with a
+// new one, as it does when the refusal comes at info/refs.
+func TestGitHubAppTokenRefusedMidExchange(t *testing.T) {
+	for _, service := range []string{"git-upload-pack", "git-receive-pack"} {
+		t.Run(service, func(t *testing.T) {
+			g := testGitServer(t)
+			gh := startFakeGitHub(t)
+			repo := "app-token-mid-" + strings.TrimPrefix(service, "git-")
+			if err := g.CreateRepo(repo, "main"); err != nil {
+				t.Fatal(err)
+			}
+			g.RequireAppTokens(repo, gh.ValidToken)
+			ctx := context.Background()
+			s, err := NewPool().Git(GitConfig{URL: g.HTTPURL(repo), GitHubApp: fakeApp(gh)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Apply(ctx, Change{Put: map[string][]byte{"a.yaml": []byte("a\n")}}); err != nil {
+				t.Fatal(err)
+			}
+			// A new store (the App's tokens are the process's, so it starts with the first one):
+			// its first operation fetches (upload-pack), then pushes (receive-pack).
+			fresh, err := NewPool().Git(GitConfig{URL: g.HTTPURL(repo), GitHubApp: fakeApp(gh)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var once sync.Once
+			g.BeforePost(repo, func(got string) {
+				if got == service {
+					once.Do(gh.ExpireTokens)
+				}
+			})
+			if _, err = fresh.Apply(ctx, Change{Put: map[string][]byte{"b.yaml": []byte("b\n")}}); err != nil {
+				t.Fatalf("writing when the token is refused at %s: %v", service, err)
+			}
+			if gh.Mints() != 2 {
+				t.Errorf("%d tokens minted, want 2 (the first, and the one that replaced it)", gh.Mints())
+			}
+			for f, want := range map[string]string{"a.yaml": "a\n", "b.yaml": "b\n"} {
+				if got, err := g.ReadFile(repo, "main", f); err != nil || string(got) != want {
+					t.Errorf("%s on the server: %q, %v", f, got, err)
+				}
+			}
+		})
+	}
+}

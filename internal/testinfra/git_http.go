@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/cgi"
 	"os"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -23,11 +24,14 @@ type gitHTTPHandler struct {
 	// tokenRepos are the repositories, by request path ("/name.git"), that accept only the
 	// tokens their function reports valid, as the password of the user x-access-token.
 	tokenRepos map[string]func(token string) bool
+	// beforePost are called, by request path's repository, before the credentials of a POST
+	// (upload-pack or receive-pack, after the client read info/refs) are checked.
+	beforePost map[string]func(service string)
 }
 
 func newGitHTTPHandler(root, backend, user, password string) *gitHTTPHandler {
 	return &gitHTTPHandler{root: root, backend: backend, user: user, password: password, fetched: map[string]int64{},
-		tokenRepos: map[string]func(string) bool{}}
+		tokenRepos: map[string]func(string) bool{}, beforePost: map[string]func(string){}}
 }
 
 // fetchedBytes is how many bytes the handler sent in answer to fetches from repository name.
@@ -50,6 +54,19 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 func (h *gitHTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost {
+		h.mu.Lock()
+		var hook func(string)
+		for repo, fn := range h.beforePost {
+			if strings.HasPrefix(r.URL.Path, repo+"/") {
+				hook = fn
+			}
+		}
+		h.mu.Unlock()
+		if hook != nil {
+			hook(path.Base(r.URL.Path))
+		}
+	}
 	user, password, ok := r.BasicAuth()
 	if !ok || !h.authorized(r.URL.Path, user, password) {
 		// The challenge is what makes git (and go-git) retry with the credentials it holds.

@@ -173,5 +173,14 @@ func (g *GitServer) RequireAppTokens(name string, valid func(token string) bool)
 	g.handler.tokenRepos["/"+name+".git"] = valid
 }
 
+// BeforePost calls hook with the service ("git-upload-pack" or "git-receive-pack") before the
+// credentials of each POST to repository name over HTTP(S) are checked: the moment between a
+// client's info/refs and its pack exchange, where a token may expire or be revoked.
+func (g *GitServer) BeforePost(name string, hook func(service string)) {
+	g.handler.mu.Lock()
+	defer g.handler.mu.Unlock()
+	g.handler.beforePost["/"+name+".git"] = hook
+}
+
 // RepoPath is the folder of bare repository name.
 func (g *GitServer) RepoPath(name string) string { return filepath.Join(g.Root, name+".git") }
