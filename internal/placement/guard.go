@@ -38,6 +38,9 @@ type Loss struct {
 	From, To string
 	// Paths are, for LossFiles, the deleted store paths, sorted.
 	Paths []string
+	// Files is how many files the destination loses: those the placement held there for a
+	// placement removed or moved, len(Paths) for LossFiles. Not part of the acknowledgement.
+	Files int
 	// Labels are the destination's labels after the change (from the pool, else as the resource
 	// last saw it), and PriorLabels its labels as the resource last saw it (nil when it never saw
 	// the destination, as after an import). The protect selector is judged against both: a
@@ -111,17 +114,18 @@ func Losses(prior map[string]Prior, next map[string]Record, pool []Member) []Los
 			if _, ok := inPool[dest]; !ok {
 				continue // left the pool: forgotten, not removed
 			}
-			loss.Kind = LossRemoved
+			loss.Kind, loss.Files = LossRemoved, len(removedPaths(before.Record.Files, nil))
 		case after.Location != before.Record.Location || after.Root != before.Record.Root:
 			if before.Member == nil {
 				continue // without the destination as it was, the old files cannot be reached: they stay
 			}
-			loss.Kind, loss.From, loss.To = LossMoved, folder(before.Record), folder(after)
+			loss.Kind, loss.From, loss.To, loss.Files = LossMoved, folder(before.Record), folder(after), len(removedPaths(before.Record.Files, nil))
 		default:
 			loss.Kind, loss.Paths = LossFiles, removedPaths(before.Record.Files, after.Files)
 			if len(loss.Paths) == 0 {
 				continue
 			}
+			loss.Files = len(loss.Paths)
 		}
 		out = append(out, loss)
 	}

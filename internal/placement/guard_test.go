@@ -199,16 +199,19 @@ func TestLossesKinds(t *testing.T) {
 	}
 	got := placement.Losses(prior, next, pool)
 	want := []placement.Loss{
-		{Destination: "agg", Kind: placement.LossFiles, Paths: []string{"kratix/agg/extra"}},
-		{Destination: "dev", Kind: placement.LossFiles, Paths: []string{"kratix/dev/x", "kratix/dev/z"}, Labels: map[string]string{"env": "dev"}, PriorLabels: map[string]string{"env": "dev"}},
-		{Destination: "moved", Kind: placement.LossMoved, From: "s3://minio:9000/store-a kratix/moved", To: "s3://minio:9000/store-b kratix/moved", Labels: map[string]string{"env": "m"}, PriorLabels: map[string]string{"env": "old"}},
-		{Destination: "prod", Kind: placement.LossRemoved, Labels: map[string]string{"env": "prod"}},
+		{Destination: "agg", Kind: placement.LossFiles, Paths: []string{"kratix/agg/extra"}, Files: 1},
+		{Destination: "dev", Kind: placement.LossFiles, Paths: []string{"kratix/dev/x", "kratix/dev/z"}, Files: 2, Labels: map[string]string{"env": "dev"}, PriorLabels: map[string]string{"env": "dev"}},
+		{Destination: "moved", Kind: placement.LossMoved, From: "s3://minio:9000/store-a kratix/moved", To: "s3://minio:9000/store-b kratix/moved", Files: 1, Labels: map[string]string{"env": "m"}, PriorLabels: map[string]string{"env": "old"}},
+		{Destination: "prod", Kind: placement.LossRemoved, Files: 1, Labels: map[string]string{"env": "prod"}},
 	}
 	equal(t, "losses", got, want)
 	// The aggregate file itself, shared and rebuilt, is never a loss, even when it leaves the record.
 	delete(next["agg"].Files, "kratix/agg/aggregated.yaml")
 	got = placement.Losses(map[string]placement.Prior{"agg": prior["agg"]}, map[string]placement.Record{"agg": next["agg"]}, pool)
-	equal(t, "aggregate", got, []placement.Loss{{Destination: "agg", Kind: placement.LossFiles, Paths: []string{"kratix/agg/extra"}}})
+	equal(t, "aggregate", got, []placement.Loss{{Destination: "agg", Kind: placement.LossFiles, Paths: []string{"kratix/agg/extra"}, Files: 1}})
+	// Removed whole (a destroy): the part and the loose file are lost, not the shared file.
+	got = placement.Losses(map[string]placement.Prior{"agg": prior["agg"]}, nil, pool)
+	equal(t, "aggregate removed", got, []placement.Loss{{Destination: "agg", Kind: placement.LossRemoved, Files: 2}})
 }
 
 func TestLossWhat(t *testing.T) {

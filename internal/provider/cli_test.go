@@ -179,3 +179,11 @@ func (c *cli) setVars(t *testing.T, lines ...string) {
 		t.Fatal(err)
 	}
 }
+
+// write replaces a file of the working directory, as a user editing the configuration does.
+func (c *cli) write(t *testing.T, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(c.dir, name), []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

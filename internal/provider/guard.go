@@ -86,8 +86,10 @@ func guardSchema(text guardText) schema.SingleNestedAttribute {
 		Optional: true,
 		MarkdownDescription: "A blast-radius guard: refuse, during plan, a change that would " + text.refuses + ". " +
 			"The error lists the destinations and prints the `acknowledge` value that lets exactly that change " +
-			"through. " + text.losesNothing + " Destroying the resource is not guarded: use " +
-			"`lifecycle { prevent_destroy = true }` for that.",
+			"through. " + text.losesNothing + " Destroying the resource is judged the same way, as a change that " +
+			"takes every file it holds away (`terraform destroy`, the resource removed from the configuration, " +
+			"`-target` of a destination it depends on): a refused destroy stops at plan, and goes through once the " +
+			"resource's state holds its `acknowledge` (set it and apply, which changes no file, then destroy).",
 		Attributes: map[string]schema.Attribute{
 			"max_destinations_removed": schema.Int64Attribute{
 				Optional:            true,
@@ -131,6 +133,64 @@ func guardFrom(ctx context.Context, obj types.Object) (*placement.Guard, diag.Di
 		g.Protect = &sel
 	}
 	return g, diags
+}
+
+// checkDestroyGuard judges the destroy of a resource by what it does, as checkGuard judges a
+// change: every destination it holds files on loses them (losses). Terraform plans a destroy
+// through the provider too, so a destroy the guard refuses stops at plan, whether it comes from
+// `terraform destroy`, a resource removed from the configuration, `-target` of a destination the
+// resource depends on, or a replacement. A refused destroy is let through by an acknowledge the
+// resource's state already holds: set it in the configuration and apply (which changes no file),
+// then destroy.
+func checkDestroyGuard(ctx context.Context, obj types.Object, kind, name, who string, losses []placement.Loss) diag.Diagnostics {
+	g, diags := guardFrom(ctx, obj)
+	if g == nil || diags.HasError() {
+		return diags
+	}
+	v := g.Check(kind, name, losses)
+	if len(v.Rules) == 0 {
+		return diags
+	}
+	files := 0
+	var list strings.Builder
+	for _, l := range losses {
+		fmt.Fprintf(&list, "  - %s: %s\n", l.Destination, l.What())
+	}
+	for _, l := range losses {
+		files += l.Files
+	}
+	if v.Acknowledged {
+		diags.AddWarning("Acknowledged Destroy Proceeds", fmt.Sprintf(
+			"%s: destroying it deletes %d file(s) on %d destination(s), which the guard would refuse (%s); the "+
+				"acknowledge = %q its state holds lets it through. Destinations that lose files:\n\n%s",
+			who, files, len(losses), strings.Join(v.Rules, "; "), v.Ack, list.String()))
+		return diags
+	}
+	diags.AddError("Destroy Refused by the Guard", fmt.Sprintf(
+		"%s: destroying it deletes %d file(s) on %d destination(s) and breaks the guard:\n\n  - %s\n\n"+
+			"Destinations that lose files:\n\n%s\n"+
+			"A destroy is judged like any change that takes files away: `terraform destroy`, a resource removed "+
+			"from the configuration, or `-target` of a destination the resource depends on. To destroy it, set\n\n"+
+			"  guard = { ..., acknowledge = %q }\n\n"+
+			"in the configuration and apply (that apply changes no file), then destroy again; or remove the guard "+
+			"and apply first. Nothing was deleted.",
+		who, files, len(losses), strings.Join(v.Rules, "\n  - "), list.String(), v.Ack))
+	return diags
+}
+
+// destroyLosses is what each destination loses when a resource that held priors is destroyed:
+// every placement is removed. pool is the pool the resource last saw (its state's), so that a
+// destination it no longer knew is left alone here as in any plan.
+func destroyLosses(pool map[string]poolMember, priors ...map[string]placement.Prior) []placement.Loss {
+	members := make([]placement.Member, 0, len(pool))
+	for _, name := range sortedKeys(pool) {
+		members = append(members, pool[name].Member)
+	}
+	var out []placement.Loss
+	for _, p := range priors {
+		out = append(out, placement.Losses(p, nil, members)...)
+	}
+	return out
 }
 
 // checkGuard applies the resource's guard, if any, to the losses of its plan: an error at

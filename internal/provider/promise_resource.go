@@ -116,6 +116,7 @@ func (r *promiseResource) Configure(_ context.Context, req resource.ConfigureReq
 
 func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
+		resp.Diagnostics.Append(r.guardDestroy(ctx, req.State)...)
 		return
 	}
 	var plan, state promiseModel
@@ -349,6 +350,20 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 		state.record(p.Settle(failed))
 		resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
 	}
+}
+
+// guardDestroy judges the promise's destroy with the guard its state holds (checkDestroyGuard).
+func (r *promiseResource) guardDestroy(ctx context.Context, st tfsdk.State) diag.Diagnostics {
+	if st.Raw.IsNull() {
+		return nil
+	}
+	var state promiseModel
+	if diags := getState(ctx, st, &state); diags.HasError() || state.Guard.IsNull() {
+		return diags
+	}
+	name := state.Name.ValueString()
+	losses := destroyLosses(lenientPool(state.Destinations), priorsOf(state.prior(ctx)))
+	return checkDestroyGuard(ctx, state.Guard, placement.GuardPromise, name, fmt.Sprintf("Promise %q", name), losses)
 }
 
 // ImportState takes the promise's name. Without the configuration it cannot know the pool, so it

@@ -162,6 +162,7 @@ func (r *requestResource) Configure(_ context.Context, req resource.ConfigureReq
 
 func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
+		resp.Diagnostics.Append(r.guardDestroy(ctx, req.State)...)
 		return
 	}
 	var plan, state requestModel
@@ -433,6 +434,27 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if len(failed) > 0 {
 		resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...) // kept, so that the next destroy tries again
 	}
+}
+
+// guardDestroy judges the request's destroy with the guard its state holds (checkDestroyGuard):
+// it loses every file on its destination, its replicas' and its groups'.
+func (r *requestResource) guardDestroy(ctx context.Context, st tfsdk.State) diag.Diagnostics {
+	if st.Raw.IsNull() {
+		return nil
+	}
+	var state requestModel
+	if diags := getState(ctx, st, &state); diags.HasError() || state.Guard.IsNull() {
+		return diags
+	}
+	priors := []map[string]placement.Prior{state.otherPriors(ctx)}
+	if prior, held := state.prior(ctx); held {
+		priors = append(priors, map[string]placement.Prior{state.Destination.ValueString(): prior})
+	}
+	for _, g := range state.groupPriors(ctx) {
+		priors = append(priors, map[string]placement.Prior{g.dest: g.prior})
+	}
+	losses := destroyLosses(lenientPool(state.destinations()), priors...)
+	return checkDestroyGuard(ctx, state.Guard, placement.GuardRequest, state.key(), "Request "+state.id(), losses)
 }
 
 // ImportState takes `<promise>/<namespace>/<name>`, or `<promise>/<namespace>/<name>@<destination>`

@@ -39,6 +39,7 @@ var offlineRefusals = map[string]refusal{
 var refusalSetUp = map[string]bool{
 	"refusals/guard.tftest.hcl/fleet":                     true,
 	"refusals/guard.tftest.hcl/acknowledged_change_plans": true,
+	"refusals/guard.tftest.hcl/acknowledge_teardown":      true,
 }
 
 // testEvent is one line of `terraform test -json`, the fields this test reads.
@@ -49,6 +50,7 @@ type testEvent struct {
 	Abstract   map[string][]string                         `json:"test_abstract"`
 	TestRun    *struct{ Progress, Status string }          `json:"test_run"`
 	Diagnostic *struct{ Severity, Summary, Detail string } `json:"diagnostic"`
+	Message    string                                      `json:"@message"`
 }
 
 // testRunResult is what one run of a terraform test suite ended with.
@@ -155,6 +157,10 @@ func parseTestEvents(out string) (runs map[string]*testRunResult, global []strin
 			if r, ok := runs[ev.File+"/"+ev.Run]; ok {
 				r.status = ev.TestRun.Status
 			}
+		// A teardown that could not destroy what a run applied: the suite fails, whatever each
+		// run's status said.
+		case ev.Type == "test_cleanup":
+			global = append(global, ev.Message)
 		case ev.Type == "diagnostic" && ev.Diagnostic != nil && ev.Diagnostic.Severity == "error":
 			text := ev.Diagnostic.Summary + ": " + ev.Diagnostic.Detail
 			if r, ok := runs[ev.File+"/"+ev.Run]; ok && ev.Run != "" {

@@ -27,7 +27,22 @@ run "acknowledged_change_plans" {
   }
 }
 
-# Without it the plan is refused, naming the destinations.
+# The teardown destroys the promise, which takes its files from all three workers: the guard
+# judges a destroy like any change, so the acknowledgement of exactly that is applied first (it
+# changes no file; the refused plan below leaves the state as it is). The value is the first 16
+# hex digits of
+#   printf 'kratix_promise\tteam-namespace\nworker-1\tremoved\nworker-2\tremoved\nworker-3\tremoved\n' | sha256sum
+run "acknowledge_teardown" {
+  command = apply
+  module {
+    source = "./guard"
+  }
+  variables {
+    acknowledge = "ack-d9ed30642ac6f034"
+  }
+}
+
+# Without the narrowing's acknowledgement the plan is refused, naming the destinations.
 run "unscheduling_two_is_refused" {
   command = plan
   module {
