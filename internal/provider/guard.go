@@ -152,18 +152,15 @@ func checkDestroyGuard(ctx context.Context, obj types.Object, kind, name, who st
 		return diags
 	}
 	files := 0
-	var list strings.Builder
-	for _, l := range losses {
-		fmt.Fprintf(&list, "  - %s: %s\n", l.Destination, l.What())
-	}
 	for _, l := range losses {
 		files += l.Files
 	}
+	list := lossList(losses)
 	if v.Acknowledged {
 		diags.AddWarning("Acknowledged Destroy Proceeds", fmt.Sprintf(
 			"%s: destroying it deletes %d file(s) on %d destination(s), which the guard would refuse (%s); the "+
 				"acknowledge = %q its state holds lets it through. Destinations that lose files:\n\n%s",
-			who, files, len(losses), strings.Join(v.Rules, "; "), v.Ack, list.String()))
+			who, files, len(losses), strings.Join(v.Rules, "; "), v.Ack, list))
 		return diags
 	}
 	diags.AddError("Destroy Refused by the Guard", fmt.Sprintf(
@@ -174,8 +171,17 @@ func checkDestroyGuard(ctx context.Context, obj types.Object, kind, name, who st
 			"  guard = { ..., acknowledge = %q }\n\n"+
 			"in the configuration and apply (that apply changes no file), then destroy again; or remove the guard "+
 			"and apply first. Nothing was deleted.",
-		who, files, len(losses), strings.Join(v.Rules, "\n  - "), list.String(), v.Ack))
+		who, files, len(losses), strings.Join(v.Rules, "\n  - "), list, v.Ack))
 	return diags
+}
+
+// lossList is one line per destination and what it loses, as the guard's messages list them.
+func lossList(losses []placement.Loss) string {
+	var list strings.Builder
+	for _, l := range losses {
+		fmt.Fprintf(&list, "  - %s: %s\n", l.Destination, l.What())
+	}
+	return list.String()
 }
 
 // destroyLosses is what each destination loses when a resource that held priors is destroyed:
@@ -205,15 +211,12 @@ func checkGuard(ctx context.Context, obj types.Object, kind, name, who string, l
 	if len(v.Rules) == 0 {
 		return diags
 	}
-	var list strings.Builder
-	for _, l := range v.Losses {
-		fmt.Fprintf(&list, "  - %s: %s\n", l.Destination, l.What())
-	}
+	list := lossList(v.Losses)
 	if v.Acknowledged {
 		diags.AddAttributeWarning(guardPath, "Acknowledged Change Proceeds", fmt.Sprintf(
 			"%s: the guard would refuse this change (%s), and acknowledge = %q lets it through. Destinations that lose files:\n\n%s\n"+
 				"Remove acknowledge after the apply: it lets nothing else through.",
-			who, strings.Join(v.Rules, "; "), v.Ack, list.String()))
+			who, strings.Join(v.Rules, "; "), v.Ack, list))
 		return diags
 	}
 	stale := ""
@@ -225,6 +228,6 @@ func checkGuard(ctx context.Context, obj types.Object, kind, name, who string, l
 			"To make exactly this change, set\n\n  guard = { ..., acknowledge = %q }\n\n"+
 			"(keeping the guard's other settings). The value is valid only for this exact set of destinations and "+
 			"what each loses: any other change is refused again with another value.%s",
-		who, strings.Join(v.Rules, "\n  - "), list.String(), v.Ack, stale))
+		who, strings.Join(v.Rules, "\n  - "), list, v.Ack, stale))
 	return diags
 }

@@ -72,11 +72,9 @@ resource "kratix_state_store" "s" {
 	}
 }
 
-// TestAccOfflinePlanSaysSo: a plan with offline = true looks like any other, yet read no store;
-// it says so once, as a warning, and the apply still refuses.
-func TestAccOfflinePlanSaysSo(t *testing.T) {
-	requireAcceptance(t)
-	config := cliRequiredProviders + `
+// offlineDestination is an offline provider with a store and one destination: a configuration
+// that plans without any server.
+const offlineDestination = cliRequiredProviders + `
 provider "kratix" {
   offline = true
 }
@@ -92,7 +90,12 @@ resource "kratix_destination" "d" {
   state_store = kratix_state_store.s
 }
 `
-	cl := newCLI(t, map[string]string{"main.tf": config})
+
+// TestAccOfflinePlanSaysSo: a plan with offline = true looks like any other, yet read no store;
+// it says so once, as a warning, and the apply still refuses.
+func TestAccOfflinePlanSaysSo(t *testing.T) {
+	requireAcceptance(t)
+	cl := newCLI(t, map[string]string{"main.tf": offlineDestination})
 	out, err := cl.run("plan")
 	if err != nil {
 		t.Fatalf("plan: %v\n%s", err, out)
@@ -121,22 +124,7 @@ resource "kratix_destination" "d" {
 // mapping began (the YAML parser's number, line 6 here).
 func TestAccYAMLErrorPointsAtTheBadLine(t *testing.T) {
 	requireAcceptance(t)
-	config := cliRequiredProviders + `
-provider "kratix" {
-  offline = true
-}
-
-resource "kratix_state_store" "s" {
-  name = "gitops"
-  git  = { url = "https://git.example.com/org/gitops.git" }
-}
-
-resource "kratix_destination" "d" {
-  name        = "worker-1"
-  path        = "worker-1"
-  state_store = kratix_state_store.s
-}
-
+	config := offlineDestination + `
 resource "kratix_promise" "p" {
   name         = "app"
   destinations = [kratix_destination.d]
