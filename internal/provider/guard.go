@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	provschema "github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -142,7 +143,7 @@ func guardFrom(ctx context.Context, obj types.Object) (*placement.Guard, diag.Di
 // resource depends on, or a replacement. A refused destroy is let through by an acknowledge the
 // resource's state already holds: set it in the configuration and apply (which changes no file),
 // then destroy.
-func checkDestroyGuard(ctx context.Context, obj types.Object, kind, name, who string, losses []placement.Loss) diag.Diagnostics {
+func checkDestroyGuard(ctx context.Context, obj types.Object, providerAcks map[string]bool, kind, name, who string, losses []placement.Loss) diag.Diagnostics {
 	g, diags := guardFrom(ctx, obj)
 	if g == nil || diags.HasError() {
 		return diags
@@ -151,6 +152,10 @@ func checkDestroyGuard(ctx context.Context, obj types.Object, kind, name, who st
 	if len(v.Rules) == 0 {
 		return diags
 	}
+	by := fmt.Sprintf("the acknowledge = %q its state holds", v.Ack)
+	if !v.Acknowledged && providerAcks[v.Ack] {
+		v.Acknowledged, by = true, fmt.Sprintf("%q in the provider's destroy_acknowledgements", v.Ack)
+	}
 	files := 0
 	for _, l := range losses {
 		files += l.Files
@@ -158,9 +163,9 @@ func checkDestroyGuard(ctx context.Context, obj types.Object, kind, name, who st
 	list := lossList(losses)
 	if v.Acknowledged {
 		diags.AddWarning("Acknowledged Destroy Proceeds", fmt.Sprintf(
-			"%s: destroying it deletes %d file(s) on %d destination(s), which the guard would refuse (%s); the "+
-				"acknowledge = %q its state holds lets it through. Destinations that lose files:\n\n%s",
-			who, files, len(losses), strings.Join(v.Rules, "; "), v.Ack, list))
+			"%s: destroying it deletes %d file(s) on %d destination(s), which the guard would refuse (%s); "+
+				"%s lets it through. Destinations that lose files:\n\n%s",
+			who, files, len(losses), strings.Join(v.Rules, "; "), by, list))
 		return diags
 	}
 	diags.AddError("Destroy Refused by the Guard", fmt.Sprintf(
@@ -170,8 +175,10 @@ func checkDestroyGuard(ctx context.Context, obj types.Object, kind, name, who st
 			"from the configuration, or `-target` of a destination the resource depends on. To destroy it, set\n\n"+
 			"  guard = { ..., acknowledge = %q }\n\n"+
 			"in the configuration and apply (that apply changes no file), then destroy again; or remove the guard "+
-			"and apply first. Nothing was deleted.",
-		who, files, len(losses), strings.Join(v.Rules, "\n  - "), list, v.Ack))
+			"and apply first. An object whose state an apply cannot change (a deposed object left by an interrupted "+
+			"create_before_destroy) is let through by the same value in the provider block's "+
+			"destroy_acknowledgements = [%q]. Nothing was deleted.",
+		who, files, len(losses), strings.Join(v.Rules, "\n  - "), list, v.Ack, v.Ack))
 	return diags
 }
 
@@ -182,6 +189,48 @@ func lossList(losses []placement.Loss) string {
 		fmt.Fprintf(&list, "  - %s: %s\n", l.Destination, l.What())
 	}
 	return list.String()
+}
+
+// destroyAcksSchema is the provider block's destroy_acknowledgements: acknowledgements of destroys
+// that the destroyed object's own state cannot hold. Terraform plans a destroy from the state
+// alone, and some states cannot be changed by an apply first: the deposed object an interrupted
+// create_before_destroy leaves behind is destroyed by the next plan, and nothing can set its
+// guard's acknowledge.
+func destroyAcksSchema() provschema.Attribute {
+	return provschema.SetAttribute{
+		ElementType: types.StringType,
+		Optional:    true,
+		MarkdownDescription: "Acknowledgements (`ack-` values printed by a \"Destroy Refused by the Guard\" error) of " +
+			"destroys a resource's `guard` would refuse, for objects whose own `guard.acknowledge` cannot be set " +
+			"first: the deposed object an interrupted `create_before_destroy` leaves (`(deposed object ...)` in the " +
+			"plan), or a teardown that must not change the configuration. Each value lets through exactly one " +
+			"resource's destroy with exactly the losses it was printed for. Remove it once the destroy is applied.",
+	}
+}
+
+// acksForDestroy is the provider block's destroy_acknowledgements; nil when unconfigured.
+func (d *providerData) acksForDestroy() map[string]bool {
+	if d == nil {
+		return nil
+	}
+	return d.destroyAcks
+}
+
+// destroyAcksFrom reads destroy_acknowledgements; unknown values acknowledge nothing (a plan that
+// needs them is refused until they are known).
+func destroyAcksFrom(ctx context.Context, v types.Set, diags *diag.Diagnostics) map[string]bool {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	var acks []types.String
+	diags.Append(v.ElementsAs(ctx, &acks, false)...)
+	out := map[string]bool{}
+	for _, a := range acks {
+		if !a.IsNull() && !a.IsUnknown() {
+			out[a.ValueString()] = true
+		}
+	}
+	return out
 }
 
 // destroyLosses is what each destination loses when a resource that held priors is destroyed:

@@ -107,3 +107,75 @@ resource "kratix_promise" "p" {
 		})
 	}
 }
+
+// TestAccGuardDeposedObject: an apply interrupted in a create_before_destroy replacement leaves
+// the old promise deposed, and the next plan destroys it from its state alone, which no apply can
+// change first. The guard refuses that destroy like any other, so its error names the provider
+// block's destroy_acknowledgements, which let exactly it through.
+func TestAccGuardDeposedObject(t *testing.T) {
+	requireAcceptance(t)
+	ts := newTestStore(t, "git-http")
+	config := func(providerAcks string) string {
+		provider := ts.provider
+		if providerAcks != "" {
+			provider = strings.Replace(provider, "provider \"kratix\" {", "provider \"kratix\" {\n  destroy_acknowledgements = ["+providerAcks+"]", 1)
+		}
+		return provider + cliRequiredProviders + `
+variable "fail" {
+  type    = bool
+  default = false
+}
+
+resource "kratix_state_store" "s" {
+` + ts.store + `
+}
+
+resource "kratix_destination" "prod" {
+  name        = "prod"
+  path        = "prod"
+  state_store = kratix_state_store.s
+}
+
+resource "kratix_promise" "p" {
+  name         = "p"
+  destinations = [kratix_destination.prod]
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
+  guard        = { protect = [] }
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+
+# Fails at apply, after the new promise is created and before the old one is destroyed.
+resource "kratix_state_store" "unreachable" {
+  count = var.fail ? 1 : 0
+  name  = "unreachable-${kratix_promise.p.id}"
+  git   = { url = "file:///nonexistent/kratix-guard-deposed.git" }
+}
+`
+	}
+	c := newCLI(t, map[string]string{"main.tf": config("")})
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	if out, err := c.run("apply", "-auto-approve", "-replace=kratix_promise.p", "-var", "fail=true"); err == nil {
+		t.Fatalf("the interrupted apply succeeded:\n%s", out)
+	}
+	ack := ackOf("kratix_promise", "p", "prod\tremoved")
+	out, err := c.run("plan")
+	if err == nil {
+		t.Fatalf("the plan destroying the deposed promise went through:\n%s", out)
+	}
+	if !inOrder("(deposed object", "Error: Destroy Refused by the Guard",
+		"destroy_acknowledgements = [\""+ack+"\"]").MatchString(out) {
+		t.Errorf("the refusal does not name the provider's destroy_acknowledgements:\n%s", out)
+	}
+	c.write(t, "main.tf", config(`"`+ack+`"`))
+	out, err = c.run("apply", "-auto-approve")
+	if err != nil {
+		t.Fatalf("the acknowledged apply: %v\n%s", err, out)
+	}
+	if !inOrder("Warning: Acknowledged Destroy Proceeds", `"`+ack+`" in the provider's destroy_acknowledgements lets it through`).MatchString(out) {
+		t.Errorf("the acknowledged destroy does not say what let it through:\n%s", out)
+	}
+}

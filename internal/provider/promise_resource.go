@@ -363,7 +363,7 @@ func (r *promiseResource) guardDestroy(ctx context.Context, st tfsdk.State) diag
 	}
 	name := state.Name.ValueString()
 	losses := destroyLosses(lenientPool(state.Destinations), priorsOf(state.prior(ctx)))
-	return checkDestroyGuard(ctx, state.Guard, placement.GuardPromise, name, fmt.Sprintf("Promise %q", name), losses)
+	return checkDestroyGuard(ctx, state.Guard, r.data.acksForDestroy(), placement.GuardPromise, name, fmt.Sprintf("Promise %q", name), losses)
 }
 
 // ImportState takes the promise's name. Without the configuration it cannot know the pool, so it

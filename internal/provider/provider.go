@@ -69,6 +69,7 @@ type providerModel struct {
 	Secrets        types.Map    `tfsdk:"secrets"`
 	ContentHashKey types.String `tfsdk:"content_hash_key"`
 	Offline        types.Bool   `tfsdk:"offline"`
+	DestroyAcks    types.Set    `tfsdk:"destroy_acknowledgements"`
 }
 
 func (p *kratixProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -82,9 +83,10 @@ func (p *kratixProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 			"files into State Stores (S3-compatible buckets and Git repositories) during `terraform apply`, " +
 			"in Kratix's folder layout, with no Kubernetes platform cluster.",
 		Attributes: map[string]schema.Attribute{
-			"secrets":          secretsSchema(),
-			"content_hash_key": contentHashKeySchema(),
-			"offline":          offlineSchema(),
+			"secrets":                  secretsSchema(),
+			"content_hash_key":         contentHashKeySchema(),
+			"offline":                  offlineSchema(),
+			"destroy_acknowledgements": destroyAcksSchema(),
 		},
 	}
 }
@@ -105,6 +107,7 @@ func (p *kratixProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	}
 	data.configureSecrets(ctx, cfg.Secrets, &resp.Diagnostics)
 	data.hashKey, data.hashKeyUnknown = cfg.ContentHashKey.ValueString(), cfg.ContentHashKey.IsUnknown()
+	data.destroyAcks = destroyAcksFrom(ctx, cfg.DestroyAcks, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

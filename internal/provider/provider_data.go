@@ -21,6 +21,8 @@ type providerData struct {
 	// hashKey is content_hash_key from the provider block ("" when unset; see contentSecret).
 	hashKey        string
 	hashKeyUnknown bool
+	// destroyAcks are the provider block's destroy_acknowledgements (guard.go).
+	destroyAcks map[string]bool
 	// offline is the provider's offline attribute: plan without stores, refuse to apply (offline.go).
 	offline bool
 	// owners is which owner's plan claims each store path in this process (owners.go).

@@ -454,7 +454,7 @@ func (r *requestResource) guardDestroy(ctx context.Context, st tfsdk.State) diag
 		priors = append(priors, map[string]placement.Prior{g.dest: g.prior})
 	}
 	losses := destroyLosses(lenientPool(state.destinations()), priors...)
-	return checkDestroyGuard(ctx, state.Guard, placement.GuardRequest, state.key(), "Request "+state.id(), losses)
+	return checkDestroyGuard(ctx, state.Guard, r.data.acksForDestroy(), placement.GuardRequest, state.key(), "Request "+state.id(), losses)
 }
 
 // ImportState takes `<promise>/<namespace>/<name>`, or `<promise>/<namespace>/<name>@<destination>`
