@@ -1,4 +1,5 @@
 terraform {
+  required_version = ">= 1.10" # ephemeral variables
   required_providers {
     kratix = {
       source = "promise-platform/kratix"
