@@ -174,6 +174,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	for _, w := range p.Warnings {
 		resp.Diagnostics.AddWarning("Promise Scheduling", w)
 	}
+	resp.Diagnostics.Append(emptyWaveWarnings(plan.Name.ValueString(), policy, in, placement.Selected(decisions))...)
 	if msg := s.rolloutMessage(plan.Name.ValueString()); msg != "" {
 		resp.Diagnostics.AddWarning("Promise Rollout", msg)
 	}

@@ -344,6 +344,37 @@ func (m promiseModel) stage(ctx context.Context, state promiseModel, in placemen
 	return s
 }
 
+// emptyWaveWarnings warns of each wave that takes none of the scheduled destinations
+// (rollout.EmptyWaves): a rollout passes it over without a word otherwise, and the next wave goes
+// in the same apply, so that a misspelt label sends a change everywhere at once.
+func emptyWaveWarnings(name string, policy *rollout.Policy, in placement.Promise, scheduled []string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if policy == nil || len(scheduled) == 0 {
+		return diags
+	}
+	labels := make(map[string]map[string]string, len(in.Pool))
+	for _, mem := range in.Pool {
+		labels[mem.Name] = mem.Labels
+	}
+	dests := make([]rollout.Destination, 0, len(scheduled))
+	for _, dest := range scheduled {
+		dests = append(dests, rollout.Destination{Name: dest, Labels: labels[dest]})
+	}
+	for _, e := range rollout.EmptyWaves(policy.Waves, dests) {
+		at := path.Root("rollout").AtName("waves").AtListIndex(e.Index).AtName("destination_selectors")
+		why := fmt.Sprintf("its destination_selectors match none of the %d destinations the promise is scheduled to", len(dests))
+		if e.Matching > 0 {
+			why = fmt.Sprintf("the %d scheduled destinations its destination_selectors match are all taken by earlier waves", e.Matching)
+		}
+		diags.AddAttributeWarning(at, "Empty Rollout Wave", fmt.Sprintf(
+			"%s: wave %q of promise %q takes no destination: %s. A rollout passes an empty wave over, and the next wave goes "+
+				"in the same apply (when it is the first wave, a change reaches the next wave's destinations with no canary before them). "+
+				"Check the wave's selectors against the destinations' labels (data source kratix_placement shows them), or remove the wave.",
+			at, e.Name, name, why))
+	}
+	return diags
+}
+
 // relaidOut reports whether a destination's files are laid out differently now than when it was
 // written (another filepath mode, aggregate file name or store path).
 func relaidOut(before *placement.Member, now placement.Member) bool {

@@ -188,9 +188,10 @@ func (m *Model) stageRollout(p *modelPromise, prior *rolloutProgress, holders []
 	}
 	halt := p.rollout.paused
 	if !halt && p.gated() && prog.wavesDone > 0 {
+		// Every scheduled destination holding the revision is judged, whatever its wave now.
 		var gated []string
 		for _, h := range holders {
-			if wave[h.dest.name] < prog.wavesDone && give[h.dest.name] == p.deps {
+			if give[h.dest.name] == p.deps {
 				gated = append(gated, h.dest.name)
 			}
 		}
@@ -211,6 +212,20 @@ func (m *Model) stageRollout(p *modelPromise, prior *rolloutProgress, holders []
 		default:
 			halt = true
 			prog.gateFailed = verdict == gatePausedFail
+		}
+		if len(gated) == 0 && verdict == gateHeld {
+			// Nothing holds the revision to judge: the waves done go again to their destinations
+			// that wait, and the gate follows that write; no later wave goes.
+			var still []string
+			for _, d := range waiting {
+				if wave[d] < prog.wavesDone {
+					give[d] = p.deps
+					prog.lastWave = m.now
+				} else {
+					still = append(still, d)
+				}
+			}
+			waiting = still
 		}
 	}
 	if !halt {
