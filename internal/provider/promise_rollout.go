@@ -90,7 +90,8 @@ func rolloutSchema() schema.SingleNestedAttribute {
 				Required: true,
 				MarkdownDescription: "The waves, in order. Wave by wave, each takes the scheduled destinations its selectors " +
 					"match that no earlier wave took (in name order, up to its cap); the last wave also takes every " +
-					"destination no wave took.",
+					"destination no wave took. A wave that takes no destination is passed over (the next wave goes in the " +
+					"same apply), and every plan warns of it (\"Empty Rollout Wave\").",
 				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"name": schema.StringAttribute{Required: true, MarkdownDescription: "The wave's name, shown in plans and in `rollout_status`."},
