@@ -83,7 +83,8 @@ func rolloutSchema() schema.SingleNestedAttribute {
 			"revision each one holds and `rollout_status` which wave comes next. A destination that joins during a " +
 			"rollout gets the revision that last completed; a destination that stops matching is handled at once " +
 			"(removals are not staged); a further change during a rollout starts again from the first wave. The " +
-			"first apply of a new promise writes everywhere at once; an imported promise goes on where the stores say its " +
+			"first apply of a new promise writes everywhere at once, unless its folders hold it mid-rollout (a promise replaced, " +
+			"by `-replace` or a taint); an imported or replaced promise goes on where the stores say its " +
 			"rollout stands (see Import). See the guide \"Rolling out a change safely\".",
 		Attributes: map[string]schema.Attribute{
 			"waves": schema.ListNestedAttribute{
@@ -161,7 +162,8 @@ func rolloutStatusSchema() schema.SingleNestedAttribute {
 			"failed_revision": schema.StringAttribute{
 				Computed: true,
 				MarkdownDescription: "The revision whose gate failed and that was rolled back (`gate.on_failure = \"rollback\"`); " +
-					"while `dependencies` are that revision nothing advances. Null when none.",
+					"while `dependencies` are that revision nothing advances. Null when none. An import (or a replacement) finds it " +
+					"again when a destination of the first wave reports, in its latest health record, a state the gate does not pass.",
 			},
 			"checked_at": schema.StringAttribute{
 				Computed: true, CustomType: timetypes.RFC3339Type{},
