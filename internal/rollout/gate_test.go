@@ -145,6 +145,21 @@ func TestStageGate(t *testing.T) {
 			},
 		},
 		{
+			name: "both canaries drained, past the timeout, on_failure rollback: nothing to give back, r2 is recorded as failed",
+			in: func() StageInput {
+				in := gateInput(gatePolicy("rollback", 100), g0.Add(3*time.Hour), nil)
+				in.Scheduled = gateFleet()[2:]
+				return in
+			}(),
+			want: want{
+				give: map[string]string{"p1": "r1", "p2": "r1"}, halt: HaltRolledBack, status: Status{Completed: "r1", Failed: "r2"},
+				message: head + "Wave \"canary\" done; gate: no scheduled destination holds revision r2, though the waves done wrote it (their destinations left the promise, " +
+					"were drained or moved, or hold another revision): it is proven healthy nowhere, so the gate does not pass.\n\n" +
+					"Gate failed at 2026-11-27T12:00:00Z (timeout): no scheduled destination holds revision r2, so none gets r1 back.\n" +
+					"Revision r2 is rolled back: nothing advances; changing the dependencies starts a new rollout.",
+			},
+		},
+		{
 			name: "both canaries moved (they hold nothing where they are now): the canary wave goes again to them, not the next wave",
 			in: func() StageInput {
 				in := gateInput(gatePolicy("pause", 100), g0.Add(30*time.Minute), nil)

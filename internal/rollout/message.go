@@ -159,7 +159,11 @@ func (s Staging) rollbackMessage(promise string) string {
 		if len(step.GaveBack) == 1 {
 			verb = "gets"
 		}
-		fmt.Fprintf(&b, "\n\nGate failed at %s (timeout): %s %s revision %s back.", stamp(step.Gate.Deadline), strings.Join(step.GaveBack, ", "), verb, s.From)
+		if len(step.GaveBack) == 0 {
+			fmt.Fprintf(&b, "\n\nGate failed at %s (timeout): no scheduled destination holds revision %s, so none gets %s back.", stamp(step.Gate.Deadline), s.Revision, s.From)
+		} else {
+			fmt.Fprintf(&b, "\n\nGate failed at %s (timeout): %s %s revision %s back.", stamp(step.Gate.Deadline), strings.Join(step.GaveBack, ", "), verb, s.From)
+		}
 	} else {
 		fmt.Fprintf(&b, "Promise %q: revision %s was rolled back after its gate failed; the fleet keeps %s.", promise, s.Revision, s.From)
 		switch {
