@@ -159,3 +159,23 @@ func (s Successor) SpareFiles(loc Location, c Change) Change {
 	c.Delete = deletes
 	return c
 }
+
+// SuccessorKeeps lists the files the records of the named destinations hold, by location: what
+// a successor keeps in place without writing it (a destination waiting for its wave keeps
+// exactly what it holds), which the delete of the object it replaces must leave as well.
+func SuccessorKeeps(records map[string]Record, dests []string) Successor {
+	out := Successor{}
+	for _, dest := range dests {
+		rec, ok := records[dest]
+		if !ok {
+			continue
+		}
+		for p := range rec.Files {
+			out[rec.Location] = append(out[rec.Location], p)
+		}
+	}
+	for loc, paths := range out {
+		out[loc] = unique(paths)
+	}
+	return out
+}

@@ -198,3 +198,27 @@ func TestSuccessorWith(t *testing.T) {
 		t.Errorf("nil with b: %v", got)
 	}
 }
+
+func TestSuccessorKeeps(t *testing.T) {
+	records := map[string]placement.Record{
+		"dev-1":    {Location: "s3://b", Files: map[string]string{"dev-1/dependencies/p/5058f/static/p-dependencies.yaml": "m1"}},
+		"dev-2":    {Location: "s3://b", Files: map[string]string{"dev-2/aggregated.yaml": "part:m2", "dev-2/a.yaml": "m3"}},
+		"canary-1": {Location: "git://r", Files: map[string]string{"canary-1/x.yaml": "m4"}},
+	}
+	for _, tc := range []struct {
+		name  string
+		dests []string
+		want  placement.Successor
+	}{
+		{"the waiting destinations, on one location", []string{"dev-2", "dev-1", "gone"}, placement.Successor{
+			"s3://b": {"dev-1/dependencies/p/5058f/static/p-dependencies.yaml", "dev-2/a.yaml", "dev-2/aggregated.yaml"},
+		}},
+		{"none", nil, placement.Successor{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := placement.SuccessorKeeps(records, tc.dests); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("SuccessorKeeps = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
@@ -36,6 +37,34 @@ type adoptedRollout struct {
 	Target    string      `json:"target"`
 	WavesDone int         `json:"waves_done"`
 	LastWave  string      `json:"last_wave,omitempty"` // RFC 3339; the adoption's time (see rollout.Adopt)
+	// Failed is the configured revision when the health records say its gate failed and rolled
+	// it back (rollout.Rejudge).
+	Failed string `json:"failed,omitempty"`
+}
+
+// adoptedHealth reads, for a gate, the latest health records of the scheduled destinations
+// through the promise's observe (nil without a gate or observe, or when they cannot be read: the
+// plan then warns, as a refresh does).
+func (d *providerData) adoptedHealth(ctx context.Context, plan promiseModel, policy *rollout.Policy, byName map[string]poolMember, scheduled []rollout.Destination, diags *diag.Diagnostics) map[string]rollout.Health {
+	if policy.Gate == nil {
+		return nil
+	}
+	obs, ok, _ := observeOf(ctx, plan.Observe)
+	if !ok || obs == nil {
+		return nil
+	}
+	targets := map[string]*poolMember{}
+	for _, dest := range scheduled {
+		if m, ok := byName[dest.Name]; ok {
+			targets[dest.Name] = &m
+		}
+	}
+	name := plan.Name.ValueString()
+	views, read := d.readHealth(ctx, fmt.Sprintf("Promise %q", name), *obs, health.Subject{Promise: name}, targets, nil, diags)
+	if !read {
+		return nil
+	}
+	return gateHealth(ctx, policy.Gate, healthValue(views))
 }
 
 // adoptRollout reads, for a promise with a rollout scheduled by decisions (nil when they are not
@@ -80,9 +109,21 @@ func (d *providerData) adoptRollout(ctx context.Context, plan promiseModel, pool
 	if a.Complete {
 		return nil
 	}
+	// A gate that rolled the configured revision back leaves the stores as a rollout not started
+	// yet does: the health records tell them apart (rollout.Rejudge).
+	a, failing := rollout.Rejudge(a, *policy, configured, scheduled, d.adoptedHealth(ctx, plan, policy, byName, scheduled, diags))
+	if len(failing) > 0 {
+		diags.AddAttributeWarning(path.Root("dependencies"), "Rolled-Back Revision Recovered", fmt.Sprintf(
+			"Promise %q was imported with revision %s configured, which no destination holds while the fleet holds %s, and "+
+				"the latest health records of %s, in the first wave, report a state the gate does not pass: this is what a gate "+
+				"that failed and rolled %s back leaves. The import records it as failed (rollout_status.failed_revision), as the "+
+				"state that was lost did: nothing is written until the dependencies change. If it never failed, change the "+
+				"dependencies (or fix %s and import again) to roll it out.",
+			plan.Name.ValueString(), configured, a.Status.Completed, strings.Join(failing, ", "), configured, strings.Join(failing, ", ")))
+	}
 	out := &adoptedRollout{
 		Revisions: held, Completed: rolloutBase{Revision: a.Status.Completed, Dependencies: yamls[a.Status.Completed]},
-		Target: a.Status.Target, WavesDone: a.Status.WavesDone,
+		Target: a.Status.Target, WavesDone: a.Status.WavesDone, Failed: a.Status.Failed,
 	}
 	if !a.Status.LastWave.IsZero() {
 		out.LastWave = a.Status.LastWave.UTC().Format(time.RFC3339)
@@ -137,9 +178,13 @@ func (r *adoptedRollout) prior(state promiseModel) promiseModel {
 	}
 	state.Dependencies = manifestsValue{types.StringValue(r.Completed.Dependencies)}
 	state.Revisions = stringMapValue(r.Revisions)
+	revision := r.Target
+	if r.Failed != "" {
+		revision = r.Failed
+	}
 	state.RolloutStatus = reportValue(rollout.Report{
-		Revision: r.Target, Completed: r.Completed.Revision, WavesDone: r.WavesDone,
-		LastWaveAt: rollout.Stamp{Text: r.LastWave},
+		Revision: revision, Completed: r.Completed.Revision, WavesDone: r.WavesDone,
+		LastWaveAt: rollout.Stamp{Text: r.LastWave}, Failed: r.Failed,
 	})
 	return state
 }

@@ -140,10 +140,13 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		decisions, schedule = placement.SchedulePromise(in), scheduleFor(in)
 	}
 	adopted, state := r.adoptInPlan(ctx, req, resp, plan, state, schedule)
+	// A new promise with a rollout whose folders hold it mid-rollout (the replacement of one, by
+	// `-replace` or a taint) goes on where the stores say it stands: see replace_rollout.go.
+	replacing, state := r.adoptReplaced(ctx, req, resp, plan, state, schedule, ok)
 	if resp.Diagnostics.Append(diags...); !ok || resp.Diagnostics.HasError() {
 		return
 	}
-	if adopted != nil {
+	if adopted != nil || replacing {
 		// What the import found is what the promise holds: scheduled again from it, as the
 		// apply schedules it (a destination cordoned since keeps what it holds).
 		in.Prior = priorsOf(state.prior(ctx))
@@ -175,6 +178,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	for _, w := range p.Warnings {
 		resp.Diagnostics.AddWarning("Promise Scheduling", w)
 	}
+	resp.Diagnostics.Append(emptyWaveWarnings(plan.Name.ValueString(), policy, in, placement.Selected(decisions))...)
 	if msg := s.rolloutMessage(plan.Name.ValueString()); msg != "" {
 		resp.Diagnostics.AddWarning("Promise Rollout", msg)
 	}
@@ -208,9 +212,23 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	plan.Health = healthPlanned
 	if req.State.Raw.IsNull() {
 		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
-		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorOf(p.Ops))...)
+		// A replacement also keeps the files of the destinations waiting for their wave.
+		succ := placement.SuccessorOf(p.Ops)
+		if replacing {
+			var keeps []string
+			for dest, deps := range in.Staged {
+				if deps == nil {
+					keeps = append(keeps, dest)
+				}
+			}
+			succ = succ.With(placement.SuccessorKeeps(p.Records, keeps))
+		}
+		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, succ)...)
 	}
 	plan.recordRollout(ctx, state, s, p.Records)
+	if replacing {
+		plan.RolloutStatus = replacedReport(plan.RolloutStatus)
+	}
 	resp.Diagnostics.Append(keepRolloutBase(ctx, req.Private, resp.Private, s)...)
 	if plan.sameComputed(proposed) {
 		return // the usual no-change plan: writing the same value back costs a conversion of the whole promise
@@ -230,7 +248,13 @@ func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	writer := ensureInstance(ctx, resp.Private, &resp.Diagnostics)
-	r.apply(ctx, plan, promiseModel{}, nil, resp.Private, writer, &resp.State, &resp.Diagnostics)
+	// A replacement in the middle of a rollout keeps, as its plan recorded them, the destinations
+	// waiting for their wave (see replace_rollout.go); a plain create has none.
+	kept := plan.keptPrior(ctx)
+	r.apply(ctx, plan, kept, nil, resp.Private, writer, &resp.State, &resp.Diagnostics)
+	if !kept.Placements.IsNull() && !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(r.keepReplacedBase(ctx, plan, resp.Private)...)
+	}
 }
 
 // Read looks at what every placement's location holds now (see placement.Observe) and records

@@ -83,14 +83,16 @@ func rolloutSchema() schema.SingleNestedAttribute {
 			"revision each one holds and `rollout_status` which wave comes next. A destination that joins during a " +
 			"rollout gets the revision that last completed; a destination that stops matching is handled at once " +
 			"(removals are not staged); a further change during a rollout starts again from the first wave. The " +
-			"first apply of a new promise writes everywhere at once; an imported promise goes on where the stores say its " +
+			"first apply of a new promise writes everywhere at once, unless its folders hold it mid-rollout (a promise replaced, " +
+			"by `-replace` or a taint); an imported or replaced promise goes on where the stores say its " +
 			"rollout stands (see Import). See the guide \"Rolling out a change safely\".",
 		Attributes: map[string]schema.Attribute{
 			"waves": schema.ListNestedAttribute{
 				Required: true,
 				MarkdownDescription: "The waves, in order. Wave by wave, each takes the scheduled destinations its selectors " +
 					"match that no earlier wave took (in name order, up to its cap); the last wave also takes every " +
-					"destination no wave took.",
+					"destination no wave took. A wave that takes no destination is passed over (the next wave goes in the " +
+					"same apply), and every plan warns of it (\"Empty Rollout Wave\").",
 				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"name": schema.StringAttribute{Required: true, MarkdownDescription: "The wave's name, shown in plans and in `rollout_status`."},
@@ -160,7 +162,8 @@ func rolloutStatusSchema() schema.SingleNestedAttribute {
 			"failed_revision": schema.StringAttribute{
 				Computed: true,
 				MarkdownDescription: "The revision whose gate failed and that was rolled back (`gate.on_failure = \"rollback\"`); " +
-					"while `dependencies` are that revision nothing advances. Null when none.",
+					"while `dependencies` are that revision nothing advances. Null when none. An import (or a replacement) finds it " +
+					"again when a destination of the first wave reports, in its latest health record, a state the gate does not pass.",
 			},
 			"checked_at": schema.StringAttribute{
 				Computed: true, CustomType: timetypes.RFC3339Type{},
@@ -342,6 +345,37 @@ func (m promiseModel) stage(ctx context.Context, state promiseModel, in placemen
 	}
 	s.r = &r
 	return s
+}
+
+// emptyWaveWarnings warns of each wave that takes none of the scheduled destinations
+// (rollout.EmptyWaves): a rollout passes it over without a word otherwise, and the next wave goes
+// in the same apply, so that a misspelt label sends a change everywhere at once.
+func emptyWaveWarnings(name string, policy *rollout.Policy, in placement.Promise, scheduled []string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if policy == nil || len(scheduled) == 0 {
+		return diags
+	}
+	labels := make(map[string]map[string]string, len(in.Pool))
+	for _, mem := range in.Pool {
+		labels[mem.Name] = mem.Labels
+	}
+	dests := make([]rollout.Destination, 0, len(scheduled))
+	for _, dest := range scheduled {
+		dests = append(dests, rollout.Destination{Name: dest, Labels: labels[dest]})
+	}
+	for _, e := range rollout.EmptyWaves(policy.Waves, dests) {
+		at := path.Root("rollout").AtName("waves").AtListIndex(e.Index).AtName("destination_selectors")
+		why := fmt.Sprintf("its destination_selectors match none of the %d destinations the promise is scheduled to", len(dests))
+		if e.Matching > 0 {
+			why = fmt.Sprintf("the %d scheduled destinations its destination_selectors match are all taken by earlier waves", e.Matching)
+		}
+		diags.AddAttributeWarning(at, "Empty Rollout Wave", fmt.Sprintf(
+			"%s: wave %q of promise %q takes no destination: %s. A rollout passes an empty wave over, and the next wave goes "+
+				"in the same apply (when it is the first wave, a change reaches the next wave's destinations with no canary before them). "+
+				"Check the wave's selectors against the destinations' labels (data source kratix_placement shows them), or remove the wave.",
+			at, e.Name, name, why))
+	}
+	return diags
 }
 
 // relaidOut reports whether a destination's files are laid out differently now than when it was

@@ -49,6 +49,9 @@ func gateSchema() schema.SingleNestedAttribute {
 		MarkdownDescription: "Holds the next wave until the destinations of the waves already written report, through " +
 			"`observe`, that they run it (see `health`): a destination passes when its record is fresh, made at least " +
 			"`settle` after its wave was written, in one of `states`, and (on git) not reporting another revision. " +
+			"Every scheduled destination that holds the new revision is judged, whatever wave it is in now (one relabelled " +
+			"out of the canary wave still counts); when none holds it (drained, left the promise, moved), the gate does not " +
+			"pass: the waves done are written again to their destinations that wait, and no later wave goes. " +
 			"Needs `observe`. The plan's rollout warning gives the verdict per destination.",
 		Attributes: map[string]schema.Attribute{
 			"states": schema.ListAttribute{

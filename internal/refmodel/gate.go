@@ -10,8 +10,11 @@ package refmodel
 // code with internal/rollout:
 //
 //   - The gate is asked before a wave goes while waves of the configured revision are already
-//     written (not before the first wave). It looks at the scheduled destinations of those waves
-//     that hold the revision; no such destination lets the wave go.
+//     written (not before the first wave). It looks at every scheduled destination that holds
+//     the revision, whatever wave it is in now (one relabelled out of the canary wave still
+//     counts). When none holds it (the canary left, was drained or moved), the gate does not
+//     pass: the waves done are written again to their destinations that wait, the gate then
+//     follows that write (settle and timeout count from it), and no later wave goes.
 //   - A destination passes when it has a record in one of the gate's states, made after the
 //     provider last wrote it and no earlier than the last wave's write + settle.
 //   - When every one passes (min_healthy_percent is unset: 100), the next wave goes. Otherwise
@@ -123,7 +126,7 @@ func (g *modelGate) hcl() string {
 const observeHCL = "  observe = { state_store = kratix_state_store.health }\n"
 
 // judgeGate is the gate's word on the waves of prog already written: gated are the scheduled
-// destinations of those waves that hold the revision.
+// destinations that hold the revision; none does not pass.
 func (m *Model) judgeGate(prog *rolloutProgress, gated []string) gateVerdict {
 	settled := prog.lastWave.Add(modelGateSettle)
 	passing := 0
@@ -134,7 +137,7 @@ func (m *Model) judgeGate(prog *rolloutProgress, gated []string) gateVerdict {
 		}
 	}
 	switch {
-	case passing == len(gated):
+	case len(gated) > 0 && passing == len(gated):
 		return gatePassed
 	case m.now.Before(prog.lastWave.Add(modelGateTimeout)):
 		return gateHeld
@@ -197,7 +200,7 @@ func (m *Model) healthOp(rng *rand.Rand) (Op, bool) {
 	}
 	desc := fmt.Sprintf("clock +%s (last wave +%s): records %s", step, m.now.Sub(prog.lastWave), strings.Join(parts, ", "))
 	if len(parts) == 0 {
-		desc = fmt.Sprintf("clock +%s (last wave +%s): no destination of the waves written holds #%d", step, m.now.Sub(prog.lastWave), p.deps)
+		desc = fmt.Sprintf("clock +%s (last wave +%s): no scheduled destination holds #%d", step, m.now.Sub(prog.lastWave), p.deps)
 	}
 	return Op{Desc: desc, Records: recs}, true
 }

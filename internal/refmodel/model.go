@@ -730,7 +730,10 @@ func (m *Model) SettleAll(placed map[string][]string) []string {
 	// What each scheduled destination gets is the rollout's business (stageRollout).
 	for _, p := range w.promises {
 		_, existed := m.deps[p.name]
-		existed = existed && !forced["p:"+p.name]
+		// A promise with a rollout replaced (-replace) while its folders hold it mid-rollout, or
+		// rolled back, goes on where the stores say it stands, as an import does (see adoptReplaced).
+		replacedMidway, prior := m.replacedRollout(p, forced["p:"+p.name])
+		existed = existed && (!forced["p:"+p.name] || replacedMidway)
 		hadPlacements := false
 		for _, d := range w.dests {
 			hadPlacements = hadPlacements || m.placed[p.name+"@"+d.name] != nil
@@ -738,7 +741,7 @@ func (m *Model) SettleAll(placed map[string][]string) []string {
 		var holders []rolloutHolder
 		for _, d := range w.dests {
 			key := p.name + "@" + d.name
-			if forced["p:"+p.name] {
+			if forced["p:"+p.name] && !replacedMidway {
 				delete(m.placed, key) // destroyed and created again: it holds nothing before the create
 			}
 			switch {
@@ -768,7 +771,6 @@ func (m *Model) SettleAll(placed map[string][]string) []string {
 			delete(m.deps, p.name)
 			continue
 		}
-		prior := m.rollouts[p.name]
 		give, prog := m.stageRollout(p, prior, holders, existed && hadPlacements)
 		for _, h := range holders {
 			key := p.name + "@" + h.dest.name

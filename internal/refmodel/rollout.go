@@ -188,9 +188,10 @@ func (m *Model) stageRollout(p *modelPromise, prior *rolloutProgress, holders []
 	}
 	halt := p.rollout.paused
 	if !halt && p.gated() && prog.wavesDone > 0 {
+		// Every scheduled destination holding the revision is judged, whatever its wave now.
 		var gated []string
 		for _, h := range holders {
-			if wave[h.dest.name] < prog.wavesDone && give[h.dest.name] == p.deps {
+			if give[h.dest.name] == p.deps {
 				gated = append(gated, h.dest.name)
 			}
 		}
@@ -211,6 +212,20 @@ func (m *Model) stageRollout(p *modelPromise, prior *rolloutProgress, holders []
 		default:
 			halt = true
 			prog.gateFailed = verdict == gatePausedFail
+		}
+		if len(gated) == 0 && verdict == gateHeld {
+			// Nothing holds the revision to judge: the waves done go again to their destinations
+			// that wait, and the gate follows that write; no later wave goes.
+			var still []string
+			for _, d := range waiting {
+				if wave[d] < prog.wavesDone {
+					give[d] = p.deps
+					prog.lastWave = m.now
+				} else {
+					still = append(still, d)
+				}
+			}
+			waiting = still
 		}
 	}
 	if !halt {
@@ -446,4 +461,44 @@ func (m *Model) waitingWithOwn(e *ledgerEntry) bool {
 // hasRollout: some present promise has a rollout.
 func (m *Model) hasRollout() bool {
 	return slices.ContainsFunc(m.w.promises, func(p *modelPromise) bool { return p.present && p.rollout != nil && !p.gated() })
+}
+
+// replacedRollout is the rollout progress a promise plans from in this apply, and whether it is
+// replaced (forced: -replace) midway. The replacement of a promise with a rollout finds in the
+// stores which revision each destination holds: while a rollout is in flight it goes on where
+// it stands, its last wave counted from the replacement (a gate's records count from its write
+// plus settle again); after a gate rolled the configured revision back, the stores hold the
+// completed revision everywhere, and the rollback is recovered only when the first wave's
+// destination reports a state the gate does not pass (else the rollout starts again from the
+// first wave). A rollout that is complete is created afresh, as any promise is.
+func (m *Model) replacedRollout(p *modelPromise, forced bool) (bool, *rolloutProgress) {
+	prior := m.rollouts[p.name]
+	if !forced || p.rollout == nil || prior == nil || !p.present {
+		return false, prior
+	}
+	prog := *prior
+	switch {
+	case p.gated() && prior.failed == p.deps:
+		var scheduled []*modelDest
+		for _, d := range presentDests(m.w) {
+			if pl := m.placed[p.name+"@"+d.name]; pl != nil && pl.scheduled {
+				scheduled = append(scheduled, d)
+			}
+		}
+		wave := assignWaves(p.rollout.waves, scheduled)
+		for _, d := range scheduled {
+			if r, ok := m.records[d.name]; ok && wave[d.name] == 0 && r.state != "healthy" {
+				return true, &prog // recovered: it stays rolled back
+			}
+		}
+		prog = rolloutProgress{completed: prior.completed, target: -1, next: -1, failed: -1}
+		return true, &prog
+	case len(prior.waiting) > 0:
+		if prog.wavesDone > 0 {
+			prog.lastWave = m.now
+		}
+		prog.gateFailed = false
+		return true, &prog
+	}
+	return false, prior
 }

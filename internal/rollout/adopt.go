@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"slices"
 	"sort"
 	"time"
 )
@@ -78,4 +79,34 @@ func mostCommon(count map[string]int) string {
 		}
 	}
 	return best
+}
+
+// Rejudge is what a plan recovers, for a promise adopted from the stores, of a gate that failed
+// and rolled its revision back before the state that recorded it was lost (`terraform state rm`,
+// then an import): the stores then hold the completed revision everywhere and the configured
+// one nowhere, as before a rollout starts, and only the health records tell the two apart.
+// When the gate rolls back, no wave of the configured revision is written, and a destination of
+// the first wave (the one the configured revision would go to first) reports, in the latest
+// record found, a state the gate does not pass, the rollout is taken to have failed: Status
+// records Revision as Failed, so that it is not written to that wave again until the
+// dependencies change, as in the state that was lost. failing names those destinations, sorted
+// (nil when the rollout is not taken to have failed).
+func Rejudge(a Adopted, policy Policy, revision string, scheduled []Destination, health map[string]Health) (out Adopted, failing []string) {
+	g := policy.Gate
+	if a.Complete || g == nil || !g.rollsBack() || a.Status.WavesDone > 0 || a.Status.Target != revision || a.Status.Completed == "" {
+		return a, nil
+	}
+	wave := Assign(policy.Waves, scheduled)
+	for _, d := range scheduled {
+		h, ok := health[d.Name]
+		if wave[d.Name] == 0 && ok && h.Found && !slices.Contains(g.states(), h.State) {
+			failing = append(failing, d.Name)
+		}
+	}
+	if len(failing) == 0 {
+		return a, nil
+	}
+	sort.Strings(failing)
+	a.Status = Status{Completed: a.Status.Completed, Failed: revision}
+	return a, failing
 }

@@ -101,8 +101,8 @@ const (
 type GateCheck struct {
 	// Wave is the index of the last wave written, the one the gate follows.
 	Wave int
-	// Verdicts are per gated destination (those of the waves written that hold the revision),
-	// sorted by name; Passing counts those that pass.
+	// Verdicts are per gated destination (every scheduled destination that holds the revision,
+	// whatever its wave now), sorted by name; Passing counts those that pass.
 	Verdicts []Verdict
 	Passing  int
 	// Need is the share, in percent, that must pass; States the states that pass.
@@ -114,6 +114,11 @@ type GateCheck struct {
 	// RollsBack is true when a failure gives the gated destinations the completed revision
 	// back; false when it stops the rollout.
 	RollsBack bool
+	// Empty is true when no scheduled destination holds the revision, though the waves done
+	// wrote it (their destinations left the promise, moved, or were given another revision): the
+	// revision is proven healthy nowhere, so the gate does not pass. The waves done then go again
+	// to their destinations that wait (Step.Rewrote), and the gate judges those.
+	Empty bool
 }
 
 // Passes reports whether the gate lets the next wave go.
@@ -133,8 +138,10 @@ func checkGate(in Input, status Status, wave map[string]int) *GateCheck {
 	if g.Timeout > 0 {
 		c.Deadline = status.LastWave.Add(g.Timeout)
 	}
+	// Every scheduled destination that holds the revision is judged, whatever wave it is in
+	// now: one relabelled out of the waves done after its write still runs the revision.
 	for _, d := range in.Scheduled {
-		if wave[d.Name] >= status.WavesDone || in.Held[d.Name] != in.Revision {
+		if in.Held[d.Name] != in.Revision {
 			continue
 		}
 		v := judge(in.Health[d.Name], c.States, c.SettledAt)
@@ -145,8 +152,9 @@ func checkGate(in Input, status Status, wave map[string]int) *GateCheck {
 		c.Verdicts = append(c.Verdicts, v)
 	}
 	slices.SortFunc(c.Verdicts, func(a, b Verdict) int { return strings.Compare(a.Destination, b.Destination) })
+	c.Empty = len(c.Verdicts) == 0
 	switch {
-	case c.Passing*100 >= c.Need*len(c.Verdicts):
+	case !c.Empty && c.Passing*100 >= c.Need*len(c.Verdicts):
 		c.Phase = GatePassed
 	case in.Now.Before(c.SettledAt):
 		c.Phase = GateSettling

@@ -92,7 +92,7 @@ func TestStageGate(t *testing.T) {
 			},
 		},
 		{
-			name: "only the waves written are gated: p1 holds r2 (from an earlier rollout) but its wave has not gone",
+			name: "every destination holding r2 is gated, whatever its wave: p1, relabelled into prod after the canary wave, has no record",
 			in: func() StageInput {
 				in := gateInput(gatePolicy("pause", 100), g0.Add(30*time.Minute), map[string]Health{
 					"c1": record("healthy", g0.Add(15*time.Minute)), "c2": record("healthy", g0.Add(15*time.Minute)),
@@ -101,24 +101,79 @@ func TestStageGate(t *testing.T) {
 				return in
 			}(),
 			want: want{
-				give: all("r2"), advanced: true, status: Status{Completed: "r2"},
-				verdicts: []Verdict{{"c1", true, "healthy"}, {"c2", true, "healthy"}},
-				message: head + "Wave \"canary\" done; gate: 2 of 2 destinations pass (need 100%): c1 healthy; c2 healthy.\n\n" +
-					"This apply writes wave \"rest\" to: p2. The rollout is then complete.",
+				give: map[string]string{"c1": "r2", "c2": "r2", "p1": "r2", "p2": "r1"}, halt: HaltGate, status: canaryDone,
+				verdicts: []Verdict{{"c1", true, "healthy"}, {"c2", true, "healthy"}, {"p1", false, "no record"}},
+				message: head + "Wave \"canary\" done; gate: 2 of 3 destinations pass (need 100%): c1 healthy; c2 healthy; p1 no record.\n\n" +
+					"This apply writes nothing.\nWaiting (they keep what they hold): p2.\n" +
+					"Next wave: \"rest\", when the gate passes, or the rollout stops at 2026-11-27T12:00:00Z (timeout).",
 			},
 		},
 		{
-			name: "a canary that does not hold r2 (replaced after its wave went) is not gated; it goes with the next wave",
+			name: "both canaries relabelled into prod, one degraded: it is still judged, the gate holds",
 			in: func() StageInput {
-				in := gateInput(gatePolicy("pause", 100), g0.Add(30*time.Minute), map[string]Health{"c1": record("healthy", g0.Add(15*time.Minute))})
-				in.Revisions["c2"] = "r1"
+				in := gateInput(gatePolicy("pause", 100), g0.Add(30*time.Minute), map[string]Health{
+					"c1": record("degraded", g0.Add(15*time.Minute)), "c2": record("healthy", g0.Add(15*time.Minute)),
+				})
+				in.Scheduled = []Destination{
+					{Name: "c1", Labels: map[string]string{"env": "prod"}}, {Name: "c2", Labels: map[string]string{"env": "prod"}},
+					{Name: "p1", Labels: map[string]string{"env": "prod"}}, {Name: "p2", Labels: map[string]string{"env": "prod"}},
+				}
 				return in
 			}(),
 			want: want{
-				give: all("r2"), advanced: true, status: Status{Completed: "r2"},
-				verdicts: []Verdict{{"c1", true, "healthy"}},
-				message: head + "Wave \"canary\" done; gate: 1 of 1 destinations pass (need 100%): c1 healthy.\n\n" +
-					"This apply writes wave \"rest\" to: c2, p1, p2. The rollout is then complete.",
+				give: canariesHold, halt: HaltGate, status: canaryDone,
+				verdicts: []Verdict{{"c1", false, "state degraded not in [healthy ready]"}, {"c2", true, "healthy"}},
+				message: head + "Wave \"canary\" done; gate: 1 of 2 destinations pass (need 100%): c1 state degraded not in [healthy ready]; c2 healthy.\n\n" +
+					"This apply writes nothing.\nWaiting (they keep what they hold): p1, p2.\n" +
+					"Next wave: \"rest\", when the gate passes, or the rollout stops at 2026-11-27T12:00:00Z (timeout).",
+			},
+		},
+		{
+			name: "both canaries drained (no longer scheduled): nothing to judge, the gate does not pass",
+			in: func() StageInput {
+				in := gateInput(gatePolicy("pause", 100), g0.Add(30*time.Minute), nil)
+				in.Scheduled = gateFleet()[2:]
+				return in
+			}(),
+			want: want{
+				give: map[string]string{"p1": "r1", "p2": "r1"}, halt: HaltGate, status: canaryDone,
+				message: head + "Wave \"canary\" done; gate: no scheduled destination holds revision r2, though the waves done wrote it (their destinations left the promise, " +
+					"were drained or moved, or hold another revision): it is proven healthy nowhere, so the gate does not pass.\n\n" +
+					"This apply writes nothing.\nWaiting (they keep what they hold): p1, p2.\n" +
+					"Next wave: \"rest\", when the gate passes, or the rollout stops at 2026-11-27T12:00:00Z (timeout). To go on, give a wave already done a destination again " +
+					"(it gets the revision and the gate judges it), or change the dependencies.",
+			},
+		},
+		{
+			name: "both canaries drained, past the timeout, on_failure rollback: nothing to give back, r2 is recorded as failed",
+			in: func() StageInput {
+				in := gateInput(gatePolicy("rollback", 100), g0.Add(3*time.Hour), nil)
+				in.Scheduled = gateFleet()[2:]
+				return in
+			}(),
+			want: want{
+				give: map[string]string{"p1": "r1", "p2": "r1"}, halt: HaltRolledBack, status: Status{Completed: "r1", Failed: "r2"},
+				message: head + "Wave \"canary\" done; gate: no scheduled destination holds revision r2, though the waves done wrote it (their destinations left the promise, " +
+					"were drained or moved, or hold another revision): it is proven healthy nowhere, so the gate does not pass.\n\n" +
+					"Gate failed at 2026-11-27T12:00:00Z (timeout): no scheduled destination holds revision r2, so none gets r1 back.\n" +
+					"Revision r2 is rolled back: nothing advances; changing the dependencies starts a new rollout.",
+			},
+		},
+		{
+			name: "both canaries moved (they hold nothing where they are now): the canary wave goes again to them, not the next wave",
+			in: func() StageInput {
+				in := gateInput(gatePolicy("pause", 100), g0.Add(30*time.Minute), nil)
+				in.Present = map[string]bool{"p1": true, "p2": true}
+				return in
+			}(),
+			want: want{
+				give: canariesHold, halt: HaltGate, advanced: true,
+				status: Status{Completed: "r1", Target: "r2", WavesDone: 1, LastWave: g0.Add(30 * time.Minute)},
+				message: head + "Wave \"canary\" done; gate: no scheduled destination holds revision r2, though the waves done wrote it (their destinations left the promise, " +
+					"were drained or moved, or hold another revision): it is proven healthy nowhere, so the gate does not pass.\n\n" +
+					"This apply writes wave \"canary\" again, to its destinations that wait: c1, c2; the gate judges them.\n" +
+					"Waiting (they keep what they hold): p1, p2.\n" +
+					"Next wave: \"rest\", when the gate passes, or the rollout stops at 2026-11-27T12:30:00Z (timeout).",
 			},
 		},
 		{
@@ -283,7 +338,7 @@ func TestStageGate(t *testing.T) {
 			if !reflect.DeepEqual(st.Status, w.status) {
 				t.Errorf("Status = %+v, want %+v", st.Status, w.status)
 			}
-			if st.Gate == nil || !reflect.DeepEqual(st.Gate.Verdicts, w.verdicts) {
+			if st.Gate == nil || !reflect.DeepEqual(st.Gate.Verdicts, w.verdicts) || st.Gate.Empty != (w.verdicts == nil) {
 				t.Errorf("gate = %+v, want verdicts %v", st.Gate, w.verdicts)
 			}
 			if got := s.Message("p"); got != w.message {
@@ -453,11 +508,12 @@ func TestGateNeverPassedOver(t *testing.T) {
 			continue
 		}
 		fails++
-		if s.Step.Advanced {
+		if s.Step.Advanced && (!s.Step.Rewrote || !s.Step.Gate.Empty || s.Step.Wrote >= done) {
 			t.Fatalf("case %d: a wave written past a failing gate: %+v", i, s.Step)
 		}
 		for dest, rev := range s.Give {
-			if rev == "r2" && revisions[dest] != "r2" {
+			// Only a wave already done goes again, when no destination holding r2 is left to judge.
+			if rev == "r2" && revisions[dest] != "r2" && !(s.Step.Gate.Empty && s.Step.Wave[dest] < done) {
 				t.Fatalf("case %d: %s gets r2 past a failing gate", i, dest)
 			}
 		}

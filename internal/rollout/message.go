@@ -44,6 +44,8 @@ func (s Staging) Message(promise string) string {
 		}
 	}
 	switch {
+	case step.Rewrote:
+		fmt.Fprintf(&b, "\n\nThis apply writes wave %q again, to its destinations that wait: %s; the gate judges them.", s.Waves[step.Wrote], strings.Join(now, ", "))
 	case step.Advanced && len(now) > 0:
 		fmt.Fprintf(&b, "\n\nThis apply writes wave %q to: %s.", s.Waves[step.Wrote], strings.Join(now, ", "))
 	case len(now) > 0:
@@ -88,6 +90,10 @@ func (s Staging) nextLine() string {
 		}
 		return fmt.Sprintf("Next wave: %q, when the gate passes, not before %s (%s)%s", next, stamp(step.NotBefore), why, s.timeoutTail())
 	case HaltGate:
+		if step.Gate.Empty && !step.Rewrote {
+			return fmt.Sprintf("Next wave: %q, when the gate passes%s To go on, give a wave already done a destination again "+
+				"(it gets the revision and the gate judges it), or change the dependencies.", next, strings.TrimSuffix(s.timeoutTail(), ".")+".")
+		}
 		return fmt.Sprintf("Next wave: %q, when the gate passes%s", next, s.timeoutTail())
 	case HaltGateFailed:
 		line := fmt.Sprintf("Gate failed at %s (timeout): the rollout stops here; wave %q goes only if the gate passes, and changing the dependencies starts a new rollout.",
@@ -123,8 +129,9 @@ func (s Staging) gateSummary() string {
 	g := s.Step.Gate
 	var b strings.Builder
 	fmt.Fprintf(&b, "Wave %q done; gate: ", s.Waves[g.Wave])
-	if len(g.Verdicts) == 0 {
-		b.WriteString("no destination of the waves done holds the revision, so it passes.")
+	if g.Empty {
+		fmt.Fprintf(&b, "no scheduled destination holds revision %s, though the waves done wrote it (their destinations left the promise, "+
+			"were drained or moved, or hold another revision): it is proven healthy nowhere, so the gate does not pass.", s.Revision)
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%d of %d destinations pass (need %d%%): ", g.Passing, len(g.Verdicts), g.Need)
@@ -152,7 +159,11 @@ func (s Staging) rollbackMessage(promise string) string {
 		if len(step.GaveBack) == 1 {
 			verb = "gets"
 		}
-		fmt.Fprintf(&b, "\n\nGate failed at %s (timeout): %s %s revision %s back.", stamp(step.Gate.Deadline), strings.Join(step.GaveBack, ", "), verb, s.From)
+		if len(step.GaveBack) == 0 {
+			fmt.Fprintf(&b, "\n\nGate failed at %s (timeout): no scheduled destination holds revision %s, so none gets %s back.", stamp(step.Gate.Deadline), s.Revision, s.From)
+		} else {
+			fmt.Fprintf(&b, "\n\nGate failed at %s (timeout): %s %s revision %s back.", stamp(step.Gate.Deadline), strings.Join(step.GaveBack, ", "), verb, s.From)
+		}
 	} else {
 		fmt.Fprintf(&b, "Promise %q: revision %s was rolled back after its gate failed; the fleet keeps %s.", promise, s.Revision, s.From)
 		switch {

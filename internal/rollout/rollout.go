@@ -153,7 +153,11 @@ type Step struct {
 	// Status is what to record; when Advanced, its LastWave is the time of the apply.
 	Status Status
 	// Advanced is true when the apply writes a wave, the one at index Wrote (-1: none).
+	// Rewrote is true when that wave is one already done, written again to its destinations
+	// that wait because no destination holding the revision was left for the gate to judge
+	// (GateCheck.Empty); the gate still holds the next wave.
 	Advanced bool
+	Rewrote  bool
 	Wrote    int
 	// Restarted is true when a rollout of another revision was in flight and starts again from
 	// the first wave with this one.
@@ -264,6 +268,8 @@ func Plan(in Input) Step {
 	case s.Halt == HaltGateFailed && s.Gate.RollsBack && in.Status.Completed != "":
 		return rollBack(in, s)
 	case s.Halt == HaltPaused:
+	case (s.Halt == HaltGate || s.Halt == HaltSettling) && s.Gate.Empty && rewrite(&s, in, waiting):
+		waiting = s.Waiting
 	case s.Halt != HaltNone:
 		s.NotBefore = notBefore(in, s)
 	default:
@@ -305,6 +311,37 @@ func Plan(in Input) Step {
 		s.NotBefore = in.Now.Add(in.Policy.MinWait)
 	}
 	return s
+}
+
+// rewrite writes the revision again to the destinations of the waves done that wait for it,
+// when none holds it (the gate has nothing to judge: GateCheck.Empty): a wave done goes again,
+// never the next one. It sets Waiting to those still waiting, and reports false when no
+// destination of the waves done waits.
+func rewrite(s *Step, in Input, waiting []string) bool {
+	var still []string
+	wrote := -1
+	for _, dest := range waiting {
+		if w := s.Wave[dest]; w < s.Status.WavesDone {
+			s.Give[dest] = in.Revision
+			wrote = max(wrote, w)
+		} else {
+			still = append(still, dest)
+		}
+	}
+	if wrote < 0 {
+		return false
+	}
+	s.Advanced, s.Rewrote, s.Wrote = true, true, wrote
+	s.Status.LastWave = in.Now
+	// The gate now follows this write: its records count from its settle, it times out from it.
+	g := *s.Gate
+	g.SettledAt = in.Now.Add(in.Policy.Gate.Settle)
+	if in.Policy.Gate.Timeout > 0 {
+		g.Deadline = in.Now.Add(in.Policy.Gate.Timeout)
+	}
+	s.Gate, s.Halt = &g, HaltGate
+	s.Waiting = still
+	return true
 }
 
 // halt is the first of what holds the rollout, in the order Policy describes.
@@ -437,5 +474,43 @@ func changing(in Input, give map[string]string) []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// EmptyWave is a wave that takes no scheduled destination: a rollout passes it over, and the
+// next wave goes in the same apply.
+type EmptyWave struct {
+	Index int
+	Name  string
+	// Matching counts the scheduled destinations its selectors match (all of them taken by
+	// earlier waves when it is more than 0).
+	Matching int
+}
+
+// EmptyWaves lists, in order, the waves Assign gives no scheduled destination, when there are
+// scheduled destinations (none: no wave has anything to take, and none is reported). A wave
+// whose selectors match nothing (a label misspelt) is one; so is a wave whose destinations
+// earlier waves all took.
+func EmptyWaves(waves []Wave, scheduled []Destination) []EmptyWave {
+	if len(scheduled) == 0 {
+		return nil
+	}
+	count := make([]int, len(waves))
+	for _, w := range Assign(waves, scheduled) {
+		count[w]++
+	}
+	var out []EmptyWave
+	for i, w := range waves {
+		if count[i] > 0 {
+			continue
+		}
+		e := EmptyWave{Index: i, Name: w.Name}
+		for _, d := range scheduled {
+			if scheduling.Matches(w.Selector, d.Labels) {
+				e.Matching++
+			}
+		}
+		out = append(out, e)
+	}
 	return out
 }
