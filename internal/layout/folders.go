@@ -240,6 +240,30 @@ func (c *Claims) Add(by string, claims []Claim) []Clash {
 	return out
 }
 
+// HeldFolder returns the claim, recorded by any resource, of a destination whose folder lies
+// inside holder's and holds the store path p: a file that a placement on holder (a destination
+// that Holds others) would write into another destination's folder, where that destination
+// would read it as its own (a stray file in a folder it owns, drift, a cleanup's). The deepest
+// such folder is returned; none when p is in holder's folder alone.
+func (c *Claims) HeldFolder(holder Folder, p string) (Claim, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	holder = holder.key()
+	p = cleanRoot(p)
+	var found Claim
+	ok := false
+	for _, cl := range c.all {
+		if cl.Folder.Location != holder.Location || cl.Folder.Root == holder.Root ||
+			!within(holder.Root, cl.Folder.Root) || !within(cl.Folder.Root, p) || cl.Folder.Root == p {
+			continue
+		}
+		if !ok || len(cl.Folder.Root) > len(found.Folder.Root) {
+			found, ok = cl, true
+		}
+	}
+	return found, ok
+}
+
 // key is the folder as Claims compares it: root cleaned, and the aggregate's file name only in
 // mode aggregatedYAML, defaulted, so that one destination seen with and without the default
 // spelled out (its resource, an object literal) is one claim.

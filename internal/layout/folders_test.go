@@ -345,6 +345,38 @@ func TestClaims(t *testing.T) {
 	}
 }
 
+// TestHeldFolder: a path a placement on a root destination in mode none would write is found
+// inside the folder of a destination it holds, whichever resource claimed that one.
+func TestHeldFolder(t *testing.T) {
+	var c Claims
+	root := Folder{repo, "", ModeNone, ""}
+	c.Add("destination root", []Claim{{"root", root}})
+	c.Add("promise p", []Claim{{"root", root}, {"w1", Folder{repo, "w1", ModeNestedByMetadata, ""}}, {"w1x", Folder{repo, "w1/x", ModeNone, ""}}})
+	c.Add("destination other", []Claim{{"w2", Folder{minio, "w2", ModeNone, ""}}})
+	tests := []struct {
+		holder Folder
+		path   string
+		want   string // the claim's destination; "" for none
+	}{
+		{root, "w1/dependencies/p/5058f/a.yaml", "w1"},
+		{root, "w1/x/a.yaml", "w1x"},
+		{root, "./w1//x/a.yaml", "w1x"},
+		{root, "w1", ""}, // the folder's own name as a file is git's to refuse, not a file inside it
+		{root, "w10/a.yaml", ""},
+		{root, "a.yaml", ""},
+		{root, ".kratix/default-p-a.root-5058f.yaml", ""},
+		{root, "w2/a.yaml", ""}, // w2 is in another location
+		{Folder{repo, "w1/x", ModeNone, ""}, "w1/x/a.yaml", ""},
+		{Folder{repo, "w1", ModeNone, ""}, "w1/x/a.yaml", "w1x"},
+	}
+	for _, tt := range tests {
+		got, ok := c.HeldFolder(tt.holder, tt.path)
+		if ok != (tt.want != "") || ok && got.Destination != tt.want {
+			t.Errorf("HeldFolder(%v, %q) = %v, %v; want %q", tt.holder, tt.path, got, ok, tt.want)
+		}
+	}
+}
+
 // TestClaimsInParallel: resources are planned in parallel; of two overlapping destinations added
 // at once, exactly one is told.
 func TestClaimsInParallel(t *testing.T) {

@@ -123,7 +123,8 @@ func rootDestinationFiles(d string) map[string]string {
 // each one's files (and a stray file in a folder nestedByMetadata owns) is repaired without
 // touching the others', destroying the inner destinations leaves the root's files byte for
 // byte, destroying the root leaves the inner ones', and destroy leaves only the file nobody
-// wrote (README.md). Expected files are spelled by hand (rootDestinationFiles); the store is read
+// wrote (README.md); a request on the root that would write into a held folder is refused at
+// plan. Expected files are spelled by hand (rootDestinationFiles); the store is read
 // back with the test's own client, and on the bucket no PUT or DELETE on the wire touches a file
 // of a destination that is not changing.
 func TestAccRootDestinationHoldsOthers(t *testing.T) {
@@ -259,6 +260,35 @@ func testRootDestinationHoldsOthers(t *testing.T, kind string) {
 
 	apply("root back", rootDestinationConfig(ts, all...))
 	holds("root back", expect(all...))
+
+	// A file a placement on the root would write inside a held destination's folder is refused
+	// at plan, at the file's key: the nested destination would prune it as a stray file, and the
+	// flat one's cluster would apply it. Nothing is written.
+	for _, tt := range []struct{ file, inner string }{
+		{"w-nested/resources/default/p/r-nested/instance-configure/5058f/extra.yaml", "nested"},
+		{"w-none/extra.yaml", "flat"},
+	} {
+		config := strings.Replace(rootDestinationConfig(ts, all...), `{ "r-root.yaml" = `,
+			fmt.Sprintf(`{ %q = "kind: X\n", "r-root.yaml" = `, tt.file), 1)
+		if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		since := writes()
+		out, err := c.run("plan")
+		flat := strings.Join(strings.Fields(strings.ReplaceAll(out, "│", " ")), " ")
+		want := fmt.Sprintf(`Request p/default/r-root would write %q on destination "root"`, tt.file)
+		if err == nil || !strings.Contains(flat, "File Inside Another Destination's Folder") || !strings.Contains(flat, want) ||
+			!strings.Contains(flat, fmt.Sprintf(`destination %q`, tt.inner)) {
+			t.Errorf("the plan writing %s was not refused with %q naming %s:\n%s", tt.file, want, tt.inner, out)
+		}
+		holds("refused "+tt.file, expect(all...))
+		if kind == "bucket" && writes() != since {
+			t.Errorf("the refused plan wrote to the bucket")
+		}
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(rootDestinationConfig(ts, all...)), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	if out, err := c.run("destroy", "-auto-approve"); err != nil {
 		t.Fatalf("destroy: %v\n%s", err, out)
 	}
