@@ -209,13 +209,14 @@ func testRootDestinationHoldsOthers(t *testing.T, kind string) {
 	apply("create", "")
 	holds("create", expect(all...))
 
-	// Drift: a hand edit of the root's, the flat and the nested destination's files and a stray
-	// file where nestedByMetadata owns the folder. The repair rewrites those alone.
+	// Drift: a hand edit of a file of each destination and a stray file where nestedByMetadata
+	// owns the folder. The repair rewrites those alone.
 	edited := map[string]bool{
 		"static/p-dependencies.yaml": true,
 		"r-root.yaml":                true,
 		"w-none/r-flat.yaml":         true,
 		"w-nested/resources/default/p/r-nested/instance-configure/5058f/r-nested.yaml": true,
+		"w-agg/aggregated.yaml": true,
 	}
 	for p := range edited {
 		ts.put(t, p, []byte("edited by hand\n"))
