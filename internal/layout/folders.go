@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -191,8 +192,9 @@ type Clash struct {
 type Claims struct {
 	mu    sync.Mutex
 	all   []Claim
-	index map[Claim]int // position in all, with cleaned roots
-	by    []string      // the resource that recorded each claim first
+	index map[Claim]int  // position in all, with cleaned roots
+	by    []string       // the resource that recorded each claim first
+	at    map[Folder]int // the first claim of each location and cleaned root (Mode and name left out)
 }
 
 // Add records the claims of one resource (by names it in messages) and returns, sorted by
@@ -214,6 +216,12 @@ func (c *Claims) Add(by string, claims []Claim) []Clash {
 			c.index[cl] = j
 			c.all = append(c.all, cl)
 			c.by = append(c.by, by)
+			if c.at == nil {
+				c.at = map[Folder]int{}
+			}
+			if _, known := c.at[Folder{Location: cl.Folder.Location, Root: cl.Folder.Root}]; !known {
+				c.at[Folder{Location: cl.Folder.Location, Root: cl.Folder.Root}] = j
+			}
 		}
 		if _, dup := mine[j]; !dup {
 			mine[j] = i
@@ -246,22 +254,20 @@ func (c *Claims) Add(by string, claims []Claim) []Clash {
 // would read it as its own (a stray file in a folder it owns, drift, a cleanup's). The deepest
 // such folder is returned; none when p is in holder's folder alone.
 func (c *Claims) HeldFolder(holder Folder, p string) (Claim, bool) {
+	holder.Root, p = cleanRoot(holder.Root), cleanRoot(p)
+	if p == holder.Root || !within(holder.Root, p) {
+		return Claim{}, false
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	holder = holder.key()
-	p = cleanRoot(p)
-	var found Claim
-	ok := false
-	for _, cl := range c.all {
-		if cl.Folder.Location != holder.Location || cl.Folder.Root == holder.Root ||
-			!within(holder.Root, cl.Folder.Root) || !within(cl.Folder.Root, p) || cl.Folder.Root == p {
-			continue
-		}
-		if !ok || len(cl.Folder.Root) > len(found.Folder.Root) {
-			found, ok = cl, true
+	// The folders holding p, deepest first, down to holder's own (left out): a pool of
+	// thousands of destinations is asked once per file.
+	for dir := path.Dir(p); dir != "." && dir != holder.Root; dir = path.Dir(dir) {
+		if j, ok := c.at[Folder{Location: holder.Location, Root: dir}]; ok {
+			return c.all[j], true
 		}
 	}
-	return found, ok
+	return Claim{}, false
 }
 
 // key is the folder as Claims compares it: root cleaned, and the aggregate's file name only in
