@@ -88,7 +88,8 @@ func (r *destinationResource) Schema(ctx context.Context, _ resource.SchemaReque
 				Required: true,
 				MarkdownDescription: "Folder of this destination inside the store, joined to the store's path. `.` or " +
 					"`/` mean the store's root. Changing the folder it means replaces the resource (`.` to `/` does not). " +
-					"Two destinations of one pool may not have equal or nested folders.",
+					"Two destinations may not share a folder; one may sit inside another's only when the outer one is in " +
+					"`filepath_mode` `none` or `aggregatedYAML` (Kratix's root destination), whose writes are the files it names.",
 				Validators:    []validator.String{storePath()},
 				PlanModifiers: []planmodifier.String{replaceIfPathMoves()},
 			},

@@ -65,12 +65,13 @@ func (d *providerData) checkOwners(ctx context.Context, o placement.Owner, kind 
 	}
 	named := func(c placement.Collision) string { return destOf[c.Location+"|"+c.Path] }
 	refuseCollisions(o, named, d.claim(o, records), attr, &diags)
-	if diags.HasError() || d.isOffline() {
-		return diags
-	}
 	byName := map[string]poolMember{}
 	for _, m := range pool {
 		byName[m.Name] = m
+	}
+	diags.Append(d.refuseHeldFolders(o, records, byName, attr)...)
+	if diags.HasError() || d.isOffline() {
+		return diags
 	}
 	for _, key := range sortedKeys(records) {
 		dest := destinationOf(key) // a request's workload group is keyed <destination>#<group>
@@ -108,6 +109,36 @@ func (d *providerData) checkOwners(ctx context.Context, o placement.Owner, kind 
 			}
 			c := placement.Collision{Location: r.Location, Path: p, Other: other, Index: listed[p]}
 			diags.Append(fileClaimed(attr(p), o, dest, c))
+		}
+	}
+	return diags
+}
+
+// refuseHeldFolders refuses a file that a placement on a destination holding others (mode none
+// at a store's root, layout.Holds) would write inside the folder of another destination this
+// plan sees (layout.Claims.HeldFolder): that one would take it for its own, as a stray file
+// to prune, drift to repair or a file to clean up, and the two would undo each other's writes.
+func (d *providerData) refuseHeldFolders(o placement.Owner, records map[string]placement.Record, byName map[string]poolMember, attr func(string) tfpath.Path) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, key := range sortedKeys(records) {
+		dest := destinationOf(key)
+		m, ok := byName[dest]
+		r := records[key]
+		if !ok || !layout.HoldsOthers(m.Target.Mode) || m.Location.String() != r.Location {
+			continue
+		}
+		for _, p := range sortedKeys(r.Files) {
+			other, inside := d.folders.HeldFolder(destinationFolder(m), p)
+			if !inside {
+				continue
+			}
+			diags.AddAttributeError(attr(p), "File Inside Another Destination's Folder",
+				fmt.Sprintf("%s would write %q on destination %q (filepath_mode %s, folder %q of %s), inside the folder %q of "+
+					"destination %q (%s). A destination may hold others' folders only while it writes nothing into them: "+
+					"that destination would take the file for its own (a stray file to prune, drift to repair, a file its "+
+					"cleanup removes). Give the file a path outside %q, or place it on destination %q.",
+					capitalised(o), p, dest, m.Target.Mode, m.Target.Root, m.Location, other.Folder.Root, other.Destination,
+					other.Folder.Mode, other.Folder.Root+"/", other.Destination))
 		}
 	}
 	return diags

@@ -154,14 +154,22 @@ func poolFromModel(at path.Path, models []poolMemberModel) (pool []poolMember, o
 	return pool, !diags.HasError(), diags
 }
 
-// overlappingFolders refuses two destinations whose folders are equal or nested: one would
-// write into, clean up or prune the other's files. Store resources are compared by location, so
-// two store resources for one bucket or branch are one store.
+// destinationFolder is a member's folder with its mode, which says whether it may hold others
+// (layout.Holds).
+func destinationFolder(m poolMember) layout.Folder {
+	return layout.Folder{Location: m.Location.String(), Root: m.Target.Root, Mode: m.Target.Mode,
+		AggregatedFilename: m.Target.AggregatedFilename}
+}
+
+// overlappingFolders refuses two destinations whose folders are equal, or nested when the outer
+// one may not hold the inner (layout.Conflict): one would write into, clean up or prune the
+// other's files. Store resources are compared by location, so two store resources for one bucket
+// or branch are one store.
 func overlappingFolders(at path.Path, pool []poolMember, index []int) diag.Diagnostics {
 	var diags diag.Diagnostics
 	folders := make([]layout.Folder, len(pool))
 	for i, m := range pool {
-		folders[i] = layout.Folder{Location: m.Location.String(), Root: m.Target.Root}
+		folders[i] = destinationFolder(m)
 	}
 	for _, o := range layout.FindOverlaps(folders) {
 		a, b := pool[o.I], pool[o.J]
@@ -175,10 +183,29 @@ func overlappingFolders(at path.Path, pool []poolMember, index []int) diag.Diagn
 		}
 		diags.AddAttributeError(el, "Overlapping Destination Folders",
 			fmt.Sprintf("%s: destination %q writes to folder %q of %s, which %s destination %q (at index %d, store %q). "+
-				"Each destination needs a folder of its own, neither equal to nor inside another's; give it another path.",
-				el, b.Name, b.Target.Root, b.Location, how, a.Name, index[o.I], a.Member.Store))
+				"Each destination needs a folder of its own, neither equal to nor inside another's, %s; give it another path.",
+				el, b.Name, b.Target.Root, b.Location, how, a.Name, index[o.I], a.Member.Store, holdRule(a.Target, b.Target, o.Equal)))
 	}
 	return diags
+}
+
+// holdRule says when one of two nested destinations may hold the other (layout.Holds), and why
+// these two may not.
+func holdRule(a, b layout.Target, equal bool) string {
+	rule := "unless the outer one is in filepath mode none or aggregatedYAML, which write only files they name " +
+		"(nestedByMetadata and splitByKind own whole folders), and the inner one is not where the outer one writes itself " +
+		"(.kratix, .kratix-aggregates, its canaries, its aggregate file)"
+	if equal {
+		return "and no two share one; nested ones are allowed " + rule
+	}
+	outer := a
+	if len(b.Root) < len(a.Root) {
+		outer = b
+	}
+	if layout.HoldsOthers(outer.Mode) {
+		return rule + "; here the inner one is where the outer one writes itself"
+	}
+	return rule + fmt.Sprintf(" (here it is in mode %s)", outer.Mode)
 }
 
 // claimFolders holds the destinations one resource sees to the rule overlappingFolders holds a
@@ -194,7 +221,7 @@ func (d *providerData) claimFolders(by string, at func(i int) path.Path, members
 	}
 	claims := make([]layout.Claim, len(members))
 	for i, m := range members {
-		claims[i] = layout.Claim{Destination: m.Name, Folder: layout.Folder{Location: m.Location.String(), Root: m.Target.Root}}
+		claims[i] = layout.Claim{Destination: m.Name, Folder: destinationFolder(m)}
 	}
 	for _, c := range d.folders.Add(by, claims) {
 		m := members[c.At]
@@ -209,9 +236,10 @@ func (d *providerData) claimFolders(by string, at func(i int) path.Path, members
 		diags.AddAttributeError(el, "Overlapping Destination Folders",
 			fmt.Sprintf("%s: destination %q (%s) writes to folder %q of %s, which %s destination %q, planned by %s in the same plan. "+
 				"Each destination needs a folder of its own, neither equal to nor inside another's, whichever promises, requests "+
-				"and stores list them: one would write into, clean up or prune the other's files. Give one of them another "+
-				"path; a destination at the root of its store holds every other folder there (see the guide \"Moving from Kratix\").",
-				el, m.Name, by, m.Target.Root, m.Location, how, c.Other.Destination, c.OtherBy))
+				"and stores list them, %s: one would write into, clean up or prune the other's files. Give one of them another "+
+				"path (see the guide \"Moving from Kratix\").",
+				el, m.Name, by, m.Target.Root, m.Location, how, c.Other.Destination, c.OtherBy,
+				holdRule(layout.Target{Mode: c.Other.Folder.Mode, Root: c.Other.Folder.Root}, m.Target, c.Equal)))
 	}
 	return diags
 }

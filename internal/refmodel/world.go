@@ -918,6 +918,10 @@ func (m *Model) hasLiveIndex() bool {
 	return false
 }
 
+// holdsOthers: the documented modes whose destination may hold other destinations' folders
+// (the guide "Moving from Kratix").
+func holdsOthers(mode string) bool { return mode == "none" || mode == "aggregatedYAML" }
+
 // overlapOp gives a destination a folder equal to, inside or around another's, in the same
 // bucket, possibly through the other store resource of that bucket: the plan must refuse it
 // (one path, one owner; a collision is refused at plan) while a promise lists both, and nothing may be written. Then it is reverted.
@@ -948,12 +952,20 @@ func (m *Model) overlapOp(rng *rand.Rand, dests []*modelDest, promises []*modelP
 	bucket := w.stores[a.store].bucket
 	// The folders to give b: rootA itself, one inside it, or one around it (up to the bucket's
 	// root).
-	targets := []string{rootA, inFolder(rootA, "nested")}
-	for dir := path.Dir(rootA); dir != "."; dir = path.Dir(dir) {
-		targets = append(targets, dir)
+	// A destination in mode none or aggregatedYAML may hold others (it writes only the files it
+	// names: Kratix's root destination), so a folder inside such a one is not refused: a is the
+	// outer one of rootA's inner folder, b of the folders around it.
+	targets := []string{rootA}
+	if !holdsOthers(a.mode) {
+		targets = append(targets, inFolder(rootA, "nested"))
 	}
-	if rootA != "" {
-		targets = append(targets, "")
+	if !holdsOthers(b.mode) {
+		for dir := path.Dir(rootA); dir != "."; dir = path.Dir(dir) {
+			targets = append(targets, dir)
+		}
+		if rootA != "" {
+			targets = append(targets, "")
+		}
 	}
 	target := pick(rng, targets)
 	var stores []int
