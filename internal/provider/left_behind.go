@@ -13,7 +13,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 )
 
-// A promise keeps, in its private state, the destinations as they were for placements that a
+// A promise or a request keeps, in its private state, the destinations as they were for placements that a
 // move left behind (placement.LeftBehind): the destination moved to another store, folder or
 // layout, the files were written where it is now, and their removal from where it was failed.
 // State's pool says only where the destination is now, so without these the next plan would
@@ -122,28 +122,28 @@ func keepLeftBehind(ctx context.Context, prior map[string]placement.Prior, recor
 	return out
 }
 
-// warnMoveNotFinished says, after an apply, which of the promise's moves left its files where
-// the destination was (left: what the promise keeps of them), and that the next apply finishes
-// them.
-func warnMoveNotFinished(name string, prior map[string]priorPlacement, left leftBehind, diags *diag.Diagnostics) {
+// warnMoveNotFinished says, after an apply, which of a promise's or request's moves (who names
+// it) left its files where the destination was (left: what it keeps of them), and that the next
+// apply finishes them.
+func warnMoveNotFinished(who string, prior map[string]placement.Prior, left leftBehind, diags *diag.Diagnostics) {
 	for _, dest := range sortedKeys(left) {
 		pr := prior[dest]
-		diags.AddWarning("Move Not Finished", fmt.Sprintf("Promise %q stays on destination %q where it was (%s, folder %q): "+
+		diags.AddWarning("Move Not Finished", fmt.Sprintf("%s stays on destination %q where it was (%s, folder %q): "+
 			"its files could not be taken from there. The next plan shows the removal left to do, and the next apply makes it.",
-			name, dest, pr.Location, pr.Root))
+			who, dest, pr.Record.Location, pr.Record.Root))
 	}
 }
 
 // warnLeftBehind says, in a plan, which placements an earlier move left where their destination
 // was and that this apply takes them from there (records: the plan's).
-func warnLeftBehind(name string, prior map[string]priorPlacement, left map[string]poolMember, records map[string]placement.Record, diags *diag.Diagnostics) {
+func warnLeftBehind(who string, prior map[string]placement.Prior, left map[string]poolMember, records map[string]placement.Record, diags *diag.Diagnostics) {
 	for _, dest := range sortedKeys(left) {
 		pr, held := prior[dest]
 		r, planned := records[dest]
 		if !held || !planned || !placement.RecordedAt(pr.Record, left[dest].Member) || placement.RecordedAt(r, left[dest].Member) {
 			continue
 		}
-		diags.AddWarning("Move Not Finished", fmt.Sprintf("Promise %q still has files on destination %q where it was (%s, folder %q), "+
-			"left by a move whose removal failed: this apply takes them from there.", name, dest, pr.Location, pr.Root))
+		diags.AddWarning("Move Not Finished", fmt.Sprintf("%s still has files on destination %q where it was (%s, folder %q), "+
+			"left by a move whose removal failed: this apply takes them from there.", who, dest, pr.Record.Location, pr.Record.Root))
 	}
 }

@@ -175,7 +175,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	for _, w := range p.Warnings {
 		resp.Diagnostics.AddWarning("Promise Scheduling", w)
 	}
-	warnLeftBehind(plan.Name.ValueString(), state.prior(ctx), state.left, p.Records, &resp.Diagnostics)
+	warnLeftBehind(fmt.Sprintf("Promise %q", plan.Name.ValueString()), in.Prior, state.left, p.Records, &resp.Diagnostics)
 	if msg := s.rolloutMessage(plan.Name.ValueString()); msg != "" {
 		resp.Diagnostics.AddWarning("Promise Rollout", msg)
 	}
@@ -394,7 +394,7 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	plan.record(o)
 	left := keepLeftBehind(ctx, in.Prior, o.Records, in.Pool, state.Destinations, readLeftBehind(ctx, private))
 	diags.Append(writeLeftBehind(ctx, outPrivate, left)...)
-	warnMoveNotFinished(name, state.prior(ctx), left, diags)
+	warnMoveNotFinished(fmt.Sprintf("Promise %q", name), in.Prior, left, diags)
 	diags.Append(writeWrittenLabels(ctx, outPrivate, placement.WrittenLabels(in.Prior, o, in.Pool))...)
 	obs, _, _ := observeOf(ctx, plan.Observe)
 	wrote := rewritten(priorRecordsOf(in.Prior), p.Records, p.Ops, failed)
