@@ -8,7 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 )
@@ -66,7 +66,7 @@ func (l leftBehind) members(ctx context.Context) map[string]poolMember {
 	out := map[string]poolMember{}
 	typ := poolElementType()
 	for dest, raw := range l {
-		v, err := tftypes.ValueFromMsgPack(raw, typ.TerraformType(ctx))
+		v, err := (&tfprotov6.DynamicValue{MsgPack: raw}).Unmarshal(typ.TerraformType(ctx))
 		if err != nil {
 			continue
 		}
@@ -97,7 +97,11 @@ func encodePoolElement(ctx context.Context, pool types.List, dest string) ([]byt
 		if err != nil {
 			return nil, err
 		}
-		return v.MarshalMsgPack(poolElementType().TerraformType(ctx)) //nolint:staticcheck // the encoding Terraform's protocol uses
+		dv, err := tfprotov6.NewDynamicValue(poolElementType().TerraformType(ctx), v)
+		if err != nil {
+			return nil, err
+		}
+		return dv.MsgPack, nil
 	}
 	return nil, fmt.Errorf("destination %q is not in the pool", dest)
 }
