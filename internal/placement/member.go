@@ -20,6 +20,10 @@ type Member struct {
 	Store    string
 	Location Location
 	Target   layout.Target
+	// Instance is the destination's instance_id: new each time it is created (a replacement
+	// whose cleanup may have emptied the folder), "" when not known yet. Placements on a new
+	// instance are written again (see Unchanged).
+	Instance string
 }
 
 // Folder identifies a member's folder across store resources: two members with equal folders

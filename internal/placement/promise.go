@@ -98,10 +98,13 @@ func PlacePromise(in Promise, decisions []scheduling.Decision) (Plan, error) {
 			if err != nil {
 				return Plan{}, err
 			}
-			if err := place(&o, m, f, d.Destination, before, held, files); err != nil {
-				return Plan{}, err
+			r := record(&o, m, f)
+			if !held || !Unchanged(before, m, r) {
+				if err := place(&o, m, f, d.Destination, before, held, files); err != nil {
+					return Plan{}, err
+				}
 			}
-			p.Records[d.Destination] = record(&o, m, f)
+			p.Records[d.Destination] = r
 			p.Scheduled = append(p.Scheduled, d.Destination)
 			continue
 		}

@@ -120,6 +120,15 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 	var o ops
 	o.know(in.Pool...)
 	o.knowPrior(p.prior)
+	// Make before break: while the request leaves a destination, every one it stays on is written
+	// (the store confirms it holds the files) before the files leave; otherwise a placement that
+	// holds what it records is not written at all (Unchanged).
+	leaves := false
+	for _, dest := range current {
+		if _, inPool := members[dest]; inPool && !slices.Contains(chosen, dest) {
+			leaves = true
+		}
+	}
 	for _, name := range chosen {
 		m := members[name]
 		f, err := filesAt(m)
@@ -127,12 +136,14 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 			return RequestPlan{}, nil, err
 		}
 		before, held := p.prior[name]
-		if err := place(&o, m, f, name, before, held, filesAt); err != nil {
-			return RequestPlan{}, nil, err
-		}
 		r := record(&o, m, f)
 		if in.HashKey != nil {
 			r.Files = KeyedHashes(f, in.HashKey)
+		}
+		if !held || leaves || !Unchanged(before, m, r) {
+			if err := place(&o, m, f, name, before, held, filesAt); err != nil {
+				return RequestPlan{}, nil, err
+			}
 		}
 		r.Misscheduled = held && !matched[name]
 		p.Records[name] = r

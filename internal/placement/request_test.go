@@ -1,6 +1,7 @@
 package placement_test
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -101,8 +102,11 @@ func TestRequestStickyChoice(t *testing.T) {
 			if p.Misscheduled {
 				t.Errorf("Misscheduled on a matching destination")
 			}
-			if len(p.Ops) != 1 || len(p.Ops[0].Change.Delete) != 0 {
-				t.Errorf("Ops = %+v, want one Op deleting nothing", p.Ops)
+			if len(p.Ops) != 0 {
+				t.Errorf("Ops = %+v, want none: the store holds what the request records", p.Ops)
+			}
+			if got := p.Records[prior.Name]; !reflect.DeepEqual(got.Files, rec.Files) || got.Root != rec.Root {
+				t.Errorf("Records[%s] = %+v, want the record kept: %+v", prior.Name, got, rec)
 			}
 		})
 	}

@@ -97,8 +97,9 @@ func (r *destinationResource) Schema(ctx context.Context, _ resource.SchemaReque
 				"destination, as a Kubernetes node's taints keep pods away: `NoSchedule` takes it out of service for new "+
 				"placements (what is here stays), `PreferNoSchedule` makes it the last choice of requests, `NoExecute` drains "+
 				"it (each request here moves to its next choice, written there before it is removed here; promise "+
-				"dependencies here are unscheduled as the promise's `on_unschedule` says). Changing taints writes nothing by "+
-				"itself; the plans of the promises and requests on the destination show what moves. See the guide \"Taking a "+
+				"dependencies here are unscheduled as the promise's `on_unschedule` says). Changing taints (or weight, or labels) "+
+				"writes nothing by itself: the destination's apply sends no request to its store, nor does that of a promise or "+
+				"request on it whose files do not move; the plans of the promises and requests on the destination show what moves. See the guide \"Taking a "+
 				"destination out of service\".", true),
 			"weight": weightAttribute("This destination's share of resource requests relative to the other candidates' "+
 				"(1 to 1000; unset is 1): a destination of weight 3 takes about three times the requests of one of weight 1 "+
@@ -251,7 +252,7 @@ func (r *destinationResource) Create(ctx context.Context, req resource.CreateReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.converge(ctx, plan, &resp.State, &resp.Diagnostics)
+	r.converge(ctx, plan, nil, &resp.State, &resp.Diagnostics)
 }
 
 // Read looks at the canary paths in the store. A missing canary is dropped from `files`, an
@@ -297,17 +298,20 @@ func (r *destinationResource) Update(ctx context.Context, req resource.UpdateReq
 	ctx, done := startOp(ctx, req.Plan, "kratix_destination", opUpdate, &resp.Diagnostics)
 	defer done()
 	resp.Diagnostics.Append(forgetAdoption(ctx, resp.Private)...) // the import's mark: see import_check.go
-	var plan destinationModel
+	var plan, prior destinationModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(getState(ctx, req.State, &prior)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.converge(ctx, plan, &resp.State, &resp.Diagnostics)
+	r.converge(ctx, plan, &prior, &resp.State, &resp.Diagnostics)
 }
 
 // converge makes the store hold the planned canary files, compared with what it holds now, and
-// records the result. A label change touches no file: the store finds nothing to write.
-func (r *destinationResource) converge(ctx context.Context, plan destinationModel, state *tfsdk.State, diags *diag.Diagnostics) {
+// records the result. An update (prior, the state, not nil) whose folder, layout and canaries
+// stay as they were (a change of labels, weight or taints) sends nothing to the store: see
+// placement.UpdateCanaries.
+func (r *destinationResource) converge(ctx context.Context, plan destinationModel, prior *destinationModel, state *tfsdk.State, diags *diag.Diagnostics) {
 	m, ok, d := plan.member()
 	diags.Append(d...)
 	if !ok || diags.HasError() {
@@ -315,6 +319,11 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 		return
 	}
 	p := placement.PlanCanaries(m.Member, plan.InitWorkloads.ValueBool())
+	if prior != nil {
+		if was, known, _ := prior.member(); known {
+			p = placement.UpdateCanaries(&was.Member, stringMap(ctx, prior.Files), m.Member, plan.InitWorkloads.ValueBool())
+		}
+	}
 	message := "Update from: " + layout.CanaryWorkName
 	if !plan.InitWorkloads.ValueBool() {
 		message = "Delete from: " + layout.CanaryWorkName

@@ -145,9 +145,11 @@ func poolFromModel(at path.Path, models []poolMemberModel) (pool []poolMember, o
 			continue
 		}
 		names[name] = i
-		pool = append(pool, newPoolMember(ref, scheduling.Destination{Name: name, Labels: labels, StrictMatchLabels: m.StrictMatchLabels.ValueBool(),
+		member := newPoolMember(ref, scheduling.Destination{Name: name, Labels: labels, StrictMatchLabels: m.StrictMatchLabels.ValueBool(),
 			Taints: taints, Weight: weight},
-			root, m.FilepathMode.ValueString(), m.AggregatedFilename.ValueString()))
+			root, m.FilepathMode.ValueString(), m.AggregatedFilename.ValueString())
+		member.Instance = m.InstanceID.ValueString() // "" while unknown: a replacement's
+		pool = append(pool, member)
 		index = append(index, i)
 	}
 	diags.Append(overlappingFolders(at, pool, index)...)

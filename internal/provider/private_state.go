@@ -8,8 +8,9 @@ import (
 
 // Private state, read and written by the concerns that keep something there, each under its own
 // key and in its own file: the import being adopted (adopt.go), the rollout's base
-// (promise_rollout.go), the successor's paths (successor.go), the instance token (writelog.go)
-// and the labels files were written under (written_labels.go). The framework's request and
+// (promise_rollout.go), the successor's paths (successor.go), the instance token (writelog.go),
+// the labels files were written under (written_labels.go) and the destinations as they were for
+// a promise's unfinished moves (left_behind.go). The framework's request and
 // response types satisfy these.
 
 // privateReader reads a resource operation's private state.

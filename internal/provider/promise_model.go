@@ -38,6 +38,10 @@ type promiseModel struct {
 	Health                   types.Map      `tfsdk:"health"`         // of healthAttrTypes; null without observe
 
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
+
+	// left are the destinations as they were for placements a move left behind, read from
+	// private state (left_behind.go); never in state.
+	left map[string]poolMember
 }
 
 type placementModel struct {
@@ -136,6 +140,9 @@ func (m promiseModel) prior(ctx context.Context) map[string]priorPlacement {
 		pr := priorPlacement{Record: rec}
 		if mem, ok := pool[dest]; ok {
 			pr.member = &mem
+		}
+		if mem, ok := m.left[dest]; ok && placement.RecordedAt(rec, mem.Member) {
+			pr.member = &mem // a move's removal left to do: see left_behind.go
 		}
 		out[dest] = pr
 	}

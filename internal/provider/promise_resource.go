@@ -124,6 +124,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	proposed := plan
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+		state.left = readLeftBehind(ctx, req.Private).members(ctx)
 		// Terraform accepts the prior value of an attribute in place of the configured one when
 		// the provider says they are equivalent: a change of formatting only plans nothing.
 		plan.Dependencies = keepIfSameMeaning(ctx, plan.Dependencies, state.Dependencies)
@@ -179,6 +180,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		resp.Diagnostics.AddWarning("Promise Scheduling", w)
 	}
 	resp.Diagnostics.Append(emptyWaveWarnings(plan.Name.ValueString(), policy, in, placement.Selected(decisions))...)
+	warnLeftBehind(fmt.Sprintf("Promise %q", plan.Name.ValueString()), in.Prior, state.left, p.Records, &resp.Diagnostics)
 	if msg := s.rolloutMessage(plan.Name.ValueString()); msg != "" {
 		resp.Diagnostics.AddWarning("Promise Rollout", msg)
 	}
@@ -271,6 +273,7 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
+	state.left = readLeftBehind(ctx, req.Private).members(ctx)
 	prior := state.prior(ctx)
 	if len(prior) == 0 {
 		return
@@ -335,6 +338,7 @@ func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	state.left = readLeftBehind(ctx, req.Private).members(ctx)
 	if state = r.adoptInApply(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
 		return
 	}
@@ -359,6 +363,7 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	state.left = readLeftBehind(ctx, req.Private).members(ctx) // a move's old files go too
 	prior := state.prior(ctx)
 	deps, _ := state.dependencies()
 	p, err := placement.RemovePromise(deps, priorsOf(prior))
@@ -426,6 +431,9 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	plan.ID = plan.Name
 	o := p.Settle(failed)
 	plan.record(o)
+	left := keepLeftBehind(ctx, in.Prior, o.Records, in.Pool, state.Destinations, readLeftBehind(ctx, private))
+	diags.Append(writeLeftBehind(ctx, outPrivate, left)...)
+	warnMoveNotFinished(fmt.Sprintf("Promise %q", name), in.Prior, left, diags)
 	diags.Append(writeWrittenLabels(ctx, outPrivate, placement.WrittenLabels(in.Prior, o, in.Pool))...)
 	obs, _, _ := observeOf(ctx, plan.Observe)
 	wrote := rewritten(priorRecordsOf(in.Prior), p.Records, p.Ops, failed)

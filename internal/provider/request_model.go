@@ -59,6 +59,19 @@ type requestModel struct {
 	secret []byte
 
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
+
+	// left are the destinations as they were for placements a move left behind, read from
+	// private state (left_behind.go); never in state.
+	left map[string]poolMember
+}
+
+// memberFor is the destination a placement recorded as rec was made on: the one a move left it
+// on (see left_behind.go) while the record is still there, else the one of the request's pool.
+func (m requestModel) memberFor(dest string, rec placement.Record) *poolMember {
+	if mem, ok := m.left[dest]; ok && placement.RecordedAt(rec, mem.Member) {
+		return &mem
+	}
+	return findMember(m.destinations(), dest)
 }
 
 // id is the request's identity as users read and type it, <promise>/<namespace>/<name>: its id,
@@ -210,7 +223,7 @@ func (m requestModel) prior(ctx context.Context) (placement.Prior, bool) {
 		Location: m.Location.ValueString(), Root: m.Root.ValueString(), Misscheduled: m.Misscheduled.ValueBool(),
 		Files: stringMap(ctx, m.WrittenFiles),
 	}}
-	if mem := findMember(m.destinations(), dest); mem != nil {
+	if mem := m.memberFor(dest, p.Record); mem != nil {
 		p.Member = &mem.Member
 		p.Record.Store = mem.Member.Store
 	}
@@ -229,7 +242,7 @@ func (m requestModel) otherPriors(ctx context.Context) map[string]placement.Prio
 			continue
 		}
 		p := placement.Prior{Record: rec}
-		if mem := findMember(m.destinations(), dest); mem != nil {
+		if mem := m.memberFor(dest, rec); mem != nil {
 			p.Member = &mem.Member
 			p.Record.Store = mem.Member.Store
 		}
@@ -260,6 +273,9 @@ func (m requestModel) refs() storeRefs {
 		if mem := findMember(m.destinations(), dest); mem != nil {
 			refs.add(*mem)
 		}
+	}
+	for _, dest := range sortedKeys(m.left) {
+		refs.add(m.left[dest])
 	}
 	return refs
 }

@@ -169,6 +169,7 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+		state.left = readLeftBehind(ctx, req.Private).members(ctx)
 		plan.Documents = keepIfSameMeaning(ctx, plan.Documents, state.Documents)
 	}
 	resp.Diagnostics.Append(plan.takeWriteOnly(ctx, req.Config, r.data)...)
@@ -202,6 +203,7 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	for _, w := range p.Warnings {
 		resp.Diagnostics.AddWarning("Request Scheduling", w)
 	}
+	warnLeftBehind("Request "+plan.id(), state.allPriors(ctx), state.left, p.Records, &resp.Diagnostics)
 	if !plan.Guard.IsNull() && !req.State.Raw.IsNull() {
 		var losses []placement.Loss
 		if prior, held := state.prior(ctx); held {
@@ -283,6 +285,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
+	state.left = readLeftBehind(ctx, req.Private).members(ctx)
 	priors, groupPriors := state.allPriors(ctx), state.groupPriors(ctx)
 	for _, prior := range priors {
 		if ok, d := r.readKey(&state, prior.Record); !ok {
@@ -311,7 +314,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	observe := map[string]observed{}
 	for _, dest := range sortedKeys(priors) {
 		prior := priors[dest]
-		mem := findMember(state.destinations(), dest)
+		mem := state.memberFor(dest, prior.Record)
 		if prior.Member == nil || mem == nil {
 			continue
 		}
@@ -386,6 +389,7 @@ func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	state.left = readLeftBehind(ctx, req.Private).members(ctx)
 	if state = r.adoptInApply(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
 		return
 	}
@@ -407,6 +411,7 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	state.left = readLeftBehind(ctx, req.Private).members(ctx) // a move's old files go too
 	priors, groupPriors := state.allPriors(ctx), state.groupPriors(ctx)
 	if len(priors)+len(groupPriors) == 0 {
 		return
@@ -486,6 +491,10 @@ func (r *requestResource) apply(ctx context.Context, plan, state requestModel, p
 	refs := state.refs().add(pool...)
 	failed := r.data.writeMove(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), writer, p.Ops, p.Leaving, refs, diags)
 	plan.record(p, failed)
+	priors := state.allPriors(ctx)
+	left := keepLeftBehind(ctx, priors, p.Settle(failed).Records, members(pool), state.destinations(), readLeftBehind(ctx, private))
+	diags.Append(writeLeftBehind(ctx, outPrivate, left)...)
+	warnMoveNotFinished("Request "+plan.id(), priors, left, diags)
 	obs, _, _ := observeOf(ctx, plan.Observe)
 	wrote := p.written(ctx, state, failed)
 	diags.Append(writeWrittenAt(ctx, outPrivate, obs != nil, readWrittenAt(ctx, private), p.heldAfter(), wrote, r.data.clock())...)

@@ -42,12 +42,17 @@ type s3Recorder struct {
 	plainListings atomic.Bool
 	// down makes the bucket unreachable: every connection is dropped before a byte is answered.
 	down atomic.Bool
+	// failDeletes makes MinIO look like a server that cannot delete now: every DELETE of an
+	// object and every batch delete is answered 503 SlowDown without reaching MinIO; the rest
+	// goes through.
+	failDeletes atomic.Bool
 
 	srv      *http.Server
 	mu       sync.Mutex
 	writes   []string
 	probes   []string // the write check's "PUT <key>" and "DELETE <key>"
 	requests int      // every request, writes or not
+	refused  []string // "<method> <path>" of every request dropped while down, or refused by failDeletes
 	kinds    s3Kinds  // every request, by kind
 	methods  []string // every request's method, in order
 	stripped int      // listing responses that had metadata removed
@@ -178,9 +183,17 @@ func startS3Recorder(t *testing.T, target string) *s3Recorder {
 	r.srv = &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			if r.down.Load() {
+				r.refuse(req)
 				if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
 					_ = conn.Close()
 				}
+				return
+			}
+			if r.failDeletes.Load() && (req.Method == http.MethodDelete || (req.Method == http.MethodPost && req.URL.Query().Has("delete"))) {
+				r.refuse(req)
+				w.Header().Set("Content-Type", "application/xml")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`)
 				return
 			}
 			r.record(req)
@@ -202,6 +215,20 @@ func startS3Recorder(t *testing.T, target string) *s3Recorder {
 		_ = r.srv.Shutdown(ctx)
 	})
 	return r
+}
+
+// refuse notes a request the recorder did not let through (see refused).
+func (r *s3Recorder) refuse(req *http.Request) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refused = append(r.refused, req.Method+" "+req.URL.Path)
+}
+
+// refusedSince lists the requests refused after the first n (see refused), in order.
+func (r *s3Recorder) refusedSince(n int) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.refused[n:]...)
 }
 
 func (r *s3Recorder) record(req *http.Request) {

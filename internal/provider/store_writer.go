@@ -77,11 +77,13 @@ func (d *providerData) writeOps(ctx context.Context, kind, who, message, writer 
 }
 
 // writeMove is writeOps for a request that leaves the destinations from in this plan (drained, or
-// past its replicas): make before break. The operations that only take its files away from them run once every other has been
-// written, and not at all when one of those failed, so that the request is never in neither
-// place; their locations then count as failed, which keeps the request's record where it was,
-// and the next plan finishes the move. When both destinations share a location the store does
-// it in one write, its puts before its deletes (one commit on git).
+// past its replicas): make before break. The operations that only take its files away from them
+// run once every other has been written, and not at all when one of those failed, so that the
+// request is never in neither place; their locations then count as failed, which keeps the
+// request's record where it was, and the next plan finishes the move. When both destinations
+// share a location the store does it in one write, its puts before its deletes (one commit on
+// git). Whatever failed first (the writes where it goes, or the removal where it was), a move
+// left half done says so: "Move Not Finished", naming the destinations it stays on.
 func (d *providerData) writeMove(ctx context.Context, kind, who, message, writer string, ops []placement.Op, from []string, refs storeRefs, diags *diag.Diagnostics) map[string]bool {
 	var first, leaving []placement.Op
 	for _, op := range ops {
@@ -92,18 +94,38 @@ func (d *providerData) writeMove(ctx context.Context, kind, who, message, writer
 		}
 	}
 	failed := d.writeOps(ctx, kind, who, message, writer, first, refs, diags)
-	if len(failed) == 0 {
+	firstFailed := len(failed) > 0
+	if !firstFailed {
 		maps.Copy(failed, d.writeOps(ctx, kind, who, message, writer, leaving, refs, diags))
-		return failed
+	} else {
+		for _, op := range leaving {
+			failed[op.Location.String()] = true
+		}
 	}
-	for _, op := range leaving {
-		failed[op.Location.String()] = true
-	}
-	if len(leaving) > 0 {
-		diags.AddWarning("Move Not Finished", fmt.Sprintf("%s stays on %s: its files are removed from there "+
-			"only once they are written where it goes, which failed. The next apply finishes the move.", who, destinationsText(from)))
+	if stays := unfinished(ops, from, failed); len(stays) > 0 {
+		why := "its files are removed from there only once they are written where it goes, which failed"
+		if !firstFailed {
+			why = "its files are written where it goes, but removing them from there failed"
+		}
+		diags.AddWarning("Move Not Finished", fmt.Sprintf("%s stays on %s: %s. The next plan shows the move again, "+
+			"and the next apply finishes it.", who, destinationsText(stays), why))
 	}
 	return failed
+}
+
+// unfinished lists, in from's order, the destinations a resource leaves whose removal is in an
+// operation that failed (or was not tried).
+func unfinished(ops []placement.Op, from []string, failed map[string]bool) []string {
+	var out []string
+	for _, dest := range from {
+		for _, op := range ops {
+			if failed[op.Location.String()] && slices.Contains(op.Destinations, dest) {
+				out = append(out, dest)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // onlyLeaving reports whether every destination of an op is one the resource leaves.
