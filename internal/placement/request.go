@@ -120,6 +120,7 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 	var o ops
 	o.know(in.Pool...)
 	o.knowPrior(p.prior)
+	renamed := map[string]bool{}
 	for _, name := range chosen {
 		m := members[name]
 		f, err := filesAt(m)
@@ -127,6 +128,11 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 			return RequestPlan{}, nil, err
 		}
 		before, held := p.prior[name]
+		if !held {
+			if err := takeFromRenamed(&o, p.prior, members, m, renamed, filesAt); err != nil {
+				return RequestPlan{}, nil, err
+			}
+		}
 		if err := place(&o, m, f, name, before, held, filesAt); err != nil {
 			return RequestPlan{}, nil, err
 		}

@@ -1,6 +1,7 @@
 package placement_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
@@ -81,4 +82,52 @@ func TestPromiseChangeCarriesWhatThePlanSaw(t *testing.T) {
 		)
 		equal(t, "Seen", ops[0].Change.Seen, map[string][]string{nestedDepsDir: {nestedDepsFile}, other: {other + "r.yaml"}})
 	})
+}
+
+// A destination renamed with its folder kept (mode none): the placement new on the new name
+// takes from the old name, in the same operation, what the name is in (the index file), and puts
+// its files again with the new index. A destination of the old name still in the pool, or one
+// that was in another folder, is not a rename.
+func TestPromiseRenamedDestinationTakesItsOldIndex(t *testing.T) {
+	old := member("old", locA(), storePath, "kratix/w", layout.ModeNone, map[string]string{"env": "dev"})
+	renamed := member("new", locA(), storePath, "kratix/w", layout.ModeNone, map[string]string{"env": "dev"})
+	elsewhere := member("old", locA(), storePath, "kratix/x", layout.ModeNone, map[string]string{"env": "dev"})
+	const (
+		file     = "kratix/w/static/jenkins-dependencies.yaml"
+		oldIndex = "kratix/w/.kratix/kratix-platform-system-jenkins-static-deps.old-5058f.yaml"
+		newIndex = "kratix/w/.kratix/kratix-platform-system-jenkins-static-deps.new-5058f.yaml"
+	)
+	priorAt := func(m placement.Member) map[string]placement.Prior {
+		return map[string]placement.Prior{"old": {Member: &m, Record: placement.Record{Store: "store", Location: locA().String(), Root: m.Target.Root,
+			Files: map[string]string{m.Target.Root + "/static/jenkins-dependencies.yaml": depsMD5, m.Target.Root + "/.kratix/kratix-platform-system-jenkins-static-deps.old-5058f.yaml": "x"}}}}
+	}
+	for _, tc := range []struct {
+		name       string
+		pool       []placement.Member
+		prior      map[string]placement.Prior
+		wantDelete []string
+	}{
+		{"renamed", []placement.Member{renamed}, priorAt(old), []string{oldIndex}},
+		{"old name still in the pool", []placement.Member{old, renamed}, priorAt(old), nil},
+		{"old name was in another folder", []placement.Member{renamed}, priorAt(elsewhere), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := planPromise(t, placement.Promise{Name: "jenkins", Selector: envSelector("dev"), Dependencies: deps(depsYAML),
+				Pool: tc.pool, Prior: tc.prior})
+			a := opAt(t, p.Ops, locA())
+			var del []string
+			for _, d := range a.Change.Delete {
+				if _, put := a.Change.Put[d]; !put && strings.HasPrefix(d, "kratix/w/") {
+					del = append(del, d)
+				}
+			}
+			sameSet(t, "Delete in kratix/w/ (not put again)", del, tc.wantDelete)
+			if _, ok := a.Change.Put[newIndex]; !ok {
+				t.Errorf("the new name's index %s is not put: %v", newIndex, strPut(a.Change.Put))
+			}
+			if _, ok := a.Change.Put[file]; !ok {
+				t.Errorf("the promise's file is not put again")
+			}
+		})
+	}
 }
