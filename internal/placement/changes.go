@@ -24,8 +24,52 @@ type Change struct {
 	// Prune lists folders (ending in "/") owned outright: whatever is under them and not in Put
 	// goes.
 	Prune []string
+	// Seen maps a folder of Prune, or a folder Delete removes whole, to the files the plan saw
+	// there (sorted): the refreshed record of the placement that owns it. A file found under such
+	// a folder that the plan did not see (another writer's, added after the plan was made) is
+	// left and reported (Leaves), so that the apply of a saved plan deletes only what the plan
+	// showed. A folder without an entry (a placement new there, which the plan did not look into)
+	// is cleared as it is.
+	Seen map[string][]string
 	// Aggregates are rebuilt from their parts after the writes and deletes.
 	Aggregates []layout.Aggregate
+}
+
+// Leaves reports whether clearing a folder leaves the file at p, found there and not in Put:
+// p is under a folder the plan looked into (Seen) and the plan did not see it there. The store
+// reports such a file (statestore.Result.Unseen) instead of deleting it.
+func (c Change) Leaves(p string) bool {
+	for folder, seen := range c.Seen {
+		if strings.HasPrefix(p, folder) {
+			if i := sort.SearchStrings(seen, p); i == len(seen) || seen[i] != p {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// watch notes, for each of folders, what the plan saw there: the paths recorded under it and
+// those put there.
+func (c *Change) watch(folders []string, recorded map[string]string) {
+	if recorded == nil || len(folders) == 0 {
+		return
+	}
+	if c.Seen == nil {
+		c.Seen = map[string][]string{}
+	}
+	for _, folder := range folders {
+		seen := map[string]bool{}
+		for _, p := range c.Seen[folder] {
+			seen[p] = true
+		}
+		for p := range recorded {
+			if strings.HasPrefix(p, folder) {
+				seen[p] = true
+			}
+		}
+		c.Seen[folder] = sortedKeys(seen)
+	}
 }
 
 // Empty reports whether the change asks for nothing.
@@ -135,6 +179,7 @@ func (o *ops) write(m Member, f layout.Files, dest string, recorded map[string]s
 		}
 	}
 	op.Change.Prune = append(op.Change.Prune, f.Prune...)
+	op.Change.watch(f.Prune, recorded)
 	for _, p := range f.Claims {
 		if _, put := f.Put[p]; !put {
 			op.Change.Delete = append(op.Change.Delete, p)
@@ -155,6 +200,7 @@ func (o *ops) write(m Member, f layout.Files, dest string, recorded map[string]s
 func (o *ops) remove(m Member, f layout.Files, dest string, recorded map[string]string) {
 	op := o.at(m, dest)
 	op.Change.Delete = append(op.Change.Delete, f.Prune...)
+	op.Change.watch(f.Prune, recorded)
 	op.Change.Delete = append(op.Change.Delete, f.Claims...)
 	for _, p := range sortedKeys(recorded) {
 		if o.owns(m, f, p, recorded[p]) {

@@ -35,6 +35,9 @@ func MergeOps(lists ...[]Op) []Op {
 			maps.Copy(into.Fresh, op.Fresh)
 			into.Change.Delete = append(into.Change.Delete, op.Change.Delete...)
 			into.Change.Prune = append(into.Change.Prune, op.Change.Prune...)
+			for folder, seen := range op.Change.Seen {
+				into.Change.watch([]string{folder}, setOf(seen))
+			}
 			into.Change.Aggregates = append(into.Change.Aggregates, op.Change.Aggregates...)
 			for _, d := range op.Destinations {
 				if !slices.Contains(into.Destinations, d) {
@@ -44,4 +47,13 @@ func MergeOps(lists ...[]Op) []Op {
 		}
 	}
 	return o.list()
+}
+
+// setOf is paths as a set, as watch takes them.
+func setOf(paths []string) map[string]string {
+	out := make(map[string]string, len(paths))
+	for _, p := range paths {
+		out[p] = ""
+	}
+	return out
 }

@@ -76,6 +76,7 @@ func PlacePromise(in Promise, decisions []scheduling.Decision) (Plan, error) {
 	}
 	in.Dependencies.Kept = keptFiles(in.Prior)
 	filesAt := func(m Member) (layout.Files, error) { return layout.DependencyFiles(m.Target, in.Dependencies) }
+	renamed := map[string]bool{}
 	for _, d := range decisions {
 		m := members[d.Destination]
 		before, held := in.Prior[d.Destination]
@@ -97,6 +98,11 @@ func PlacePromise(in Promise, decisions []scheduling.Decision) (Plan, error) {
 			f, err := files(m)
 			if err != nil {
 				return Plan{}, err
+			}
+			if !held {
+				if err := takeFromRenamed(&o, in.Prior, members, m, renamed, filesAt); err != nil {
+					return Plan{}, err
+				}
 			}
 			r := record(&o, m, f)
 			if !held || !Unchanged(before, m, r) {
@@ -183,6 +189,36 @@ func place(o *ops, m Member, f layout.Files, dest string, before Prior, held boo
 	// holds: the writer warns about files with other content.
 	o.write(m, f, dest, recorded, !held || moved)
 	return nil
+}
+
+// renamedFrom finds, for a destination m a placement is new on, the destination it was placed on
+// before under another name: one that has left the pool, whose folder was m's (same location,
+// folder, mode, aggregated file and store path), not already taken (taken). "" when none.
+func renamedFrom(prior map[string]Prior, members map[string]Member, m Member, taken map[string]bool) string {
+	for _, dest := range sortedKeys(prior) {
+		before := prior[dest]
+		if _, inPool := members[dest]; inPool || taken[dest] || before.Member == nil {
+			continue
+		}
+		if sameTarget(*before.Member, m) && before.Record.Location == m.Location.String() && before.Record.Root == m.Target.Root {
+			return dest
+		}
+	}
+	return ""
+}
+
+// takeFromRenamed removes, in the operation that writes m, what the placement wrote under a
+// destination renamed to m (renamedFrom): the files are the same paths and are put again, but
+// what its old name is in (mode none's index file, .kratix/<namespace>-<placement>.yaml, whose
+// placement carries the destination's name) would otherwise stay, and its list of files would
+// keep them as another owner's at the next removal.
+func takeFromRenamed(o *ops, prior map[string]Prior, members map[string]Member, m Member, taken map[string]bool, filesAt func(Member) (layout.Files, error)) error {
+	old := renamedFrom(prior, members, m, taken)
+	if old == "" {
+		return nil
+	}
+	taken[old] = true
+	return unplace(o, prior[old], old, filesAt)
 }
 
 // unplace removes a placement from where it was. Without the destination as it was then, only

@@ -129,6 +129,7 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 			leaves = true
 		}
 	}
+	renamed := map[string]bool{}
 	for _, name := range chosen {
 		m := members[name]
 		f, err := filesAt(m)
@@ -136,6 +137,11 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 			return RequestPlan{}, nil, err
 		}
 		before, held := p.prior[name]
+		if !held {
+			if err := takeFromRenamed(&o, p.prior, members, m, renamed, filesAt); err != nil {
+				return RequestPlan{}, nil, err
+			}
+		}
 		r := record(&o, m, f)
 		if in.HashKey != nil {
 			r.Files = KeyedHashes(f, in.HashKey)

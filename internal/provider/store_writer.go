@@ -60,6 +60,7 @@ func (d *providerData) writeOps(ctx context.Context, kind, who, message, writer 
 		change.Message = message
 		res, err := writingView(store, op.Member.Target.StorePath).Apply(ctx, change)
 		warnTakeOver(store, who, op.Fresh, res.Replaced, diags)
+		warnUnseen(store, who, res.Unseen, diags)
 		if err != nil {
 			d.writes.record(key, writer, res.Written)
 			addStoreError(diags, "Cannot Write "+kind,
@@ -447,6 +448,21 @@ func takeOverText(who string, held []string, store string) string {
 	}
 	return fmt.Sprintf("%s will replace %d files in %s (%s), which hold different content (written by Kratix or another workspace?). "+
 		"Applying this plan overwrites them; importing the resource instead records what is there.", who, len(held), store, files)
+}
+
+// warnUnseen warns about the files a write left in a folder it clears because the plan did not
+// see them there (statestore.Result.Unseen): another writer added them after the plan was made,
+// as when a saved plan is applied later. The apply deletes only what its plan showed; the next
+// plan shows them, and the guard judges their removal.
+func warnUnseen(store statestore.Store, who string, unseen []string, diags *diag.Diagnostics) {
+	for _, p := range unseen {
+		diags.AddWarning("File Not In The Plan Left",
+			fmt.Sprintf("%s left %s in %s: the file is in a folder it owns, but the plan being applied did not show it "+
+				"(another writer added it after the plan was made, as when a saved plan is applied later), so this apply did not delete it. "+
+				"Run terraform plan to see it: the next plan deletes it from the folder, and a guard that protects the destination asks for an acknowledgement first. "+
+				"Move the file out of the folder if it must stay.",
+				who, p, store.Describe()))
+	}
 }
 
 // warnTakeOver warns about the files a write replaced (see statestore.Result.Replaced) that the

@@ -65,9 +65,14 @@ func (b *bucketStore) apply(ctx context.Context, change Change, snap *writeSnaps
 		}
 	}
 	// existing holds everything under each listed prefix, so this finds every file there.
+	var unseen []string
 	for k := range existing {
-		if underAny(k, prefixes) {
-			doomed[k] = true
+		if _, keep := change.Put[k]; !keep && underAny(k, prefixes) {
+			if doomed[k] || !change.Leaves(k) {
+				doomed[k] = true
+			} else {
+				unseen = append(unseen, k)
+			}
 		}
 	}
 	var toDelete []string
@@ -79,7 +84,7 @@ func (b *bucketStore) apply(ctx context.Context, change Change, snap *writeSnaps
 	sort.Strings(toPut)
 	sort.Strings(toDelete)
 
-	var res Result
+	res := Result{Unseen: unseen}
 	for _, a := range change.Aggregates {
 		if err := b.seedRemainder(ctx, a, partsUnder(change.Put, a.Dir), &res); err != nil {
 			sortResult(&res)
@@ -133,6 +138,7 @@ func sortResult(res *Result) {
 	sort.Strings(res.Written)
 	sort.Strings(res.Deleted)
 	sort.Strings(res.Replaced)
+	sort.Strings(res.Unseen)
 }
 
 // put writes content (whose MD5 is sum) in a single PUT, so that the stored ETag is its MD5 on

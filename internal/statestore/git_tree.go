@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -94,6 +95,20 @@ func applyToFiles(st storer.EncodedObjectStorer, files map[string]treeFile, chan
 			res.Deleted = append(res.Deleted, p)
 		}
 	}
+	// clearOne removes a file found under a folder the change clears, unless the plan did not see
+	// it there.
+	clearOne := func(p string) {
+		if _, ok := files[p]; !ok {
+			return
+		}
+		if change.Leaves(p) {
+			if !slices.Contains(res.Unseen, p) {
+				res.Unseen = append(res.Unseen, p)
+			}
+			return
+		}
+		remove(p)
+	}
 	for _, d := range change.Delete {
 		if !strings.HasSuffix(d, "/") {
 			if _, keep := change.Put[d]; !keep {
@@ -103,14 +118,14 @@ func applyToFiles(st storer.EncodedObjectStorer, files map[string]treeFile, chan
 		}
 		for p := range files {
 			if _, keep := change.Put[p]; strings.HasPrefix(p, d) && !keep {
-				remove(p)
+				clearOne(p)
 			}
 		}
 	}
 	for _, prefix := range change.Prune {
 		for p := range files {
 			if _, keep := change.Put[p]; strings.HasPrefix(p, prefix) && !keep {
-				remove(p)
+				clearOne(p)
 			}
 		}
 	}
@@ -122,6 +137,7 @@ func applyToFiles(st storer.EncodedObjectStorer, files map[string]treeFile, chan
 	sort.Strings(res.Written)
 	sort.Strings(res.Deleted)
 	sort.Strings(res.Replaced)
+	sort.Strings(res.Unseen)
 	return res, nil
 }
 

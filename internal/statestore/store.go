@@ -64,6 +64,10 @@ type Result struct {
 	// write found them, sorted: files taken over from whoever wrote them before. Only Put
 	// counts; aggregates rebuilt from their parts do not.
 	Replaced []string
+	// Unseen lists the files left under a folder the change clears because the plan that made
+	// the change did not see them there (placement.Change.Leaves): another writer's, added
+	// since. Sorted.
+	Unseen []string
 	// Revision is the pushed commit for git; empty for buckets and when nothing changed.
 	Revision string
 }
