@@ -162,3 +162,81 @@ resource "kratix_destination" "w1" {
 		t.Errorf("the plan after the replacement is not empty: %v\n%s", err, out)
 	}
 }
+
+// TestAccCreateBeforeDestroyDestinationCleanupKeepsWhatWasWritten: a promise with
+// create_before_destroy makes Terraform replace its destination the same way. With cleanup =
+// "all" and `-replace` of the destination, the new destination is created in the same folder,
+// the promise and the request write their files there, and only then is the old destination
+// cleaned up. That cleanup must leave what they wrote in this apply: the apply ends with every
+// file they hold, and the next plan is empty.
+func TestAccCreateBeforeDestroyDestinationCleanupKeepsWhatWasWritten(t *testing.T) {
+	requireAcceptance(t)
+	for _, kind := range []string{"bucket", "git-http"} {
+		t.Run(kind, func(t *testing.T) {
+			ts := newTestStore(t, kind)
+			config := ts.provider + cliRequiredProviders + fmt.Sprintf(`
+resource "kratix_state_store" "s" {
+%s
+}
+
+resource "kratix_destination" "w1" {
+  name        = "w1"
+  path        = "w1"
+  cleanup     = "all"
+  state_store = kratix_state_store.s
+}
+
+resource "kratix_promise" "p" {
+  name         = "p"
+  destinations = [kratix_destination.w1]
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+
+resource "kratix_resource_request" "r" {
+  promise = kratix_promise.p
+  name    = "r"
+  files   = { "r.yaml" = "kind: R\n" }
+}
+`, ts.store)
+			c := newCLI(t, map[string]string{"main.tf": config})
+			if out, err := c.run("apply", "-auto-approve"); err != nil {
+				t.Fatalf("apply: %v\n%s", err, out)
+			}
+			want := []string{
+				"w1/dependencies/kratix-canary-namespace.yaml",
+				"w1/dependencies/p/5058f/static/p-dependencies.yaml",
+				"w1/resources/default/p/r/instance-configure/5058f/r.yaml",
+				"w1/resources/kratix-canary-configmap.yaml",
+			}
+			// The repository's seed README is not the test's business: only w1's folder.
+			inW1 := func() []string {
+				var out []string
+				for _, f := range ts.list(t) {
+					if strings.HasPrefix(f, "w1/") {
+						out = append(out, f)
+					}
+				}
+				return out
+			}
+			if now := inW1(); !reflect.DeepEqual(now, want) {
+				t.Fatalf("after the first apply the store holds\n  %q\nwant\n  %q", now, want)
+			}
+			out, err := c.run("apply", "-auto-approve", "-replace=kratix_destination.w1")
+			if err != nil {
+				t.Fatalf("apply -replace: %v\n%s", err, out)
+			}
+			if !strings.Contains(out, "kratix_destination.w1 (deposed object") {
+				t.Fatalf("apply -replace did not create the destination before it destroyed the old one:\n%s", out)
+			}
+			if now := inW1(); !reflect.DeepEqual(now, want) {
+				t.Errorf("after replacing the destination the store holds\n  %q\nwant\n  %q", now, want)
+			}
+			if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+				t.Errorf("the plan after replacing the destination is not empty: %v\n%s", err, out)
+			}
+		})
+	}
+}
