@@ -1,7 +1,6 @@
 package placement
 
 import (
-	"slices"
 	"sort"
 	"strings"
 
@@ -141,19 +140,38 @@ func (p Plan) recordedUnder(location, prefix string) []string {
 	return out
 }
 
-// SpareFiles takes out of a change at a location the files the successor writes there again: a
-// destination's cleanup keeps the canaries its successor in the same folder, laid out another
-// way, writes at the same paths. Folders removed whole stay removed (no canary is in a
-// placement's folder).
-func (s Successor) SpareFiles(loc Location, c Change) Change {
+// SpareFiles takes out of a change at a location the files the successor writes there again,
+// or other objects wrote there earlier in the same apply: a destination's cleanup keeps the
+// canaries its successor in the same folder, laid out another way, writes at the same paths,
+// and the files the promises and requests on that successor wrote. A folder removed whole that
+// holds a kept path is narrowed to the files listed under it (listed: what the store held when
+// the change was made) that are not kept (an aggregate's parts folder, when a promise wrote its
+// part again).
+func (s Successor) SpareFiles(loc Location, c Change, listed []string) Change {
 	keeps := s[loc.String()]
 	if len(keeps) == 0 {
 		return c
 	}
+	sorted := unique(append([]string(nil), keeps...))
+	kept := make(map[string]bool, len(sorted))
+	for _, k := range sorted {
+		kept[k] = true
+	}
 	var deletes []string
 	for _, d := range c.Delete {
-		if strings.HasSuffix(d, "/") || !slices.Contains(keeps, d) {
+		switch {
+		case !strings.HasSuffix(d, "/"):
+			if !kept[d] {
+				deletes = append(deletes, d)
+			}
+		case !anyUnder(sorted, d):
 			deletes = append(deletes, d)
+		default:
+			for _, f := range listed {
+				if strings.HasPrefix(f, d) && !kept[f] {
+					deletes = append(deletes, f)
+				}
+			}
 		}
 	}
 	c.Delete = deletes

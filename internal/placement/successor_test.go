@@ -156,11 +156,33 @@ func TestSpareFilesKeepsTheSuccessorsCanaries(t *testing.T) {
 		t.Fatalf("the successor writes no canary: %v", s)
 	}
 	cleanup := placement.Change{Delete: append([]string{"kratix/dev/all.yaml", aggPartsDir}, canaries...)}
-	got := s.SpareFiles(before.Location, cleanup)
+	got := s.SpareFiles(before.Location, cleanup, nil)
 	sameSet(t, "Delete", got.Delete, []string{"kratix/dev/all.yaml", aggPartsDir})
-	if other := s.SpareFiles(locB(), cleanup); len(other.Delete) != len(cleanup.Delete) {
+	if other := s.SpareFiles(locB(), cleanup, nil); len(other.Delete) != len(cleanup.Delete) {
 		t.Errorf("paths at %s spare a cleanup at %s: %q", locA(), locB(), other.Delete)
 	}
+}
+
+// A destination's cleanup after promises and requests wrote into the same folder earlier in the
+// apply (its successor's, under create_before_destroy) keeps what they wrote: a file, and a part
+// inside a folder the cleanup removes whole, which is narrowed to the other listed files.
+func TestSpareFilesKeepsWhatOthersWroteInTheApply(t *testing.T) {
+	loc := locA()
+	part := aggPartsDir + "p-static-deps.dev-5058f.part"
+	oldPart := aggPartsDir + "gone-static-deps.dev-5058f.part"
+	cleanup := placement.Change{Delete: []string{
+		"kratix/dev/dependencies/p/5058f/static/p-dependencies.yaml",
+		"kratix/dev/dependencies/q/5058f/static/q-dependencies.yaml",
+		aggPartsDir,
+	}}
+	listed := []string{
+		"kratix/dev/dependencies/p/5058f/static/p-dependencies.yaml",
+		"kratix/dev/dependencies/q/5058f/static/q-dependencies.yaml",
+		oldPart, part,
+	}
+	s := placement.Successor{loc.String(): {"kratix/dev/dependencies/p/5058f/static/p-dependencies.yaml", part}}
+	got := s.SpareFiles(loc, cleanup, listed)
+	sameSet(t, "Delete", got.Delete, []string{"kratix/dev/dependencies/q/5058f/static/q-dependencies.yaml", oldPart})
 }
 
 // A removal whose part of an aggregate is still deleted rebuilds the aggregate, even though

@@ -344,7 +344,8 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 }
 
 // Delete follows `cleanup`: with "none" every file stays (Kratix's default); with "all" what the
-// destination's placements and canaries own goes, confined to its folder, in one operation.
+// destination's placements and canaries own goes, confined to its folder, in one operation,
+// but for what other objects wrote there in the same apply.
 func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	if r.data.refuseOffline("kratix_destination", "delete", &resp.Diagnostics) {
 		return
@@ -363,10 +364,12 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 	}
 	name := state.Name.ValueString()
 	// Replaced by a destination in the same folder: the canaries it writes again stay (see
-	// successor.go), as do those it wrote already, created before this one is destroyed (see
-	// writelog.go). What the promises and requests wrote is cleaned up as for any destroy, and
-	// they write it again in the same apply: a cleanup cannot tell their files from orphans.
-	successor := readSuccessor(ctx, req.Private).With(r.data.canariesByOthers(destinationWriter(state.InstanceID.ValueString())))
+	// successor.go), and so does every file another object wrote earlier in this apply (see
+	// writelog.go): the successor's canaries, created before this one is destroyed under
+	// create_before_destroy, and what the promises and requests on the successor wrote there.
+	// None of those is an orphan: it was written for an object the apply keeps (or one whose
+	// own destroy, which Terraform runs before this one's, has removed it already).
+	successor := readSuccessor(ctx, req.Private).With(r.data.writtenByOthers(destinationWriter(state.InstanceID.ValueString())))
 	store := r.open(m.Store, name, &resp.Diagnostics)
 	if store == nil {
 		return
@@ -381,7 +384,8 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 		addStoreError(&resp.Diagnostics, "Cannot Clean Up Destination", fmt.Sprintf("Reading the index files of destination %q failed", name), err)
 		return
 	}
-	c := successor.SpareFiles(m.Location, placement.Cleanup(m.Target, sortedKeys(listing), indexes))
+	listed := sortedKeys(listing)
+	c := successor.SpareFiles(m.Location, placement.Cleanup(m.Target, listed, indexes), listed)
 	c.Message = "Delete from: destination/" + name
 	res, err := store.Apply(ctx, c)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -131,17 +130,6 @@ func (d *providerData) writtenByOthers(writer string) placement.Successor {
 		return nil
 	}
 	return d.writes.byOthers(writer, nil)
-}
-
-// canariesByOthers is what this process wrote for destinations other than writer: their canary
-// files. A destination's cleanup spares them (a successor in the same folder wrote them before
-// the cleanup, under create_before_destroy); it does not spare what promises and requests
-// wrote, which it cannot tell from orphans (see its Delete).
-func (d *providerData) canariesByOthers(writer string) placement.Successor {
-	if d == nil {
-		return nil
-	}
-	return d.writes.byOthers(writer, func(w string) bool { return strings.HasPrefix(w, destinationPrefix) })
 }
 
 // opPaths are the paths an operation makes its location hold: what it puts and the aggregates

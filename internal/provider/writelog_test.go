@@ -32,16 +32,20 @@ func TestWriteLogSparesOnlyOtherWriters(t *testing.T) {
 	if got := l.byOthers("", nil); len(got["s3://m/b"]) != 2 || len(got["git+x@main"]) != 1 {
 		t.Errorf("an object without a token spares %v", got)
 	}
+	// A destination's cleanup spares what every other writer of the apply wrote: another
+	// destination's canaries, and what the promises and requests wrote (finding 2 of issue 37).
 	d := &providerData{}
 	d.writes.record("s3://m/b", "p", []string{"w1/dependencies/p/5058f/static/p-dependencies.yaml"})
 	d.writes.record("s3://m/b", destinationWriter("i2"), []string{"w1/dependencies/kratix-canary-namespace.yaml"})
-	if got, want := d.canariesByOthers(destinationWriter("i1")), (placement.Successor{
-		"s3://m/b": {"w1/dependencies/kratix-canary-namespace.yaml"},
+	if got, want := d.writtenByOthers(destinationWriter("i1")), (placement.Successor{
+		"s3://m/b": {"w1/dependencies/kratix-canary-namespace.yaml", "w1/dependencies/p/5058f/static/p-dependencies.yaml"},
 	}); !reflect.DeepEqual(got, want) {
-		t.Errorf("a destination's cleanup spares %v, want only the other destination's canaries %v", got, want)
+		t.Errorf("a destination's cleanup spares %v, want %v", got, want)
 	}
-	if got := d.canariesByOthers(destinationWriter("i2")); len(got) != 0 {
-		t.Errorf("a destination spares its own canaries: %v", got)
+	if got, want := d.writtenByOthers(destinationWriter("i2")), (placement.Successor{
+		"s3://m/b": {"w1/dependencies/p/5058f/static/p-dependencies.yaml"},
+	}); !reflect.DeepEqual(got, want) {
+		t.Errorf("a destination spares its own canaries: %v, want %v", got, want)
 	}
 }
 
