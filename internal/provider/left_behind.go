@@ -57,7 +57,8 @@ func writeLeftBehind(ctx context.Context, p privateWriter, l leftBehind) diag.Di
 
 // poolElementType is the type of one destination of a pool attribute.
 func poolElementType() types.ObjectType {
-	return types.ObjectType{AttrTypes: poolSchema("").NestedObject.Type().(types.ObjectType).AttrTypes}
+	obj, _ := poolSchema("").NestedObject.Type().(types.ObjectType) // a nested object's type is always one
+	return types.ObjectType{AttrTypes: obj.AttrTypes}
 }
 
 // members decodes the destinations kept; one that no longer decodes (a provider whose pool
@@ -114,7 +115,7 @@ func keepLeftBehind(ctx context.Context, prior map[string]placement.Prior, recor
 	out := leftBehind{}
 	for dest, m := range placement.LeftBehind(prior, records, pool) {
 		if raw, ok := before[dest]; ok {
-			if kept, ok := before.members(ctx)[dest]; ok && kept.Member.Folder() == m.Folder() {
+			if kept, ok := before.members(ctx)[dest]; ok && kept.Folder() == m.Folder() {
 				out[dest] = raw
 				continue
 			}

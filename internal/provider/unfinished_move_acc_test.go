@@ -180,13 +180,13 @@ func testMoveFinishes(t *testing.T, kind string, request bool) {
 	b := a
 	from, to := "w1", "w1-moved"
 	fromStore, toStore := "a", "a"
-	var fault, clear func()
+	var fault, heal func()
 	if kind == "bucket-path" {
-		fault, clear = func() { a.recorder.failDeletes.Store(true) }, func() { a.recorder.failDeletes.Store(false) }
+		fault, heal = func() { a.recorder.failDeletes.Store(true) }, func() { a.recorder.failDeletes.Store(false) }
 	} else {
 		b = newTestStore(t, storeKind)
 		to, toStore = "w1", "b"
-		fault, clear = storeFault(t, a)
+		fault, heal = storeFault(t, a)
 	}
 	requestHCL, who := "", "kratix_promise.app"
 	if request {
@@ -253,7 +253,7 @@ resource "kratix_promise" "app" {
 	}
 	fault()
 	out, err := c.run("apply", "move.tfplan")
-	clear()
+	heal()
 	if err == nil {
 		t.Fatalf("the move's apply with the old place failing succeeded:\n%s", out)
 	}

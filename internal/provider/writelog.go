@@ -102,17 +102,16 @@ func (l *writeLog) record(location, writer string, paths []string) {
 	}
 }
 
-// byOthers lists, per location, the paths written by any writer other than the given one (and,
-// with only set, one it accepts), in the shape of a successor list so that a removal can be
-// spared them (placement.Plan.Spare).
-func (l *writeLog) byOthers(writer string, only func(string) bool) placement.Successor {
+// byOthers lists, per location, the paths written by any writer other than the given one, in
+// the shape of a successor list so that a removal can be spared them (placement.Plan.Spare).
+func (l *writeLog) byOthers(writer string) placement.Successor {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	out := placement.Successor{}
 	for loc, at := range l.written {
 		var paths []string
 		for p, w := range at {
-			if w != writer && (only == nil || only(w)) {
+			if w != writer {
 				paths = append(paths, p)
 			}
 		}
@@ -129,7 +128,7 @@ func (d *providerData) writtenByOthers(writer string) placement.Successor {
 	if d == nil {
 		return nil
 	}
-	return d.writes.byOthers(writer, nil)
+	return d.writes.byOthers(writer)
 }
 
 // opPaths are the paths an operation makes its location hold: what it puts and the aggregates

@@ -16,20 +16,20 @@ func TestWriteLogSparesOnlyOtherWriters(t *testing.T) {
 	l.record("git+x@main", destinationWriter("i2"), []string{"w1/kratix-canary-namespace.yaml"})
 	l.record("s3://m/b", "", []string{"w1/ignored.yaml"}) // a delete's write is not logged
 
-	if got, want := l.byOthers("old", nil), (placement.Successor{
+	if got, want := l.byOthers("old"), (placement.Successor{
 		"s3://m/b":   {"w1/a.yaml"},
 		"git+x@main": {"w1/kratix-canary-namespace.yaml"},
 	}); !reflect.DeepEqual(got, want) {
 		t.Errorf("the old object spares %v, want %v", got, want)
 	}
-	if got, want := l.byOthers("new", nil), (placement.Successor{
+	if got, want := l.byOthers("new"), (placement.Successor{
 		"s3://m/b":   {"w1/b.yaml"},
 		"git+x@main": {"w1/kratix-canary-namespace.yaml"},
 	}); !reflect.DeepEqual(got, want) {
 		t.Errorf("the new object spares %v, want %v", got, want)
 	}
 	// An object created before tokens existed has none: it spares everything logged.
-	if got := l.byOthers("", nil); len(got["s3://m/b"]) != 2 || len(got["git+x@main"]) != 1 {
+	if got := l.byOthers(""); len(got["s3://m/b"]) != 2 || len(got["git+x@main"]) != 1 {
 		t.Errorf("an object without a token spares %v", got)
 	}
 	// A destination's cleanup spares what every other writer of the apply wrote: another

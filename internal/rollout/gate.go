@@ -126,7 +126,7 @@ func (c GateCheck) Passes() bool { return c.Phase == GatePassed }
 
 // checkGate is the gate's word on the waves of status.Target already written, at in.Now; nil
 // when there is no gate or no wave of the configured revision written yet.
-func checkGate(in Input, status Status, wave map[string]int) *GateCheck {
+func checkGate(in Input, status Status) *GateCheck {
 	g := in.Policy.Gate
 	if g == nil || status.Target != in.Revision || status.WavesDone == 0 {
 		return nil

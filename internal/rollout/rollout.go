@@ -261,7 +261,7 @@ func Plan(in Input) Step {
 			next = w
 		}
 	}
-	s.Gate = checkGate(in, s.Status, s.Wave)
+	s.Gate = checkGate(in, s.Status)
 	s.Window = checkWindows(in.Policy.Windows, in.Now)
 	s.Halt = halt(in, s)
 	switch {
