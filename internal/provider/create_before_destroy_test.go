@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -328,7 +329,7 @@ resource "terraform_data" "later" {
 // removes a file, every file is still there, and the next plan is empty.
 func TestAccCreateBeforeDestroyInterrupted(t *testing.T) {
 	requireAcceptance(t)
-	t.Skip("issue 37, finding 1, open: Terraform plans a deposed object's destroy again in the apply, from its state, so only its refresh can hand the delete what the live object holds (see the closing note)")
+	skipOpenFinding(t, "issue 37, finding 1, open: Terraform plans a deposed object's destroy again in the apply, from its state, so only its refresh can hand the delete what the live object holds")
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
 			ts := newTestStore(t, kind)
@@ -394,7 +395,7 @@ func TestAccCreateBeforeDestroyInterrupted(t *testing.T) {
 // identity.
 func TestAccCreateBeforeDestroyInterruptedAfterAMove(t *testing.T) {
 	requireAcceptance(t)
-	t.Skip("issue 37, finding 1, open: Terraform plans a deposed object's destroy again in the apply, from its state, so only its refresh can hand the delete what the live object holds (see the closing note)")
+	skipOpenFinding(t, "issue 37, finding 1, open: Terraform plans a deposed object's destroy again in the apply, from its state, so only its refresh can hand the delete what the live object holds")
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
 			ts := newTestStore(t, kind)
@@ -450,5 +451,14 @@ func TestAccCreateBeforeDestroyInterruptedAfterAMove(t *testing.T) {
 				t.Errorf("the plan after destroying the deposed promise is not empty: %v\n%s", err, out)
 			}
 		})
+	}
+}
+
+// skipOpenFinding skips a test that shows a defect not fixed yet, unless KRATIX_OPEN_FINDINGS=1
+// asks to see it fail (TF_ACC=1 KRATIX_OPEN_FINDINGS=1 go test -run <name> ./internal/provider/).
+func skipOpenFinding(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("KRATIX_OPEN_FINDINGS") == "" {
+		t.Skip(why + " (KRATIX_OPEN_FINDINGS=1 runs it)")
 	}
 }
