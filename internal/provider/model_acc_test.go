@@ -353,6 +353,13 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 			out, err = c.run("destroy", "-auto-approve", "-input=false", "-target="+op.TargetDestroy)
 			m.EndTargetDestroy()
 			config = writeConfig()
+			if err == nil {
+				// The configuration without what it destroyed, applied: the outputs the model
+				// reads are not updated by a destroy, and nothing else may change.
+				var more string
+				more, err = c.run("apply", "-auto-approve", "-input=false")
+				out += more
+			}
 		case op.Interrupt || len(op.SavedPlan) > 0:
 			// Through a saved plan, so that what the plan shows is known: the apply may delete
 			// no file it did not show (refmodel/lifecycle.go).

@@ -28,11 +28,10 @@ var DefaultOff = []string{
 	"cbdinterrupt",
 	// Finding 7 (and point 3): a saved plan's apply deletes a file that appeared after the plan.
 	"savedplan",
-	// Finding 12 / point 4: a targeted destroy of a destination; kept off until the guard's
-	// handling of it (commit a5a9f83) has been through the model.
+	// targetdestroy and interrupt pass on main in short runs (3-4 seeds x 6 steps, both store
+	// kinds); they are off only so that `make test` draws what it drew before (same seeds, same
+	// steps, same time) until they have run long enough. The lead turns them on.
 	"targetdestroy",
-	// Not a finding: an interrupted apply (no create_before_destroy). Off until it has run
-	// long enough on both store kinds to be known not to flake; the lead turns it on.
 	"interrupt",
 }
 
