@@ -25,7 +25,8 @@ package provider
 //   KRATIX_MODEL_SEED=N       run only seed N (or -seed=N on the go test command line)
 //   KRATIX_MODEL_SEEDS=N      number of seeds (default 20), from KRATIX_MODEL_FIRST_SEED (default 1)
 //   KRATIX_MODEL_STEPS=N      operations per seed after the first apply (default 10)
-//   KRATIX_MODEL_OPS=a,b      only these operations (names in refmodel.OpNames)
+//   KRATIX_MODEL_OPS=a,b      only these operations (names in refmodel.OpNames; unset: all but
+//                             refmodel.DefaultOff, lifecycle operations that fail on open findings)
 //   KRATIX_MODEL_MODES=a,b    only these filepath modes (default all four)
 //   KRATIX_MODEL_PARALLEL=N   seeds run at once (default 3)
 //   KRATIX_MODEL_FAULTS=0     no store goes down during an apply (model_fault_test.go)
@@ -103,6 +104,9 @@ func modelSettingsFromEnv(t *testing.T) modelSettings {
 		}
 	}
 	s.ops = envList(t, "KRATIX_MODEL_OPS", refmodel.OpNames)
+	if os.Getenv("KRATIX_MODEL_OPS") == "" {
+		s.ops = refmodel.DefaultOps() // not the lifecycle operations that fail on open findings (refmodel.DefaultOff)
+	}
 	s.modes = envList(t, "KRATIX_MODEL_MODES", refmodel.Modes)
 	return s
 }
@@ -195,7 +199,7 @@ func (c *modelTally) text() string {
 // opsEnv is the part of a reproduction command that restricts operations and modes.
 func opsEnv(s modelSettings) string {
 	out := ""
-	if !slices.Equal(s.ops, refmodel.OpNames) {
+	if !slices.Equal(s.ops, refmodel.DefaultOps()) {
 		out += " KRATIX_MODEL_OPS=" + strings.Join(s.ops, ",")
 	}
 	if !slices.Equal(s.modes, refmodel.Modes) {
@@ -230,6 +234,29 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 			t.Fatal(err)
 		}
 		return config
+	}
+	// settleCheck settles the model after an apply that is not the step's last (an interrupted
+	// one, a saved plan's) and, with folders, checks what every folder holds.
+	settleCheck := func(step int, phase, out string, folders bool) {
+		t.Helper()
+		placed, err := modelPlacements(c)
+		if err != nil {
+			fail(step, "%s: reading the requests' destinations: %v", phase, err)
+		}
+		report := m.SettleAll(placed)
+		for i, p := range report {
+			report[i] = "scheduling: " + p
+		}
+		if folders {
+			problems, err := m.FolderProblems(initial, conn.snapshot(t), conn.Names)
+			if err != nil {
+				fail(step, "%v", err)
+			}
+			report = append(report, problems...)
+		}
+		if len(report) > 0 {
+			fail(step, "the stores do not hold what the model says %s\n\n%s\n\nwhat the apply did:\n%s", phase, strings.Join(report, "\n\n"), tail(out, 30))
+		}
 	}
 	for step := 0; step <= s.steps; step++ {
 		wasFlying, rolloutsBefore := len(m.InFlight()) > 0, m.RolloutSignature()
@@ -302,7 +329,7 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 		// draws which, refmodel/fault.go); the apply below then recovers from it. What the model
 		// holds after the step is known once the step is settled, so the checks of kept files
 		// wait until then.
-		down := m.DrawFault(s.faults && !op.Quiet && !wasFlying && len(flying) == 0 && m.RolloutSignature() == rolloutsBefore)
+		down := m.DrawFault(s.faults && !op.Quiet && !op.Interrupt && len(op.SavedPlan) == 0 && op.TargetDestroy == "" && !wasFlying && len(flying) == 0 && m.RolloutSignature() == rolloutsBefore)
 		var fault modelFault
 		if down >= 0 {
 			history[len(history)-1] += fmt.Sprintf(" [store %d down during the first apply]", down)
@@ -320,9 +347,54 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 				fail(step, "%s\n\nwhat the apply did:\n%s", strings.Join(problems, "\n"), tail(fout, 60))
 			}
 		}
-		out, err := c.run(args...)
+		var out string
+		switch {
+		case op.TargetDestroy != "":
+			out, err = c.run("destroy", "-auto-approve", "-input=false", "-target="+op.TargetDestroy)
+			m.EndTargetDestroy()
+			config = writeConfig()
+			if err == nil {
+				// The configuration without what it destroyed, applied: the outputs the model
+				// reads are not updated by a destroy, and nothing else may change.
+				var more string
+				more, err = c.run("apply", "-auto-approve", "-input=false")
+				out += more
+			}
+		case op.Interrupt || len(op.SavedPlan) > 0:
+			// Through a saved plan, so that what the plan shows is known: the apply may delete
+			// no file it did not show (refmodel/lifecycle.go).
+			var unshown []string
+			out, err, unshown = savedPlanApply(t, c, conn, args[3:], op.SavedPlan)
+			if len(unshown) > 0 {
+				fail(step, "%s: the apply deleted files its plan did not show:\n  %s\n\nwhat the apply did:\n%s", op.Name, strings.Join(unshown, "\n  "), tail(out, 60))
+			}
+			if op.Interrupt {
+				if err == nil || !strings.Contains(flat(out), refmodel.InterruptError) {
+					fail(step, "the apply should fail with %q (err %v):\n%s\n\nconfiguration:\n%s", refmodel.InterruptError, err, tail(out, 60), config)
+				}
+				// Everything but the failing resource applied: the folders hold what the model
+				// says already.
+				m.EndInterrupt()
+				settleCheck(step, "after the interrupted apply", out, true)
+			} else {
+				if err != nil {
+					fail(step, "applying the saved plan: %v\n%s\n\nconfiguration:\n%s", err, tail(out, 60), config)
+				}
+				// Another writer changed the store after the plan: what the apply does with it
+				// is the next apply's to repair; the model's folders are checked after it.
+				settleCheck(step, "after the saved plan's apply", out, false)
+			}
+			config = writeConfig()
+			before = conn.fingerprint(t)
+			out, err, unshown = savedPlanApply(t, c, conn, nil, nil)
+			if len(unshown) > 0 {
+				fail(step, "%s: the apply after it deleted files its plan did not show:\n  %s\n\nwhat the apply did:\n%s", op.Name, strings.Join(unshown, "\n  "), tail(out, 60))
+			}
+		default:
+			out, err = c.run(args...)
+		}
 		if err != nil {
-			fail(step, "terraform apply: %v\n%s\n\nconfiguration:\n%s", err, tail(out, 60), config)
+			fail(step, "terraform %s: %v\n%s\n\nconfiguration:\n%s", args[0], err, tail(out, 60), config)
 		}
 		applied := time.Since(stepStart)
 		after := conn.fingerprint(t)
@@ -354,7 +426,7 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 					down, map[bool]string{true: "failed", false: "succeeded"}[fault.failed], strings.Join(p, "\n  "), tail(fault.out, 40), planSummary(out))
 			}
 		}
-		if len(op.Hand) == 0 && op.Part == nil && len(op.Replace) == 0 && maps.Equal(incs, m.Incarnations()) && m.Digest() == expected && !maps.Equal(after, before) {
+		if len(op.Hand) == 0 && op.Part == nil && len(op.Replace) == 0 && !op.Interrupt && len(op.SavedPlan) == 0 && maps.Equal(incs, m.Incarnations()) && m.Digest() == expected && !maps.Equal(after, before) {
 			// Nothing re-created, no hand edit to repair, and every folder must hold what it held:
 			// no object may be written or deleted, no commit made (a no-op apply writes nothing).
 			fail(step, "%s changes nothing the stores must hold, but the apply wrote to them:\n%s\n\nwhat the apply did:\n%s", op.Name, conn.writes(before, after), planSummary(out))

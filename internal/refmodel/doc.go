@@ -33,6 +33,7 @@
 //	replicas.go replicas and spread: a request's destinations, zones, "replicas"
 //	groups.go   workload groups: a request's folders placed on their own, "groups"
 //	fault.go    a store down during an apply: when, and which files must not be lost
+//	lifecycle.go Terraform's lifecycle: create_before_destroy, interrupted applies, saved plans, destroy -target
 //	check.go    comparing a snapshot of the stores with the model
 //	refmodel.go what the runner calls
 //

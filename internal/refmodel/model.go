@@ -183,6 +183,13 @@ type modelWorld struct {
 	// adopted are requests the next apply imports (settle consumes it): they may list their
 	// destinations in another order.
 	adopted map[string]bool
+	// Lifecycle (lifecycle.go), for this step only (nextOp clears them): objects rendered with
+	// create_before_destroy, the address the failing resource of an interrupted apply depends
+	// on, and whether w.pending were destroyed by `terraform destroy -target` (the configuration
+	// still holds them for that command).
+	cbd       []string
+	interrupt string
+	targeted  bool
 }
 
 // modelStore is one kratix_state_store resource. Stores 0 and 1 name two different buckets (or

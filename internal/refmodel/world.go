@@ -24,6 +24,7 @@ var OpNames = []string{
 	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part", "pool", "drift", "index",
 	"stage", "pause", "rollout", "reimport", "guard", "collide",
 	"cordon", "drain", "untaint", "reweight", "tolerate", "replicas", "groups", "health",
+	"cbd", "interrupt", "cbdinterrupt", "savedplan", "targetdestroy", // lifecycle.go
 }
 
 // modelOpWeights are the operations drawn more often than the others: weight 2 makes one about
@@ -212,6 +213,17 @@ type Op struct {
 	// deleted or edited by hand (the runner finds it); the apply must put it back, byte for byte
 	// (and repair the aggregate).
 	Part *PartEdit
+	// Interrupt: the apply must fail with InterruptError (a resource that depends on a random
+	// object fails at apply, lifecycle.go); the runner checks the folders, then calls
+	// EndInterrupt and applies again.
+	Interrupt bool
+	// SavedPlan are store changes another writer makes between `terraform plan -out` and the
+	// apply of that plan, which may delete only files the plan showed; the runner then applies
+	// again.
+	SavedPlan []Hand
+	// TargetDestroy: the runner runs `terraform destroy -target=<it>` instead of an apply, then
+	// calls EndTargetDestroy.
+	TargetDestroy string
 }
 
 // PartEdit says which file recorded in state Op.Part edits, and how.
@@ -233,6 +245,7 @@ type Hand struct {
 func (m *Model) nextOp(rng *rand.Rand, allowed []string) Op {
 	w := m.w
 	m.now = m.now.Add(time.Second) // every step at a time of its own; "health" moves it further
+	w.cbd, w.interrupt, w.targeted = nil, "", false
 	if len(w.pending) > 0 {
 		var names []string
 		for _, p := range w.pending {
@@ -329,6 +342,7 @@ func (w *modelWorld) clone() *modelWorld {
 	}
 	c.pending, c.replaced, c.edited, c.imports = slices.Clone(w.pending), slices.Clone(w.replaced), slices.Clone(w.edited), slices.Clone(w.imports)
 	c.adopted = maps.Clone(w.adopted)
+	c.cbd = slices.Clone(w.cbd)
 	return &c
 }
 
@@ -571,6 +585,9 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 
 	case "groups":
 		return m.groupsOp(rng, requests)
+
+	case "cbd", "interrupt", "cbdinterrupt", "savedplan", "targetdestroy":
+		return m.lifecycleOp(rng, name)
 
 	case "health":
 		return m.healthOp(rng)
@@ -1112,7 +1129,7 @@ func (w *modelWorld) render(c *Stores) string {
 		fmt.Fprintf(&b, "\nresource \"kratix_state_store\" \"health\" {\n%s  path = %q\n}\n", c.Observe, modelHealthFolder)
 	}
 	for _, d := range w.dests {
-		if !d.present {
+		if !w.rendered("d:"+d.name, d.present) {
 			continue
 		}
 		fmt.Fprintf(&b, "\nresource \"kratix_destination\" %q {\n  name                = %q\n", d.name, d.name)
@@ -1132,10 +1149,10 @@ func (w *modelWorld) render(c *Stores) string {
 		if d.weight > 0 {
 			fmt.Fprintf(&b, "  weight              = %d\n", d.weight)
 		}
-		fmt.Fprintf(&b, "  filepath_mode       = %q\n  aggregated_filename = %q\n  cleanup             = %q\n}\n", d.mode, d.agg, d.cleanup)
+		fmt.Fprintf(&b, "  filepath_mode       = %q\n  aggregated_filename = %q\n  cleanup             = %q\n%s}\n", d.mode, d.agg, d.cleanup, w.lifecycleHCL("d:"+d.name))
 	}
 	for _, p := range w.promises {
-		if !p.present {
+		if !w.rendered("p:"+p.name, p.present) {
 			continue
 		}
 		fmt.Fprintf(&b, "\nresource \"kratix_promise\" %q {\n  name         = %q\n", p.name, p.name)
@@ -1150,7 +1167,7 @@ func (w *modelWorld) render(c *Stores) string {
 		}
 		var pool []string
 		for _, d := range w.dests {
-			if p.inPool(d) {
+			if p.inPool(d) || w.rendered("d:"+d.name, false) && !p.left[d.name] {
 				pool = append(pool, "kratix_destination."+d.name)
 			}
 		}
@@ -1162,11 +1179,12 @@ func (w *modelWorld) render(c *Stores) string {
 			b.WriteString(observeHCL)
 		}
 		b.WriteString(p.guard.hcl())
+		b.WriteString(w.lifecycleHCL("p:" + p.name))
 		b.WriteString("}\n")
 	}
 	var outputs []string
 	for _, r := range w.requests {
-		if !r.present {
+		if !w.rendered("r:"+r.name, r.present) {
 			continue
 		}
 		fmt.Fprintf(&b, "\nresource \"kratix_resource_request\" %q {\n  promise   = kratix_promise.%s\n  name      = %q\n  namespace = %q\n", r.name, w.promises[r.promise].name, r.kratixName(), r.namespace)
@@ -1198,6 +1216,7 @@ func (w *modelWorld) render(c *Stores) string {
 		if len(r.groups) > 0 {
 			b.WriteString(hclGroups(r))
 		}
+		b.WriteString(w.lifecycleHCL("r:" + r.name))
 		b.WriteString("}\n")
 		outputs = append(outputs, fmt.Sprintf("    %s = kratix_resource_request.%s.destinations\n", r.name, r.name))
 		for _, f := range modelKeys(r.groups) {
@@ -1206,6 +1225,7 @@ func (w *modelWorld) render(c *Stores) string {
 				hclString(groupKey(r, f)), r.name, hclString(f)))
 		}
 	}
+	b.WriteString(w.interruptHCL())
 	fmt.Fprintf(&b, "\noutput \"choices\" {\n  value = {\n%s  }\n}\n", strings.Join(outputs, ""))
 	for _, imp := range w.imports {
 		addr, id, _ := strings.Cut(imp, "=")
