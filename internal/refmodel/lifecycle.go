@@ -16,23 +16,13 @@ import (
 // LifecycleOps are the lifecycle operations (in OpNames too).
 var LifecycleOps = []string{"cbd", "interrupt", "cbdinterrupt", "savedplan", "targetdestroy"}
 
-// DefaultOff are operations a run draws only when KRATIX_MODEL_OPS names them: each fails on
-// the code of issue 37's time because of an open finding, named here. Take one out of the list
-// when its finding's fix is merged.
+// DefaultOff are operations a run draws only when KRATIX_MODEL_OPS names them: each fails
+// because of an open finding, named here. Take one out of the list when its finding's fix is
+// merged. (cbd, savedplan, interrupt and targetdestroy left it with the fixes of findings 2 and 7.)
 var DefaultOff = []string{
-	// Finding 2: a destination replaced create_before_destroy with cleanup = "all" ends with its
-	// promises' and requests' files gone (the old destination's cleanup runs after they wrote).
-	"cbd",
 	// Finding 1: an interrupted create_before_destroy replacement; the next apply's "deposed
 	// object will be destroyed" deletes every file the successor holds.
 	"cbdinterrupt",
-	// Finding 7 (and point 3): a saved plan's apply deletes a file that appeared after the plan.
-	"savedplan",
-	// targetdestroy and interrupt pass on main in short runs (3-4 seeds x 6 steps, both store
-	// kinds); they are off only so that `make test` draws what it drew before (same seeds, same
-	// steps, same time) until they have run long enough. The lead turns them on.
-	"targetdestroy",
-	"interrupt",
 }
 
 // DefaultOps are OpNames less DefaultOff: what a run draws when KRATIX_MODEL_OPS is not set.
