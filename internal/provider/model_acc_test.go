@@ -364,7 +364,7 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 			// Through a saved plan, so that what the plan shows is known: the apply may delete
 			// no file it did not show (refmodel/lifecycle.go).
 			var unshown []string
-			out, err, unshown = savedPlanApply(t, c, conn, args[3:], op.SavedPlan)
+			out, unshown, err = savedPlanApply(t, c, conn, args[3:], op.SavedPlan)
 			if len(unshown) > 0 {
 				fail(step, "%s: the apply deleted files its plan did not show:\n  %s\n\nwhat the apply did:\n%s", op.Name, strings.Join(unshown, "\n  "), tail(out, 60))
 			}
@@ -386,7 +386,7 @@ func runModelSeed(t *testing.T, kind string, seed int64, s modelSettings, ran *m
 			}
 			config = writeConfig()
 			before = conn.fingerprint(t)
-			out, err, unshown = savedPlanApply(t, c, conn, nil, nil)
+			out, unshown, err = savedPlanApply(t, c, conn, nil, nil)
 			if len(unshown) > 0 {
 				fail(step, "%s: the apply after it deleted files its plan did not show:\n  %s\n\nwhat the apply did:\n%s", op.Name, strings.Join(unshown, "\n  "), tail(out, 60))
 			}

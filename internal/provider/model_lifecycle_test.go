@@ -102,19 +102,19 @@ func shownByPlan(c *modelConn, planJSON string) (*planShown, error) {
 // savedPlanApply runs `terraform plan -out` with extra (the -replace flags), makes hands (another
 // writer's store changes), then applies the saved plan. It returns the apply's output and
 // error, and the files the apply deleted that the plan did not show.
-func savedPlanApply(t *testing.T, c *cli, conn *modelConn, extra []string, hands []refmodel.Hand) (string, error, []string) {
+func savedPlanApply(t *testing.T, c *cli, conn *modelConn, extra []string, hands []refmodel.Hand) (string, []string, error) {
 	t.Helper()
 	out, err := c.run(append([]string{"plan", "-input=false", "-out=step.tfplan"}, extra...)...)
 	if err != nil {
-		return out, fmt.Errorf("terraform plan -out: %w", err), nil
+		return out, nil, fmt.Errorf("terraform plan -out: %w", err)
 	}
 	js, err := c.run("show", "-json", "step.tfplan")
 	if err != nil {
-		return js, fmt.Errorf("terraform show -json: %w", err), nil
+		return js, nil, fmt.Errorf("terraform show -json: %w", err)
 	}
 	shown, err := shownByPlan(conn, js)
 	if err != nil {
-		return js, err, nil
+		return js, nil, err
 	}
 	for _, h := range hands {
 		conn.hand(t, h)
@@ -130,5 +130,5 @@ func savedPlanApply(t *testing.T, c *cli, conn *modelConn, extra []string, hands
 			}
 		}
 	}
-	return out, err, problems
+	return out, problems, err
 }
