@@ -99,6 +99,7 @@ func (c kratixConfig) floorStore() string {
         profile      = null
         assume_role  = null
         sts_endpoint = null
+        use_dual_stack = null
       }
       git = null`, c.store.endpoint, c.store.bucket)
 	}
