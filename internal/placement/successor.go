@@ -178,16 +178,18 @@ func (s Successor) SpareFiles(loc Location, c Change, listed []string) Change {
 	return c
 }
 
-// SuccessorKeeps lists the files the records of the named destinations hold, by location: what
-// a successor keeps in place without writing it (a destination waiting for its wave keeps
-// exactly what it holds), which the delete of the object it replaces must leave as well.
-func SuccessorKeeps(records map[string]Record, dests []string) Successor {
+// SuccessorHolding is what a new object will hold once its operations ran: the paths ops write
+// and every file its records hold without writing it (a destination waiting for its wave, a
+// placement the store already holds as recorded, which Unchanged leaves without an operation).
+// The delete of the object it replaces must leave all of them.
+func SuccessorHolding(ops []Op, records map[string]Record) Successor {
+	return SuccessorOf(ops).With(successorKeeps(records))
+}
+
+// successorKeeps lists the files the records hold, by location.
+func successorKeeps(records map[string]Record) Successor {
 	out := Successor{}
-	for _, dest := range dests {
-		rec, ok := records[dest]
-		if !ok {
-			continue
-		}
+	for _, rec := range records {
 		for p := range rec.Files {
 			out[rec.Location] = append(out[rec.Location], p)
 		}

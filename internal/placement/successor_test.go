@@ -2,6 +2,7 @@ package placement_test
 
 import (
 	"reflect"
+	"sort"
 	"testing"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
@@ -221,26 +222,31 @@ func TestSuccessorWith(t *testing.T) {
 	}
 }
 
-func TestSuccessorKeeps(t *testing.T) {
+// TestSuccessorHolding: a new object's successor list holds what its operations write and every
+// file its records hold without a write (a waiting destination, a placement the store already
+// holds as recorded): the delete of the object it replaces must leave both.
+func TestSuccessorHolding(t *testing.T) {
+	repo := placement.Location{Kind: "git", Endpoint: "https://git.example/r", Branch: "main"}
 	records := map[string]placement.Record{
 		"dev-1":    {Location: "s3://b", Files: map[string]string{"dev-1/dependencies/p/5058f/static/p-dependencies.yaml": "m1"}},
 		"dev-2":    {Location: "s3://b", Files: map[string]string{"dev-2/aggregated.yaml": "part:m2", "dev-2/a.yaml": "m3"}},
-		"canary-1": {Location: "git://r", Files: map[string]string{"canary-1/x.yaml": "m4"}},
+		"canary-1": {Location: repo.String(), Files: map[string]string{"canary-1/x.yaml": "m4"}},
 	}
-	for _, tc := range []struct {
-		name  string
-		dests []string
-		want  placement.Successor
-	}{
-		{"the waiting destinations, on one location", []string{"dev-2", "dev-1", "gone"}, placement.Successor{
-			"s3://b": {"dev-1/dependencies/p/5058f/static/p-dependencies.yaml", "dev-2/a.yaml", "dev-2/aggregated.yaml"},
-		}},
-		{"none", nil, placement.Successor{}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := placement.SuccessorKeeps(records, tc.dests); !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("SuccessorKeeps = %v, want %v", got, tc.want)
-			}
-		})
+	// canary-1 is written again (x.yaml, and a new y.yaml); dev-1 and dev-2 are kept as recorded.
+	ops := []placement.Op{{Location: repo, Change: placement.Change{Put: map[string][]byte{"canary-1/x.yaml": nil, "canary-1/y.yaml": nil}}}}
+	got := placement.SuccessorHolding(ops, records)
+	want := placement.Successor{
+		"s3://b":      {"dev-1/dependencies/p/5058f/static/p-dependencies.yaml", "dev-2/a.yaml", "dev-2/aggregated.yaml"},
+		repo.String(): {"canary-1/x.yaml", "canary-1/y.yaml"},
+	}
+	for loc, paths := range got {
+		sort.Strings(paths)
+		got[loc] = paths
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("SuccessorHolding = %v, want %v", got, want)
+	}
+	if got := placement.SuccessorHolding(nil, nil); len(got) != 0 {
+		t.Errorf("nothing held: %v", got)
 	}
 }

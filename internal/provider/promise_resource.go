@@ -214,17 +214,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	plan.Health = healthPlanned
 	if req.State.Raw.IsNull() {
 		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
-		// A replacement also keeps the files of the destinations waiting for their wave.
-		succ := placement.SuccessorOf(p.Ops)
-		if replacing {
-			var keeps []string
-			for dest, deps := range in.Staged {
-				if deps == nil {
-					keeps = append(keeps, dest)
-				}
-			}
-			succ = succ.With(placement.SuccessorKeeps(p.Records, keeps))
-		}
+		succ := placement.SuccessorHolding(p.Ops, p.Records)
 		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, succ)...)
 	}
 	plan.recordRollout(ctx, state, s, p.Records)

@@ -7,7 +7,7 @@ package provider
 // promise with a rollout looks in its pool's folders as the first plan after an import does
 // (adoptPromise, adoptRollout): when they hold it mid-rollout, it goes on from where the stores
 // say it stands. Both plans Terraform makes of the create see the same files (the delete that
-// comes first leaves those of the destinations waiting for their wave: placement.SuccessorKeeps),
+// comes first leaves those of the destinations waiting for their wave: placement.SuccessorHolding),
 // so they decide alike; the times the stores do not say (when the last wave went, when the next
 // may) are the apply's: the gate's settle counts from the replacement. The create keeps the
 // waiting destinations' records as its plan made them (keptPrior), writing nothing there, and

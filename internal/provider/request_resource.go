@@ -249,7 +249,7 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	plan.Health = healthPlanned
 	if req.State.Raw.IsNull() {
 		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
-		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorOf(p.Ops))...)
+		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorHolding(p.Ops, p.Records))...)
 	}
 	raw, diags := plan.withComputed(ctx, req.Plan.Raw)
 	resp.Diagnostics.Append(diags...)

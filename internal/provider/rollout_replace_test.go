@@ -16,7 +16,6 @@ import (
 // healthy record then lets the rest go. Bucket and git; the store is read back with the
 // independent client after each apply.
 func TestAccRolloutReplaceWhileGateHolds(t *testing.T) {
-	skipOpenFinding(t, "issue 37, finding 4: passed on its branch, fails on main after the merge of the unchanged-placement and rename changes with \"Provider produced inconsistent final plan\" at the apply of the saved replace plan")
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
 			requireAcceptance(t)
