@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/memo"
 )
 
 // Holds reports whether a folder holds a placement laid out there as f, given what was found
@@ -121,7 +122,7 @@ func HoldsExactly(f layout.Files, r Record) bool {
 		return false
 	}
 	for p, content := range f.Put {
-		if r.Files[p] != MD5(content) {
+		if r.Files[p] != memo.MD5(content) {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/memo"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 )
 
@@ -171,7 +172,7 @@ func TestHoldsExactly(t *testing.T) {
 		index = "kratix/dev/.kratix/kratix-platform-system-p-static-deps.dev-5058f.yaml"
 		sumA  = "de72ff05fc6e8397a93b74c5d9d0976e" // md5("kind: A\n")
 	)
-	sumIndex := placement.MD5(f.Put[index])
+	sumIndex := memo.MD5(f.Put[index])
 	for _, tc := range []struct {
 		name  string
 		found map[string]string

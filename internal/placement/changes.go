@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/memo"
 )
 
 // Change is what one operation makes one store location hold. It is declarative: the store
@@ -114,7 +115,7 @@ type Prior struct {
 // ops gathers the changes of one resource operation by location, so that each location gets one
 // write (one commit per Git branch) however many destinations it holds.
 type ops struct {
-	sums  Sums // MD5s of what this computation lays out
+	sums  memo.Sums // MD5s of what this computation lays out
 	order []string
 	byKey map[string]*Op
 	// kept are destinations whose earlier records stay: their files could not be reached.

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/memo"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
@@ -333,7 +334,7 @@ func aggregateFresh(ctx context.Context, store statestore.Store, a layout.Aggreg
 		return false, parts, nil
 	}
 	joined := layout.JoinAggregate(contents)
-	if sum == placement.MD5(joined) {
+	if sum == memo.MD5(joined) {
 		return true, parts, nil
 	}
 	current, err := store.Read(ctx, a.File)

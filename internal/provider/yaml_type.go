@@ -3,12 +3,10 @@ package provider
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
@@ -17,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
+	"github.com/promise-platform/terraform-provider-kratix/internal/memo"
 )
 
 // manifestsType is a string of multi-document Kubernetes YAML. Two values that differ only in
@@ -104,17 +103,17 @@ func canonical(s string) ([]byte, error) {
 // machine allows, once per machine (manifestDisk: the next process and the next command load the
 // bytes). The result is shared: its byte slices are never modified.
 func readManifests(s string) *manifests {
-	key := manifestKey(s)
+	key := memo.TextKey(s)
 	if v, ok := manifestCache.Load(key); ok {
 		if r, ok := v.(*manifests); ok {
 			return r
 		}
 	}
 	disk := manifestDisk()
-	r := disk.load(key)
+	r := loadManifests(disk, key)
 	if r == nil {
 		r = parseManifests(s)
-		disk.store(key, r)
+		storeManifests(disk, key, r)
 	}
 	if manifestCacheSize.Add(1) > manifestCacheMax {
 		manifestCache.Clear() // a long-lived process that saw many texts starts over
@@ -122,50 +121,6 @@ func readManifests(s string) *manifests {
 	}
 	manifestCache.Store(key, r)
 	return r
-}
-
-// manifestKey is the SHA-256 of s, the key of both caches. One request hands the same text to
-// several readers (validation, semantic equality, the layout of a plan or an apply), each of which
-// asks for it, and hashing 1.9 MiB takes about a millisecond: so the keys of the last texts seen
-// are kept by the address of their bytes. An entry holds its text, so that address cannot be
-// reused by another text while the entry stands.
-func manifestKey(s string) [sha256.Size]byte {
-	if len(s) < recentKeyMinLen {
-		return sha256.Sum256([]byte(s))
-	}
-	id := textID{unsafe.StringData(s), len(s)}
-	recentKeys.Lock()
-	defer recentKeys.Unlock()
-	for _, k := range recentKeys.entries {
-		if k.id == id {
-			return k.key
-		}
-	}
-	// The text's own bytes are hashed, not a copy: sha256 only reads them.
-	key := sha256.Sum256(unsafe.Slice(unsafe.StringData(s), len(s)))
-	recentKeys.entries[recentKeys.next] = recentKey{id: id, text: s, key: key}
-	recentKeys.next = (recentKeys.next + 1) % len(recentKeys.entries)
-	return key
-}
-
-// recentKeyMinLen is the size below which hashing costs less than remembering.
-const recentKeyMinLen = 64 << 10
-
-type textID struct {
-	data *byte
-	n    int
-}
-
-type recentKey struct {
-	id   textID
-	text string // keeps id.data from being reused while the entry stands
-	key  [sha256.Size]byte
-}
-
-var recentKeys struct {
-	sync.Mutex
-	entries [8]recentKey
-	next    int
 }
 
 // parseManifests reads s: each document is serialised once, and the whole stream, its CRDs and

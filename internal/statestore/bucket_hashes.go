@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/minio/minio-go/v7"
-	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/memo"
 )
 
 // md5s tells the MD5 of each listed object's content, asking the server as little as it can
@@ -315,8 +315,8 @@ func metaValue(info minio.ObjectInfo, header string) string {
 	return ""
 }
 
-// md5Hex is placement.MD5: one memo of large contents' sums for the plan and the writes.
-func md5Hex(b []byte) string { return placement.MD5(b) }
+// md5Hex is memo.MD5: one memo of large contents' sums for the plan and the writes.
+func md5Hex(b []byte) string { return memo.MD5(b) }
 
 func isMD5Hex(s string) bool {
 	if len(s) != 32 {

@@ -9,8 +9,7 @@ import (
 	"sync"
 
 	"github.com/minio/minio-go/v7"
-
-	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/memo"
 )
 
 // Apply writes what changed and removes what is no longer wanted. Existing objects are found
@@ -40,7 +39,7 @@ func (b *bucketStore) apply(ctx context.Context, change Change, snap *writeSnaps
 		}
 	}
 	sums := make(map[string]string, len(change.Put))
-	var once placement.Sums // a promise's dependencies go to every destination in one slice
+	var once memo.Sums // a promise's dependencies go to every destination in one slice
 	for p, content := range change.Put {
 		files[p] = true
 		sums[p] = once.Of(content)
