@@ -28,9 +28,6 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
-// adoptKey is the private state key an import sets and the first apply after it removes.
-const adoptKey = "adopt"
-
 // adoption is what an import leaves for the first plan, and what that plan found for the apply.
 type adoption struct {
 	// Destination is the destination the import id named (`<promise>/<namespace>/<name>@<destination>`);

@@ -418,10 +418,6 @@ func newModifyPlanResponse(plan tfsdk.Plan) resource.ModifyPlanResponse {
 	return resp
 }
 
-// privateKeys are every key the provider keeps in private state (private_state.go lists who
-// keeps what); TestPrivateKeysAreAllListed finds each key passed to SetKey in this list.
-var privateKeys = []string{adoptKey, rolloutBaseKey, successorKey, instanceKey, writtenLabelsKey, writtenAtKey, leftBehindKey}
-
 // privateBytes is a private state as the framework encodes it: a JSON object of the keys set,
 // each value base64, or nothing when no key is set.
 func privateBytes(ctx context.Context, p privateReader) ([]byte, diag.Diagnostics) {

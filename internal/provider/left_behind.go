@@ -21,7 +21,7 @@ import (
 // takes the files from there (placement.Resume) and its apply finishes the move. Each value is
 // the pool element as the promise last received it (connection details only, never a secret),
 // encoded as Terraform encodes values (MessagePack) in the pool element's type.
-const leftBehindKey = "left_behind"
+// (The key is leftBehindKey, private_state.go.)
 
 // leftBehind is what a promise keeps of its unfinished moves: by destination, the pool element.
 type leftBehind map[string][]byte

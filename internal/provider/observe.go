@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
@@ -143,10 +142,6 @@ func checkObserveFolder(obs *observeConfig, pool []poolMember) diag.Diagnostics 
 	return diags
 }
 
-// writtenAtKey keeps, in private state, when the provider last wrote each destination of the
-// object (RFC 3339): a record older than that is not fresh. Kept only with `observe`.
-const writtenAtKey = "written_at"
-
 func readWrittenAt(ctx context.Context, p privateReader) map[string]time.Time {
 	out := map[string]time.Time{}
 	var b []byte
@@ -228,33 +223,6 @@ func rewritten(before, after map[string]placement.Record, ops []placement.Op, fa
 		}
 	}
 	return out
-}
-
-// healthSnapshot is one observe folder's records, read once per provider process.
-type healthSnapshot struct {
-	once    sync.Once
-	records map[string][]health.Record // by destination
-	err     error
-}
-
-// healthReads are the snapshots of a process, by store location and folder.
-type healthReads struct {
-	mu    sync.Mutex
-	byKey map[string]*healthSnapshot
-}
-
-func (h *healthReads) get(key string) *healthSnapshot {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.byKey == nil {
-		h.byKey = map[string]*healthSnapshot{}
-	}
-	s, ok := h.byKey[key]
-	if !ok {
-		s = &healthSnapshot{}
-		h.byKey[key] = s
-	}
-	return s
 }
 
 // healthRecords reads every record in an observe folder, by destination: one listing of the

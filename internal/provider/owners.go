@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"path"
 	"strings"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	tfpath "github.com/hashicorp/terraform-plugin-framework/path"
@@ -20,16 +19,6 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
-
-// ownerRegistry is the claims of every plan made in this provider process: every resource of one
-// plan is planned by one process, so the second plan that claims a path sees the first.
-type ownerRegistry struct {
-	mu     sync.Mutex
-	claims placement.Claims
-	// indexes caches what each index file read at plan lists, by location, path and MD5: the
-	// plans of every request on one destination read the same index files.
-	indexes map[string][]string
-}
 
 // claim records an owner's planned records and returns the paths another owner claims already.
 func (d *providerData) claim(o placement.Owner, records map[string]placement.Record) []placement.Collision {

@@ -67,8 +67,6 @@ var rolloutStatusAttrTypes = map[string]attr.Type{
 	"failed_revision": types.StringType,
 }
 
-const rolloutBaseKey = "rollout_base"
-
 // rolloutBase is the revision that last completed and its canonical YAML.
 type rolloutBase struct {
 	Revision     string `json:"revision"`

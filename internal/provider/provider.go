@@ -100,10 +100,10 @@ func (p *kratixProvider) Configure(ctx context.Context, req provider.ConfigureRe
 		return
 	}
 	data := &providerData{
-		lookupEnv: p.lookupEnv,
-		pool:      statestore.NewPool(),
-		offline:   offlineFrom(cfg.Offline),
-		now:       p.now,
+		lookupEnv:    p.lookupEnv,
+		processState: processState{pool: statestore.NewPool()},
+		offline:      offlineFrom(cfg.Offline),
+		now:          p.now,
 	}
 	data.configureSecrets(ctx, cfg.Secrets, &resp.Diagnostics)
 	data.hashKey, data.hashKeyUnknown = cfg.ContentHashKey.ValueString(), cfg.ContentHashKey.IsUnknown()

@@ -5,9 +5,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-
-	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
-	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
 // providerData is what Configure hands to every resource and data source.
@@ -17,7 +14,6 @@ type providerData struct {
 	unknownSets    map[string]bool // sets with a value not known at Configure (planned from other resources)
 	lookupEnv      func(string) (string, bool)
 	environ        func() []string // os.Environ when nil; tests replace it
-	pool           *statestore.Pool
 	// hashKey is content_hash_key from the provider block ("" when unset; see contentSecret).
 	hashKey        string
 	hashKeyUnknown bool
@@ -25,19 +21,11 @@ type providerData struct {
 	destroyAcks map[string]bool
 	// offline is the provider's offline attribute: plan without stores, refuse to apply (offline.go).
 	offline bool
-	// owners is which owner's plan claims each store path in this process (owners.go).
-	owners ownerRegistry
-	// folders are the destination folders the resources planned by this process have seen
-	// (claimFolders in pool.go).
-	folders layout.Claims
-	// writes is what this process wrote, and for which instance (writelog.go).
-	writes writeLog
-	// outages are the stores the refreshes of this process could not read (refresh_outage.go).
-	outages outages
+	// processState holds the registries one command shares between its operations
+	// (process_state.go).
+	processState
 	// now is the provider's clock (see clock); nil: time.Now.
 	now func() time.Time
-	// healthReads are the observe folders this process read (observe.go).
-	healthReads healthReads
 }
 
 // clock is the time a plan or an apply decides a rollout by (min_wait, rollout_status's times)

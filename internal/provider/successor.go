@@ -20,7 +20,7 @@ import (
 // a moment later, instead of removing it for a GitOps agent to prune. A plain create never
 // reads it, and it does not outlive the plan: the framework starts a create's private state
 // empty, so no later destroy can mistake it for a replacement's.
-const successorKey = "successor"
+// (The key is successorKey, private_state.go.)
 
 // successorData is the private state's value: a gzip of the JSON of the Successor, since a
 // large fleet lists many paths that share long prefixes.

@@ -3,8 +3,6 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"sort"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -38,7 +36,7 @@ import (
 // What the log cannot cover is an apply that stops between the successor's create and the old
 // object's destroy (a failure in between): the next command destroys the deposed object with an
 // empty log, and its files go until the apply after writes them back, as before.
-const instanceKey = "instance"
+// (The key is instanceKey, private_state.go.)
 
 // readInstance returns the token of the object whose private state this is; "" for an object
 // created by a version of the provider without tokens (or before its first write).
@@ -75,53 +73,6 @@ func ensureInstance(ctx context.Context, p privateState, diags *diag.Diagnostics
 func destinationWriter(instanceID string) string { return destinationPrefix + instanceID }
 
 const destinationPrefix = "destination:"
-
-// writeLog is the process's log of writes: location => path => writer token.
-type writeLog struct {
-	mu      sync.Mutex
-	written map[string]map[string]string
-}
-
-// record notes that writer's write made the location hold paths.
-func (l *writeLog) record(location, writer string, paths []string) {
-	if writer == "" || len(paths) == 0 {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.written == nil {
-		l.written = map[string]map[string]string{}
-	}
-	at := l.written[location]
-	if at == nil {
-		at = map[string]string{}
-		l.written[location] = at
-	}
-	for _, p := range paths {
-		at[p] = writer
-	}
-}
-
-// byOthers lists, per location, the paths written by any writer other than the given one, in
-// the shape of a successor list so that a removal can be spared them (placement.Plan.Spare).
-func (l *writeLog) byOthers(writer string) placement.Successor {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := placement.Successor{}
-	for loc, at := range l.written {
-		var paths []string
-		for p, w := range at {
-			if w != writer {
-				paths = append(paths, p)
-			}
-		}
-		if len(paths) > 0 {
-			sort.Strings(paths)
-			out[loc] = paths
-		}
-	}
-	return out
-}
 
 // writtenByOthers is what this process wrote for anyone but writer (nil when unconfigured).
 func (d *providerData) writtenByOthers(writer string) placement.Successor {

@@ -15,7 +15,7 @@ import (
 // protected destination relabelled in one plan and stripped in a later one (on_unschedule
 // switched to "delete") is refused as the same change made in one plan is. The labels are the
 // user's own configuration, not secrets.
-const writtenLabelsKey = "written_labels"
+// (The key is writtenLabelsKey, private_state.go.)
 
 // readWrittenLabels returns the labels recorded by the last apply, by destination; nil when none
 // were (a promise applied before they were kept, or a create).
