@@ -2,8 +2,8 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -213,112 +214,121 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	entries, okSel, diags := selectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
-	resp.Diagnostics.Append(diags...)
-	second, okSecond, diags := selectorsFromList(ctx, path.Root("resource_selectors"), m.ResourceSelectors)
-	resp.Diagnostics.Append(diags...)
-	dests, okDests, diags := objectsAs[placementInputDestination](ctx, m.Destinations)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
+	in, byName, known, diags := m.previewInput(ctx)
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
 	}
-	if !okSel || !okSecond || !okDests {
+	if !known {
 		// Terraform reads a data source whose configuration is not wholly known at apply, once it is.
 		resp.Diagnostics.Append(notKnown("Placement Not Known", "The inputs of kratix_placement are"))
 		return
 	}
-	var pool []scheduling.Destination
-	byName := map[string]placementInputDestination{}
+	preview, err := placement.PreviewPlacement(in)
+	if errors.Is(err, placement.ErrAnyWithSecond) {
+		resp.Diagnostics.AddAttributeError(path.Root("resource_selectors"), "Unsupported Combination",
+			"resource_selectors: with match = \"any\" every entry is a whole selector; put the entries in destination_selectors.")
+		return
+	}
+	for _, c := range preview.Ignored {
+		resp.Diagnostics.AddAttributeWarning(path.Root("resource_selectors"), "Selector Ignored",
+			fmt.Sprintf("resource_selectors: %s=%s is ignored: destination_selectors already select %s=%s, and they win.",
+				c.Key, c.RequestValue, c.Key, c.PromiseValue))
+	}
+	waveOf, diags := m.waves(ctx, in.Pool, preview.Selected)
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
+		return
+	}
+	m.Selected = selectedList(ctx, preview.Selected, byName)
+	m.Names = stringList(preview.Selected)
+	m.Decisions = decisionList(preview.Decisions, waveOf)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// previewInput reads the data source's inputs; known is false while some are not known yet.
+// byName are the destinations given, by name.
+func (m placementDataModel) previewInput(ctx context.Context) (in placement.PreviewInput, byName map[string]placementInputDestination, known bool, diags diag.Diagnostics) {
+	entries, okSel, d := selectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
+	diags.Append(d...)
+	second, okSecond, d := selectorsFromList(ctx, path.Root("resource_selectors"), m.ResourceSelectors)
+	diags.Append(d...)
+	dests, okDests, d := objectsAs[placementInputDestination](ctx, m.Destinations)
+	diags.Append(d...)
+	if diags.HasError() || !okSel || !okSecond || !okDests {
+		return in, nil, false, diags
+	}
+	byName = map[string]placementInputDestination{}
 	for i, dest := range dests {
+		at := path.Root("destinations").AtListIndex(i).AtName("name")
 		if dest.Name.IsNull() {
-			at := path.Root("destinations").AtListIndex(i).AtName("name")
-			resp.Diagnostics.Append(incompleteDestination(at, "a name"))
+			diags.Append(incompleteDestination(at, "a name"))
 			continue
 		}
 		name := dest.Name.ValueString()
 		if _, dup := byName[name]; dup {
-			resp.Diagnostics.Append(duplicateDestination(path.Root("destinations").AtListIndex(i).AtName("name"), name))
+			diags.Append(duplicateDestination(at, name))
 			continue
 		}
 		byName[name] = dest
 		labels, _ := labelsFromMap(dest.Labels) // known: Terraform reads a data source once its configuration is
 		taints, _ := taintsFromList(dest.Taints)
 		weight, _ := weightOf(dest.Weight)
-		pool = append(pool, scheduling.Destination{Name: name, Labels: labels, StrictMatchLabels: dest.StrictMatchLabels.ValueBool(),
+		in.Pool = append(in.Pool, scheduling.Destination{Name: name, Labels: labels, StrictMatchLabels: dest.StrictMatchLabels.ValueBool(),
 			Taints: taints, Weight: weight})
 	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	tolerations, _ := tolerationsFromList(m.Tolerations)
-
-	var decisions []scheduling.Decision
-	if m.Match.ValueString() == "any" {
-		if len(second) > 0 {
-			resp.Diagnostics.AddAttributeError(path.Root("resource_selectors"), "Unsupported Combination",
-				"resource_selectors: with match = \"any\" every entry is a whole selector; put the entries in destination_selectors.")
-			return
-		}
-		decisions = scheduling.ScheduleAny(entries, pool)
-	} else {
-		sel := scheduling.Merge(entries)
-		if len(second) > 0 {
-			var conflicts []scheduling.Conflict
-			sel, conflicts = scheduling.Combine(sel, scheduling.Merge(second))
-			for _, c := range conflicts {
-				resp.Diagnostics.AddAttributeWarning(path.Root("resource_selectors"), "Selector Ignored",
-					fmt.Sprintf("resource_selectors: %s=%s is ignored: destination_selectors already select %s=%s, and they win.",
-						c.Key, c.RequestValue, c.Key, c.PromiseValue))
+	in.Selectors, in.Second, in.MatchAny = entries, second, m.Match.ValueString() == "any"
+	in.Tolerations, _ = tolerationsFromList(m.Tolerations)
+	if m.Mode.ValueString() == "one" {
+		in.One, in.Key, in.By = true, m.Key.ValueString(), fmt.Sprintf("key %q", m.Key.ValueString())
+		in.Replicas = int(m.Replicas.ValueInt64())
+		if !m.Spread.IsNull() {
+			if k, ok := m.Spread.Attributes()["topology_key"].(types.String); ok {
+				in.SpreadKey = k.ValueString()
 			}
 		}
-		decisions = scheduling.Schedule(sel, pool)
-	}
-	if m.Mode.ValueString() == "one" {
-		key, by := m.Key.ValueString(), fmt.Sprintf("key %q", m.Key.ValueString())
 		if !m.Request.IsNull() {
 			parts := strings.Split(m.Request.ValueString(), "/")
 			if len(parts) != 3 || parts[0] == "" || parts[1] == "" || parts[2] == "" {
-				resp.Diagnostics.AddAttributeError(path.Root("request"), "Invalid Request ID", fmt.Sprintf(
+				diags.AddAttributeError(path.Root("request"), "Invalid Request ID", fmt.Sprintf(
 					"request: %q is not a request's id. Give it as <promise>/<namespace>/<name>, as kratix_resource_request's id "+
 						"and the plan's messages spell it, e.g. \"jenkins/default/dev-instance\".", m.Request.ValueString()))
-				return
+				return in, byName, true, diags
 			}
-			key, by = placement.RequestKey(parts[0], parts[1], parts[2]), fmt.Sprintf("request %s", m.Request.ValueString())
+			in.Key, in.By = placement.RequestKey(parts[0], parts[1], parts[2]), fmt.Sprintf("request %s", m.Request.ValueString())
 		}
-		spreadKey := ""
-		if !m.Spread.IsNull() {
-			if k, ok := m.Spread.Attributes()["topology_key"].(types.String); ok {
-				spreadKey = k.ValueString()
-			}
-		}
-		decisions = chooseOne(decisions, pool, scheduling.PickInput{Key: key, Tolerations: tolerations,
-			Replicas: int(m.Replicas.ValueInt64()), SpreadKey: spreadKey}, by)
-	} else {
-		decisions = scheduling.WithTaints(decisions, pool, tolerations, placedNowhere)
 	}
+	return in, byName, true, diags
+}
 
-	names := scheduling.Selected(decisions)
+// waves assigns the selected destinations to the rollout waves given, by name: destination =>
+// wave name (empty without rollout_waves).
+func (m placementDataModel) waves(ctx context.Context, pool []scheduling.Destination, selected []string) (map[string]string, diag.Diagnostics) {
 	waveOf := map[string]string{}
-	if !m.RolloutWaves.IsNull() {
-		waves, waveNames, ok, diags := wavesFromList(ctx, path.Root("rollout_waves"), m.RolloutWaves)
-		if resp.Diagnostics.Append(diags...); !ok || diags.HasError() {
-			if !diags.HasError() {
-				resp.Diagnostics.Append(notKnown("Placement Not Known", "The rollout waves of kratix_placement are"))
-			}
-			return
-		}
-		labels := map[string]map[string]string{}
-		for _, d := range pool {
-			labels[d.Name] = d.Labels
-		}
-		var chosen []rollout.Destination
-		for _, n := range names {
-			chosen = append(chosen, rollout.Destination{Name: n, Labels: labels[n]})
-		}
-		for dest, w := range rollout.Assign(waves, chosen) {
-			waveOf[dest] = waveNames[w]
-		}
+	if m.RolloutWaves.IsNull() {
+		return waveOf, nil
 	}
+	waves, waveNames, ok, diags := wavesFromList(ctx, path.Root("rollout_waves"), m.RolloutWaves)
+	if !ok && !diags.HasError() {
+		diags.Append(notKnown("Placement Not Known", "The rollout waves of kratix_placement are"))
+	}
+	if !ok || diags.HasError() {
+		return nil, diags
+	}
+	labels := map[string]map[string]string{}
+	for _, d := range pool {
+		labels[d.Name] = d.Labels
+	}
+	var chosen []rollout.Destination
+	for _, n := range selected {
+		chosen = append(chosen, rollout.Destination{Name: n, Labels: labels[n]})
+	}
+	for dest, w := range rollout.Assign(waves, chosen) {
+		waveOf[dest] = waveNames[w]
+	}
+	return waveOf, diags
+}
+
+// selectedList is the data source's `selected`: each destination selected, with where its folder is.
+func selectedList(ctx context.Context, names []string, byName map[string]placementInputDestination) types.List {
 	var selected []attr.Value
 	for _, n := range names {
 		dest := byName[n]
@@ -336,6 +346,12 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 			"path": dest.Path, "full_path": types.StringValue(full),
 		}))
 	}
+	return types.ListValueMust(types.ObjectType{AttrTypes: selectedAttrTypes}, selected)
+}
+
+// decisionList is the data source's `decisions`: one per destination, with the wave of each
+// selected one.
+func decisionList(decisions []scheduling.Decision, waveOf map[string]string) types.List {
 	var decided []attr.Value
 	for _, dcs := range decisions {
 		wave := types.StringNull()
@@ -347,40 +363,5 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 			"wave": wave,
 		}))
 	}
-	m.Selected = types.ListValueMust(types.ObjectType{AttrTypes: selectedAttrTypes}, selected)
-	m.Names = stringList(names)
-	m.Decisions = types.ListValueMust(types.ObjectType{AttrTypes: decisionAttrTypes}, decided)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	return types.ListValueMust(types.ObjectType{AttrTypes: decisionAttrTypes}, decided)
 }
-
-// chooseOne keeps the selected destinations a resource request placed for the first time goes to
-// (one, or its replicas), chosen by rendezvous hashing of in.Key; the other matches say who was
-// chosen instead, and for what (by).
-func chooseOne(decisions []scheduling.Decision, pool []scheduling.Destination, in scheduling.PickInput, by string) []scheduling.Decision {
-	for i, d := range decisions {
-		if d.Selected {
-			in.Candidates = append(in.Candidates, pool[i])
-		}
-	}
-	pick := scheduling.Pick(in)
-	if len(pick.Chosen) == 0 {
-		return scheduling.WithTaints(decisions, pool, in.Tolerations, placedNowhere)
-	}
-	chosen := strings.Join(pick.Chosen, ", ")
-	out := make([]scheduling.Decision, len(decisions))
-	for i, d := range decisions {
-		if d.Selected && !slices.Contains(pick.Chosen, d.Destination) {
-			d.Selected = false
-			why, tainted := pick.Reasons[d.Destination]
-			if !tainted || !strings.HasPrefix(why, "tainted") {
-				why = fmt.Sprintf("matches, but mode = \"one\" chose %s for %s", chosen, by)
-			}
-			d = d.WithReason(why)
-		}
-		out[i] = d
-	}
-	return out
-}
-
-// placedNowhere: the data source previews a promise placed for the first time.
-func placedNowhere(string) bool { return false }
