@@ -1,8 +1,3 @@
-// Package manifest parses, checks and normalises multi-document Kubernetes YAML: what a promise's
-// dependencies hold. It decides what counts as a change (only meaning, never formatting) and tells
-// CustomResourceDefinitions apart for the splitByKind layout.
-//
-// It is pure: no Terraform, no I/O.
 package manifest
 
 import (

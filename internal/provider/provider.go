@@ -1,14 +1,3 @@
-// Package provider is the Terraform glue of the kratix provider: schemas, models, lifecycles and
-// diagnostics. Every decision lives in the pure packages (scheduling: which destinations match;
-// placement: what each resource puts, prunes and records per store location; rollout: which
-// revision each destination holds; layout: Kratix's folder layout; manifest: YAML in canonical
-// form) and every store operation in statestore. This package turns Terraform values into their
-// inputs, and their results and errors back into state, private state and diagnostics.
-//
-// Files: one <object>_resource.go (schema and lifecycle, in lifecycle order) and one
-// <object>_model.go (conversion) per object; shared helpers in files named for their job
-// (values.go, pool.go, store_writer.go for store access and writes, diagnostics.go, the private
-// state of each concern in its own file: successor.go, writelog.go, written_labels.go, adopt.go).
 package provider
 
 import (

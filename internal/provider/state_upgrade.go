@@ -14,8 +14,8 @@ import (
 // the saved JSON before anything else. A change that old state cannot be read as (an attribute
 // renamed, removed, or of another type, or a value that now means something else) bumps the
 // resource's version and adds an upgrader from the previous one; adding an optional or computed
-// attribute does not (state saved without it reads as null). See DESIGN.md, "Changing a
-// schema's shape", and state_upgrade_test.go.
+// attribute does not (state saved without it reads as null). See the package doc, "Changing
+// a schema's shape", and state_upgrade_test.go.
 const (
 	stateStoreSchemaVersion  = 0
 	destinationSchemaVersion = 0

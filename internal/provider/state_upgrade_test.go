@@ -13,7 +13,7 @@ import (
 )
 
 // schemaVersions is every resource's schema version, written out here so that a bump cannot go
-// unnoticed: bumping one means adding an upgrader (see DESIGN.md) and, below, a case holding a
+// unnoticed: bumping one means adding an upgrader (see the package doc, "Changing a schema's shape") and, below, a case holding a
 // state JSON saved under the version before.
 var schemaVersions = map[string]int64{
 	"kratix_state_store":      0,

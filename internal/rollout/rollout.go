@@ -1,11 +1,3 @@
-// Package rollout stages a change of a promise's dependencies over its scheduled destinations in
-// ordered waves, one wave per apply, and says after each plan which destination holds which
-// revision (Stage), what `rollout_status` records (Report), what an apply whose wave failed
-// somewhere leaves (SettleRevisions, Report.Hold) and what the plan tells the user (Message). It
-// has no control plane: what it knows between applies is a Status recorded in state, and the time
-// of the plan.
-//
-// It is pure: no Terraform, no I/O.
 package rollout
 
 import (

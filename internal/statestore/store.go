@@ -1,10 +1,3 @@
-// Package statestore reads and writes the files of a Kratix State Store: an S3-compatible bucket
-// (minio-go) or a Git repository (go-git). Paths are relative to the bucket or repository root;
-// the store's own path prefix is joined in by the caller (see package layout).
-//
-// A Store is safe for concurrent use. Every Apply is one operation in Kratix's sense: for git it
-// becomes one commit (or none when nothing changed), for a bucket a set of parallel PUTs and
-// DELETEs.
 package statestore
 
 import (
