@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -127,4 +128,49 @@ func HoldsExactly(f layout.Files, r Record) bool {
 		}
 	}
 	return true
+}
+
+// AggregateSource says which file shows whether an aggregatedYAML destination holds a placement
+// Kratix wrote, given the listing of the aggregate's parts folder: the aggregate itself when
+// there are no parts (Kratix keeps none), the remainder part when there is one (it keeps the
+// documents of a file found with no part), and none (read false) when parts without a remainder
+// are there: the file is rebuilt from them, and Holds has answered already.
+func AggregateSource(agg layout.Aggregate, parts map[string]string) (source string, read bool) {
+	if len(parts) == 0 {
+		return agg.File, true
+	}
+	remainder := agg.Dir + layout.RemainderPart
+	if _, ok := parts[remainder]; !ok {
+		return "", false
+	}
+	return remainder, true
+}
+
+// AdoptKratixIndex adopts, for a placement that lays out files (mode none) and was recorded as
+// rec, the index file Kratix wrote for it: indexes are the index files found in the folder (path
+// => the store paths each lists), found the MD5 of every file there. It returns the record with
+// every file the chosen index lists and the index itself (Kratix's index file is the placement's
+// own from then on, as layout's Kept makes it), and the candidates: adopted only when there is
+// exactly one (KratixIndexes); several are for the caller to refuse, naming them.
+func AdoptKratixIndex(rec Record, files layout.Files, indexes map[string][]string, found map[string]string) (Record, []string) {
+	var own []string
+	for p := range files.Put {
+		if !slices.Contains(files.Claims, p) {
+			own = append(own, p)
+		}
+	}
+	chosen := KratixIndexes(indexes, found, own)
+	if len(chosen) != 1 {
+		return rec, chosen
+	}
+	out := rec
+	out.Files = map[string]string{}
+	for p, sum := range rec.Files {
+		out.Files[p] = sum
+	}
+	for _, p := range indexes[chosen[0]] {
+		out.Files[p] = found[p]
+	}
+	out.Files[chosen[0]] = found[chosen[0]]
+	return out, chosen
 }

@@ -1,6 +1,7 @@
 package placement_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
@@ -192,5 +193,61 @@ func TestHoldsExactly(t *testing.T) {
 	}
 	if placement.HoldsExactly(layout.Files{}, placement.Record{Files: map[string]string{}}) {
 		t.Error("a placement that writes nothing holds nothing to compare")
+	}
+}
+
+func TestAggregateSource(t *testing.T) {
+	agg := layout.Aggregate{File: "kratix/dev/aggregated.yaml", Dir: "kratix/.kratix-aggregates/dev/aggregated.yaml/"}
+	for _, tc := range []struct {
+		name   string
+		parts  map[string]string
+		source string
+		read   bool
+	}{
+		{"no parts: the file Kratix wrote", nil, "kratix/dev/aggregated.yaml", true},
+		{"a remainder among the parts: it", map[string]string{
+			"kratix/.kratix-aggregates/dev/aggregated.yaml/kratix-remainder.part": "x",
+			"kratix/.kratix-aggregates/dev/aggregated.yaml/a.dev-5058f.part":      "y",
+		}, "kratix/.kratix-aggregates/dev/aggregated.yaml/kratix-remainder.part", true},
+		{"parts without a remainder: nothing to read", map[string]string{
+			"kratix/.kratix-aggregates/dev/aggregated.yaml/a.dev-5058f.part": "y",
+		}, "", false},
+	} {
+		if source, read := placement.AggregateSource(agg, tc.parts); source != tc.source || read != tc.read {
+			t.Errorf("%s: (%q, %v), want (%q, %v)", tc.name, source, read, tc.source, tc.read)
+		}
+	}
+}
+
+// AdoptKratixIndex: one index file proving the placement adopts it and the files it lists, with
+// their sums as found, beside what the record had; two that prove it alike adopt nothing and name
+// both; none adopts nothing.
+func TestAdoptKratixIndex(t *testing.T) {
+	rec := placement.Record{Store: "store", Location: "loc", Root: "kratix/dev", Files: map[string]string{"kratix/dev/kept.yaml": "k"}}
+	files := layout.Files{Put: map[string][]byte{"kratix/dev/db.yaml": []byte("a"), "kratix/dev/.kratix/own.yaml": []byte("i")},
+		Claims: []string{"kratix/dev/.kratix/own.yaml"}}
+	idxA, idxB := "kratix/dev/.kratix/default-postgres_db.dev-abcde.yaml", "kratix/dev/.kratix/default-postgres_db.dev-fghij.yaml"
+	found := map[string]string{"kratix/dev/db.yaml": "sum-db", idxA: "sum-a", idxB: "sum-b", "kratix/dev/other.yaml": "sum-o"}
+
+	got, chosen := placement.AdoptKratixIndex(rec, files, map[string][]string{idxA: {"kratix/dev/db.yaml"}}, found)
+	want := map[string]string{"kratix/dev/kept.yaml": "k", "kratix/dev/db.yaml": "sum-db", idxA: "sum-a"}
+	if len(chosen) != 1 || chosen[0] != idxA || !reflect.DeepEqual(got.Files, want) {
+		t.Errorf("one index: chosen %v, files %v; want [%s], %v", chosen, got.Files, idxA, want)
+	}
+	if len(rec.Files) != 1 {
+		t.Errorf("the record given was changed: %v", rec.Files)
+	}
+	got, chosen = placement.AdoptKratixIndex(rec, files, map[string][]string{idxA: {"kratix/dev/db.yaml"}, idxB: {"kratix/dev/db.yaml"}}, found)
+	if !reflect.DeepEqual(chosen, []string{idxA, idxB}) || !reflect.DeepEqual(got.Files, rec.Files) {
+		t.Errorf("two alike: chosen %v, files %v; want both, the record unchanged", chosen, got.Files)
+	}
+	// Of two, the one listing exactly the files the placement writes wins.
+	got, chosen = placement.AdoptKratixIndex(rec, files, map[string][]string{idxA: {"kratix/dev/db.yaml", "kratix/dev/other.yaml"}, idxB: {"kratix/dev/db.yaml"}}, found)
+	if !reflect.DeepEqual(chosen, []string{idxB}) || got.Files[idxB] != "sum-b" || got.Files["kratix/dev/other.yaml"] != "" {
+		t.Errorf("one exact: chosen %v, files %v; want [%s] without other.yaml", chosen, got.Files, idxB)
+	}
+	got, chosen = placement.AdoptKratixIndex(rec, files, map[string][]string{idxA: {"kratix/dev/missing.yaml"}}, found)
+	if len(chosen) != 0 || !reflect.DeepEqual(got.Files, rec.Files) {
+		t.Errorf("a file listed is missing: chosen %v, files %v; want none, the record unchanged", chosen, got.Files)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -191,43 +190,56 @@ func (d *providerData) probeKratix(ctx context.Context, kind, who string, at pat
 		diags.Append(storeNotUsable(who, o.member.Member.Store, err))
 		return rec, false
 	}
-	failed := func(err error) (placement.Record, bool) {
+	var ok bool
+	if t.Mode == layout.ModeAggregatedYAML {
+		ok, err = probeKratixAggregate(ctx, store, o, kratix)
+	} else {
+		rec, ok, err = probeKratixIndex(ctx, store, kind, who, at, dest, o, rec, kratix, diags)
+	}
+	if err != nil {
 		addStoreError(diags, "Cannot Read "+kind, fmt.Sprintf("%s: reading destination %q failed", who, dest), err)
 		return rec, false
 	}
-	if t.Mode == layout.ModeAggregatedYAML {
-		agg := o.files.Aggregate
-		if agg == nil {
-			return rec, false
-		}
-		parts, err := store.List(ctx, agg.Dir)
-		if err != nil {
-			return failed(err)
-		}
-		source := agg.File
-		if len(parts) > 0 {
-			remainder := agg.Dir + layout.RemainderPart
-			if _, ok := parts[remainder]; !ok {
-				return rec, false // the file is rebuilt from these: Holds has answered
-			}
-			source = remainder
-		}
-		content, err := store.Read(ctx, source)
-		if statestore.IsNotFound(err) {
-			return rec, false
-		}
-		if err != nil {
-			return failed(err)
-		}
-		return rec, placement.AggregateHolds(content, kratix.contents)
+	return rec, ok
+}
+
+// probeKratixAggregate reports whether the aggregatedYAML file Kratix wrote in o's folder (or
+// the remainder part that keeps its documents) holds the placement.
+func probeKratixAggregate(ctx context.Context, store statestore.Store, o observed, kratix kratixForms) (bool, error) {
+	agg := o.files.Aggregate
+	if agg == nil {
+		return false, nil
 	}
+	parts, err := store.List(ctx, agg.Dir)
+	if err != nil {
+		return false, err
+	}
+	source, read := placement.AggregateSource(*agg, parts)
+	if !read {
+		return false, nil // the file is rebuilt from the parts: Holds has answered
+	}
+	content, err := store.Read(ctx, source)
+	if statestore.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return placement.AggregateHolds(content, kratix.contents), nil
+}
+
+// probeKratixIndex adopts the index file Kratix wrote for the placement in o's folder (mode
+// none): rec with the files it lists, and ok, when exactly one index file proves the placement is
+// there; several are refused at at.
+func probeKratixIndex(ctx context.Context, store statestore.Store, kind, who string, at path.Path, dest string, o observed, rec placement.Record, kratix kratixForms, diags *diag.Diagnostics) (placement.Record, bool, error) {
+	t := o.member.Target
 	if kratix.index == nil {
-		return rec, false
+		return rec, false, nil
 	}
 	index := kratix.index(t)
 	listing, err := store.List(ctx, index.Dir)
 	if err != nil {
-		return failed(err)
+		return rec, false, err
 	}
 	indexes := map[string][]string{}
 	var listed []string
@@ -240,7 +252,7 @@ func (d *providerData) probeKratix(ctx context.Context, kind, who string, at pat
 			continue
 		}
 		if err != nil {
-			return failed(err)
+			return rec, false, err
 		}
 		idx, err := layout.ParseIndex(content)
 		if err != nil {
@@ -250,27 +262,21 @@ func (d *providerData) probeKratix(ctx context.Context, kind, who string, at pat
 		listed = append(listed, indexes[p]...)
 	}
 	if len(indexes) == 0 {
-		return rec, false
+		return rec, false, nil
 	}
 	there, err := store.Hashes(ctx, append(listed, sortedKeys(indexes)...))
 	if err != nil {
-		return failed(err)
+		return rec, false, err
 	}
 	if kratix.hashKey != nil {
 		if err := rekeyFiles(ctx, store, there, kratix.hashKey); err != nil {
-			return failed(err)
+			return rec, false, err
 		}
 	}
-	var own []string
-	for p := range o.files.Put {
-		if !slices.Contains(o.files.Claims, p) {
-			own = append(own, p)
-		}
-	}
-	chosen := placement.KratixIndexes(indexes, there, own)
+	adopted, chosen := placement.AdoptKratixIndex(rec, o.files, indexes, there)
 	switch {
 	case len(chosen) == 0:
-		return rec, false
+		return rec, false, nil
 	case len(chosen) > 1:
 		diags.AddAttributeError(at, "Several Kratix Index Files Match", fmt.Sprintf(
 			"%s was imported, and the folder of destination %q holds several index files that Kratix may have "+
@@ -278,20 +284,9 @@ func (d *providerData) probeKratix(ctx context.Context, kind, who string, at pat
 				"different requests can coincide): %s. Give the %s exactly the files its WorkPlacement wrote (its "+
 				"index file lists them), or remove the index files no WorkPlacement uses any more, and plan again.",
 			who, dest, strings.Join(chosen, ", "), strings.ToLower(kind)))
-		return rec, false
+		return rec, false, nil
 	}
-	out := rec
-	out.Files = map[string]string{}
-	for p, sum := range rec.Files {
-		out.Files[p] = sum
-	}
-	for _, p := range indexes[chosen[0]] {
-		out.Files[p] = there[p]
-	}
-	// Kratix's index file is the placement's own from now on (layout's Kept): the provider keeps
-	// it, updated as its own would be, rather than adding a second that lists the same files.
-	out.Files[chosen[0]] = there[chosen[0]]
-	return out, true
+	return adopted, true, nil
 }
 
 // adoptRequest finds, during the first plan after an import, the destination of the pool whose

@@ -20,6 +20,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -132,100 +133,127 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	// Schedule, adopt what an import found (its rollout is staged over the same schedule), stage
-	// the rollout, place: each once.
-	in, pool, ok, diags := plan.input(ctx, state)
-	var decisions []scheduling.Decision
-	var schedule promiseSchedule
-	if ok {
-		decisions, schedule = placement.SchedulePromise(in), scheduleFor(in)
-	}
-	adopted, state := r.adoptInPlan(ctx, req, resp, plan, state, schedule)
-	// A new promise with a rollout whose folders hold it mid-rollout (the replacement of one, by
-	// `-replace` or a taint) goes on where the stores say it stands: see replace_rollout.go.
-	replacing, state := r.adoptReplaced(ctx, req, resp, plan, state, schedule, ok)
-	if resp.Diagnostics.Append(diags...); !ok || resp.Diagnostics.HasError() {
-		return
-	}
-	if adopted != nil || replacing {
-		// What the import found is what the promise holds: scheduled again from it, as the
-		// apply schedules it (a destination cordoned since keeps what it holds).
-		in.Prior = priorsOf(state.prior(ctx))
-		decisions = placement.SchedulePromise(in)
-	}
-	withWrittenLabels(in.Prior, readWrittenLabels(ctx, req.Private))
-	resp.Diagnostics.Append(r.data.claimFolders(fmt.Sprintf("kratix_promise %q", plan.Name.ValueString()),
-		func(i int) path.Path { return path.Root("destinations").AtListIndex(i).AtName("path") }, pool)...)
-	if resp.Diagnostics.HasError() {
+	// Schedule (adopting what an import or a replaced rollout left), stage, place, check,
+	// record: each once.
+	sp, ok := r.schedule(ctx, req, resp, plan, &state)
+	if !ok {
 		return
 	}
 	policy, known, policyDiags := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout)
 	policyDiags.Append(checkGateObserves(policy, plan.Observe)...)
-	var s staging
 	if known && !policyDiags.HasError() {
-		s = plan.stage(ctx, state, in, placement.Selected(decisions), policy, req.Private, r.data.clock())
-		in.Staged = s.staged()
+		sp.staging = plan.stage(ctx, state, sp.in, placement.Selected(sp.decisions), policy, req.Private, r.data.clock())
+		sp.in.Staged = sp.staging.staged()
 	}
-	p, diags := placePromise(in, decisions)
+	p, diags := placePromise(sp.in, sp.decisions)
 	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
 	}
 	if resp.Diagnostics.Append(policyDiags...); !known || policyDiags.HasError() {
 		return // which destinations get what is not known yet
 	}
-	if r.data != nil {
-		resp.Diagnostics.Append(r.data.checkPoolCredentials(pool, path.Root("destinations"))...)
-	}
-	for _, w := range p.Warnings {
-		resp.Diagnostics.AddWarning("Promise Scheduling", w)
-	}
-	resp.Diagnostics.Append(emptyWaveWarnings(plan.Name.ValueString(), policy, in, placement.Selected(decisions))...)
-	warnLeftBehind(fmt.Sprintf("Promise %q", plan.Name.ValueString()), in.Prior, state.left, p.Records, &resp.Diagnostics)
-	if msg := s.rolloutMessage(plan.Name.ValueString()); msg != "" {
-		resp.Diagnostics.AddWarning("Promise Rollout", msg)
-	}
-	if !plan.Guard.IsNull() {
-		losses := placement.Losses(in.Prior, p.Records, in.Pool)
-		name := plan.Name.ValueString()
-		resp.Diagnostics.Append(checkGuard(ctx, plan.Guard, placement.GuardPromise, name, fmt.Sprintf("Promise %q", name), losses)...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-	}
-	if adopted != nil {
-		if w := importedWarning(fmt.Sprintf("Promise %q", plan.Name.ValueString()), adopted.Found, p.Records); w != "" {
-			resp.Diagnostics.Append(importRecorded(w))
-		}
-		if w := bookkeepingWarning(fmt.Sprintf("Promise %q", plan.Name.ValueString()), adopted.Found, p.Records); w != "" {
-			resp.Diagnostics.Append(importBookkeeping(w))
-		}
-	}
-	if resp.Diagnostics.Append(r.data.checkOwners(ctx, placement.PromiseOwner(plan.Name.ValueString()), "Promise", p.Records, priorRecordsOf(in.Prior), pool, dependenciesAttr)...); resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(r.data.warnTakeOverAtPlan(ctx, fmt.Sprintf("Promise %q", plan.Name.ValueString()), p.Ops, refsOf(state.prior(ctx)).add(pool...), dependenciesAttr)...)
-	healthPlanned, diags := healthPlan(ctx, plan.Observe, pool, state.Health,
-		func() []string { return sortedKeys(p.Records) },
-		func() map[string]bool { return rewritten(priorRecordsOf(in.Prior), p.Records, p.Ops, nil) })
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+	sp.policy, sp.placed = policy, p
+	healthPlanned, ok := r.check(ctx, plan, state, sp, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	plan.record(p.Settle(nil))
 	plan.Health = healthPlanned
 	if req.State.Raw.IsNull() {
 		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
-		succ := placement.SuccessorHolding(p.Ops, p.Records)
-		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, succ)...)
+		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorHolding(p.Ops, p.Records))...)
 	}
-	plan.recordRollout(ctx, state, s, p.Records)
-	if replacing {
+	plan.recordRollout(ctx, state, sp.staging, p.Records)
+	if sp.replacing {
 		plan.RolloutStatus = replacedReport(plan.RolloutStatus)
 	}
-	resp.Diagnostics.Append(keepRolloutBase(ctx, req.Private, resp.Private, s)...)
+	resp.Diagnostics.Append(keepRolloutBase(ctx, req.Private, resp.Private, sp.staging)...)
 	if plan.sameComputed(proposed) {
 		return // the usual no-change plan: writing the same value back costs a conversion of the whole promise
 	}
 	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
+}
+
+// promisePlanning is what a promise's plan decides, step by step.
+type promisePlanning struct {
+	in        placement.Promise
+	pool      []poolMember
+	decisions []scheduling.Decision
+	adopted   *adoption // what an import found, being adopted
+	replacing bool      // a new promise going on with the rollout its folders hold (replace_rollout.go)
+	staging   staging
+	policy    *rollout.Policy
+	placed    placement.Plan
+}
+
+// schedule decides where the promise goes: from the pool and prior state, or from what an import
+// or a replaced rollout left in the folders (state then holds it); and claims the pool's folders.
+// ok is false when the plan stops here (inputs not known, or an error).
+func (r *promiseResource) schedule(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan promiseModel, state *promiseModel) (promisePlanning, bool) {
+	in, pool, ok, diags := plan.input(ctx, *state)
+	sp := promisePlanning{in: in, pool: pool}
+	var schedule promiseSchedule
+	if ok {
+		sp.decisions, schedule = placement.SchedulePromise(in), scheduleFor(in)
+	}
+	sp.adopted, *state = r.adoptInPlan(ctx, req, resp, plan, *state, schedule)
+	// A new promise with a rollout whose folders hold it mid-rollout (the replacement of one, by
+	// `-replace` or a taint) goes on where the stores say it stands: see replace_rollout.go.
+	sp.replacing, *state = r.adoptReplaced(ctx, req, resp, plan, *state, schedule, ok)
+	if resp.Diagnostics.Append(diags...); !ok || resp.Diagnostics.HasError() {
+		return sp, false
+	}
+	if sp.adopted != nil || sp.replacing {
+		// What the import found is what the promise holds: scheduled again from it, as the
+		// apply schedules it (a destination cordoned since keeps what it holds).
+		sp.in.Prior = priorsOf(state.prior(ctx))
+		sp.decisions = placement.SchedulePromise(sp.in)
+	}
+	withWrittenLabels(sp.in.Prior, readWrittenLabels(ctx, req.Private))
+	resp.Diagnostics.Append(r.data.claimFolders(fmt.Sprintf("kratix_promise %q", plan.Name.ValueString()),
+		func(i int) path.Path { return path.Root("destinations").AtListIndex(i).AtName("path") }, pool)...)
+	return sp, !resp.Diagnostics.HasError()
+}
+
+// check adds what the plan must say (warnings, the guard's verdict, the owners' and the
+// take-over checks) and plans health; ok is false when the plan is refused.
+func (r *promiseResource) check(ctx context.Context, plan, state promiseModel, sp promisePlanning, diags *diag.Diagnostics) (types.Map, bool) {
+	name, p := plan.Name.ValueString(), sp.placed
+	who := fmt.Sprintf("Promise %q", name)
+	if r.data != nil {
+		diags.Append(r.data.checkPoolCredentials(sp.pool, path.Root("destinations"))...)
+	}
+	for _, w := range p.Warnings {
+		diags.AddWarning("Promise Scheduling", w)
+	}
+	diags.Append(emptyWaveWarnings(name, sp.policy, sp.in, placement.Selected(sp.decisions))...)
+	warnLeftBehind(who, sp.in.Prior, state.left, p.Records, diags)
+	if msg := sp.staging.rolloutMessage(name); msg != "" {
+		diags.AddWarning("Promise Rollout", msg)
+	}
+	if !plan.Guard.IsNull() {
+		losses := placement.Losses(sp.in.Prior, p.Records, sp.in.Pool)
+		if diags.Append(checkGuard(ctx, plan.Guard, placement.GuardPromise, name, who, losses)...); diags.HasError() {
+			return types.Map{}, false
+		}
+	}
+	if sp.adopted != nil {
+		if w := importedWarning(who, sp.adopted.Found, p.Records); w != "" {
+			diags.Append(importRecorded(w))
+		}
+		if w := bookkeepingWarning(who, sp.adopted.Found, p.Records); w != "" {
+			diags.Append(importBookkeeping(w))
+		}
+	}
+	if diags.Append(r.data.checkOwners(ctx, placement.PromiseOwner(name), "Promise", p.Records, priorRecordsOf(sp.in.Prior), sp.pool, dependenciesAttr)...); diags.HasError() {
+		return types.Map{}, false
+	}
+	diags.Append(r.data.warnTakeOverAtPlan(ctx, who, p.Ops, refsOf(state.prior(ctx)).add(sp.pool...), dependenciesAttr)...)
+	healthPlanned, d := healthPlan(ctx, plan.Observe, sp.pool, state.Health,
+		func() []string { return sortedKeys(p.Records) },
+		func() map[string]bool { return rewritten(priorRecordsOf(sp.in.Prior), p.Records, p.Ops, nil) })
+	diags.Append(d...)
+	return healthPlanned, !diags.HasError()
 }
 
 func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

@@ -176,6 +176,7 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	// Adopt what an import found, then schedule and place (plan.plan), check, record.
 	adopted, state := r.adoptInPlan(ctx, req, resp, plan, state)
 	if resp.Diagnostics.HasError() {
 		return
@@ -189,56 +190,11 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	pathAt := func(i int) path.Path {
 		return path.Root("promise").AtName("destinations").AtListIndex(i).AtName("path")
 	}
-	resp.Diagnostics.Append(r.data.claimFolders(by, pathAt, pool)...)
-	if resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(r.data.claimFolders(by, pathAt, pool)...); resp.Diagnostics.HasError() {
 		return
 	}
-	if r.data != nil {
-		for _, name := range p.chosenNames() {
-			if mem := findMember(plan.destinations(), name); mem != nil {
-				resp.Diagnostics.Append(r.data.checkCredentials(mem.Store, path.Root("promise").AtName("destinations"))...)
-			}
-		}
-	}
-	for _, w := range p.Warnings {
-		resp.Diagnostics.AddWarning("Request Scheduling", w)
-	}
-	warnLeftBehind("Request "+plan.id(), state.allPriors(ctx), state.left, p.Records, &resp.Diagnostics)
-	if !plan.Guard.IsNull() && !req.State.Raw.IsNull() {
-		var losses []placement.Loss
-		if prior, held := state.prior(ctx); held {
-			losses = placement.RequestLosses(state.Destination.ValueString(), &prior, p.RequestPlan, members(pool))
-		}
-		losses = append(losses, p.groupLosses(ctx, state, members(pool))...)
-		if len(losses) > 0 {
-			resp.Diagnostics.Append(checkGuard(ctx, plan.Guard, placement.GuardRequest, plan.key(), "Request "+plan.id(), losses)...)
-			if resp.Diagnostics.HasError() {
-				return
-			}
-		}
-	}
-	records, priorRecords := p.allRecords(), state.priorRecords(ctx)
-	maps.Copy(priorRecords, state.priorGroupRecords(ctx))
-	if resp.Diagnostics.Append(r.data.checkOwners(ctx, plan.owner(), "Request", records, priorRecords, pool, plan.fileAttr(ctx, records))...); resp.Diagnostics.HasError() {
+	if !r.check(ctx, req, plan, state, p, pool, adopted, &resp.Diagnostics) {
 		return
-	}
-	resp.Diagnostics.Append(r.data.warnTakeOverAtPlan(ctx, "Request "+plan.id(), p.Ops, state.refs().add(pool...), plan.fileAttr(ctx, records))...)
-	if adopted != nil && p.Chosen != nil {
-		if w := adopted.notFoundWarning(plan, p.Chosen.Name); w != "" {
-			resp.Diagnostics.AddWarning("Imported Request Not Found", w)
-		}
-		who := fmt.Sprintf("Request %s/%s/%s", plan.promiseName(), plan.Namespace.ValueString(), plan.Name.ValueString())
-		if w := importedWarning(who, adopted.Found, p.Records); w != "" {
-			resp.Diagnostics.Append(importRecorded(w))
-		}
-		if w := bookkeepingWarning(who, adopted.Found, p.Records); w != "" {
-			resp.Diagnostics.Append(importBookkeeping(w))
-		}
-	}
-	if req.State.Raw.IsNull() {
-		if w := r.heldElsewhere(ctx, plan, p, pool); w != "" {
-			resp.Diagnostics.AddWarning("Request Already On Another Destination", w)
-		}
 	}
 	healthPlanned, diags := healthPlan(ctx, plan.Observe, pool, state.Health, p.heldAfter,
 		func() map[string]bool { return p.written(ctx, state, nil) })
@@ -254,6 +210,58 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	raw, diags := plan.withComputed(ctx, req.Plan.Raw)
 	resp.Diagnostics.Append(diags...)
 	resp.Plan.Raw = raw
+}
+
+// check adds what a request's plan must say (credentials, warnings, the guard's verdict, the
+// owners' and take-over checks, what an import found or missed); false when the plan is refused.
+func (r *requestResource) check(ctx context.Context, req resource.ModifyPlanRequest, plan, state requestModel, p requestPlan, pool []poolMember, adopted *adoption, diags *diag.Diagnostics) bool {
+	if r.data != nil {
+		for _, name := range p.chosenNames() {
+			if mem := findMember(plan.destinations(), name); mem != nil {
+				diags.Append(r.data.checkCredentials(mem.Store, path.Root("promise").AtName("destinations"))...)
+			}
+		}
+	}
+	for _, w := range p.Warnings {
+		diags.AddWarning("Request Scheduling", w)
+	}
+	warnLeftBehind("Request "+plan.id(), state.allPriors(ctx), state.left, p.Records, diags)
+	if !plan.Guard.IsNull() && !req.State.Raw.IsNull() {
+		var losses []placement.Loss
+		if prior, held := state.prior(ctx); held {
+			losses = placement.RequestLosses(state.Destination.ValueString(), &prior, p.RequestPlan, members(pool))
+		}
+		losses = append(losses, p.groupLosses(ctx, state, members(pool))...)
+		if len(losses) > 0 {
+			if diags.Append(checkGuard(ctx, plan.Guard, placement.GuardRequest, plan.key(), "Request "+plan.id(), losses)...); diags.HasError() {
+				return false
+			}
+		}
+	}
+	records, priorRecords := p.allRecords(), state.priorRecords(ctx)
+	maps.Copy(priorRecords, state.priorGroupRecords(ctx))
+	if diags.Append(r.data.checkOwners(ctx, plan.owner(), "Request", records, priorRecords, pool, plan.fileAttr(ctx, records))...); diags.HasError() {
+		return false
+	}
+	diags.Append(r.data.warnTakeOverAtPlan(ctx, "Request "+plan.id(), p.Ops, state.refs().add(pool...), plan.fileAttr(ctx, records))...)
+	if adopted != nil && p.Chosen != nil {
+		if w := adopted.notFoundWarning(plan, p.Chosen.Name); w != "" {
+			diags.AddWarning("Imported Request Not Found", w)
+		}
+		who := fmt.Sprintf("Request %s/%s/%s", plan.promiseName(), plan.Namespace.ValueString(), plan.Name.ValueString())
+		if w := importedWarning(who, adopted.Found, p.Records); w != "" {
+			diags.Append(importRecorded(w))
+		}
+		if w := bookkeepingWarning(who, adopted.Found, p.Records); w != "" {
+			diags.Append(importBookkeeping(w))
+		}
+	}
+	if req.State.Raw.IsNull() {
+		if w := r.heldElsewhere(ctx, plan, p, pool); w != "" {
+			diags.AddWarning("Request Already On Another Destination", w)
+		}
+	}
+	return !diags.HasError()
 }
 
 func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -311,6 +319,32 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 			return
 		}
 	}
+	if !r.refreshPlacements(ctx, &state, priors, out, &resp.Diagnostics) {
+		return
+	}
+	if len(groupPriors) > 0 {
+		if !r.readGroups(ctx, &state, groupPriors, parts, &resp.Diagnostics) {
+			return
+		}
+	}
+	if state.Placed.IsNull() { // saved before `destinations` existed
+		state.Placed = stringList(append([]string{state.Destination.ValueString()}, sortedKeys(state.otherPriors(ctx))...))
+	}
+	var held []string
+	for dest := range priors {
+		held = append(held, dest)
+	}
+	for _, g := range groupPriors {
+		held = append(held, g.dest)
+	}
+	r.readRequestHealth(ctx, req, &state, held, &resp.Diagnostics)
+	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
+}
+
+// refreshPlacements reads what the request's default group holds on each destination it is
+// placed on (out: its files) into state; false when Read stops here (files that cannot be laid
+// out, or a store that cannot be read).
+func (r *requestResource) refreshPlacements(ctx context.Context, state *requestModel, priors map[string]placement.Prior, out layout.Request, diags *diag.Diagnostics) bool {
 	observe := map[string]observed{}
 	for _, dest := range sortedKeys(priors) {
 		prior := priors[dest]
@@ -322,58 +356,52 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 		o.Kept = sortedKeys(prior.Record.Files) // an adopted index file of Kratix's keeps its name
 		f, err := layout.RequestFiles(prior.Member.Target, o)
 		if err != nil {
-			return
+			return false
 		}
 		observe[dest] = observed{member: *mem, files: f, record: prior.Record, hashKey: state.hashKey()}
 	}
-	if len(observe) > 0 {
-		found := r.data.readRefresh(ctx, "Request", "Request "+state.id(), observe, &resp.Diagnostics)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		if rec, ok := found[state.Destination.ValueString()]; ok {
-			state.WrittenFiles = stringMapValue(rec.Files)
-		}
-		if !state.Placements.IsNull() {
-			records := recordsFromModel(ctx, state.Placements)
-			for dest, rec := range found {
-				if before, ok := records[dest]; ok {
-					before.Files = rec.Files
-					records[dest] = before
-				}
-			}
-			state.Placements = recordsToModel(records)
-		}
+	if len(observe) == 0 {
+		return true
 	}
-	if len(groupPriors) > 0 {
-		if !r.readGroups(ctx, &state, groupPriors, parts, &resp.Diagnostics) {
-			return
-		}
+	found := r.data.readRefresh(ctx, "Request", "Request "+state.id(), observe, diags)
+	if diags.HasError() {
+		return false
 	}
-	if state.Placed.IsNull() { // saved before `destinations` existed
-		state.Placed = stringList(append([]string{state.Destination.ValueString()}, sortedKeys(state.otherPriors(ctx))...))
+	if rec, ok := found[state.Destination.ValueString()]; ok {
+		state.WrittenFiles = stringMapValue(rec.Files)
 	}
-	if obs, ok, _ := observeOf(ctx, state.Observe); ok && obs != nil {
-		pool := lenientPool(state.destinations())
-		targets := map[string]*poolMember{}
-		add := func(dest string) {
-			targets[dest] = nil
-			if m, ok := pool[dest]; ok {
-				targets[dest] = &m
+	if !state.Placements.IsNull() {
+		records := recordsFromModel(ctx, state.Placements)
+		for dest, rec := range found {
+			if before, ok := records[dest]; ok {
+				before.Files = rec.Files
+				records[dest] = before
 			}
 		}
-		for dest := range priors {
-			add(dest)
-		}
-		for _, g := range groupPriors {
-			add(g.dest)
-		}
-		subject := health.Subject{Promise: state.promiseName(), Request: &health.ResourceRef{Name: state.Name.ValueString(), Namespace: state.Namespace.ValueString()}}
-		if views, read := r.data.readHealth(ctx, "Request "+state.id(), *obs, subject, targets, readWrittenAt(ctx, req.Private), &resp.Diagnostics); read {
-			state.Health = healthValue(views)
+		state.Placements = recordsToModel(records)
+	}
+	return true
+}
+
+// readRequestHealth reads, with observe, the health records of the destinations the request
+// holds (held, its groups' included) into state.
+func (r *requestResource) readRequestHealth(ctx context.Context, req resource.ReadRequest, state *requestModel, held []string, diags *diag.Diagnostics) {
+	obs, ok, _ := observeOf(ctx, state.Observe)
+	if !ok || obs == nil {
+		return
+	}
+	pool := lenientPool(state.destinations())
+	targets := map[string]*poolMember{}
+	for _, dest := range held {
+		targets[dest] = nil
+		if m, ok := pool[dest]; ok {
+			targets[dest] = &m
 		}
 	}
-	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
+	subject := health.Subject{Promise: state.promiseName(), Request: &health.ResourceRef{Name: state.Name.ValueString(), Namespace: state.Namespace.ValueString()}}
+	if views, read := r.data.readHealth(ctx, "Request "+state.id(), *obs, subject, targets, readWrittenAt(ctx, req.Private), diags); read {
+		state.Health = healthValue(views)
+	}
 }
 
 func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
