@@ -207,9 +207,7 @@ import {
 // put again without the promise's document once its part is there, and deleted once the
 // request's part holds the last one. Nothing writes the aggregate meanwhile.
 func TestAccAdoptKratixWorkNames(t *testing.T) {
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) { testAdoptKratixWorkNames(t, kind) })
-	}
+	onStores(t, func(t *testing.T, kind string) { testAdoptKratixWorkNames(t, kind) })
 }
 
 func testAdoptKratixWorkNames(t *testing.T, kind string) {

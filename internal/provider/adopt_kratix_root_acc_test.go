@@ -164,9 +164,7 @@ import {
 // the first plan failed with "Overlapping Destination Folders ... inside the folder of
 // destination "root"".
 func TestAccAdoptKratixRootDestination(t *testing.T) {
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) { testAdoptKratixRootDestination(t, kind) })
-	}
+	onStores(t, func(t *testing.T, kind string) { testAdoptKratixRootDestination(t, kind) })
 }
 
 func testAdoptKratixRootDestination(t *testing.T, kind string) {

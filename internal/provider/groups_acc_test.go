@@ -34,9 +34,7 @@ func kratixShortID(dir string) string {
 //   - Destroy: nothing of the request is left.
 func TestAccWorkloadGroups(t *testing.T) {
 	requireAcceptance(t)
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) { testWorkloadGroups(t, kind) })
-	}
+	onStores(t, func(t *testing.T, kind string) { testWorkloadGroups(t, kind) })
 }
 
 func testWorkloadGroups(t *testing.T, kind string) {

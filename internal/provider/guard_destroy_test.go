@@ -13,14 +13,13 @@ import (
 // the acknowledgement), then let through by that acknowledgement once the state holds it.
 func TestAccGuardJudgesDestroy(t *testing.T) {
 	requireAcceptance(t)
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) {
-			ts := newTestStore(t, kind)
-			config := func(ack string) string {
-				if ack != "" {
-					ack = "\n    acknowledge = \"" + ack + "\""
-				}
-				return ts.provider + cliRequiredProviders + `
+	onStores(t, func(t *testing.T, kind string) {
+		ts := newTestStore(t, kind)
+		config := func(ack string) string {
+			if ack != "" {
+				ack = "\n    acknowledge = \"" + ack + "\""
+			}
+			return ts.provider + cliRequiredProviders + `
 resource "kratix_state_store" "s" {
 ` + ts.store + `
 }
@@ -48,64 +47,63 @@ resource "kratix_promise" "p" {
   }
 }
 `
+		}
+		deps := func(d string) string { return d + "/dependencies/p/5058f/static/p-dependencies.yaml" }
+		canaries := []string{
+			"dev/dependencies/kratix-canary-namespace.yaml", "dev/resources/kratix-canary-configmap.yaml",
+			"prod/dependencies/kratix-canary-namespace.yaml", "prod/resources/kratix-canary-configmap.yaml",
+		}
+		all := append([]string{deps("dev"), deps("prod")}, canaries...)
+		slices.Sort(all)
+		expectHeld := func(step string, want []string) {
+			t.Helper()
+			got := slices.DeleteFunc(ts.list(t), func(f string) bool { return f == "README.md" }) // a repository's seed
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("%s: the store holds\n  %s\nwant\n  %s", step, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 			}
-			deps := func(d string) string { return d + "/dependencies/p/5058f/static/p-dependencies.yaml" }
-			canaries := []string{
-				"dev/dependencies/kratix-canary-namespace.yaml", "dev/resources/kratix-canary-configmap.yaml",
-				"prod/dependencies/kratix-canary-namespace.yaml", "prod/resources/kratix-canary-configmap.yaml",
-			}
-			all := append([]string{deps("dev"), deps("prod")}, canaries...)
-			slices.Sort(all)
-			expectHeld := func(step string, want []string) {
-				t.Helper()
-				got := slices.DeleteFunc(ts.list(t), func(f string) bool { return f == "README.md" }) // a repository's seed
-				if strings.Join(got, "\n") != strings.Join(want, "\n") {
-					t.Errorf("%s: the store holds\n  %s\nwant\n  %s", step, strings.Join(got, "\n  "), strings.Join(want, "\n  "))
-				}
-			}
-			c := newCLI(t, map[string]string{"main.tf": config("")})
-			if out, err := c.run("apply", "-auto-approve"); err != nil {
-				t.Fatalf("apply: %v\n%s", err, out)
-			}
-			expectHeld("after the apply", all)
+		}
+		c := newCLI(t, map[string]string{"main.tf": config("")})
+		if out, err := c.run("apply", "-auto-approve"); err != nil {
+			t.Fatalf("apply: %v\n%s", err, out)
+		}
+		expectHeld("after the apply", all)
 
-			// Written out by hand: the promise loses its placement on both destinations.
-			ack := ackOf("kratix_promise", "p", "dev\tremoved", "prod\tremoved")
-			mark := ts.mark(t)
-			out, err := c.run("destroy", "-auto-approve", "-target=kratix_destination.prod")
-			if err == nil {
-				t.Fatalf("the targeted destroy went through:\n%s", out)
-			}
-			if !inOrder("Error: Destroy Refused by the Guard", `Promise "p": destroying it deletes 2 file(s) on 2 destination(s)`,
-				"protected destinations (env=prod) lose files: prod", "- dev: every file of the placement is removed",
-				"- prod: every file of the placement is removed", `acknowledge = "`+ack+`"`, "Nothing was deleted.").MatchString(out) {
-				t.Errorf("the refusal does not say what the issue needs:\n%s", out)
-			}
-			if w := ts.writesSince(t, mark); len(w) > 0 {
-				t.Errorf("the refused destroy wrote to the store: %v", w)
-			}
-			expectHeld("after the refused destroy", all)
+		// Written out by hand: the promise loses its placement on both destinations.
+		ack := ackOf("kratix_promise", "p", "dev\tremoved", "prod\tremoved")
+		mark := ts.mark(t)
+		out, err := c.run("destroy", "-auto-approve", "-target=kratix_destination.prod")
+		if err == nil {
+			t.Fatalf("the targeted destroy went through:\n%s", out)
+		}
+		if !inOrder("Error: Destroy Refused by the Guard", `Promise "p": destroying it deletes 2 file(s) on 2 destination(s)`,
+			"protected destinations (env=prod) lose files: prod", "- dev: every file of the placement is removed",
+			"- prod: every file of the placement is removed", `acknowledge = "`+ack+`"`, "Nothing was deleted.").MatchString(out) {
+			t.Errorf("the refusal does not say what the issue needs:\n%s", out)
+		}
+		if w := ts.writesSince(t, mark); len(w) > 0 {
+			t.Errorf("the refused destroy wrote to the store: %v", w)
+		}
+		expectHeld("after the refused destroy", all)
 
-			// The acknowledgement applied changes no file; the destroy then proceeds, and warns.
-			c.write(t, "main.tf", config(ack))
-			mark = ts.mark(t)
-			if out, err := c.run("apply", "-auto-approve"); err != nil {
-				t.Fatalf("apply of the acknowledgement: %v\n%s", err, out)
-			}
-			if w := ts.writesSince(t, mark); len(w) > 0 {
-				t.Errorf("applying the acknowledgement wrote to the store: %v", w)
-			}
-			out, err = c.run("destroy", "-auto-approve", "-target=kratix_destination.prod")
-			if err != nil {
-				t.Fatalf("the acknowledged destroy: %v\n%s", err, out)
-			}
-			if !inOrder("Warning: Acknowledged Destroy Proceeds", `Promise "p": destroying it deletes 2 file(s) on 2 destination(s)`).MatchString(out) {
-				t.Errorf("the acknowledged destroy does not warn:\n%s", out)
-			}
-			// The destination is destroyed with cleanup = "none": its canaries stay, as Kratix's do.
-			expectHeld("after the acknowledged destroy", canaries)
-		})
-	}
+		// The acknowledgement applied changes no file; the destroy then proceeds, and warns.
+		c.write(t, "main.tf", config(ack))
+		mark = ts.mark(t)
+		if out, err := c.run("apply", "-auto-approve"); err != nil {
+			t.Fatalf("apply of the acknowledgement: %v\n%s", err, out)
+		}
+		if w := ts.writesSince(t, mark); len(w) > 0 {
+			t.Errorf("applying the acknowledgement wrote to the store: %v", w)
+		}
+		out, err = c.run("destroy", "-auto-approve", "-target=kratix_destination.prod")
+		if err != nil {
+			t.Fatalf("the acknowledged destroy: %v\n%s", err, out)
+		}
+		if !inOrder("Warning: Acknowledged Destroy Proceeds", `Promise "p": destroying it deletes 2 file(s) on 2 destination(s)`).MatchString(out) {
+			t.Errorf("the acknowledged destroy does not warn:\n%s", out)
+		}
+		// The destination is destroyed with cleanup = "none": its canaries stay, as Kratix's do.
+		expectHeld("after the acknowledged destroy", canaries)
+	})
 }
 
 // TestAccGuardDeposedObject: an apply interrupted in a create_before_destroy replacement leaves

@@ -126,125 +126,123 @@ resource "kratix_resource_request" "r" {
 // refuses the deletion of a single (stray) file until acknowledged, and a request moved off its
 // destination is refused, then acknowledged.
 func TestAccGuard(t *testing.T) {
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) {
-			requireAcceptance(t)
-			ts := newTestStore(t, kind)
-			all := "[kratix_destination.w1, kratix_destination.w2, kratix_destination.w3, kratix_destination.w4, kratix_destination.w5]"
-			withoutW1 := "[kratix_destination.w2, kratix_destination.w3, kratix_destination.w4, kratix_destination.w5]"
-			keep := `[{ match_labels = { role = "keep" } }]`
-			none := `[{ match_labels = { role = "none" } }]`
-			prod := `[{ match_labels = { tier = "prod" } }]`
-			deps := func(d string) string { return d + "/dependencies/p/5058f/static/p-dependencies.yaml" }
-			depsYAML := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
-			canaries := func(d string) []string {
-				return []string{d + "/dependencies/kratix-canary-namespace.yaml", d + "/resources/kratix-canary-configmap.yaml"}
-			}
-			requestFile := func(d string) string { return d + "/resources/default/p/r/instance-configure/5058f/r.yaml" }
-			stray := "w1/dependencies/p/5058f/static/stray.yaml"
+	onStores(t, func(t *testing.T, kind string) {
+		requireAcceptance(t)
+		ts := newTestStore(t, kind)
+		all := "[kratix_destination.w1, kratix_destination.w2, kratix_destination.w3, kratix_destination.w4, kratix_destination.w5]"
+		withoutW1 := "[kratix_destination.w2, kratix_destination.w3, kratix_destination.w4, kratix_destination.w5]"
+		keep := `[{ match_labels = { role = "keep" } }]`
+		none := `[{ match_labels = { role = "none" } }]`
+		prod := `[{ match_labels = { tier = "prod" } }]`
+		deps := func(d string) string { return d + "/dependencies/p/5058f/static/p-dependencies.yaml" }
+		depsYAML := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
+		canaries := func(d string) []string {
+			return []string{d + "/dependencies/kratix-canary-namespace.yaml", d + "/resources/kratix-canary-configmap.yaml"}
+		}
+		requestFile := func(d string) string { return d + "/resources/default/p/r/instance-configure/5058f/r.yaml" }
+		stray := "w1/dependencies/p/5058f/static/stray.yaml"
 
-			// The sets, stated by hand.
-			ackThree := ackOf("kratix_promise", "p", "w2\tremoved", "w3\tremoved", "w4\tremoved")
-			ackFive := ackOf("kratix_promise", "p", "w1\tremoved", "w2\tremoved", "w3\tremoved", "w4\tremoved", "w5\tremoved")
-			ackStray := ackOf("kratix_promise", "p", "w1\tfiles\t"+stray)
-			ackMove := ackOf("kratix_resource_request", "default/p/r", "w1\tmoved\t"+ts.location+" w1\tdestination w5")
+		// The sets, stated by hand.
+		ackThree := ackOf("kratix_promise", "p", "w2\tremoved", "w3\tremoved", "w4\tremoved")
+		ackFive := ackOf("kratix_promise", "p", "w1\tremoved", "w2\tremoved", "w3\tremoved", "w4\tremoved", "w5\tremoved")
+		ackStray := ackOf("kratix_promise", "p", "w1\tfiles\t"+stray)
+		ackMove := ackOf("kratix_resource_request", "default/p/r", "w1\tmoved\t"+ts.location+" w1\tdestination w5")
 
-			// everyDeps checks that every destination holds the promise's dependencies.
-			var eachDeps []statecheck.StateCheck
-			for _, d := range []string{"w1", "w2", "w3", "w4", "w5"} {
-				eachDeps = append(eachDeps, acctest.FileHolds(ts.view, deps(d), depsYAML))
-			}
-			everyDeps := acctest.All(eachDeps...)
-			var mark acctest.Mark
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProviders,
-				Steps: []resource.TestStep{
-					{
-						Config: guardConfig(ts, guardScene{selectors: "[]", pool: all, requestSel: prod}),
-						ConfigStateChecks: []statecheck.StateCheck{
-							everyDeps,
-							acctest.FileHolds(ts.view, requestFile("w1"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n"),
-						},
-					},
-					{
-						// (a) Three destinations unscheduled with on_unschedule = "delete": refused.
-						PreConfig:   func() { mark = ts.mark(t) },
-						Config:      guardConfig(ts, guardScene{selectors: keep, pool: all, requestSel: prod}),
-						ExpectError: inOrder("Change Refused by the Guard", `Promise "p"`, "3 destinations lose files, more than max_destinations_removed = 2", "- w2:", "- w3:", "- w4:", "acknowledge = \""+ackThree+"\"", "valid only for this exact set of destinations"),
-					},
-					{
-						// The refused plan wrote nothing. (c) The acknowledgement of those three does not
-						// pass another set: all five.
-						PreConfig: func() {
-							if w := ts.writesSince(t, mark); len(w) > 0 {
-								t.Errorf("the refused plan wrote to the store: %v", w)
-							}
-							if err := acctest.Check(context.Background(), everyDeps); err != nil {
-								t.Errorf("after the refused plan: %v", err)
-							}
-						},
-						Config:      guardConfig(ts, guardScene{selectors: none, promiseAck: ackThree, pool: all, requestSel: prod}),
-						ExpectError: inOrder("Change Refused by the Guard", "5 destinations lose files", "protected destinations (tier=prod) lose files: w1", "- w1:", "- w5:", "acknowledge = \""+ackFive+"\"", "acknowledge = \""+ackThree+"\" stands for another change"),
-					},
-					{
-						// (b) Acknowledged: the change applies; the files are gone from exactly w2, w3, w4.
-						Config: guardConfig(ts, guardScene{selectors: keep, promiseAck: ackThree, pool: all, requestSel: prod}),
-						ConfigStateChecks: []statecheck.StateCheck{
-							acctest.FolderHolds(ts.view, "w1/dependencies/", canaries("w1")[0], deps("w1")),
-							acctest.FolderHolds(ts.view, "w2/", canaries("w2")...),
-							acctest.FolderHolds(ts.view, "w3/", canaries("w3")...),
-							acctest.FolderHolds(ts.view, "w4/", canaries("w4")...),
-							acctest.FolderHolds(ts.view, "w5/", canaries("w5")[0], deps("w5"), canaries("w5")[1]),
-							acctest.FileHolds(ts.view, requestFile("w1"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n"),
-						},
-					},
-					{
-						// (d) A stray file in the promise's folder on protected w1: removing it is refused.
-						PreConfig: func() {
-							ts.put(t, stray, []byte("kind: Stray\n"))
-							mark = ts.mark(t)
-						},
-						Config:      guardConfig(ts, guardScene{selectors: keep, promiseAck: ackThree, pool: all, requestSel: prod}),
-						ExpectError: inOrder("Change Refused by the Guard", "protected destinations (tier=prod) lose files: w1", "- w1: 1 file(s) deleted: "+stray, "acknowledge = \""+ackStray+"\""),
-					},
-					{
-						PreConfig: func() {
-							if w := ts.writesSince(t, mark); len(w) > 0 {
-								t.Errorf("the refused plan wrote to the store: %v", w)
-							}
-							if err := acctest.Check(context.Background(), acctest.FileHolds(ts.view, stray, "kind: Stray\n")); err != nil {
-								t.Errorf("after the refused plan: %v", err)
-							}
-						},
-						Config: guardConfig(ts, guardScene{selectors: keep, promiseAck: ackStray, pool: all, requestSel: prod}),
-						ConfigStateChecks: []statecheck.StateCheck{
-							acctest.FileMissing(ts.view, stray),
-							acctest.FileHolds(ts.view, deps("w1"), depsYAML),
-						},
-					},
-					{
-						// (e) w1 leaves the promise's pool and the request drops its own selector: the
-						// request would move to w5. Refused.
-						PreConfig:   func() { mark = ts.mark(t) },
-						Config:      guardConfig(ts, guardScene{selectors: keep, promiseAck: ackStray, pool: withoutW1, requestSel: "[]"}),
-						ExpectError: inOrder("Change Refused by the Guard", "Request p/default/r", `the request moves off destination "w1"`, "- w1: moves from "+ts.location+" w1 to destination w5", "acknowledge = \""+ackMove+"\""),
-					},
-					{
-						PreConfig: func() {
-							if w := ts.writesSince(t, mark); len(w) > 0 {
-								t.Errorf("the refused plan wrote to the store: %v", w)
-							}
-						},
-						Config: guardConfig(ts, guardScene{selectors: keep, promiseAck: ackStray, pool: withoutW1, requestSel: "[]", requestAck: ackMove}),
-						Check:  resource.TestCheckResourceAttr("kratix_resource_request.r", "destination", "w5"),
-						ConfigStateChecks: []statecheck.StateCheck{
-							acctest.FileHolds(ts.view, requestFile("w5"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n"),
-						},
+		// everyDeps checks that every destination holds the promise's dependencies.
+		var eachDeps []statecheck.StateCheck
+		for _, d := range []string{"w1", "w2", "w3", "w4", "w5"} {
+			eachDeps = append(eachDeps, acctest.FileHolds(ts.view, deps(d), depsYAML))
+		}
+		everyDeps := acctest.All(eachDeps...)
+		var mark acctest.Mark
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testAccProviders,
+			Steps: []resource.TestStep{
+				{
+					Config: guardConfig(ts, guardScene{selectors: "[]", pool: all, requestSel: prod}),
+					ConfigStateChecks: []statecheck.StateCheck{
+						everyDeps,
+						acctest.FileHolds(ts.view, requestFile("w1"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n"),
 					},
 				},
-			})
+				{
+					// (a) Three destinations unscheduled with on_unschedule = "delete": refused.
+					PreConfig:   func() { mark = ts.mark(t) },
+					Config:      guardConfig(ts, guardScene{selectors: keep, pool: all, requestSel: prod}),
+					ExpectError: inOrder("Change Refused by the Guard", `Promise "p"`, "3 destinations lose files, more than max_destinations_removed = 2", "- w2:", "- w3:", "- w4:", "acknowledge = \""+ackThree+"\"", "valid only for this exact set of destinations"),
+				},
+				{
+					// The refused plan wrote nothing. (c) The acknowledgement of those three does not
+					// pass another set: all five.
+					PreConfig: func() {
+						if w := ts.writesSince(t, mark); len(w) > 0 {
+							t.Errorf("the refused plan wrote to the store: %v", w)
+						}
+						if err := acctest.Check(context.Background(), everyDeps); err != nil {
+							t.Errorf("after the refused plan: %v", err)
+						}
+					},
+					Config:      guardConfig(ts, guardScene{selectors: none, promiseAck: ackThree, pool: all, requestSel: prod}),
+					ExpectError: inOrder("Change Refused by the Guard", "5 destinations lose files", "protected destinations (tier=prod) lose files: w1", "- w1:", "- w5:", "acknowledge = \""+ackFive+"\"", "acknowledge = \""+ackThree+"\" stands for another change"),
+				},
+				{
+					// (b) Acknowledged: the change applies; the files are gone from exactly w2, w3, w4.
+					Config: guardConfig(ts, guardScene{selectors: keep, promiseAck: ackThree, pool: all, requestSel: prod}),
+					ConfigStateChecks: []statecheck.StateCheck{
+						acctest.FolderHolds(ts.view, "w1/dependencies/", canaries("w1")[0], deps("w1")),
+						acctest.FolderHolds(ts.view, "w2/", canaries("w2")...),
+						acctest.FolderHolds(ts.view, "w3/", canaries("w3")...),
+						acctest.FolderHolds(ts.view, "w4/", canaries("w4")...),
+						acctest.FolderHolds(ts.view, "w5/", canaries("w5")[0], deps("w5"), canaries("w5")[1]),
+						acctest.FileHolds(ts.view, requestFile("w1"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n"),
+					},
+				},
+				{
+					// (d) A stray file in the promise's folder on protected w1: removing it is refused.
+					PreConfig: func() {
+						ts.put(t, stray, []byte("kind: Stray\n"))
+						mark = ts.mark(t)
+					},
+					Config:      guardConfig(ts, guardScene{selectors: keep, promiseAck: ackThree, pool: all, requestSel: prod}),
+					ExpectError: inOrder("Change Refused by the Guard", "protected destinations (tier=prod) lose files: w1", "- w1: 1 file(s) deleted: "+stray, "acknowledge = \""+ackStray+"\""),
+				},
+				{
+					PreConfig: func() {
+						if w := ts.writesSince(t, mark); len(w) > 0 {
+							t.Errorf("the refused plan wrote to the store: %v", w)
+						}
+						if err := acctest.Check(context.Background(), acctest.FileHolds(ts.view, stray, "kind: Stray\n")); err != nil {
+							t.Errorf("after the refused plan: %v", err)
+						}
+					},
+					Config: guardConfig(ts, guardScene{selectors: keep, promiseAck: ackStray, pool: all, requestSel: prod}),
+					ConfigStateChecks: []statecheck.StateCheck{
+						acctest.FileMissing(ts.view, stray),
+						acctest.FileHolds(ts.view, deps("w1"), depsYAML),
+					},
+				},
+				{
+					// (e) w1 leaves the promise's pool and the request drops its own selector: the
+					// request would move to w5. Refused.
+					PreConfig:   func() { mark = ts.mark(t) },
+					Config:      guardConfig(ts, guardScene{selectors: keep, promiseAck: ackStray, pool: withoutW1, requestSel: "[]"}),
+					ExpectError: inOrder("Change Refused by the Guard", "Request p/default/r", `the request moves off destination "w1"`, "- w1: moves from "+ts.location+" w1 to destination w5", "acknowledge = \""+ackMove+"\""),
+				},
+				{
+					PreConfig: func() {
+						if w := ts.writesSince(t, mark); len(w) > 0 {
+							t.Errorf("the refused plan wrote to the store: %v", w)
+						}
+					},
+					Config: guardConfig(ts, guardScene{selectors: keep, promiseAck: ackStray, pool: withoutW1, requestSel: "[]", requestAck: ackMove}),
+					Check:  resource.TestCheckResourceAttr("kratix_resource_request.r", "destination", "w5"),
+					ConfigStateChecks: []statecheck.StateCheck{
+						acctest.FileHolds(ts.view, requestFile("w5"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n"),
+					},
+				},
+			},
 		})
-	}
+	})
 }
 
 // TestGuardDiagnostics: an unknown guard, or an unknown part of it, decides nothing at plan; a

@@ -72,69 +72,67 @@ func TestAccFirstApplyFailure_repositoryKeepsItsFiles(t *testing.T) {
 // after each. A destination with cleanup = "all" replaced in its folder keeps its canaries.
 func TestAccReplaceDeletesNothingItWritesAgain(t *testing.T) {
 	requireAcceptance(t)
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) {
-			ts := newTestStore(t, kind)
-			c := newCLI(t, sceneOnStore(t, "TestAccReplaceDeletesNothingItWritesAgain", ts))
-			if out, err := c.run("apply", "-auto-approve"); err != nil {
-				t.Fatalf("apply: %v\n%s", err, out)
+	onStores(t, func(t *testing.T, kind string) {
+		ts := newTestStore(t, kind)
+		c := newCLI(t, sceneOnStore(t, "TestAccReplaceDeletesNothingItWritesAgain", ts))
+		if out, err := c.run("apply", "-auto-approve"); err != nil {
+			t.Fatalf("apply: %v\n%s", err, out)
+		}
+		held := ts.list(t)
+		for _, f := range []string{
+			"w1/dependencies/p/5058f/static/p-dependencies.yaml",
+			"w1/dependencies/kratix-canary-namespace.yaml",
+			"flat/static/p-dependencies.yaml",
+		} {
+			if !slices.Contains(held, f) {
+				t.Fatalf("%s was not written; the store holds %q", f, held)
 			}
-			held := ts.list(t)
-			for _, f := range []string{
-				"w1/dependencies/p/5058f/static/p-dependencies.yaml",
-				"w1/dependencies/kratix-canary-namespace.yaml",
-				"flat/static/p-dependencies.yaml",
-			} {
-				if !slices.Contains(held, f) {
-					t.Fatalf("%s was not written; the store holds %q", f, held)
-				}
+		}
+		for _, addr := range []string{"kratix_promise.p", "kratix_resource_request.r"} {
+			before := ts.mark(t)
+			out, err := c.run("apply", "-auto-approve", "-replace="+addr)
+			if err != nil {
+				t.Fatalf("apply -replace=%s: %v\n%s", addr, err, out)
 			}
-			for _, addr := range []string{"kratix_promise.p", "kratix_resource_request.r"} {
-				before := ts.mark(t)
-				out, err := c.run("apply", "-auto-approve", "-replace="+addr)
-				if err != nil {
-					t.Fatalf("apply -replace=%s: %v\n%s", addr, err, out)
-				}
-				if !strings.Contains(out, addr+": Destruction complete") {
-					t.Fatalf("apply -replace=%s did not replace it:\n%s", addr, out)
-				}
-				if w := ts.writesSince(t, before); len(w) != 0 {
-					t.Errorf("replacing %s changed the store: %q", addr, w)
-				}
-				if now := ts.list(t); !reflect.DeepEqual(now, held) {
-					t.Errorf("after replacing %s the store holds\n  %q\nwant\n  %q", addr, now, held)
-				}
+			if !strings.Contains(out, addr+": Destruction complete") {
+				t.Fatalf("apply -replace=%s did not replace it:\n%s", addr, out)
 			}
-			// A destination with cleanup = "all" replaced in its folder cleans it up (it cannot tell
-			// its placements' files from orphans), and they write theirs again in the same apply;
-			// the canaries its successor writes again are never deleted.
-			for _, d := range []struct{ addr, ns, cm string }{
-				{"kratix_destination.w1", "w1/dependencies/kratix-canary-namespace.yaml", "w1/resources/kratix-canary-configmap.yaml"},
-				{"kratix_destination.flat", "flat/kratix-canary-namespace.yaml", "flat/kratix-canary-configmap.yaml"},
-			} {
-				before := ts.mark(t)
-				if out, err := c.run("apply", "-auto-approve", "-replace="+d.addr); err != nil {
-					t.Fatalf("apply -replace=%s: %v\n%s", d.addr, err, out)
-				}
-				for _, w := range ts.writesSince(t, before) {
-					if kind == "bucket" && (w == "DELETE "+d.ns || w == "DELETE "+d.cm) {
-						t.Errorf("replacing %s deleted its canary: %s", d.addr, w)
-					}
-				}
-				if kind != "bucket" {
-					if removed := removedSince(t, ts, before); slices.Contains(removed, d.ns) || slices.Contains(removed, d.cm) {
-						t.Errorf("replacing %s removed its canaries in a commit: %q", d.addr, removed)
-					}
-				}
-				if now := ts.list(t); !reflect.DeepEqual(now, held) {
-					t.Errorf("after replacing %s the store holds\n  %q\nwant\n  %q", d.addr, now, held)
+			if w := ts.writesSince(t, before); len(w) != 0 {
+				t.Errorf("replacing %s changed the store: %q", addr, w)
+			}
+			if now := ts.list(t); !reflect.DeepEqual(now, held) {
+				t.Errorf("after replacing %s the store holds\n  %q\nwant\n  %q", addr, now, held)
+			}
+		}
+		// A destination with cleanup = "all" replaced in its folder cleans it up (it cannot tell
+		// its placements' files from orphans), and they write theirs again in the same apply;
+		// the canaries its successor writes again are never deleted.
+		for _, d := range []struct{ addr, ns, cm string }{
+			{"kratix_destination.w1", "w1/dependencies/kratix-canary-namespace.yaml", "w1/resources/kratix-canary-configmap.yaml"},
+			{"kratix_destination.flat", "flat/kratix-canary-namespace.yaml", "flat/kratix-canary-configmap.yaml"},
+		} {
+			before := ts.mark(t)
+			if out, err := c.run("apply", "-auto-approve", "-replace="+d.addr); err != nil {
+				t.Fatalf("apply -replace=%s: %v\n%s", d.addr, err, out)
+			}
+			for _, w := range ts.writesSince(t, before) {
+				if kind == "bucket" && (w == "DELETE "+d.ns || w == "DELETE "+d.cm) {
+					t.Errorf("replacing %s deleted its canary: %s", d.addr, w)
 				}
 			}
-			if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
-				t.Errorf("the plan after the replacements is not empty: %v\n%s", err, out)
+			if kind != "bucket" {
+				if removed := removedSince(t, ts, before); slices.Contains(removed, d.ns) || slices.Contains(removed, d.cm) {
+					t.Errorf("replacing %s removed its canaries in a commit: %q", d.addr, removed)
+				}
 			}
-		})
-	}
+			if now := ts.list(t); !reflect.DeepEqual(now, held) {
+				t.Errorf("after replacing %s the store holds\n  %q\nwant\n  %q", d.addr, now, held)
+			}
+		}
+		if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+			t.Errorf("the plan after the replacements is not empty: %v\n%s", err, out)
+		}
+	})
 }
 
 // removedSince lists the files that the commits made after mark removed from a git test store.

@@ -110,114 +110,112 @@ func seedOf(t *testing.T, ts *testStore) string {
 // reports holds the destination's folder as the tip does. Reading it writes nothing and plans
 // nothing; a write makes the destination's record stale in the plan itself.
 func TestAccObserve(t *testing.T) {
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) {
-			requireAcceptance(t)
-			ts := newTestStore(t, kind)
-			t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-			clock := &fakeClock{at: t0}
-			var mark acctest.Mark
-			onGit := kind != "bucket"
-			h := func(attr, want string) resource.TestCheckFunc {
-				return resource.TestCheckResourceAttr("kratix_promise.p", "health."+attr, want)
+	onStores(t, func(t *testing.T, kind string) {
+		requireAcceptance(t)
+		ts := newTestStore(t, kind)
+		t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+		clock := &fakeClock{at: t0}
+		var mark acctest.Mark
+		onGit := kind != "bucket"
+		h := func(attr, want string) resource.TestCheckFunc {
+			return resource.TestCheckResourceAttr("kratix_promise.p", "health."+attr, want)
+		}
+		none := func(attr string) resource.TestCheckFunc {
+			return resource.TestCheckNoResourceAttr("kratix_promise.p", "health."+attr)
+		}
+		applied := func(dest, want string) resource.TestCheckFunc {
+			if !onGit {
+				return none(dest + ".applied") // a bucket keeps no history: nothing can tell
 			}
-			none := func(attr string) resource.TestCheckFunc {
-				return resource.TestCheckNoResourceAttr("kratix_promise.p", "health."+attr)
-			}
-			applied := func(dest, want string) resource.TestCheckFunc {
-				if !onGit {
-					return none(dest + ".applied") // a bucket keeps no history: nothing can tell
-				}
-				return h(dest+".applied", want)
-			}
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: providersWithClock(clock),
-				Steps: []resource.TestStep{
-					{
-						// The observe folder may not be a destination's.
-						Config:      observeTF(ts, "v1", "w1", "1h", ""),
-						ExpectError: regexp.MustCompile(`(?s)Observe Folder Overlaps A Destination.*destination "w1"`),
-					},
-					{
-						// Written at t0; no record yet.
-						Config: observeTF(ts, "v1", "health", "1h", ""),
-						Check: resource.ComposeAggregateTestCheckFunc(
-							h("%", "2"),
-							h("w1.state", "unknown"), h("w1.fresh", "false"), none("w1.last_run"), none("w1.source"), none("w1.applied"),
-							h("w2.state", "unknown"), h("w2.fresh", "false"), none("w2.source"),
-						),
-					},
-					{
-						// Ten minutes later the agents have reported: w1 healthy five minutes after the
-						// write, of the tip's revision; w2 degraded, a minute before the write, of the
-						// seed's (which has no w2 folder). Another promise's record, newer, and a
-						// request's record of p are not the promise's.
-						PreConfig: func() {
-							clock.set(t0.Add(10 * time.Minute))
-							tip, seed := "", ""
-							if onGit {
-								tip, seed = tipOf(t, ts), seedOf(t, ts)
-							}
-							ts.put(t, "health/w1/p.yaml", []byte(healthRecord("p", "", "healthy", t0.Add(5*time.Minute), tip)))
-							ts.put(t, "health/w2/p.yaml", []byte(healthRecord("p", "", "degraded", t0.Add(-time.Minute), seed)))
-							ts.put(t, "health/w2/q.yaml", []byte(healthRecord("q", "", "healthy", t0.Add(9*time.Minute), "")))
-							ts.put(t, "health/w1/x.yaml", []byte(healthRecord("p", "x", "unhealthy", t0.Add(9*time.Minute), "")))
-							mark = ts.mark(t)
-						},
-						Config:            observeTF(ts, "v1", "health", "1h", ""),
-						ConfigStateChecks: []statecheck.StateCheck{acctest.NoWritesSince(ts.journal, &mark)},
-						Check: resource.ComposeAggregateTestCheckFunc(
-							h("w1.state", "healthy"), h("w1.fresh", "true"), h("w1.last_run", "2030-01-02T03:09:05Z"),
-							h("w1.source", "health/w1/p.yaml"), applied("w1", "true"),
-							h("w2.state", "degraded"), h("w2.fresh", "false"), h("w2.last_run", "2030-01-02T03:03:05Z"),
-							h("w2.source", "health/w2/p.yaml"), applied("w2", "false"),
-						),
-					},
-					{
-						// The same, read again: no plan, no write.
-						Config:   observeTF(ts, "v1", "health", "1h", ""),
-						PlanOnly: true,
-					},
-					{
-						// Past max_age, w1's record is stale; nothing else changes, nothing is written.
-						PreConfig: func() {
-							clock.set(t0.Add(5*time.Minute + time.Hour + time.Second))
-							mark = ts.mark(t)
-						},
-						Config:            observeTF(ts, "v1", "health", "1h", ""),
-						ConfigStateChecks: []statecheck.StateCheck{acctest.NoWritesSince(ts.journal, &mark)},
-						Check: resource.ComposeAggregateTestCheckFunc(
-							h("w1.state", "healthy"), h("w1.fresh", "false"), h("w1.last_run", "2030-01-02T03:09:05Z"),
-							h("w2.state", "degraded"), h("w2.fresh", "false"),
-						),
-					},
-					{
-						// A fresh record of w1, then a change of the dependencies: the apply writes
-						// both destinations, so neither can have a fresh record of what they now hold.
-						PreConfig: func() {
-							clock.set(t0.Add(2 * time.Hour))
-							tip := ""
-							if onGit {
-								tip = tipOf(t, ts)
-							}
-							ts.put(t, "health/w1/p.yaml", []byte(healthRecord("p", "", "healthy", t0.Add(2*time.Hour-time.Minute), tip)))
-						},
-						Config: observeTF(ts, "v2", "health", "1h", ""),
-						Check: resource.ComposeAggregateTestCheckFunc(
-							h("w1.state", "healthy"), h("w1.fresh", "false"), h("w1.last_run", "2030-01-02T05:03:05Z"),
-							applied("w1", "false"),
-							h("w2.state", "degraded"), h("w2.fresh", "false"),
-						),
-					},
-					{
-						// Without observe, health is null.
-						Config: observeTF(ts, "v2", "", "", ""),
-						Check:  resource.TestCheckNoResourceAttr("kratix_promise.p", "health.%"),
-					},
+			return h(dest+".applied", want)
+		}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: providersWithClock(clock),
+			Steps: []resource.TestStep{
+				{
+					// The observe folder may not be a destination's.
+					Config:      observeTF(ts, "v1", "w1", "1h", ""),
+					ExpectError: regexp.MustCompile(`(?s)Observe Folder Overlaps A Destination.*destination "w1"`),
 				},
-			})
+				{
+					// Written at t0; no record yet.
+					Config: observeTF(ts, "v1", "health", "1h", ""),
+					Check: resource.ComposeAggregateTestCheckFunc(
+						h("%", "2"),
+						h("w1.state", "unknown"), h("w1.fresh", "false"), none("w1.last_run"), none("w1.source"), none("w1.applied"),
+						h("w2.state", "unknown"), h("w2.fresh", "false"), none("w2.source"),
+					),
+				},
+				{
+					// Ten minutes later the agents have reported: w1 healthy five minutes after the
+					// write, of the tip's revision; w2 degraded, a minute before the write, of the
+					// seed's (which has no w2 folder). Another promise's record, newer, and a
+					// request's record of p are not the promise's.
+					PreConfig: func() {
+						clock.set(t0.Add(10 * time.Minute))
+						tip, seed := "", ""
+						if onGit {
+							tip, seed = tipOf(t, ts), seedOf(t, ts)
+						}
+						ts.put(t, "health/w1/p.yaml", []byte(healthRecord("p", "", "healthy", t0.Add(5*time.Minute), tip)))
+						ts.put(t, "health/w2/p.yaml", []byte(healthRecord("p", "", "degraded", t0.Add(-time.Minute), seed)))
+						ts.put(t, "health/w2/q.yaml", []byte(healthRecord("q", "", "healthy", t0.Add(9*time.Minute), "")))
+						ts.put(t, "health/w1/x.yaml", []byte(healthRecord("p", "x", "unhealthy", t0.Add(9*time.Minute), "")))
+						mark = ts.mark(t)
+					},
+					Config:            observeTF(ts, "v1", "health", "1h", ""),
+					ConfigStateChecks: []statecheck.StateCheck{acctest.NoWritesSince(ts.journal, &mark)},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						h("w1.state", "healthy"), h("w1.fresh", "true"), h("w1.last_run", "2030-01-02T03:09:05Z"),
+						h("w1.source", "health/w1/p.yaml"), applied("w1", "true"),
+						h("w2.state", "degraded"), h("w2.fresh", "false"), h("w2.last_run", "2030-01-02T03:03:05Z"),
+						h("w2.source", "health/w2/p.yaml"), applied("w2", "false"),
+					),
+				},
+				{
+					// The same, read again: no plan, no write.
+					Config:   observeTF(ts, "v1", "health", "1h", ""),
+					PlanOnly: true,
+				},
+				{
+					// Past max_age, w1's record is stale; nothing else changes, nothing is written.
+					PreConfig: func() {
+						clock.set(t0.Add(5*time.Minute + time.Hour + time.Second))
+						mark = ts.mark(t)
+					},
+					Config:            observeTF(ts, "v1", "health", "1h", ""),
+					ConfigStateChecks: []statecheck.StateCheck{acctest.NoWritesSince(ts.journal, &mark)},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						h("w1.state", "healthy"), h("w1.fresh", "false"), h("w1.last_run", "2030-01-02T03:09:05Z"),
+						h("w2.state", "degraded"), h("w2.fresh", "false"),
+					),
+				},
+				{
+					// A fresh record of w1, then a change of the dependencies: the apply writes
+					// both destinations, so neither can have a fresh record of what they now hold.
+					PreConfig: func() {
+						clock.set(t0.Add(2 * time.Hour))
+						tip := ""
+						if onGit {
+							tip = tipOf(t, ts)
+						}
+						ts.put(t, "health/w1/p.yaml", []byte(healthRecord("p", "", "healthy", t0.Add(2*time.Hour-time.Minute), tip)))
+					},
+					Config: observeTF(ts, "v2", "health", "1h", ""),
+					Check: resource.ComposeAggregateTestCheckFunc(
+						h("w1.state", "healthy"), h("w1.fresh", "false"), h("w1.last_run", "2030-01-02T05:03:05Z"),
+						applied("w1", "false"),
+						h("w2.state", "degraded"), h("w2.fresh", "false"),
+					),
+				},
+				{
+					// Without observe, health is null.
+					Config: observeTF(ts, "v2", "", "", ""),
+					Check:  resource.TestCheckNoResourceAttr("kratix_promise.p", "health.%"),
+				},
+			},
 		})
-	}
+	})
 }
 
 // TestAccObserve_knownOnlyAtApply: an observe store whose path is known only after apply (here

@@ -96,64 +96,62 @@ func requestRecord(name, namespace, state string, lastRun time.Time) string {
 // request whose workload group lands on another destination has health on both. The refresh that
 // reads them writes nothing and plans nothing.
 func TestAccObserveRequest(t *testing.T) {
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) {
-			requireAcceptance(t)
-			ts := newTestStore(t, kind)
-			t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-			clock := &fakeClock{at: t0}
-			var mark acctest.Mark
-			h := func(request, attr, want string) resource.TestCheckFunc {
-				return resource.TestCheckResourceAttr("kratix_resource_request."+request, "health."+attr, want)
-			}
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: providersWithClock(clock),
-				Steps: []resource.TestStep{
-					{
-						// Written at t0; no record yet.
-						Config: observeRequestTF(ts),
-						Check: resource.ComposeAggregateTestCheckFunc(
-							resource.TestCheckResourceAttr("kratix_resource_request.grouped", "group_placements.db.destination", "w2"),
-							h("team", "%", "1"), h("team", "w1.state", "unknown"), h("team", "w1.fresh", "false"),
-							h("plain", "%", "1"), h("plain", "w1.state", "unknown"),
-							h("grouped", "%", "2"), h("grouped", "w1.state", "unknown"), h("grouped", "w2.state", "unknown"),
-						),
-					},
-					{
-						// Ten minutes on, the agents have reported. On w1: team-a/app healthy at
-						// +5m, app with namespace "" (default) degraded at +6m; newer, the
-						// promise's own record and team-a/other's, which are no request's here.
-						// On w2: grouped's group, ready at +7m.
-						PreConfig: func() {
-							clock.set(t0.Add(10 * time.Minute))
-							ts.put(t, "health/w1/team.yaml", []byte(requestRecord("app", "team-a", "healthy", t0.Add(5*time.Minute))))
-							ts.put(t, "health/w1/plain.yaml", []byte(requestRecord("app", "", "degraded", t0.Add(6*time.Minute))))
-							ts.put(t, "health/w1/promise.yaml", []byte(requestRecord("", "", "unhealthy", t0.Add(9*time.Minute))))
-							ts.put(t, "health/w1/other.yaml", []byte(requestRecord("other", "team-a", "unhealthy", t0.Add(9*time.Minute))))
-							ts.put(t, "health/w2/grouped.yaml", []byte(requestRecord("grouped", "default", "ready", t0.Add(7*time.Minute))))
-							mark = ts.mark(t)
-						},
-						Config:            observeRequestTF(ts),
-						ConfigStateChecks: []statecheck.StateCheck{acctest.NoWritesSince(ts.journal, &mark)},
-						Check: resource.ComposeAggregateTestCheckFunc(
-							h("team", "%", "1"), h("team", "w1.state", "healthy"), h("team", "w1.fresh", "true"),
-							h("team", "w1.last_run", "2030-01-02T03:09:05Z"), h("team", "w1.source", "health/w1/team.yaml"),
-							h("plain", "%", "1"), h("plain", "w1.state", "degraded"), h("plain", "w1.fresh", "true"),
-							h("plain", "w1.last_run", "2030-01-02T03:10:05Z"), h("plain", "w1.source", "health/w1/plain.yaml"),
-							h("grouped", "%", "2"),
-							h("grouped", "w1.state", "unknown"), h("grouped", "w1.fresh", "false"),
-							resource.TestCheckNoResourceAttr("kratix_resource_request.grouped", "health.w1.source"),
-							h("grouped", "w2.state", "ready"), h("grouped", "w2.fresh", "true"),
-							h("grouped", "w2.last_run", "2030-01-02T03:11:05Z"), h("grouped", "w2.source", "health/w2/grouped.yaml"),
-						),
-					},
-					{
-						// The same, read again: no plan.
-						Config:   observeRequestTF(ts),
-						PlanOnly: true,
-					},
+	onStores(t, func(t *testing.T, kind string) {
+		requireAcceptance(t)
+		ts := newTestStore(t, kind)
+		t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+		clock := &fakeClock{at: t0}
+		var mark acctest.Mark
+		h := func(request, attr, want string) resource.TestCheckFunc {
+			return resource.TestCheckResourceAttr("kratix_resource_request."+request, "health."+attr, want)
+		}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: providersWithClock(clock),
+			Steps: []resource.TestStep{
+				{
+					// Written at t0; no record yet.
+					Config: observeRequestTF(ts),
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckResourceAttr("kratix_resource_request.grouped", "group_placements.db.destination", "w2"),
+						h("team", "%", "1"), h("team", "w1.state", "unknown"), h("team", "w1.fresh", "false"),
+						h("plain", "%", "1"), h("plain", "w1.state", "unknown"),
+						h("grouped", "%", "2"), h("grouped", "w1.state", "unknown"), h("grouped", "w2.state", "unknown"),
+					),
 				},
-			})
+				{
+					// Ten minutes on, the agents have reported. On w1: team-a/app healthy at
+					// +5m, app with namespace "" (default) degraded at +6m; newer, the
+					// promise's own record and team-a/other's, which are no request's here.
+					// On w2: grouped's group, ready at +7m.
+					PreConfig: func() {
+						clock.set(t0.Add(10 * time.Minute))
+						ts.put(t, "health/w1/team.yaml", []byte(requestRecord("app", "team-a", "healthy", t0.Add(5*time.Minute))))
+						ts.put(t, "health/w1/plain.yaml", []byte(requestRecord("app", "", "degraded", t0.Add(6*time.Minute))))
+						ts.put(t, "health/w1/promise.yaml", []byte(requestRecord("", "", "unhealthy", t0.Add(9*time.Minute))))
+						ts.put(t, "health/w1/other.yaml", []byte(requestRecord("other", "team-a", "unhealthy", t0.Add(9*time.Minute))))
+						ts.put(t, "health/w2/grouped.yaml", []byte(requestRecord("grouped", "default", "ready", t0.Add(7*time.Minute))))
+						mark = ts.mark(t)
+					},
+					Config:            observeRequestTF(ts),
+					ConfigStateChecks: []statecheck.StateCheck{acctest.NoWritesSince(ts.journal, &mark)},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						h("team", "%", "1"), h("team", "w1.state", "healthy"), h("team", "w1.fresh", "true"),
+						h("team", "w1.last_run", "2030-01-02T03:09:05Z"), h("team", "w1.source", "health/w1/team.yaml"),
+						h("plain", "%", "1"), h("plain", "w1.state", "degraded"), h("plain", "w1.fresh", "true"),
+						h("plain", "w1.last_run", "2030-01-02T03:10:05Z"), h("plain", "w1.source", "health/w1/plain.yaml"),
+						h("grouped", "%", "2"),
+						h("grouped", "w1.state", "unknown"), h("grouped", "w1.fresh", "false"),
+						resource.TestCheckNoResourceAttr("kratix_resource_request.grouped", "health.w1.source"),
+						h("grouped", "w2.state", "ready"), h("grouped", "w2.fresh", "true"),
+						h("grouped", "w2.last_run", "2030-01-02T03:11:05Z"), h("grouped", "w2.source", "health/w2/grouped.yaml"),
+					),
+				},
+				{
+					// The same, read again: no plan.
+					Config:   observeRequestTF(ts),
+					PlanOnly: true,
+				},
+			},
 		})
-	}
+	})
 }

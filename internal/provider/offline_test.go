@@ -79,13 +79,12 @@ func requestsSince(ts *testStore, m acctest.Mark) int {
 // plans every schedule, file and hash; the apply is refused, and neither store was reached: the
 // bucket saw no request at all, the repository got no commit, and both hold nothing new.
 func TestAccOffline_planWithoutStores(t *testing.T) {
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) {
-			requireAcceptance(t)
-			ts := newTestStore(t, kind)
-			before := ts.list(t)
-			mark := ts.mark(t)
-			cfg := offlinePlatform(ts, offlineProvider, "dev") + `
+	onStores(t, func(t *testing.T, kind string) {
+		requireAcceptance(t)
+		ts := newTestStore(t, kind)
+		before := ts.list(t)
+		mark := ts.mark(t)
+		cfg := offlinePlatform(ts, offlineProvider, "dev") + `
 resource "kratix_state_store" "nowhere" {
   name       = "nowhere"
   secret_ref = "nowhere"
@@ -110,43 +109,42 @@ resource "kratix_promise" "both" {
   dependencies          = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: both\n"
 }
 `
-			both := func(dest string) knownvalue.Check {
-				return knownvalue.MapExact(map[string]knownvalue.Check{
-					dest + "/dependencies/both/5058f/static/both-dependencies.yaml": knownvalue.StringExact(md5Of("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: both\n")),
-				})
-			}
-			tfresource.Test(t, tfresource.TestCase{
-				ProtoV6ProviderFactories: testAccProviders,
-				Steps: []tfresource.TestStep{{
-					Config: cfg,
-					ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction("kratix_promise.both", plancheck.ResourceActionCreate),
-						plancheck.ExpectKnownValue("kratix_promise.both", tfjsonpath.New("scheduled_destinations"),
-							knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("worker-1"), knownvalue.StringExact("worker-2")})),
-						plancheck.ExpectKnownValue("kratix_promise.both", tfjsonpath.New("placements").AtMapKey("worker-1").AtMapKey("files"), both("worker-1")),
-						plancheck.ExpectKnownValue("kratix_promise.both", tfjsonpath.New("placements").AtMapKey("worker-2").AtMapKey("files"), both("worker-2")),
-						plancheck.ExpectKnownValue("kratix_promise.both", tfjsonpath.New("placements").AtMapKey("worker-2").AtMapKey("location"),
-							knownvalue.StringExact("s3://127.0.0.1:1/none")),
-						plancheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("destination"), knownvalue.StringExact("worker-1")),
-						plancheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("written_files"), knownvalue.MapExact(map[string]knownvalue.Check{
-							offlineRequest: knownvalue.StringExact(md5Of("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n")),
-						})),
-						plancheck.ExpectKnownValue("kratix_destination.far", tfjsonpath.New("files"), knownvalue.MapSizeExact(2)),
-					}},
-					ExpectError: offlineRefused,
-				}},
+		both := func(dest string) knownvalue.Check {
+			return knownvalue.MapExact(map[string]knownvalue.Check{
+				dest + "/dependencies/both/5058f/static/both-dependencies.yaml": knownvalue.StringExact(md5Of("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: both\n")),
 			})
-			if w := ts.writesSince(t, mark); len(w) > 0 {
-				t.Errorf("the store was written: %v", w)
-			}
-			if n := requestsSince(ts, mark); n != 0 {
-				t.Errorf("the provider sent %d requests to the bucket; offline, it must send none", n)
-			}
-			if after := ts.list(t); !reflect.DeepEqual(after, before) {
-				t.Errorf("the store holds %v, held %v", after, before)
-			}
+		}
+		tfresource.Test(t, tfresource.TestCase{
+			ProtoV6ProviderFactories: testAccProviders,
+			Steps: []tfresource.TestStep{{
+				Config: cfg,
+				ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("kratix_promise.both", plancheck.ResourceActionCreate),
+					plancheck.ExpectKnownValue("kratix_promise.both", tfjsonpath.New("scheduled_destinations"),
+						knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("worker-1"), knownvalue.StringExact("worker-2")})),
+					plancheck.ExpectKnownValue("kratix_promise.both", tfjsonpath.New("placements").AtMapKey("worker-1").AtMapKey("files"), both("worker-1")),
+					plancheck.ExpectKnownValue("kratix_promise.both", tfjsonpath.New("placements").AtMapKey("worker-2").AtMapKey("files"), both("worker-2")),
+					plancheck.ExpectKnownValue("kratix_promise.both", tfjsonpath.New("placements").AtMapKey("worker-2").AtMapKey("location"),
+						knownvalue.StringExact("s3://127.0.0.1:1/none")),
+					plancheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("destination"), knownvalue.StringExact("worker-1")),
+					plancheck.ExpectKnownValue("kratix_resource_request.r", tfjsonpath.New("written_files"), knownvalue.MapExact(map[string]knownvalue.Check{
+						offlineRequest: knownvalue.StringExact(md5Of("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n")),
+					})),
+					plancheck.ExpectKnownValue("kratix_destination.far", tfjsonpath.New("files"), knownvalue.MapSizeExact(2)),
+				}},
+				ExpectError: offlineRefused,
+			}},
 		})
-	}
+		if w := ts.writesSince(t, mark); len(w) > 0 {
+			t.Errorf("the store was written: %v", w)
+		}
+		if n := requestsSince(ts, mark); n != 0 {
+			t.Errorf("the provider sent %d requests to the bucket; offline, it must send none", n)
+		}
+		if after := ts.list(t); !reflect.DeepEqual(after, before) {
+			t.Errorf("the store holds %v, held %v", after, before)
+		}
+	})
 }
 
 // TestAccOffline_readTouchesNoStore: a platform applied online is planned offline. The refresh
@@ -154,69 +152,67 @@ resource "kratix_promise" "both" {
 // request); a relabel and a removed request plan their changes, whose apply is refused with
 // nothing written. Online again, the plan sees the drift and the apply repairs it.
 func TestAccOffline_readTouchesNoStore(t *testing.T) {
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) {
-			requireAcceptance(t)
-			ts := newTestStore(t, kind)
-			online := offlinePlatform(ts, ts.provider, "dev")
-			var mark acctest.Mark
-			var held []string
-			unreached := func() {
-				if w := ts.writesSince(t, mark); len(w) > 0 {
-					t.Errorf("offline, the store was written: %v", w)
-				}
-				if n := requestsSince(ts, mark); n != 0 {
-					t.Errorf("offline, the provider sent %d requests to the bucket", n)
-				}
-				if got := ts.list(t); !reflect.DeepEqual(got, held) {
-					t.Errorf("offline, the store changed: it holds %v, held %v", got, held)
-				}
+	onStores(t, func(t *testing.T, kind string) {
+		requireAcceptance(t)
+		ts := newTestStore(t, kind)
+		online := offlinePlatform(ts, ts.provider, "dev")
+		var mark acctest.Mark
+		var held []string
+		unreached := func() {
+			if w := ts.writesSince(t, mark); len(w) > 0 {
+				t.Errorf("offline, the store was written: %v", w)
 			}
-			withoutRequest := offlinePlatform(ts, offlineProvider, "prod")
-			withoutRequest = withoutRequest[:strings.Index(withoutRequest, `resource "kratix_resource_request"`)]
-			tfresource.Test(t, tfresource.TestCase{
-				ProtoV6ProviderFactories: testAccProviders,
-				Steps: []tfresource.TestStep{
-					{Config: online},
-					{
-						// Drift made by hand, then an offline plan: empty, as the store is not read.
-						PreConfig: func() {
-							ts.remove(t, offlineDependency)
-							mark, held = ts.mark(t), ts.list(t)
-						},
-						Config:   offlinePlatform(ts, offlineProvider, "dev"),
-						PlanOnly: true,
+			if n := requestsSince(ts, mark); n != 0 {
+				t.Errorf("offline, the provider sent %d requests to the bucket", n)
+			}
+			if got := ts.list(t); !reflect.DeepEqual(got, held) {
+				t.Errorf("offline, the store changed: it holds %v, held %v", got, held)
+			}
+		}
+		withoutRequest := offlinePlatform(ts, offlineProvider, "prod")
+		withoutRequest = withoutRequest[:strings.Index(withoutRequest, `resource "kratix_resource_request"`)]
+		tfresource.Test(t, tfresource.TestCase{
+			ProtoV6ProviderFactories: testAccProviders,
+			Steps: []tfresource.TestStep{
+				{Config: online},
+				{
+					// Drift made by hand, then an offline plan: empty, as the store is not read.
+					PreConfig: func() {
+						ts.remove(t, offlineDependency)
+						mark, held = ts.mark(t), ts.list(t)
 					},
-					{
-						// worker-1 relabelled prod: the promise unschedules it; the request is
-						// removed from the configuration. Updates and deletes are refused.
-						PreConfig: unreached,
-						Config:    withoutRequest,
-						ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-							plancheck.ExpectResourceAction("kratix_destination.d", plancheck.ResourceActionUpdate),
-							plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
-							plancheck.ExpectResourceAction("kratix_resource_request.r", plancheck.ResourceActionDestroy),
-							plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("scheduled_destinations"), knownvalue.ListSizeExact(0)),
-							plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("misscheduled_destinations"),
-								knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("worker-1")})),
-						}},
-						ExpectError: offlineRefused,
-					},
-					{
-						// Online again: the refresh sees the deleted file and the apply puts it back.
-						PreConfig: unreached,
-						Config:    online,
-						ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-							plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
-						}},
-						ConfigStateChecks: []statecheck.StateCheck{
-							acctest.FileHolds(ts.view, offlineDependency, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"),
-						},
+					Config:   offlinePlatform(ts, offlineProvider, "dev"),
+					PlanOnly: true,
+				},
+				{
+					// worker-1 relabelled prod: the promise unschedules it; the request is
+					// removed from the configuration. Updates and deletes are refused.
+					PreConfig: unreached,
+					Config:    withoutRequest,
+					ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("kratix_destination.d", plancheck.ResourceActionUpdate),
+						plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
+						plancheck.ExpectResourceAction("kratix_resource_request.r", plancheck.ResourceActionDestroy),
+						plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("scheduled_destinations"), knownvalue.ListSizeExact(0)),
+						plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("misscheduled_destinations"),
+							knownvalue.ListExact([]knownvalue.Check{knownvalue.StringExact("worker-1")})),
+					}},
+					ExpectError: offlineRefused,
+				},
+				{
+					// Online again: the refresh sees the deleted file and the apply puts it back.
+					PreConfig: unreached,
+					Config:    online,
+					ConfigPlanChecks: tfresource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
+					}},
+					ConfigStateChecks: []statecheck.StateCheck{
+						acctest.FileHolds(ts.view, offlineDependency, "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"),
 					},
 				},
-			})
+			},
 		})
-	}
+	})
 }
 
 // TestOfflineRefusesApply: every create, update and delete of every resource refuses before it

@@ -129,37 +129,35 @@ func TestAccOwnersAnotherWorkspace(t *testing.T) {
 // not dev/team-a.yaml, which Kratix's index lists, and warns.
 func TestAccOwnersDestroySparesListedFiles(t *testing.T) {
 	requireAcceptance(t)
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) {
-			ts := newTestStore(t, kind)
-			b := newCLI(t, map[string]string{"main.tf": ownersConfig(ts, "redis")})
-			if out, err := b.run("apply", "-auto-approve"); err != nil {
-				t.Fatalf("workspace B: %v\n%s", err, out)
-			}
-			own := "dev/.kratix/default-redis_team-a_default_instance-configure.dev-5058f.yaml"
-			if _, ok := ts.read(t, own); !ok {
-				t.Fatalf("%s was not written; the store holds %v", own, ts.list(t))
-			}
-			kratixIndex := "dev/.kratix/default-postgres-team-a-default-instance-configure-ab12c.dev-5058f.yaml"
-			postgres := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: team-a\ndata:\n  promise: postgres\n"
-			ts.put(t, "dev/team-a.yaml", []byte(postgres))
-			ts.put(t, kratixIndex, []byte("files:\n- dev/team-a.yaml\n"))
+	onStores(t, func(t *testing.T, kind string) {
+		ts := newTestStore(t, kind)
+		b := newCLI(t, map[string]string{"main.tf": ownersConfig(ts, "redis")})
+		if out, err := b.run("apply", "-auto-approve"); err != nil {
+			t.Fatalf("workspace B: %v\n%s", err, out)
+		}
+		own := "dev/.kratix/default-redis_team-a_default_instance-configure.dev-5058f.yaml"
+		if _, ok := ts.read(t, own); !ok {
+			t.Fatalf("%s was not written; the store holds %v", own, ts.list(t))
+		}
+		kratixIndex := "dev/.kratix/default-postgres-team-a-default-instance-configure-ab12c.dev-5058f.yaml"
+		postgres := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: team-a\ndata:\n  promise: postgres\n"
+		ts.put(t, "dev/team-a.yaml", []byte(postgres))
+		ts.put(t, kratixIndex, []byte("files:\n- dev/team-a.yaml\n"))
 
-			out, err := b.run("destroy", "-auto-approve", "-target=kratix_resource_request.redis")
-			if err != nil {
-				t.Fatalf("destroy: %v\n%s", err, out)
-			}
-			if got, ok := ts.read(t, "dev/team-a.yaml"); !ok || string(got) != postgres {
-				t.Errorf("after the destroy dev/team-a.yaml is %q (exists: %v), want Kratix's file kept; the store holds %v", got, ok, ts.list(t))
-			}
-			if _, ok := ts.read(t, own); ok {
-				t.Errorf("the destroyed request's index file %s is still there", own)
-			}
-			if f := flat(out); !strings.Contains(f, "Warning: File Kept For Another Owner") || !strings.Contains(f, kratixIndex) {
-				t.Errorf("no warning naming %s:\n%s", kratixIndex, out)
-			}
-		})
-	}
+		out, err := b.run("destroy", "-auto-approve", "-target=kratix_resource_request.redis")
+		if err != nil {
+			t.Fatalf("destroy: %v\n%s", err, out)
+		}
+		if got, ok := ts.read(t, "dev/team-a.yaml"); !ok || string(got) != postgres {
+			t.Errorf("after the destroy dev/team-a.yaml is %q (exists: %v), want Kratix's file kept; the store holds %v", got, ok, ts.list(t))
+		}
+		if _, ok := ts.read(t, own); ok {
+			t.Errorf("the destroyed request's index file %s is still there", own)
+		}
+		if f := flat(out); !strings.Contains(f, "Warning: File Kept For Another Owner") || !strings.Contains(f, kratixIndex) {
+			t.Errorf("no warning naming %s:\n%s", kratixIndex, out)
+		}
+	})
 }
 
 // TestAccOwnersSharedFilesKey: two requests of one promise, with other names, whose files share

@@ -70,9 +70,7 @@ func spreadModel(key string, zones map[string]string, n int) []string {
 //   - replicas unset: nothing is written, placements goes null, the destination stays.
 func TestAccReplicas(t *testing.T) {
 	requireAcceptance(t)
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) { testReplicas(t, kind) })
-	}
+	onStores(t, func(t *testing.T, kind string) { testReplicas(t, kind) })
 }
 
 func testReplicas(t *testing.T, kind string) {

@@ -28,13 +28,12 @@ import (
 // edit by hand shows as drift and the apply puts the Secret back; a new password shows in the
 // plan without being shown; bumping content_wo_version makes an apply that writes the content.
 func TestAccRequest_writeOnlySecret(t *testing.T) {
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) {
-			requireAcceptance(t)
-			ts := newTestStore(t, kind)
-			first, second := "hunter2-"+randomName("pw"), "hunter3-"+randomName("pw")
-			config := func(password string, version int) string {
-				return `
+	onStores(t, func(t *testing.T, kind string) {
+		requireAcceptance(t)
+		ts := newTestStore(t, kind)
+		first, second := "hunter2-"+randomName("pw"), "hunter3-"+randomName("pw")
+		config := func(password string, version int) string {
+			return `
 terraform {
   required_providers {
     kratix = { source = "promise-platform/kratix" }
@@ -63,151 +62,150 @@ resource "kratix_resource_request" "r" {
   EOT
 }
 `, version)
+		}
+		// What the store must hold: the document, canonically serialised (keys sorted).
+		want := func(password string) string {
+			return "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db-credentials\n  namespace: default\n" +
+				"stringData:\n  password: " + password + "\ntype: Opaque\n"
+		}
+		file := "worker-1/resources/default/db/creds/instance-configure/5058f/creds.yaml"
+		logFile := filepath.Join(t.TempDir(), "trace.log")
+		c := newCLI(t, map[string]string{"main.tf": config(first, 1)},
+			"TF_VAR_password="+first,
+			"KRATIX_CONTENT_HASH_KEY="+hex.EncodeToString([]byte(randomName("key")+randomName("key"))),
+			"TF_LOG=TRACE", "TF_LOG_PATH="+logFile)
+		var printed strings.Builder
+		run := func(args ...string) (string, int) {
+			t.Helper()
+			out, err := c.run(args...)
+			printed.WriteString(out)
+			code := 0
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				code = exit.ExitCode()
+			} else if err != nil {
+				t.Fatalf("terraform %s: %v", strings.Join(args, " "), err)
 			}
-			// What the store must hold: the document, canonically serialised (keys sorted).
-			want := func(password string) string {
-				return "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db-credentials\n  namespace: default\n" +
-					"stringData:\n  password: " + password + "\ntype: Opaque\n"
+			return out, code
+		}
+		mustApply := func(what string) {
+			t.Helper()
+			if out, code := run("apply", "-auto-approve"); code != 0 {
+				t.Fatalf("%s: terraform apply failed:\n%s", what, out)
 			}
-			file := "worker-1/resources/default/db/creds/instance-configure/5058f/creds.yaml"
-			logFile := filepath.Join(t.TempDir(), "trace.log")
-			c := newCLI(t, map[string]string{"main.tf": config(first, 1)},
-				"TF_VAR_password="+first,
-				"KRATIX_CONTENT_HASH_KEY="+hex.EncodeToString([]byte(randomName("key")+randomName("key"))),
-				"TF_LOG=TRACE", "TF_LOG_PATH="+logFile)
-			var printed strings.Builder
-			run := func(args ...string) (string, int) {
-				t.Helper()
-				out, err := c.run(args...)
-				printed.WriteString(out)
-				code := 0
-				var exit *exec.ExitError
-				if errors.As(err, &exit) {
-					code = exit.ExitCode()
-				} else if err != nil {
-					t.Fatalf("terraform %s: %v", strings.Join(args, " "), err)
-				}
-				return out, code
-			}
-			mustApply := func(what string) {
-				t.Helper()
-				if out, code := run("apply", "-auto-approve"); code != 0 {
-					t.Fatalf("%s: terraform apply failed:\n%s", what, out)
-				}
-			}
-			// planCode is terraform plan -detailed-exitcode: 0 for no change, 2 for changes.
-			planCode := func() (string, int) { return run("plan", "-detailed-exitcode") }
-			setConfig := func(password string, version int) {
-				t.Helper()
-				if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config(password, version)), 0o600); err != nil {
-					t.Fatal(err)
-				}
-				c.env = append(c.env, "TF_VAR_password="+password) // the last one wins
-			}
-			expectStore := func(what, password string) {
-				t.Helper()
-				got, ok := ts.read(t, file)
-				if !ok {
-					t.Fatalf("%s: %s is missing from the store", what, file)
-				}
-				if string(got) != want(password) {
-					t.Fatalf("%s: %s holds\n%s\nwant\n%s", what, file, got, want(password))
-				}
-			}
-
-			mustApply("first apply")
-			expectStore("after the first apply", first)
-			if out, code := planCode(); code != 0 {
-				t.Fatalf("the plan after the first apply is not empty (exit %d):\n%s", code, out)
-			}
-			state := readState(t, c)
-			keyed := regexp.MustCompile(`^hmac:[0-9a-f]{64}$`)
-			if v := state.writtenFiles[file]; !keyed.MatchString(v) {
-				t.Errorf("written_files[%s] = %q, want a keyed hash hmac:<64 hex digits>", file, v)
-			}
-
-			// An edit by hand is drift: the plan shows it, the apply puts the Secret back.
-			ts.put(t, file, []byte(want("tampered")))
-			if out, code := planCode(); code != 2 || !strings.Contains(out, "written_files") {
-				t.Fatalf("an edit by hand should show in the plan's written_files (exit %d):\n%s", code, out)
-			}
-			mustApply("repair")
-			expectStore("after the repair", first)
-			// So is a deletion.
-			ts.remove(t, file)
-			if out, code := planCode(); code != 2 {
-				t.Fatalf("a deletion by hand should show in the plan (exit %d):\n%s", code, out)
-			}
-			mustApply("repair of a deletion")
-			expectStore("after the repair of a deletion", first)
-
-			// A new password shows in the plan as a new keyed hash, without showing it.
-			before := readState(t, c).writtenFiles[file]
-			setConfig(second, 1)
-			out, code := planCode()
-			if code != 2 || !strings.Contains(out, "written_files") {
-				t.Fatalf("a new password should change written_files in the plan (exit %d):\n%s", code, out)
-			}
-			mustApply("new password")
-			expectStore("after the new password", second)
-			if after := readState(t, c).writtenFiles[file]; !keyed.MatchString(after) || after == before {
-				t.Errorf("written_files[%s] did not change with the password", file)
-			}
-
-			// content_wo_version: a bump is a change, and its apply makes the store hold the content.
-			ts.put(t, file, []byte(want("tampered-again")))
-			setConfig(second, 2)
-			if out, code := run("plan", "-detailed-exitcode", "-refresh=false"); code != 2 || !strings.Contains(out, "content_wo_version") {
-				t.Fatalf("bumping content_wo_version should plan an update (exit %d):\n%s", code, out)
-			}
-			mustApply("version bump")
-			expectStore("after the version bump", second)
-			if out, code := planCode(); code != 0 {
-				t.Fatalf("the plan after the version bump is not empty (exit %d):\n%s", code, out)
-			}
-
-			show, code := run("show", "-json")
-			if code != 0 {
-				t.Fatalf("terraform show -json failed:\n%s", show)
-			}
-			stateFile, err := os.ReadFile(filepath.Join(c.dir, "terraform.tfstate"))
-			if err != nil {
+		}
+		// planCode is terraform plan -detailed-exitcode: 0 for no change, 2 for changes.
+		planCode := func() (string, int) { return run("plan", "-detailed-exitcode") }
+		setConfig := func(password string, version int) {
+			t.Helper()
+			if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config(password, version)), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			if out, code := run("destroy", "-auto-approve"); code != 0 {
-				t.Fatalf("terraform destroy failed:\n%s", out)
+			c.env = append(c.env, "TF_VAR_password="+password) // the last one wins
+		}
+		expectStore := func(what, password string) {
+			t.Helper()
+			got, ok := ts.read(t, file)
+			if !ok {
+				t.Fatalf("%s: %s is missing from the store", what, file)
 			}
-			if _, ok := ts.read(t, file); ok {
-				t.Errorf("destroy left %s", file)
+			if string(got) != want(password) {
+				t.Fatalf("%s: %s holds\n%s\nwant\n%s", what, file, got, want(password))
 			}
-			log, err := os.ReadFile(logFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(log) < 10000 {
-				t.Fatalf("the trace log is suspiciously short (%d bytes): is TF_LOG honoured?", len(log))
-			}
-			md5hex := func(s string) string {
-				sum := md5.Sum([]byte(s))
-				return hex.EncodeToString(sum[:])
-			}
-			secrets := map[string]string{}
-			for _, pw := range []string{first, second} {
-				secrets["password "+pw[:7]] = pw
-				secrets["base64 of password "+pw[:7]] = base64.StdEncoding.EncodeToString([]byte(pw))
-				secrets["MD5 of password "+pw[:7]] = md5hex(pw)
-				secrets["MD5 of the Secret with "+pw[:7]] = md5hex(want(pw))
-			}
-			for where, text := range map[string]string{"state": string(stateFile), "terraform show -json": show, "CLI output": printed.String(), "TRACE log": string(log)} {
-				for what, secret := range secrets {
-					if how, found := findNested([]byte(text), []byte(secret), 3); found {
-						t.Errorf("the %s appears in the %s%s", what, where, how)
-					}
+		}
+
+		mustApply("first apply")
+		expectStore("after the first apply", first)
+		if out, code := planCode(); code != 0 {
+			t.Fatalf("the plan after the first apply is not empty (exit %d):\n%s", code, out)
+		}
+		state := readState(t, c)
+		keyed := regexp.MustCompile(`^hmac:[0-9a-f]{64}$`)
+		if v := state.writtenFiles[file]; !keyed.MatchString(v) {
+			t.Errorf("written_files[%s] = %q, want a keyed hash hmac:<64 hex digits>", file, v)
+		}
+
+		// An edit by hand is drift: the plan shows it, the apply puts the Secret back.
+		ts.put(t, file, []byte(want("tampered")))
+		if out, code := planCode(); code != 2 || !strings.Contains(out, "written_files") {
+			t.Fatalf("an edit by hand should show in the plan's written_files (exit %d):\n%s", code, out)
+		}
+		mustApply("repair")
+		expectStore("after the repair", first)
+		// So is a deletion.
+		ts.remove(t, file)
+		if out, code := planCode(); code != 2 {
+			t.Fatalf("a deletion by hand should show in the plan (exit %d):\n%s", code, out)
+		}
+		mustApply("repair of a deletion")
+		expectStore("after the repair of a deletion", first)
+
+		// A new password shows in the plan as a new keyed hash, without showing it.
+		before := readState(t, c).writtenFiles[file]
+		setConfig(second, 1)
+		out, code := planCode()
+		if code != 2 || !strings.Contains(out, "written_files") {
+			t.Fatalf("a new password should change written_files in the plan (exit %d):\n%s", code, out)
+		}
+		mustApply("new password")
+		expectStore("after the new password", second)
+		if after := readState(t, c).writtenFiles[file]; !keyed.MatchString(after) || after == before {
+			t.Errorf("written_files[%s] did not change with the password", file)
+		}
+
+		// content_wo_version: a bump is a change, and its apply makes the store hold the content.
+		ts.put(t, file, []byte(want("tampered-again")))
+		setConfig(second, 2)
+		if out, code := run("plan", "-detailed-exitcode", "-refresh=false"); code != 2 || !strings.Contains(out, "content_wo_version") {
+			t.Fatalf("bumping content_wo_version should plan an update (exit %d):\n%s", code, out)
+		}
+		mustApply("version bump")
+		expectStore("after the version bump", second)
+		if out, code := planCode(); code != 0 {
+			t.Fatalf("the plan after the version bump is not empty (exit %d):\n%s", code, out)
+		}
+
+		show, code := run("show", "-json")
+		if code != 0 {
+			t.Fatalf("terraform show -json failed:\n%s", show)
+		}
+		stateFile, err := os.ReadFile(filepath.Join(c.dir, "terraform.tfstate"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, code := run("destroy", "-auto-approve"); code != 0 {
+			t.Fatalf("terraform destroy failed:\n%s", out)
+		}
+		if _, ok := ts.read(t, file); ok {
+			t.Errorf("destroy left %s", file)
+		}
+		log, err := os.ReadFile(logFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(log) < 10000 {
+			t.Fatalf("the trace log is suspiciously short (%d bytes): is TF_LOG honoured?", len(log))
+		}
+		md5hex := func(s string) string {
+			sum := md5.Sum([]byte(s))
+			return hex.EncodeToString(sum[:])
+		}
+		secrets := map[string]string{}
+		for _, pw := range []string{first, second} {
+			secrets["password "+pw[:7]] = pw
+			secrets["base64 of password "+pw[:7]] = base64.StdEncoding.EncodeToString([]byte(pw))
+			secrets["MD5 of password "+pw[:7]] = md5hex(pw)
+			secrets["MD5 of the Secret with "+pw[:7]] = md5hex(want(pw))
+		}
+		for where, text := range map[string]string{"state": string(stateFile), "terraform show -json": show, "CLI output": printed.String(), "TRACE log": string(log)} {
+			for what, secret := range secrets {
+				if how, found := findNested([]byte(text), []byte(secret), 3); found {
+					t.Errorf("the %s appears in the %s%s", what, where, how)
 				}
 			}
-			t.Logf("searched %d bytes of state, %d of show -json, %d of output and %d of TRACE log", len(stateFile), len(show), printed.Len(), len(log))
-		})
-	}
+		}
+		t.Logf("searched %d bytes of state, %d of show -json, %d of output and %d of TRACE log", len(stateFile), len(show), printed.Len(), len(log))
+	})
 }
 
 // requestState is what the tests read of the request in a state file.

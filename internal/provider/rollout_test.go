@@ -126,72 +126,70 @@ func waveWrites(ts *testStore, names ...string) []string {
 // prod, one wave per apply; the waiting destinations keep their bytes and are not written to;
 // each apply is one commit on git. The plan stays non-empty until the rollout is complete.
 func TestAccRolloutWaves(t *testing.T) {
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) {
-			requireAcceptance(t)
-			ts := newTestStore(t, kind)
-			var mark acctest.Mark
-			setMark := func() { mark = ts.mark(t) }
-			v2 := func(names ...string) map[string]string { return holding("v1", "v2", names...) }
-			step := func(names []string, complete bool) resource.TestStep {
-				return resource.TestStep{
+	onStores(t, func(t *testing.T, kind string) {
+		requireAcceptance(t)
+		ts := newTestStore(t, kind)
+		var mark acctest.Mark
+		setMark := func() { mark = ts.mark(t) }
+		v2 := func(names ...string) map[string]string { return holding("v1", "v2", names...) }
+		step := func(names []string, complete bool) resource.TestStep {
+			return resource.TestStep{
+				PreConfig: setMark,
+				Config:    rolloutConfig(ts, "v2", ""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					fleetHolds(ts, v2(names...)),
+					acctest.WritesSince(ts.journal, &mark, waveWrites(ts, names[len(names)-waveSize(names):]...)...),
+				},
+				ExpectNonEmptyPlan: !complete,
+			}
+		}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testAccProviders,
+			Steps: []resource.TestStep{
+				{
+					// A new promise goes everywhere at once.
+					Config:            rolloutConfig(ts, "v1", ""),
+					ConfigStateChecks: []statecheck.StateCheck{fleetHolds(ts, holding("v1", ""))},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves_done", "0"),
+						resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waiting.#", "0"),
+						resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves.prod-4", "prod-b"),
+						resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves.prod-3", "prod-a"),
+					),
+				},
+				step([]string{"canary-1"}, false),
+				{
+					// prod-1, waiting with v1, is edited by hand: the dev wave's apply repairs it
+					// (to v1) in the same commit.
+					PreConfig: func() {
+						setMark()
+						ts.put(t, rolloutDepFile("prod-1"), []byte("edited by hand\n"))
+					},
+					Config: rolloutConfig(ts, "v2", ""),
+					ConfigStateChecks: []statecheck.StateCheck{
+						fleetHolds(ts, v2("canary-1", "dev-1", "dev-2", "dev-3")),
+						acctest.WritesSince(ts.journal, &mark, waveWrites(ts, "dev-1", "dev-2", "dev-3", "prod-1")...),
+					},
+					ExpectNonEmptyPlan: true,
+				},
+				step([]string{"canary-1", "dev-1", "dev-2", "dev-3", "prod-1", "prod-2", "prod-3"}, false),
+				step(rolloutFleet, true),
+				{
+					// Complete: nothing to do, and nothing written.
 					PreConfig: setMark,
 					Config:    rolloutConfig(ts, "v2", ""),
 					ConfigStateChecks: []statecheck.StateCheck{
-						fleetHolds(ts, v2(names...)),
-						acctest.WritesSince(ts.journal, &mark, waveWrites(ts, names[len(names)-waveSize(names):]...)...),
+						fleetHolds(ts, holding("v2", "")),
+						acctest.NoWritesSince(ts.journal, &mark),
 					},
-					ExpectNonEmptyPlan: !complete,
-				}
-			}
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProviders,
-				Steps: []resource.TestStep{
-					{
-						// A new promise goes everywhere at once.
-						Config:            rolloutConfig(ts, "v1", ""),
-						ConfigStateChecks: []statecheck.StateCheck{fleetHolds(ts, holding("v1", ""))},
-						Check: resource.ComposeAggregateTestCheckFunc(
-							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves_done", "0"),
-							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waiting.#", "0"),
-							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves.prod-4", "prod-b"),
-							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves.prod-3", "prod-a"),
-						),
-					},
-					step([]string{"canary-1"}, false),
-					{
-						// prod-1, waiting with v1, is edited by hand: the dev wave's apply repairs it
-						// (to v1) in the same commit.
-						PreConfig: func() {
-							setMark()
-							ts.put(t, rolloutDepFile("prod-1"), []byte("edited by hand\n"))
-						},
-						Config: rolloutConfig(ts, "v2", ""),
-						ConfigStateChecks: []statecheck.StateCheck{
-							fleetHolds(ts, v2("canary-1", "dev-1", "dev-2", "dev-3")),
-							acctest.WritesSince(ts.journal, &mark, waveWrites(ts, "dev-1", "dev-2", "dev-3", "prod-1")...),
-						},
-						ExpectNonEmptyPlan: true,
-					},
-					step([]string{"canary-1", "dev-1", "dev-2", "dev-3", "prod-1", "prod-2", "prod-3"}, false),
-					step(rolloutFleet, true),
-					{
-						// Complete: nothing to do, and nothing written.
-						PreConfig: setMark,
-						Config:    rolloutConfig(ts, "v2", ""),
-						ConfigStateChecks: []statecheck.StateCheck{
-							fleetHolds(ts, holding("v2", "")),
-							acctest.NoWritesSince(ts.journal, &mark),
-						},
-						Check: resource.ComposeAggregateTestCheckFunc(
-							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waiting.#", "0"),
-							resource.TestCheckNoResourceAttr("kratix_promise.p", "rollout_status.next_wave"),
-						),
-					},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waiting.#", "0"),
+						resource.TestCheckNoResourceAttr("kratix_promise.p", "rollout_status.next_wave"),
+					),
 				},
-			})
+			},
 		})
-	}
+	})
 }
 
 // waveSize is how many of the cumulative list names the last wave wrote: the waves of
@@ -207,156 +205,154 @@ func waveSize(names []string) int {
 // the canary; a further change starts again from the first wave; a destination that joins during
 // the rollout gets the revision that last completed; min_wait holds the next wave back.
 func TestAccRolloutPausedRestartedAndJoined(t *testing.T) {
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) {
-			requireAcceptance(t)
-			ts := newTestStore(t, kind)
-			var mark acctest.Mark
-			setMark := func() { mark = ts.mark(t) }
-			withDev4 := func(m map[string]string, ns string) map[string]string { m["dev-4"] = ns; return m }
-			noProd6 := func(m map[string]string) map[string]string { delete(m, "prod-6"); return m }
-			withoutProd6 := func(ns string) string {
-				return rolloutConfigWith(ts, ns, "", `destination_selectors = [{ match_expressions = [{ key = "name", operator = "NotIn", values = ["prod-6"] }] }]
+	onStores(t, func(t *testing.T, kind string) {
+		requireAcceptance(t)
+		ts := newTestStore(t, kind)
+		var mark acctest.Mark
+		setMark := func() { mark = ts.mark(t) }
+		withDev4 := func(m map[string]string, ns string) map[string]string { m["dev-4"] = ns; return m }
+		noProd6 := func(m map[string]string) map[string]string { delete(m, "prod-6"); return m }
+		withoutProd6 := func(ns string) string {
+			return rolloutConfigWith(ts, ns, "", `destination_selectors = [{ match_expressions = [{ key = "name", operator = "NotIn", values = ["prod-6"] }] }]
   on_unschedule = "delete"`, "dev-4")
-			}
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProviders,
-				Steps: []resource.TestStep{
-					{Config: rolloutConfig(ts, "v1", "")},
-					{
-						PreConfig: setMark,
-						Config:    rolloutConfig(ts, "v2", "paused = true"),
-						ConfigStateChecks: []statecheck.StateCheck{
-							fleetHolds(ts, holding("v1", "")),
-							acctest.NoWritesSince(ts.journal, &mark),
-						},
-						Check: resource.ComposeAggregateTestCheckFunc(
-							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.next_wave", "canary"),
-							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waiting.#", "10"),
-						),
-						ExpectNonEmptyPlan: true,
+		}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testAccProviders,
+			Steps: []resource.TestStep{
+				{Config: rolloutConfig(ts, "v1", "")},
+				{
+					PreConfig: setMark,
+					Config:    rolloutConfig(ts, "v2", "paused = true"),
+					ConfigStateChecks: []statecheck.StateCheck{
+						fleetHolds(ts, holding("v1", "")),
+						acctest.NoWritesSince(ts.journal, &mark),
 					},
-					{
-						PreConfig: setMark,
-						Config:    rolloutConfig(ts, "v2", `min_wait = "1h"`),
-						ConfigStateChecks: []statecheck.StateCheck{
-							fleetHolds(ts, holding("v1", "v2", "canary-1")),
-							acctest.WritesSince(ts.journal, &mark, waveWrites(ts, "canary-1")...),
-						},
-						Check: resource.ComposeAggregateTestCheckFunc(
-							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.next_wave", "dev"),
-							resource.TestCheckResourceAttrSet("kratix_promise.p", "rollout_status.next_wave_not_before"),
-						),
-						ExpectNonEmptyPlan: true,
-					},
-					{
-						// min_wait has not passed: nothing goes.
-						PreConfig: setMark,
-						Config:    rolloutConfig(ts, "v2", `min_wait = "1h"`),
-						ConfigStateChecks: []statecheck.StateCheck{
-							fleetHolds(ts, holding("v1", "v2", "canary-1")),
-							acctest.NoWritesSince(ts.journal, &mark),
-						},
-						Check: resource.ComposeAggregateTestCheckFunc(
-							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves_done", "1"),
-						),
-						ExpectNonEmptyPlan: true,
-					},
-					{
-						// Without min_wait the dev wave goes.
-						PreConfig: setMark,
-						Config:    rolloutConfig(ts, "v2", ""),
-						ConfigStateChecks: []statecheck.StateCheck{
-							fleetHolds(ts, holding("v1", "v2", "canary-1", "dev-1", "dev-2", "dev-3")),
-							acctest.WritesSince(ts.journal, &mark, waveWrites(ts, "dev-1", "dev-2", "dev-3")...),
-						},
-						ExpectNonEmptyPlan: true,
-					},
-					{
-						// v3 during the rollout of v2: it starts again from the canary; dev keeps
-						// v2 and prod v1, byte for byte.
-						PreConfig: setMark,
-						Config:    rolloutConfig(ts, "v3", ""),
-						ConfigStateChecks: []statecheck.StateCheck{
-							fleetHolds(ts, func() map[string]string {
-								m := holding("v1", "v2", "dev-1", "dev-2", "dev-3")
-								m["canary-1"] = "v3"
-								return m
-							}()),
-							acctest.WritesSince(ts.journal, &mark, waveWrites(ts, "canary-1")...),
-						},
-						Check: resource.ComposeAggregateTestCheckFunc(
-							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves_done", "1"),
-							resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.next_wave", "dev"),
-						),
-						ExpectNonEmptyPlan: true,
-					},
-					{
-						// dev-4 joins, paused: it gets v1, the revision that last went everywhere.
-						PreConfig: setMark,
-						Config:    rolloutConfig(ts, "v3", "paused = true", "dev-4"),
-						ConfigStateChecks: []statecheck.StateCheck{
-							fleetHolds(ts, func() map[string]string {
-								m := withDev4(holding("v1", "v2", "dev-1", "dev-2", "dev-3"), "v1")
-								m["canary-1"] = "v3"
-								return m
-							}()),
-						},
-						Check: resource.ComposeAggregateTestCheckFunc(
-							resource.TestCheckResourceAttr("kratix_promise.p", "revisions.dev-4", rolloutRevisionOf(t, "v1")),
-						),
-						ExpectNonEmptyPlan: true,
-					},
-					{
-						// Still paused, prod-6 stops matching with on_unschedule = "delete": a removal
-						// is not staged, its files go in this apply. And dev-1's file, of v2 (a
-						// revision no longer rolled out), is deleted by hand: v2 cannot be written
-						// again, so dev-1 gets v1, the revision that last went everywhere.
-						PreConfig: func() {
-							setMark()
-							ts.remove(t, rolloutDepFile("dev-1"))
-						},
-						Config: rolloutConfigWith(ts, "v3", "paused = true",
-							`destination_selectors = [{ match_expressions = [{ key = "name", operator = "NotIn", values = ["prod-6"] }] }]
-  on_unschedule = "delete"`, "dev-4"),
-						ConfigStateChecks: []statecheck.StateCheck{
-							fleetHolds(ts, func() map[string]string {
-								m := withDev4(holding("v1", "v2", "dev-2", "dev-3"), "v1")
-								m["canary-1"] = "v3"
-								delete(m, "prod-6")
-								return m
-							}()),
-							acctest.FolderHolds(ts.view, "prod-6/dependencies/p/"),
-						},
-						Check: resource.ComposeAggregateTestCheckFunc(
-							resource.TestCheckNoResourceAttr("kratix_promise.p", "revisions.prod-6"),
-							resource.TestCheckResourceAttr("kratix_promise.p", "revisions.dev-1", rolloutRevisionOf(t, "v1")),
-						),
-						ExpectNonEmptyPlan: true,
-					},
-					{
-						// The rest, wave by wave, until every destination holds v3: dev (dev-4 too),
-						// then prod-1 to prod-3 (half of five, rounded up), then prod-4 and prod-5.
-						Config:             withoutProd6("v3"),
-						ConfigStateChecks:  []statecheck.StateCheck{fleetHolds(ts, noProd6(withDev4(holding("v1", "v3", "canary-1", "dev-1", "dev-2", "dev-3"), "v3")))},
-						ExpectNonEmptyPlan: true,
-					},
-					{
-						Config:             withoutProd6("v3"),
-						ConfigStateChecks:  []statecheck.StateCheck{fleetHolds(ts, noProd6(withDev4(holding("v1", "v3", "canary-1", "dev-1", "dev-2", "dev-3", "prod-1", "prod-2", "prod-3"), "v3")))},
-						ExpectNonEmptyPlan: true,
-					},
-					{
-						Config: withoutProd6("v3"),
-						ConfigStateChecks: []statecheck.StateCheck{
-							fleetHolds(ts, noProd6(withDev4(holding("v3", ""), "v3"))),
-						},
-						Check: resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.completed_revision", rolloutRevisionOf(t, "v3")),
-					},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.next_wave", "canary"),
+						resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waiting.#", "10"),
+					),
+					ExpectNonEmptyPlan: true,
 				},
-			})
+				{
+					PreConfig: setMark,
+					Config:    rolloutConfig(ts, "v2", `min_wait = "1h"`),
+					ConfigStateChecks: []statecheck.StateCheck{
+						fleetHolds(ts, holding("v1", "v2", "canary-1")),
+						acctest.WritesSince(ts.journal, &mark, waveWrites(ts, "canary-1")...),
+					},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.next_wave", "dev"),
+						resource.TestCheckResourceAttrSet("kratix_promise.p", "rollout_status.next_wave_not_before"),
+					),
+					ExpectNonEmptyPlan: true,
+				},
+				{
+					// min_wait has not passed: nothing goes.
+					PreConfig: setMark,
+					Config:    rolloutConfig(ts, "v2", `min_wait = "1h"`),
+					ConfigStateChecks: []statecheck.StateCheck{
+						fleetHolds(ts, holding("v1", "v2", "canary-1")),
+						acctest.NoWritesSince(ts.journal, &mark),
+					},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves_done", "1"),
+					),
+					ExpectNonEmptyPlan: true,
+				},
+				{
+					// Without min_wait the dev wave goes.
+					PreConfig: setMark,
+					Config:    rolloutConfig(ts, "v2", ""),
+					ConfigStateChecks: []statecheck.StateCheck{
+						fleetHolds(ts, holding("v1", "v2", "canary-1", "dev-1", "dev-2", "dev-3")),
+						acctest.WritesSince(ts.journal, &mark, waveWrites(ts, "dev-1", "dev-2", "dev-3")...),
+					},
+					ExpectNonEmptyPlan: true,
+				},
+				{
+					// v3 during the rollout of v2: it starts again from the canary; dev keeps
+					// v2 and prod v1, byte for byte.
+					PreConfig: setMark,
+					Config:    rolloutConfig(ts, "v3", ""),
+					ConfigStateChecks: []statecheck.StateCheck{
+						fleetHolds(ts, func() map[string]string {
+							m := holding("v1", "v2", "dev-1", "dev-2", "dev-3")
+							m["canary-1"] = "v3"
+							return m
+						}()),
+						acctest.WritesSince(ts.journal, &mark, waveWrites(ts, "canary-1")...),
+					},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.waves_done", "1"),
+						resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.next_wave", "dev"),
+					),
+					ExpectNonEmptyPlan: true,
+				},
+				{
+					// dev-4 joins, paused: it gets v1, the revision that last went everywhere.
+					PreConfig: setMark,
+					Config:    rolloutConfig(ts, "v3", "paused = true", "dev-4"),
+					ConfigStateChecks: []statecheck.StateCheck{
+						fleetHolds(ts, func() map[string]string {
+							m := withDev4(holding("v1", "v2", "dev-1", "dev-2", "dev-3"), "v1")
+							m["canary-1"] = "v3"
+							return m
+						}()),
+					},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckResourceAttr("kratix_promise.p", "revisions.dev-4", rolloutRevisionOf(t, "v1")),
+					),
+					ExpectNonEmptyPlan: true,
+				},
+				{
+					// Still paused, prod-6 stops matching with on_unschedule = "delete": a removal
+					// is not staged, its files go in this apply. And dev-1's file, of v2 (a
+					// revision no longer rolled out), is deleted by hand: v2 cannot be written
+					// again, so dev-1 gets v1, the revision that last went everywhere.
+					PreConfig: func() {
+						setMark()
+						ts.remove(t, rolloutDepFile("dev-1"))
+					},
+					Config: rolloutConfigWith(ts, "v3", "paused = true",
+						`destination_selectors = [{ match_expressions = [{ key = "name", operator = "NotIn", values = ["prod-6"] }] }]
+  on_unschedule = "delete"`, "dev-4"),
+					ConfigStateChecks: []statecheck.StateCheck{
+						fleetHolds(ts, func() map[string]string {
+							m := withDev4(holding("v1", "v2", "dev-2", "dev-3"), "v1")
+							m["canary-1"] = "v3"
+							delete(m, "prod-6")
+							return m
+						}()),
+						acctest.FolderHolds(ts.view, "prod-6/dependencies/p/"),
+					},
+					Check: resource.ComposeAggregateTestCheckFunc(
+						resource.TestCheckNoResourceAttr("kratix_promise.p", "revisions.prod-6"),
+						resource.TestCheckResourceAttr("kratix_promise.p", "revisions.dev-1", rolloutRevisionOf(t, "v1")),
+					),
+					ExpectNonEmptyPlan: true,
+				},
+				{
+					// The rest, wave by wave, until every destination holds v3: dev (dev-4 too),
+					// then prod-1 to prod-3 (half of five, rounded up), then prod-4 and prod-5.
+					Config:             withoutProd6("v3"),
+					ConfigStateChecks:  []statecheck.StateCheck{fleetHolds(ts, noProd6(withDev4(holding("v1", "v3", "canary-1", "dev-1", "dev-2", "dev-3"), "v3")))},
+					ExpectNonEmptyPlan: true,
+				},
+				{
+					Config:             withoutProd6("v3"),
+					ConfigStateChecks:  []statecheck.StateCheck{fleetHolds(ts, noProd6(withDev4(holding("v1", "v3", "canary-1", "dev-1", "dev-2", "dev-3", "prod-1", "prod-2", "prod-3"), "v3")))},
+					ExpectNonEmptyPlan: true,
+				},
+				{
+					Config: withoutProd6("v3"),
+					ConfigStateChecks: []statecheck.StateCheck{
+						fleetHolds(ts, noProd6(withDev4(holding("v3", ""), "v3"))),
+					},
+					Check: resource.TestCheckResourceAttr("kratix_promise.p", "rollout_status.completed_revision", rolloutRevisionOf(t, "v3")),
+				},
+			},
 		})
-	}
+	})
 }
 
 // rolloutRevisionOf is the documented revision of namespace ns's dependencies: the first 12 hex

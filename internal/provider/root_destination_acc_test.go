@@ -128,9 +128,7 @@ func rootDestinationFiles(d string) map[string]string {
 // back with the test's own client, and on the bucket no PUT or DELETE on the wire touches a file
 // of a destination that is not changing.
 func TestAccRootDestinationHoldsOthers(t *testing.T) {
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) { testRootDestinationHoldsOthers(t, kind) })
-	}
+	onStores(t, func(t *testing.T, kind string) { testRootDestinationHoldsOthers(t, kind) })
 }
 
 func testRootDestinationHoldsOthers(t *testing.T, kind string) {

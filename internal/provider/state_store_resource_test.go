@@ -32,31 +32,29 @@ resource "kratix_destination" "d" {
 // TestAccStateStore_wrongCredentials: a store whose credentials stop working fails the next plan
 // with an error that names the destination and the cause, and nothing is dropped from state.
 func TestAccStateStore_wrongCredentials(t *testing.T) {
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) {
-			requireAcceptance(t)
-			ts := newTestStore(t, kind)
-			wrong := wrongSecret(ts)
-			cause := `(access denied|authentication failed)`
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProviders,
-				Steps: []resource.TestStep{
-					{Config: storeAndDestination(ts, ts.provider)},
-					{
-						Config:      storeAndDestination(ts, wrong),
-						ExpectError: wrapped(`Cannot Read (Destination|State Store)[\s\S]*worker-1[\s\S]*` + cause),
-					},
-					{
-						// With the right credentials again, the plan is empty: nothing was lost.
-						Config: storeAndDestination(ts, ts.provider),
-						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-							plancheck.ExpectEmptyPlan(),
-						}},
-					},
+	onStores(t, func(t *testing.T, kind string) {
+		requireAcceptance(t)
+		ts := newTestStore(t, kind)
+		wrong := wrongSecret(ts)
+		cause := `(access denied|authentication failed)`
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testAccProviders,
+			Steps: []resource.TestStep{
+				{Config: storeAndDestination(ts, ts.provider)},
+				{
+					Config:      storeAndDestination(ts, wrong),
+					ExpectError: wrapped(`Cannot Read (Destination|State Store)[\s\S]*worker-1[\s\S]*` + cause),
 				},
-			})
+				{
+					// With the right credentials again, the plan is empty: nothing was lost.
+					Config: storeAndDestination(ts, ts.provider),
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectEmptyPlan(),
+					}},
+				},
+			},
 		})
-	}
+	})
 }
 
 func wrongSecret(ts *testStore) string {

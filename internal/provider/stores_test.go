@@ -361,3 +361,18 @@ func secondMinIO(t *testing.T, bucket string) *testinfra.MinIO {
 	}
 	return second
 }
+
+// onStores runs body on a bucket and on git over HTTP, each in a subtest named after the store
+// kind: what "on both store kinds" means in the acceptance tests.
+func onStores(t *testing.T, body func(t *testing.T, kind string)) {
+	t.Helper()
+	onStoresOf(t, []string{"bucket", "git-http"}, body)
+}
+
+// onStoresOf is onStores on the store kinds given (storeKinds lists them).
+func onStoresOf(t *testing.T, kinds []string, body func(t *testing.T, kind string)) {
+	t.Helper()
+	for _, kind := range kinds {
+		t.Run(kind, func(t *testing.T) { body(t, kind) })
+	}
+}

@@ -75,9 +75,7 @@ func requestFolders(t *testing.T, ts *testStore) map[string]string {
 //   - The taint removed: nothing moves back.
 func TestAccTaints(t *testing.T) {
 	requireAcceptance(t)
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) { testTaints(t, kind) })
-	}
+	onStores(t, func(t *testing.T, kind string) { testTaints(t, kind) })
 }
 
 func testTaints(t *testing.T, kind string) {
@@ -313,9 +311,7 @@ func stateAttribute(t *testing.T, c *cli, address, name string) string {
 // placed (requests are sticky) and only steers the new ones.
 func TestAccWeights(t *testing.T) {
 	requireAcceptance(t)
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) { testWeights(t, kind) })
-	}
+	onStores(t, func(t *testing.T, kind string) { testWeights(t, kind) })
 }
 
 func testWeights(t *testing.T, kind string) {

@@ -50,9 +50,7 @@ func refusedCount(ts *testStore) int {
 //   - a back: the next apply finishes the move and the plan after it is empty.
 func TestAccTaintsWeightLabels_touchNoStore(t *testing.T) {
 	requireAcceptance(t)
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) { testTouchNoStore(t, kind) })
-	}
+	onStores(t, func(t *testing.T, kind string) { testTouchNoStore(t, kind) })
 }
 
 func testTouchNoStore(t *testing.T, kind string) {
