@@ -924,6 +924,12 @@ func (m *Model) SettleAll(placed map[string][]string) []string {
 			if prev.present && prev.inc == e.inc {
 				// This apply destroyed, moved or replaced the destination.
 				switch {
+				case !now.present && destroyedOwner(w, e):
+					// Destroyed with it (`terraform destroy -target` of the destination destroys
+					// the promises and requests that depend on it first): their destroy removes
+					// their files, whatever the destination's cleanup; an aggregate is rebuilt
+					// from the parts left, and removed with the last one.
+					continue
 				case d.cleanup == "all":
 					continue // cleanup = "all" removes what its placements and canaries own
 				case !now.present:
@@ -1095,6 +1101,26 @@ func (m *Model) SettleAll(placed map[string][]string) []string {
 	w.edited = nil
 	m.applied = cur
 	return problems
+}
+
+// destroyedOwner: e is the placement of a promise or request that is not in the configuration
+// any more and still records it (live, or misscheduled: a destroy removes those too). An orphan
+// is nobody's, and a maybe may stay or go, so neither is one.
+func destroyedOwner(w *modelWorld, e *ledgerEntry) bool {
+	if e.status != stLive && e.status != stFrozen {
+		return false
+	}
+	kind, name := ownerKind(e.owner)
+	switch kind {
+	case "p":
+		p := w.promise(name)
+		return p == nil || !p.present
+	case "r":
+		req, _ := splitGroupKey(name)
+		r := w.request(req)
+		return r == nil || !r.present
+	}
+	return false
 }
 
 // sameMembers: a and b hold the same names, in any order.

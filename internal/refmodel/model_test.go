@@ -694,3 +694,37 @@ func TestModelRootDestinations(t *testing.T) {
 		t.Errorf("only %d of 100 worlds have a destination at a store's root", roots)
 	}
 }
+
+// TestModelTargetDestroy: `terraform destroy -target` of a destination with cleanup = "none"
+// destroys the promise and the request on it first, and their destroy removes their files there
+// (an aggregate is rebuilt from the parts left and removed with the last one); the destination's
+// own canaries stay. (Seed 9 of the default bucket run kept the aggregate, as if the promise and
+// the request had only lost the destination.)
+func TestModelTargetDestroy(t *testing.T) {
+	canaries := map[string][]string{
+		modeAgg:    {"d0/kratix-canary-configmap.yaml", "d0/kratix-canary-namespace.yaml"},
+		modeNone:   {"d0/kratix-canary-configmap.yaml", "d0/kratix-canary-namespace.yaml"},
+		modeNested: {"d0/dependencies/kratix-canary-namespace.yaml", "d0/resources/kratix-canary-configmap.yaml"},
+	}
+	for _, mode := range []string{modeAgg, modeNone, modeNested} {
+		w := modelTestWorld(mode, "none")
+		m := newRefModel(w)
+		m.Settle(map[string]string{"r0": "d0"})
+		w.dests[0].present, w.promises[0].present, w.requests[0].present = false, false, false
+		if p := m.Settle(map[string]string{}); p != nil {
+			t.Fatal(p)
+		}
+		fe := mustExpect(t, m, modelLoc{0, "d0"})
+		if got := modelKeys(fe.certain); !slices.Equal(got, canaries[mode]) || len(fe.maybe) != 0 || len(fe.aggs) != 0 || len(fe.indexes) != 0 {
+			t.Errorf("%s: the canaries alone stay; got certain %q, maybe %q, aggregates %v, indexes %v", mode, got, modelKeys(fe.maybe), fe.aggs, fe.indexes)
+		}
+		actual := map[string][]byte{}
+		for p, b := range fe.certain {
+			actual[p] = b
+		}
+		actual["d0/aggregated.yaml"] = []byte(modelDepsCorpus[1].literal)
+		if d := fe.compare(actual); len(d) != 1 || !strings.HasPrefix(d[0], "unexpected d0/aggregated.yaml") {
+			t.Errorf("%s: an aggregate left without parts: %q", mode, d)
+		}
+	}
+}
