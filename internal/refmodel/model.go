@@ -940,12 +940,19 @@ func (m *Model) SettleAll(placed map[string][]string) []string {
 					}
 				case e.owner == "canary":
 					e.status = stOrphan // nobody but the old destination owned them
+				case takenAlong(w, m, e, forced):
+					// A real move: the promise or request that wrote them takes its files from
+					// where the destination was and writes them where it is (destination page,
+					// "A real move"). When the old store is down the apply fails with "Move Not
+					// Finished" and the next apply removes them: either way they are gone once
+					// the step is settled.
+					continue
 				default:
 					// Replaced (moved, new mode or aggregate name) with cleanup = "none": the old
 					// destination leaves its files, but the promise or request that wrote them
-					// still has a placement on this destination (same name, still in the pool)
-					// and may prune what no longer belongs to it. The docs do not say which
-					// wins, so they may stay or go.
+					// (misscheduled, waiting in a rollout, a workload group) still has a placement
+					// on this destination and may prune what no longer belongs to it. The docs do
+					// not say which wins, so they may stay or go.
 					e.status = stMaybe
 				}
 				add(loc, e)
@@ -1101,6 +1108,28 @@ func (m *Model) SettleAll(placed map[string][]string) []string {
 	w.edited = nil
 	m.applied = cur
 	return problems
+}
+
+// takenAlong: e is a promise's or request's placement, written where its destination was before
+// a move, that the promise or request takes along: a promise without a rollout still scheduled
+// on the destination, or a request's default group still on it, neither replaced. (What a
+// misscheduled placement, a rollout's waiting one or a workload group leaves behind is not
+// documented: those stay or go.)
+func takenAlong(w *modelWorld, m *Model, e *ledgerEntry, forced map[string]bool) bool {
+	if e.status != stLive {
+		return false
+	}
+	kind, name := ownerKind(e.owner)
+	switch kind {
+	case "p":
+		p, pl := w.promise(name), m.placed[name+"@"+e.dest]
+		return p != nil && p.present && p.rollout == nil && !forced["p:"+name] && p.inPool(w.dest(e.dest)) && pl != nil && pl.scheduled
+	case "r":
+		req, folder := splitGroupKey(name)
+		r := w.request(req)
+		return folder == "" && r != nil && r.present && !forced["r:"+req] && slices.Contains(m.choice[name], e.dest)
+	}
+	return false
 }
 
 // destroyedOwner: e is the placement of a promise or request that is not in the configuration
