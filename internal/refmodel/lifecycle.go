@@ -18,15 +18,13 @@ var LifecycleOps = []string{"cbd", "interrupt", "cbdinterrupt", "savedplan", "ta
 
 // DefaultOff are operations a run draws only when KRATIX_MODEL_OPS names them: each fails
 // because of an open finding, named here. Take one out of the list when its finding's fix is
-// merged. (cbd, savedplan and interrupt left it with the fixes of findings 2 and 7.)
+// merged. (cbd, savedplan and interrupt left it with the fixes of findings 2 and 7;
+// targetdestroy when the model learnt that the promises and requests it destroys with the
+// destination remove their files there, whatever the destination's cleanup.)
 var DefaultOff = []string{
 	// Finding 1: an interrupted create_before_destroy replacement; the next apply's "deposed
 	// object will be destroyed" deletes every file the successor holds.
 	"cbdinterrupt",
-	// Not a known finding: seed 9 of the default bucket run (step 9, a targeted destroy of an
-	// aggregatedYAML destination with cleanup none and the promises and request on it) found the
-	// aggregate file gone where the model keeps it; model or provider, not settled yet.
-	"targetdestroy",
 }
 
 // DefaultOps are OpNames less DefaultOff: what a run draws when KRATIX_MODEL_OPS is not set.

@@ -924,6 +924,12 @@ func (m *Model) SettleAll(placed map[string][]string) []string {
 			if prev.present && prev.inc == e.inc {
 				// This apply destroyed, moved or replaced the destination.
 				switch {
+				case !now.present && destroyedOwner(w, e):
+					// Destroyed with it (`terraform destroy -target` of the destination destroys
+					// the promises and requests that depend on it first): their destroy removes
+					// their files, whatever the destination's cleanup; an aggregate is rebuilt
+					// from the parts left, and removed with the last one.
+					continue
 				case d.cleanup == "all":
 					continue // cleanup = "all" removes what its placements and canaries own
 				case !now.present:
@@ -934,12 +940,19 @@ func (m *Model) SettleAll(placed map[string][]string) []string {
 					}
 				case e.owner == "canary":
 					e.status = stOrphan // nobody but the old destination owned them
+				case takenAlong(w, m, e, forced):
+					// A real move: the promise or request that wrote them takes its files from
+					// where the destination was and writes them where it is (destination page,
+					// "A real move"). When the old store is down the apply fails with "Move Not
+					// Finished" and the next apply removes them: either way they are gone once
+					// the step is settled.
+					continue
 				default:
 					// Replaced (moved, new mode or aggregate name) with cleanup = "none": the old
 					// destination leaves its files, but the promise or request that wrote them
-					// still has a placement on this destination (same name, still in the pool)
-					// and may prune what no longer belongs to it. The docs do not say which
-					// wins, so they may stay or go.
+					// (misscheduled, waiting in a rollout, a workload group) still has a placement
+					// on this destination and may prune what no longer belongs to it. The docs do
+					// not say which wins, so they may stay or go.
 					e.status = stMaybe
 				}
 				add(loc, e)
@@ -1095,6 +1108,48 @@ func (m *Model) SettleAll(placed map[string][]string) []string {
 	w.edited = nil
 	m.applied = cur
 	return problems
+}
+
+// takenAlong: e is a promise's or request's placement, written where its destination was before
+// a move, that the promise or request takes along: a promise without a rollout still scheduled
+// on the destination, or a request's default group still on it, neither replaced. (What a
+// misscheduled placement, a rollout's waiting one or a workload group leaves behind is not
+// documented: those stay or go.)
+func takenAlong(w *modelWorld, m *Model, e *ledgerEntry, forced map[string]bool) bool {
+	if e.status != stLive {
+		return false
+	}
+	kind, name := ownerKind(e.owner)
+	switch kind {
+	case "p":
+		p, pl := w.promise(name), m.placed[name+"@"+e.dest]
+		return p != nil && p.present && p.rollout == nil && !forced["p:"+name] && p.inPool(w.dest(e.dest)) && pl != nil && pl.scheduled
+	case "r":
+		req, folder := splitGroupKey(name)
+		r := w.request(req)
+		return folder == "" && r != nil && r.present && !forced["r:"+req] && slices.Contains(m.choice[name], e.dest)
+	}
+	return false
+}
+
+// destroyedOwner: e is the placement of a promise or request that is not in the configuration
+// any more and still records it (live, or misscheduled: a destroy removes those too). An orphan
+// is nobody's, and a maybe may stay or go, so neither is one.
+func destroyedOwner(w *modelWorld, e *ledgerEntry) bool {
+	if e.status != stLive && e.status != stFrozen {
+		return false
+	}
+	kind, name := ownerKind(e.owner)
+	switch kind {
+	case "p":
+		p := w.promise(name)
+		return p == nil || !p.present
+	case "r":
+		req, _ := splitGroupKey(name)
+		r := w.request(req)
+		return r == nil || !r.present
+	}
+	return false
 }
 
 // sameMembers: a and b hold the same names, in any order.

@@ -229,15 +229,15 @@ func TestModelDestroyAndMove(t *testing.T) {
 		if fe.certain["d0/static/p0-dependencies.yaml"] == nil || len(fe.maybe) != 0 {
 			t.Errorf("cleanup %s, recreated: %v", cleanup, modelKeys(fe.certain))
 		}
-		// Moved to store 1: the old folder keeps the canaries (cleanup none) and may keep the
-		// promise's files; the new one has everything.
+		// Moved to store 1: the old folder keeps the canaries (cleanup none), and the promise
+		// takes its files along (destination page, "A real move"); the new one has everything.
 		w.dests[0].store = 1
 		m.Settle(map[string]string{"r0": "d1"})
 		fe = mustExpect(t, m, modelLoc{0, "d0"})
 		if cleanup == "all" && (len(fe.certain) != 0 || len(fe.maybe) != 0) {
 			t.Errorf("cleanup all, moved: %v %v", modelKeys(fe.certain), modelKeys(fe.maybe))
 		}
-		if cleanup == "none" && (len(fe.certain) != 3 || fe.maybe["d0/static/p0-dependencies.yaml"] == nil) {
+		if cleanup == "none" && (len(fe.certain) != 3 || fe.certain["d0/static/p0-dependencies.yaml"] != nil || len(fe.maybe) != 0) {
 			// canaries and the request's orphan file from before the destroy
 			t.Errorf("cleanup none, moved: certain %v maybe %v", modelKeys(fe.certain), modelKeys(fe.maybe))
 		}
@@ -692,5 +692,68 @@ func TestModelRootDestinations(t *testing.T) {
 	}
 	if roots < 15 {
 		t.Errorf("only %d of 100 worlds have a destination at a store's root", roots)
+	}
+}
+
+// TestModelTargetDestroy: `terraform destroy -target` of a destination with cleanup = "none"
+// destroys the promise and the request on it first, and their destroy removes their files there
+// (an aggregate is rebuilt from the parts left and removed with the last one); the destination's
+// own canaries stay. (Seed 9 of the default bucket run kept the aggregate, as if the promise and
+// the request had only lost the destination.)
+func TestModelTargetDestroy(t *testing.T) {
+	canaries := map[string][]string{
+		modeAgg:    {"d0/kratix-canary-configmap.yaml", "d0/kratix-canary-namespace.yaml"},
+		modeNone:   {"d0/kratix-canary-configmap.yaml", "d0/kratix-canary-namespace.yaml"},
+		modeNested: {"d0/dependencies/kratix-canary-namespace.yaml", "d0/resources/kratix-canary-configmap.yaml"},
+	}
+	for _, mode := range []string{modeAgg, modeNone, modeNested} {
+		w := modelTestWorld(mode, "none")
+		m := newRefModel(w)
+		m.Settle(map[string]string{"r0": "d0"})
+		w.dests[0].present, w.promises[0].present, w.requests[0].present = false, false, false
+		if p := m.Settle(map[string]string{}); p != nil {
+			t.Fatal(p)
+		}
+		fe := mustExpect(t, m, modelLoc{0, "d0"})
+		if got := modelKeys(fe.certain); !slices.Equal(got, canaries[mode]) || len(fe.maybe) != 0 || len(fe.aggs) != 0 || len(fe.indexes) != 0 {
+			t.Errorf("%s: the canaries alone stay; got certain %q, maybe %q, aggregates %v, indexes %v", mode, got, modelKeys(fe.maybe), fe.aggs, fe.indexes)
+		}
+		actual := map[string][]byte{}
+		for p, b := range fe.certain {
+			actual[p] = b
+		}
+		actual["d0/aggregated.yaml"] = []byte(modelDepsCorpus[1].literal)
+		if d := fe.compare(actual); len(d) != 1 || !strings.HasPrefix(d[0], "unexpected d0/aggregated.yaml") {
+			t.Errorf("%s: an aggregate left without parts: %q", mode, d)
+		}
+	}
+}
+
+// TestModelMoveTakesFilesAlong: a destination moved with cleanup = "none" leaves its canaries
+// where it was, but the promise and the request on it take their files from there (destination
+// page, "A real move"; finding 3 of issue 37 left a promise's there for good when the removal
+// failed once).
+func TestModelMoveTakesFilesAlong(t *testing.T) {
+	for _, mode := range []string{modeAgg, modeNone, modeNested} {
+		w := modelTestWorld(mode, "none")
+		m := newRefModel(w)
+		m.Settle(map[string]string{"r0": "d0"})
+		w.dests[0].store = 1
+		if p := m.Settle(map[string]string{"r0": "d0"}); p != nil {
+			t.Fatal(p)
+		}
+		old := mustExpect(t, m, modelLoc{0, "d0"})
+		if got := modelKeys(old.certain); len(got) != 2 || !strings.Contains(got[0], "canary") || !strings.Contains(got[1], "canary") ||
+			len(old.maybe) != 0 || len(old.aggs) != 0 || len(old.indexes) != 0 {
+			t.Errorf("%s: the old folder keeps the canaries alone; got certain %q, maybe %q, aggregates %v, indexes %v", mode, got, modelKeys(old.maybe), old.aggs, old.indexes)
+		}
+		now := mustExpect(t, m, modelLoc{1, "d0"})
+		if mode == modeAgg {
+			if a := now.aggs["d0/aggregated.yaml"]; a == nil || len(a.certain) != 2 {
+				t.Errorf("%s: the new folder's aggregate holds both documents: %+v", mode, a)
+			}
+		} else if len(now.certain) != 4 {
+			t.Errorf("%s: the new folder holds the canaries and both files: %q", mode, modelKeys(now.certain))
+		}
 	}
 }
