@@ -103,11 +103,10 @@ func (c *cli) runAt(clock *fakeClock, args ...string) (string, error) {
 	served := make(chan error, 1)
 	go func() {
 		served <- tf6server.Serve(providerAddress, func() tfprotov6.ProviderServer {
-			s, _, err := newVerifiedServer("test")
+			s, err := verifiedServerWithClock(clock)
 			if err != nil {
 				panic(err)
 			}
-			s.provider.now = clock.now
 			return s
 		}, tf6server.WithDebug(ctx, config, closed),
 			tf6server.WithGoPluginLogger(hclog.NewNullLogger()),

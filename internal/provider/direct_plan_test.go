@@ -7,18 +7,18 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
 // TestDirectCreateKinds: the creates of destinations and promises are planned directly, with the
 // defaults, computed attributes and plan modifiers listed here. A schema change that adds
-// something direct_plan.go does not handle (a nested default, a nested computed value, a
+// something internal/tfserver/direct_plan.go does not handle (a nested default, a nested computed value, a
 // write-only attribute) drops the type from the direct plans and fails here first.
 func TestDirectCreateKinds(t *testing.T) {
-	s, err := newSteadyStateServer("test")
+	s, err := newFastServer("test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,23 +31,18 @@ func TestDirectCreateKinds(t *testing.T) {
 			"modifiers [id name]",
 	}
 	for name, w := range want {
-		k := s.creates[name]
-		if k == nil {
-			r := map[string]fwresource.ResourceWithModifyPlan{promiseTypeName: &promiseResource{}, destinationTypeName: &destinationResource{}}[name]
-			_, err := directKindOf(t.Context(), name, r, nil)
+		k := s.Describe(name)
+		if !k.DirectCreate {
+			var err error
+			for _, kind := range fastPathKinds(newProvider("test")) {
+				if kind.TypeName == name {
+					err = tfserver.KindError(kind)
+				}
+			}
 			t.Errorf("%s is not planned directly: %v", name, err)
 			continue
 		}
-		var defaults, modifiers []string
-		for d := range k.defaults {
-			defaults = append(defaults, d)
-		}
-		for _, m := range k.modifiers {
-			modifiers = append(modifiers, m.name)
-		}
-		slices.Sort(defaults)
-		computed := slices.Sorted(slices.Values(k.computed))
-		slices.Sort(modifiers)
+		defaults, computed, modifiers := k.Defaults, k.Computed, k.Modifiers
 		wantModifiers := strings.Fields(strings.Trim(strings.SplitN(w, "modifiers [", 2)[1], "]"))
 		slices.Sort(wantModifiers)
 		got := "defaults [" + strings.Join(defaults, " ") + "]; computed [" + strings.Join(computed, " ") + "]; modifiers [" + strings.Join(modifiers, " ") + "]"
@@ -56,7 +51,7 @@ func TestDirectCreateKinds(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", name, got, w)
 		}
 	}
-	if k := s.creates[requestTypeName]; k == nil || !slices.Equal(slices.Sorted(slices.Values(k.writeOnly)), []string{"documents_wo", "files_wo"}) {
+	if k := s.Describe(requestTypeName); !slices.Equal(k.WriteOnly, []string{"documents_wo", "files_wo"}) {
 		t.Errorf("the request's write-only attributes are not the ones nulled in its plans")
 	}
 	wantSemantic := map[string]string{
@@ -65,21 +60,19 @@ func TestDirectCreateKinds(t *testing.T) {
 		requestTypeName:     "[documents observe.max_age]",
 	}
 	for name, w := range wantSemantic {
-		k := s.creates[name]
-		if k == nil {
+		k := s.Describe(name)
+		if !k.DirectCreate {
 			continue
 		}
-		var got []string
-		for _, p := range k.semantic {
-			got = append(got, p.String())
-		}
-		slices.Sort(got)
-		if !k.canApply || fmt.Sprint(got) != w {
-			t.Errorf("%s: applied directly %t with semantic equality at %v, want true and %s", name, k.canApply, got, w)
+		got := k.Semantic
+		if !k.DirectApply || fmt.Sprint(got) != w {
+			t.Errorf("%s: applied directly %t with semantic equality at %v, want true and %s", name, k.DirectApply, got, w)
 		}
 	}
-	if len(s.creates) != len(want) {
-		t.Errorf("direct creates for %d types, want %d", len(s.creates), len(want))
+	for _, kind := range fastPathKinds(newProvider("test")) {
+		if _, ok := want[kind.TypeName]; !ok && s.Describe(kind.TypeName).DirectCreate {
+			t.Errorf("direct creates for %s, not in the list", kind.TypeName)
+		}
 	}
 }
 
@@ -87,11 +80,11 @@ func TestDirectCreateKinds(t *testing.T) {
 // by (another formatting of the same YAML) takes the planned value back, as the framework's
 // semantic equality does; a value of another meaning stays.
 func TestDirectApplyKeepsWhatMeansTheSame(t *testing.T) {
-	s, err := newSteadyStateServer("test")
+	s, err := newFastServer("test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := s.creates[promiseTypeName]
+	k := s.Describe(promiseTypeName)
 	ctx := t.Context()
 	planned := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: a\n"
 	for _, c := range []struct {
@@ -102,15 +95,15 @@ func TestDirectApplyKeepsWhatMeansTheSame(t *testing.T) {
 	} {
 		withDeps := func(deps string) tftypes.Value {
 			m := map[string]tftypes.Value{}
-			for name, typ := range k.typ.(tftypes.Object).AttributeTypes {
+			for name, typ := range k.Type.(tftypes.Object).AttributeTypes {
 				m[name] = tftypes.NewValue(typ, nil)
 			}
 			m["dependencies"] = tftypes.NewValue(tftypes.String, deps)
-			return tftypes.NewValue(k.typ, m)
+			return tftypes.NewValue(k.Type, m)
 		}
-		plan := tfsdk.Plan{Schema: k.schema, Raw: withDeps(planned)}
-		state := tfsdk.State{Schema: k.schema, Raw: withDeps(c.created)}
-		if diags := k.keepSemanticallyEqual(ctx, plan.Raw, &state); diags.HasError() {
+		plan := tfsdk.Plan{Schema: k.Schema, Raw: withDeps(planned)}
+		state := tfsdk.State{Schema: k.Schema, Raw: withDeps(c.created)}
+		if diags := s.KeepSemanticallyEqual(ctx, promiseTypeName, plan.Raw, &state); diags.HasError() {
 			t.Fatalf("%s: %s: %s", c.name, diags[0].Summary(), diags[0].Detail())
 		}
 		var got manifestsValue
@@ -126,22 +119,22 @@ func TestDirectApplyKeepsWhatMeansTheSame(t *testing.T) {
 // TestRequestWithComputedEqualsSet: withComputed, which writes a request's computed attributes
 // into the planned value, gives what the framework's Set of the whole model gives.
 func TestRequestWithComputedEqualsSet(t *testing.T) {
-	s, err := newSteadyStateServer("test")
+	s, err := newFastServer("test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := s.creates[requestTypeName]
+	k := s.Describe(requestTypeName)
 	ctx := t.Context()
-	dv := dynamicFromJSON(t, k.typ, `{"name": "r", "namespace": "default", "pipeline": "instance-configure",
+	dv := dynamicFromJSON(t, k.Type, `{"name": "r", "namespace": "default", "pipeline": "instance-configure",
 		"documents": "kind: ConfigMap\napiVersion: v1\nmetadata: {name: a}\n",
 		"promise": {"name": "p", "destinations": [
 			{"name": "w-0", "path": "w-0", "labels": {"env": "dev"}, "state_store": {"name": "s", "bucket": {"endpoint": "minio:9000", "bucket_name": "b"}}},
 			{"name": "w-1", "path": "w-1", "state_store": {"name": "s", "git": {"url": "https://git.example/r.git"}}}]}}`)
-	raw, err := dv.Unmarshal(k.typ)
+	raw, err := dv.Unmarshal(k.Type)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := tfsdk.Plan{Schema: k.schema, Raw: raw}
+	plan := tfsdk.Plan{Schema: k.Schema, Raw: raw}
 	var m requestModel
 	if diags := plan.Get(ctx, &m); diags.HasError() {
 		t.Fatal(diags)

@@ -51,17 +51,17 @@
 // each node's schema up from the root, and a promise's value holds its pool; those walks were most
 // of the provider's CPU time in a large plan, while the same plan answered with no work costs
 // Terraform 0.8x its fair floor (README, Performance). So the steady-state server
-// (`steady_state_server.go`) answers the three requests of a no-change plan of `kratix_promise`
+// (`internal/tfserver`, registered in `fast_path.go`) answers the three requests of a no-change plan of `kratix_promise`
 // and `kratix_resource_request` itself (state upgrade at the current version, read, and a plan
 // whose proposed state, with the schema's one default applied, equals the prior state and which
 // ModifyPlan leaves alone), calling the resource's own Read and ModifyPlan with the values decoded
-// once. The create of a destination, promise or request is answered there too (`direct_plan.go`):
+// once. The create of a destination, promise or request is answered there too (`internal/tfserver/direct_plan.go`):
 // its plan (defaults, computed attributes unknown, the top-level plan modifiers called as the
 // framework calls them, ModifyPlan with a private state of the framework's own type) and its apply
 // (Create, the framework's semantic equality for string types, write-only attributes null); a
 // schema with a nested default, plan modifier or computed value, or semantic equality inside a
 // collection, goes to the framework instead. The validation of a destination, promise or request
-// is answered there too (`validate_direct.go`: one walk through the value doing what the framework
+// is answered there too (`internal/tfserver/validate_direct.go`: one walk through the value doing what the framework
 // does per attribute, custom types' own validation, read-only, required and write-only checks,
 // validators with the same requests; what it cannot take goes to the framework with the pool taken
 // out). Every other request (updates, deletes, imports) goes to the framework. In the acceptance
@@ -74,7 +74,7 @@
 // hands out the value's own, and a plan edited in place compares equal to the value it came from
 // (a request's hand-edited file once planned no repair that way). Models go in and out of plans
 // and states without the framework's reflection, which compiled a regular expression per field per
-// call (`model_codec.go`, checked against Get and Set on random values). What no provider can go
+// call (`internal/tfserver/codec.go`, checked against Get and Set on random values). What no provider can go
 // under is measured too: `bench/noop` serves the same schemas and does no work, and an apply with
 // it (the protocol floor) is 1.2x the fair floor in B2 and B3, which is why an apply with nothing
 // scheduled stays above 1.3x its fair floor. Besides: computed collections that are only read

@@ -21,7 +21,7 @@ import (
 // The blast-radius guard of kratix_promise and kratix_resource_request (see placement.Guard):
 // the attribute, its conversion, and the check ModifyPlan makes once the placement plan is
 // known. The attributes have no default and no plan modifier: a promise's no-change plan is
-// answered without the framework (steady_state_server.go), which applies only the schema's one
+// answered without the framework (internal/tfserver), which applies only the schema's one
 // default.
 
 type guardModel struct {

@@ -8,9 +8,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
 // A promise or a request keeps, in its private state, the destinations as they were for placements that a
@@ -67,7 +67,7 @@ func (l leftBehind) members(ctx context.Context) map[string]poolMember {
 	out := map[string]poolMember{}
 	typ := poolElementType()
 	for dest, raw := range l {
-		v, err := (&tfprotov6.DynamicValue{MsgPack: raw}).Unmarshal(typ.TerraformType(ctx))
+		v, err := tfserver.DecodeValue(raw, typ.TerraformType(ctx))
 		if err != nil {
 			continue
 		}
@@ -98,11 +98,7 @@ func encodePoolElement(ctx context.Context, pool types.List, dest string) ([]byt
 		if err != nil {
 			return nil, err
 		}
-		dv, err := tfprotov6.NewDynamicValue(poolElementType().TerraformType(ctx), v)
-		if err != nil {
-			return nil, err
-		}
-		return dv.MsgPack, nil
+		return tfserver.EncodeValue(poolElementType().TerraformType(ctx), v)
 	}
 	return nil, fmt.Errorf("destination %q is not in the pool", dest)
 }

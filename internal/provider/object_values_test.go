@@ -31,16 +31,4 @@ func TestValueEditsLeaveTheOriginal(t *testing.T) {
 	if edited.Equal(base) {
 		t.Errorf("withTopLevel returned its base unchanged: %v", edited)
 	}
-
-	k := &directKind{writeOnly: []string{"secret"}}
-	nulled := k.nullWriteOnly(base)
-	if !base.Equal(original()) {
-		t.Errorf("nullWriteOnly changed its argument: %v", base)
-	}
-	want := tftypes.NewValue(typ, map[string]tftypes.Value{
-		"a": tftypes.NewValue(tftypes.String, "before"), "secret": tftypes.NewValue(tftypes.String, nil),
-	})
-	if !nulled.Equal(want) {
-		t.Errorf("nullWriteOnly = %v, want %v", nulled, want)
-	}
 }

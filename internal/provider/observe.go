@@ -149,9 +149,6 @@ func readWrittenAt(ctx context.Context, p privateReader) map[string]time.Time {
 	if p != nil {
 		b, d = p.GetKey(ctx, writtenAtKey)
 	}
-	if len(b) == 0 && !d.HasError() {
-		b = steadyPrivateKey(ctx, writtenAtKey) // a Read answered by the steady-state server
-	}
 	if d.HasError() || len(b) == 0 {
 		return out
 	}

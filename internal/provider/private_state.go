@@ -9,7 +9,7 @@ import (
 // Private state: what a resource keeps from one operation to the next beside its state, where
 // users never see it. Each concern keeps its own key, read and written in its own file; these
 // are all of them, and privateKeys lists them for the code that copies a private state whole
-// (privateBytes). TestPrivateKeysAreAllListed finds every key passed to SetKey or GetKey here.
+// (the fast path's answers, fast_path.go). TestPrivateKeysAreAllListed finds every key passed to SetKey or GetKey here.
 // The framework's request and response types satisfy the interfaces below.
 const (
 	// adoptKey: what an import found in the store, set by ImportState and the first plan after

@@ -256,6 +256,11 @@ func (r *promiseResource) check(ctx context.Context, plan, state promiseModel, s
 	return healthPlanned, !diags.HasError()
 }
 
+// Create writes a new promise. The framework calls it, and so does the fast path
+// (internal/tfserver, registered in fast_path.go) for the apply of a create it planned: with a
+// request and response it builds itself, the response's private state of the framework's own
+// type made in tfserver's private.go. So Create must use only what both give it: the plan,
+// the configuration, a null state and an empty private state.
 func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	if r.data.refuseOffline("kratix_promise", "create", &resp.Diagnostics) {
 		return

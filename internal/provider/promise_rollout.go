@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
+	"maps"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
@@ -517,7 +517,7 @@ func (m *promiseModel) settleRollout(ctx context.Context, state promiseModel, s 
 	}
 	written := make(map[string]bool, len(settled))
 	for dest, rec := range settled {
-		written[dest] = reflect.DeepEqual(planned[dest], rec)
+		written[dest] = sameRecord(planned[dest], rec)
 	}
 	revisions, missed := rollout.SettleRevisions(rollout.Settling{
 		Revision: s.r.Revision, Prior: s.prior, Given: s.r.Give, Before: stringMap(ctx, state.Revisions),
@@ -566,4 +566,11 @@ func (m promiseModel) heldDependencies(ctx context.Context, deps layout.Dependen
 		}
 		return deps
 	}
+}
+
+// sameRecord reports whether a and b are the same record, as reflect.DeepEqual compares them (a
+// nil Files differs from an empty one).
+func sameRecord(a, b placement.Record) bool {
+	return a.Store == b.Store && a.Location == b.Location && a.Root == b.Root && a.Misscheduled == b.Misscheduled &&
+		(a.Files == nil) == (b.Files == nil) && maps.Equal(a.Files, b.Files)
 }

@@ -29,8 +29,8 @@ type kratixProvider struct {
 	version string
 	// lookupEnv reads the environment; tests replace it.
 	lookupEnv func(string) (string, bool)
-	// configured is what Configure gave the resources, for the requests the steady-state server
-	// answers itself (steady_state_server.go).
+	// configured is what Configure gave the resources, for the requests the fast path answers
+	// itself (fast_path.go).
 	configured atomic.Pointer[providerData]
 	// now is the clock plans and applies read (providerData.clock); tests replace it.
 	now func() time.Time
@@ -38,11 +38,11 @@ type kratixProvider struct {
 
 // NewServer returns the constructor of the provider's protocol server at the given version, the
 // one main.go serves: terraform-plugin-framework's server for this provider, with the steady
-// state of kratix_promise answered without the framework's per-value walks
-// (steady_state_server.go).
+// state, creates and validation of promises, destinations and requests answered without the
+// framework's per-value walks (fast_path.go, internal/tfserver).
 func NewServer(version string) func() (tfprotov6.ProviderServer, error) {
 	return func() (tfprotov6.ProviderServer, error) {
-		s, err := newSteadyStateServer(version)
+		s, err := newFastServer(version)
 		if err != nil {
 			return nil, err
 		}

@@ -35,12 +35,7 @@ func (c *fakeClock) set(at time.Time) {
 func providersWithClock(clock *fakeClock) map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
 		"kratix": func() (tfprotov6.ProviderServer, error) {
-			s, _, err := newVerifiedServer("test")
-			if err != nil {
-				return nil, err
-			}
-			s.provider.now = clock.now
-			return s, nil
+			return verifiedServerWithClock(clock)
 		},
 	}
 }

@@ -11,16 +11,17 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
 // benchPool is the size of the pool of the promise BenchmarkSteadyState plans: B4's.
 const benchPool = 100
 
-// BenchmarkSteadyState: what the steady-state server saves. Each iteration makes the three
+// BenchmarkSteadyState: what the fast path (internal/tfserver) saves. Each iteration makes the three
 // requests a no-change `terraform plan` makes of one promise with a pool of 100 destinations
 // (UpgradeResourceState, ReadResource, PlanResourceChange), in-process, answered by the
 // steady-state server (direct) and by the framework's server alone (framework), which is what
-// the provider would serve without steady_state_server.go. The provider is offline, so Read
+// the provider would serve without internal/tfserver. The provider is offline, so Read
 // reaches no store and the figures are the protocol work alone.
 func BenchmarkSteadyState(b *testing.B) {
 	ctx := context.Background()
@@ -45,12 +46,11 @@ func BenchmarkSteadyState(b *testing.B) {
 // the framework answers them the same (verify mode), without a diagnostic.
 func TestSteadyStateBenchRequests(t *testing.T) {
 	s, reqs := steadyStateRequests(t, 3)
-	check := &frameworkCheck{fw: s.ProviderServer, types: map[string]tftypes.Type{promiseTypeName: s.typ}}
-	s.check = check
+	check := s.Verify()
 	if err := reqs.run(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
-	if got := [3]int64{check.upgrades.Load(), check.reads.Load(), check.plans.Load()}; got != [3]int64{1, 1, 1} {
+	if got := [3]int64{check.Upgrades.Load(), check.Reads.Load(), check.Plans.Load()}; got != [3]int64{1, 1, 1} {
 		t.Errorf("direct answers (upgrades, reads, plans) = %v, want one of each", got)
 	}
 }
@@ -87,10 +87,11 @@ func (r steadyRequests) run(ctx context.Context, server tfprotov6.ProviderServer
 // check, with the requests of a no-change plan of a promise scheduled to a pool of n
 // destinations. The promise's state is what the framework plans for its creation, with the id
 // an apply sets, as Terraform would save it.
-func steadyStateRequests(tb testing.TB, n int) (*steadyStateServer, steadyRequests) {
+func steadyStateRequests(tb testing.TB, n int) (*tfserver.Server, steadyRequests) {
 	tb.Helper()
 	ctx := context.Background()
-	s, err := newSteadyStateServer("test")
+	s, err := newFastServer("test")
+	typ := s.Describe(promiseTypeName).Type
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -112,20 +113,20 @@ func steadyStateRequests(tb testing.TB, n int) (*steadyStateServer, steadyReques
 		dests[i] = fmt.Sprintf(`{"name": "worker-%d", "path": "worker-%d", "labels": {"env": "dev"},
 			"state_store": {"name": "s", "bucket": {"endpoint": "minio.local:9000", "bucket_name": "kratix"}}}`, i, i)
 	}
-	config := dynamicFromJSON(tb, s.typ, `{"name": "app",
+	config := dynamicFromJSON(tb, typ, `{"name": "app",
 		"dependencies": "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: foo\n",
 		"destination_selectors": [{"match_labels": {"env": "dev"}}],
 		"destinations": [`+strings.Join(dests, ",")+`]}`)
 	created, err := s.ProviderServer.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
 		TypeName:         promiseTypeName,
-		PriorState:       dynamicNull(tb, s.typ),
+		PriorState:       dynamicNull(tb, typ),
 		ProposedNewState: config,
 		Config:           config,
 	})
 	if err != nil || len(created.Diagnostics) > 0 {
 		tb.Fatalf("planning the create: %v %s", err, diagnosticsText(created.Diagnostics))
 	}
-	planned, err := created.PlannedState.Unmarshal(s.typ)
+	planned, err := created.PlannedState.Unmarshal(typ)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -138,11 +139,11 @@ func steadyStateRequests(tb testing.TB, n int) (*steadyStateServer, steadyReques
 		tb.Fatalf("the planned promise has %d placements (%v), want %d", len(placements), err, n)
 	}
 	attrs["id"] = tftypes.NewValue(tftypes.String, "app")
-	stateValue := tftypes.NewValue(s.typ, attrs)
+	stateValue := tftypes.NewValue(typ, attrs)
 	if !stateValue.IsFullyKnown() {
 		tb.Fatalf("the planned promise still has unknown values after the id is set: %v", stateValue)
 	}
-	state, err := tfprotov6.NewDynamicValue(s.typ, stateValue)
+	state, err := tfprotov6.NewDynamicValue(typ, stateValue)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func steadyStateRequests(tb testing.TB, n int) (*steadyStateServer, steadyReques
 	}
 	return s, steadyRequests{
 		upgrade: &tfprotov6.UpgradeResourceStateRequest{
-			TypeName: promiseTypeName, Version: s.schema.Version, RawState: &tfprotov6.RawState{JSON: raw},
+			TypeName: promiseTypeName, Version: s.Describe(promiseTypeName).Schema.Version, RawState: &tfprotov6.RawState{JSON: raw},
 		},
 		read: &tfprotov6.ReadResourceRequest{TypeName: promiseTypeName, CurrentState: &state},
 		// Terraform proposes the prior value of every computed attribute, and of on_unschedule,

@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
+	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
 // TestAccDirectAnswers: a promise's steady state, and the plans of new destinations and promises, are answered by the steady-state server, and
@@ -41,7 +42,7 @@ func TestAccDirectAnswers(t *testing.T) {
 					if err != nil {
 						return nil, err
 					}
-					cs := &countedServer{steadyStateServer: s, check: check}
+					cs := &countedServer{Server: s, check: check}
 					mu.Lock()
 					servers = append(servers, cs)
 					mu.Unlock()
@@ -53,10 +54,10 @@ func TestAccDirectAnswers(t *testing.T) {
 				mu.Lock()
 				defer mu.Unlock()
 				for _, s := range servers {
-					c.upgrades += s.check.upgrades.Load()
-					c.reads += s.check.reads.Load()
-					c.plans += s.check.plans.Load()
-					c.passed += s.plans.Load() - s.check.plans.Load()
+					c.upgrades += s.check.Upgrades.Load()
+					c.reads += s.check.Reads.Load()
+					c.plans += s.check.Plans.Load()
+					c.passed += s.plans.Load() - s.check.Plans.Load()
 				}
 				return c
 			}
@@ -97,7 +98,7 @@ func TestAccDirectAnswers(t *testing.T) {
 			})
 			end := total()
 			// The creates (store, destinations, promise): the store's plan goes to the framework, the
-			// destinations' and the promise's are answered directly (direct_plan.go).
+			// destinations' and the promise's are answered directly (internal/tfserver/direct_plan.go).
 			if afterApply.plans < 4 || afterApply.passed == 0 {
 				t.Errorf("the creates' plans: %d answered directly, want the 3 destinations' and the promise's at least; %d passed to the framework, want the store's", afterApply.plans, afterApply.passed)
 			}
@@ -121,8 +122,9 @@ func TestDirectCompareReportsDifferences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	null := tftypes.NewValue(ds.typ, nil)
-	objType := ds.typ.(tftypes.Object)
+	typ := ds.Describe(promiseTypeName).Type
+	null := tftypes.NewValue(typ, nil)
+	objType := typ.(tftypes.Object)
 	m := map[string]tftypes.Value{}
 	for name, typ := range objType.AttributeTypes {
 		m[name] = tftypes.NewValue(typ, nil)
@@ -130,13 +132,13 @@ func TestDirectCompareReportsDifferences(t *testing.T) {
 	named := func(name string) *tfprotov6.DynamicValue {
 		v := maps.Clone(m)
 		v["name"] = tftypes.NewValue(tftypes.String, name)
-		dv, err := tfprotov6.NewDynamicValue(ds.typ, tftypes.NewValue(ds.typ, v))
+		dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, v))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return &dv
 	}
-	nullDV, err := tfprotov6.NewDynamicValue(ds.typ, null)
+	nullDV, err := tfprotov6.NewDynamicValue(typ, null)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +157,7 @@ func TestDirectCompareReportsDifferences(t *testing.T) {
 		{"private", named("a"), named("a"), nil, nil, []byte(`{"adopt":"e30="}`), nil, 1},
 		{"all three", named("a"), nil, nil, warn, nil, []byte(`{"a":"b"}`), 3},
 	} {
-		if got := check.compare("Test", promiseTypeName, c.a, c.b, c.da, c.db, c.pa, c.pb); len(got) != c.mismatches {
+		if got := check.Compare("Test", promiseTypeName, c.a, c.b, c.da, c.db, c.pa, c.pb); len(got) != c.mismatches {
 			t.Errorf("%s: %d mismatches, want %d: %v", c.name, len(got), c.mismatches, got)
 		}
 	}
@@ -168,25 +170,25 @@ func TestServedProviderHasNoCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, ok := s.(*steadyStateServer)
+	ss, ok := s.(*tfserver.Server)
 	if !ok {
-		t.Fatalf("NewServer serves a %T, want the steady-state server", s)
+		t.Fatalf("NewServer serves a %T, want tfserver's", s)
 	}
-	if ss.check != nil {
-		t.Errorf("the served server has a check (%T): users would pay for the framework's answers too", ss.check)
+	if ss.HasCheck() {
+		t.Errorf("the served server has a check: users would pay for the framework's answers too")
 	}
 }
 
 // countedServer counts the kratix_promise plans it is asked, answered directly or not.
 type countedServer struct {
-	*steadyStateServer
-	check *frameworkCheck
+	*tfserver.Server
+	check *tfserver.FrameworkCheck
 	plans atomic.Int64
 }
 
 func (s *countedServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	s.plans.Add(1)
-	return s.steadyStateServer.PlanResourceChange(ctx, req)
+	return s.Server.PlanResourceChange(ctx, req)
 }
 
 // TestPromiseSchemaSteadyStateFeatures: the steady-state server answers a promise's upgrade,
@@ -196,7 +198,7 @@ func (s *countedServer) PlanResourceChange(ctx context.Context, req *tfprotov6.P
 // equality can change what the framework's Read returns when Read changes the value; a write-only
 // attribute is nulled by the framework in every answer; an identity is read and returned beside
 // the state. A default, plan modifier, custom type, write-only attribute or identity added to
-// kratix_promise must be handled by steady_state_server.go first; this lists those it handles.
+// kratix_promise must be handled by internal/tfserver (server.go) first; this lists those it handles.
 func TestPromiseSchemaSteadyStateFeatures(t *testing.T) {
 	var sr fwresource.SchemaResponse
 	(&promiseResource{}).Schema(context.Background(), fwresource.SchemaRequest{}, &sr)
@@ -229,7 +231,7 @@ func TestPromiseSchemaSteadyStateFeatures(t *testing.T) {
 	}
 	if !slices.Equal(found, want) {
 		t.Errorf("kratix_promise's defaults, plan modifiers, custom types, write-only attributes and identity:\n got %q\nwant %q\n"+
-			"(handle the new one in withDefaults and planNoChange in steady_state_server.go, or pass such "+
+			"(handle the new one in withDefaults and planNoChange in internal/tfserver/server.go, or pass such "+
 			"promises to the framework, then add it here)", found, want)
 	}
 }

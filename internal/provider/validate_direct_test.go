@@ -8,17 +8,18 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
 // TestDirectValidationKinds: destinations, promises and requests are validated without the
 // framework's walk.
 func TestDirectValidationKinds(t *testing.T) {
-	s, err := newSteadyStateServer("test")
+	s, err := newFastServer("test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{destinationTypeName, promiseTypeName, requestTypeName} {
-		if s.direct[name] == nil {
+		if !s.Describe(name).DirectValidation {
 			t.Errorf("%s is validated by the framework's walk", name)
 		}
 	}
@@ -33,7 +34,7 @@ func TestDirectValidationOfRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	typ := s.creates[requestTypeName].typ
+	typ := s.Describe(requestTypeName).Type
 	const docs = `"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"`
 	promise := `"promise": {"name": "app", "destinations": [{"name": "w-0", "path": "w-0", "labels": {"env": "dev"}, "state_store": {"name": "s", "git": {"url": "https://git.example/r.git"}}}]}`
 	request := func(fields string) *tfprotov6.DynamicValue {
@@ -63,14 +64,14 @@ func TestDirectValidationOfRequests(t *testing.T) {
 // validateDirectly validates req on the verified server and checks that it was answered directly,
 // that the framework gave the same diagnostics, that no password shows, and that the diagnostics
 // hold each of wants (summaries, attribute paths), or are none when wants is.
-func validateDirectly(t *testing.T, s *steadyStateServer, check *frameworkCheck, name string, req *tfprotov6.ValidateResourceConfigRequest, wants []string) {
+func validateDirectly(t *testing.T, s *tfserver.Server, check *tfserver.FrameworkCheck, name string, req *tfprotov6.ValidateResourceConfigRequest, wants []string) {
 	t.Helper()
-	before := check.validations.Load()
+	before := check.Validations.Load()
 	resp, err := s.ValidateResourceConfig(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if check.validations.Load() != before+1 {
+	if check.Validations.Load() != before+1 {
 		t.Errorf("%s: not answered directly", name)
 	}
 	text := diagnosticsText(resp.Diagnostics) + fmt.Sprint(attributePaths(resp.Diagnostics))
@@ -96,7 +97,7 @@ func TestDirectValidationOfPromises(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	typ := s.creates[promiseTypeName].typ
+	typ := s.Describe(promiseTypeName).Type
 	const ns = `"apiVersion: v1\nkind: Namespace\nmetadata:\n  name: foo\n"`
 	pool := `"destinations": [{"name": "w-0", "path": "w-0", "labels": {"env": "dev"}, "state_store": {"name": "s", "git": {"url": "https://git.example/r.git"}}}]`
 	promise := func(deps, extra string) *tfprotov6.DynamicValue {
@@ -129,7 +130,7 @@ func TestDirectValidationAgreesWithFramework(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	typ := s.creates[destinationTypeName].typ
+	typ := s.Describe(destinationTypeName).Type
 	const store = `"state_store": {"name": "s", "bucket": {"endpoint": "127.0.0.1:9000", "bucket_name": "b"}}`
 	dest := func(extra string) string {
 		return `{"name": "dev", "path": "dev", ` + store + extra + `}`
@@ -179,12 +180,12 @@ func TestDirectValidationAgreesWithFramework(t *testing.T) {
 			[]string{"Missing Configuration for Required Attribute", `AttributeName("taints").ElementKeyInt(0).AttributeName("key")`}},
 		{"timeouts", dynamicFromJSON(t, typ, dest(`, "timeouts": {"create": "forever"}`)), false, []string{`AttributeName("timeouts")`}},
 	} {
-		before := check.validations.Load()
+		before := check.Validations.Load()
 		resp, err := s.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{TypeName: destinationTypeName, Config: c.config})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := check.validations.Load() != before; got != c.direct {
+		if got := check.Validations.Load() != before; got != c.direct {
 			t.Errorf("%s: answered directly %v, want %v", c.name, got, c.direct)
 		}
 		text := diagnosticsText(resp.Diagnostics) + fmt.Sprint(attributePaths(resp.Diagnostics))

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -14,23 +13,19 @@ import (
 // validators inside the pool (a Git URL without credentials, the AWS settings) run on each
 // destination here.
 func TestPoolValidation(t *testing.T) {
-	s, err := newSteadyStateServer("test")
+	s, err := newFastServer("test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{promiseTypeName: "destinations", requestTypeName: "promise.destinations"} {
-		v := s.pools[name]
-		if v == nil {
+		v := s.Describe(name)
+		if v.PoolAt == nil {
 			t.Errorf("%s is validated with its whole pool", name)
 			continue
 		}
-		var checks []string
-		for _, c := range v.checks {
-			checks = append(checks, strings.Join(c.steps, "."))
-		}
-		slices.Sort(checks)
+		checks := v.PoolChecks
 		wantChecks := "[state_store.bucket.assume_role.duration state_store.bucket.assume_role.role_arn state_store.bucket.profile state_store.bucket.sts_endpoint state_store.git.url]"
-		if got := strings.Join(v.at, "."); got != want || fmt.Sprint(checks) != wantChecks {
+		if got := strings.Join(v.PoolAt, "."); got != want || fmt.Sprint(checks) != wantChecks {
 			t.Errorf("%s: pool at %s with checks %v, want %s and %s", name, got, checks, want, wantChecks)
 		}
 	}
@@ -46,8 +41,8 @@ func TestPoolValidationAgreesWithFramework(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.direct = nil // the pool path is what is tested
-	typ := s.creates[requestTypeName].typ
+	s.DropDirectValidation() // the pool path is what is tested
+	typ := s.Describe(requestTypeName).Type
 	dest := func(i int, url string) string {
 		return fmt.Sprintf(`{"name": "w-%d", "path": "w-%d", "state_store": {"name": "s", "git": {"url": %q}}}`, i, i, url)
 	}
@@ -62,12 +57,12 @@ func TestPoolValidationAgreesWithFramework(t *testing.T) {
 	} {
 		config := dynamicFromJSON(t, typ, `{"name": "one", "documents": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
 			"promise": {"name": "app", "destinations": [`+strings.Join(c.pool, ",")+`]}}`)
-		before := check.validations.Load()
+		before := check.Validations.Load()
 		resp, err := s.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{TypeName: requestTypeName, Config: config})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if check.validations.Load() != before+1 {
+		if check.Validations.Load() != before+1 {
 			t.Errorf("%s: not validated with the pool taken out", c.name)
 		}
 		text := diagnosticsText(resp.Diagnostics)

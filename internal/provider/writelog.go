@@ -27,7 +27,7 @@ import (
 // Terraform starts the provider for each command (plan, apply, destroy) and configures it once
 // there; terraform-plugin-testing likewise starts its in-process servers afresh for each
 // command. A process that serves several commands (a debug server reattached through
-// TF_REATTACH_PROVIDERS; steady_state_server.go wraps the framework's server and keeps no state
+// TF_REATTACH_PROVIDERS; internal/tfserver wraps the framework's server and keeps no state
 // of its own) is configured again by each command and starts an empty log. Within one command the tokens
 // make the rule exact whatever the order: a destroy still removes what its own object wrote,
 // even right after that object's create in the same process (the tokens are equal), and spares

@@ -48,23 +48,3 @@ func TestWriteLogSparesOnlyOtherWriters(t *testing.T) {
 		t.Errorf("a destination spares its own canaries: %v, want %v", got, want)
 	}
 }
-
-// The direct server answers for a promise whose private state holds its instance token and the
-// labels its files were written under, and nothing else.
-func TestSteadyPrivate(t *testing.T) {
-	for in, want := range map[string]bool{
-		``:                                   true,
-		`{}`:                                 true,
-		`{"instance":"ImFiYyI="}`:            true,
-		`{"adopt":"e30="}`:                   false,
-		`{"adopt":"e30=","instance":"ImEi"}`: false,
-		`{"instance":"ImEi","written_labels":"e30="}`:     true,
-		`{"written_labels":"e30="}`:                       true,
-		`{"rollout_base":"e30=","written_labels":"e30="}`: false,
-		`not json`: false,
-	} {
-		if got := steadyPrivate([]byte(in)); got != want {
-			t.Errorf("steadyPrivate(%s) = %v, want %v", in, got, want)
-		}
-	}
-}

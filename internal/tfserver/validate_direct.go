@@ -1,4 +1,4 @@
-package provider
+package tfserver
 
 import (
 	"context"
@@ -17,8 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// Direct validation: ValidateResourceConfig of a destination, a promise or a request without the
-// framework's walk.
+// Direct validation: ValidateResourceConfig of a registered kind without the framework's walk.
+// (In the provider: a destination, a promise or a request.)
 //
 // Terraform validates each object three times per apply (validation, plan, apply), in three
 // provider processes. The framework's validation looks every attribute up from the root of the

@@ -1,8 +1,7 @@
-package provider
+package tfserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"sort"
@@ -22,8 +21,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// Direct plans of new objects: the plan of a kratix_promise, kratix_destination or
-// kratix_resource_request that does not exist yet, answered without the framework.
+// Direct plans of new objects: the plan of an object of a registered kind that does not exist
+// yet, answered without the framework.
 //
 // A first apply plans every object twice (once for the plan, once again in the apply), and the
 // framework walks each value node by node several times per plan (defaults, unknown marking,
@@ -51,7 +50,7 @@ type directKind struct {
 	typeName string
 	schema   schema.Schema
 	typ      tftypes.Type
-	newRes   func(*providerData) resource.ResourceWithModifyPlan
+	kind     Kind
 	// defaults are the top-level attributes' defaults, as Terraform values.
 	defaults map[string]tftypes.Value
 	// computed are the top-level computed attributes without a default.
@@ -76,7 +75,9 @@ type directModifiers struct {
 
 // directKindOf reads what a direct create plan needs from a resource's schema; ok is false when
 // the schema has something it does not handle.
-func directKindOf(ctx context.Context, typeName string, r resource.ResourceWithModifyPlan, newRes func(*providerData) resource.ResourceWithModifyPlan) (*directKind, error) {
+func directKindOf(ctx context.Context, kind Kind) (*directKind, error) {
+	typeName := kind.TypeName
+	r, _ := kind.Resource()
 	var sr resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &sr)
 	if sr.Diagnostics.HasError() {
@@ -87,7 +88,7 @@ func directKindOf(ctx context.Context, typeName string, r resource.ResourceWithM
 	}
 	k := &directKind{
 		typeName: typeName, schema: sr.Schema, typ: sr.Schema.Type().TerraformType(ctx),
-		newRes: newRes, defaults: map[string]tftypes.Value{},
+		kind: kind, defaults: map[string]tftypes.Value{},
 	}
 	for name, a := range sr.Schema.Attributes {
 		if err := k.readAttribute(ctx, name, a); err != nil {
@@ -246,9 +247,9 @@ func hasDefaultOrModifiers(a any) bool {
 }
 
 // planCreate answers the plan of a new object of kind k; ok is false for any other plan.
-func (s *steadyStateServer) planCreate(ctx context.Context, k *directKind, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
-	data := s.provider.configured.Load()
-	if data == nil || req.ProposedNewState == nil || req.Config == nil || !emptyPrivate(req.PriorPrivate) {
+func (s *Server) planCreate(ctx context.Context, k *directKind, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, bool) {
+	r, configured := k.kind.Resource()
+	if !configured || req.ProposedNewState == nil || req.Config == nil || !emptyPrivate(req.PriorPrivate) {
 		return nil, false
 	}
 	if req.PriorState != nil {
@@ -289,7 +290,10 @@ func (s *steadyStateServer) planCreate(ctx context.Context, k *directKind, req *
 	null := tftypes.NewValue(k.typ, nil)
 	cfg := tfsdk.Config{Schema: k.schema, Raw: config}
 	state := tfsdk.State{Schema: k.schema, Raw: null}
-	resp := newModifyPlanResponse(tfsdk.Plan{Schema: k.schema, Raw: tftypes.NewValue(k.typ, p)})
+	resp := resource.ModifyPlanResponse{Plan: tfsdk.Plan{Schema: k.schema, Raw: tftypes.NewValue(k.typ, p)}, RequiresReplace: path.Paths{}}
+	if diags := setPrivate(ctx, &resp, nil); diags.HasError() {
+		return nil, false
+	}
 	// As in the framework, every attribute's modifiers see the plan as it was before any of them.
 	before := resp.Plan
 	for _, m := range k.modifiers {
@@ -302,7 +306,7 @@ func (s *steadyStateServer) planCreate(ctx context.Context, k *directKind, req *
 	if req.ClientCapabilities != nil {
 		caps.DeferralAllowed = req.ClientCapabilities.DeferralAllowed
 	}
-	k.newRes(data).ModifyPlan(ctx, resource.ModifyPlanRequest{
+	r.ModifyPlan(ctx, resource.ModifyPlanRequest{
 		ClientCapabilities: caps, Config: cfg, Plan: resp.Plan, State: state, Private: resp.Private,
 	}, &resp)
 	return s.planAnswer(ctx, k, resp)
@@ -374,7 +378,7 @@ func runModifiers[V attr.Value, M any](ctx context.Context, p path.Path, cfg tfs
 
 // planAnswer is the protocol's answer from a finished ModifyPlan: as the framework's, it holds the
 // planned state and private state even beside an error.
-func (s *steadyStateServer) planAnswer(ctx context.Context, k *directKind, resp resource.ModifyPlanResponse) (*tfprotov6.PlanResourceChangeResponse, bool) {
+func (s *Server) planAnswer(ctx context.Context, k *directKind, resp resource.ModifyPlanResponse) (*tfprotov6.PlanResourceChangeResponse, bool) {
 	out := &tfprotov6.PlanResourceChangeResponse{Diagnostics: protoDiagnostics(ctx, resp.Diagnostics)}
 	if resp.Deferred != nil {
 		out.Deferred = &tfprotov6.Deferred{Reason: tfprotov6.DeferredReason(resp.Deferred.Reason)}
@@ -384,7 +388,7 @@ func (s *steadyStateServer) planAnswer(ctx context.Context, k *directKind, resp 
 		return nil, false
 	}
 	out.PlannedState = &planned
-	private, diags := privateBytes(ctx, resp.Private)
+	private, diags := privateBytes(ctx, resp.Private, k.kind.PrivateKeys)
 	out.Diagnostics = append(out.Diagnostics, protoDiagnostics(ctx, diags)...)
 	out.PlannedPrivate = private
 	for _, p := range normaliseRequiresReplace(resp.RequiresReplace) {
@@ -408,38 +412,6 @@ func normaliseRequiresReplace(paths path.Paths) path.Paths {
 	return out
 }
 
-// newModifyPlanResponse is a ModifyPlan response holding plan and an empty private state of
-// the framework's own type, which only the framework can make otherwise: the zero value of that
-// type is what its own constructor makes, and SetKey fills it.
-func newModifyPlanResponse(plan tfsdk.Plan) resource.ModifyPlanResponse {
-	resp := resource.ModifyPlanResponse{Plan: plan, RequiresReplace: path.Paths{}}
-	f := reflect.ValueOf(&resp).Elem().FieldByName("Private")
-	f.Set(reflect.New(f.Type().Elem()))
-	return resp
-}
-
-// privateBytes is a private state as the framework encodes it: a JSON object of the keys set,
-// each value base64, or nothing when no key is set.
-func privateBytes(ctx context.Context, p privateReader) ([]byte, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	m := map[string][]byte{}
-	for _, k := range privateKeys {
-		v, d := p.GetKey(ctx, k)
-		diags.Append(d...)
-		if len(v) > 0 {
-			m[k] = v
-		}
-	}
-	if len(m) == 0 || diags.HasError() {
-		return nil, diags
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		diags.AddError("Error Encoding Private State", err.Error())
-	}
-	return b, diags
-}
-
 // Direct applies of creates: ApplyResourceChange of a new object of a kind planned directly,
 // answered as the framework's CreateResource answers it, for the same reason (its walks of the
 // planned and the new value cost more than the create itself). In order:
@@ -457,9 +429,9 @@ func privateBytes(ctx context.Context, p privateReader) ([]byte, diag.Diagnostic
 // the empty plan that follows each step.
 
 // applyCreate answers the apply of a new object of kind k; ok is false for any other.
-func (s *steadyStateServer) applyCreate(ctx context.Context, k *directKind, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, bool) {
-	data := s.provider.configured.Load()
-	if !k.canApply || data == nil || req.PlannedState == nil || req.Config == nil {
+func (s *Server) applyCreate(ctx context.Context, k *directKind, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, bool) {
+	res, configured := k.kind.Resource()
+	if !k.canApply || !configured || req.PlannedState == nil || req.Config == nil {
 		return nil, false
 	}
 	if req.PriorState != nil {
@@ -476,14 +448,15 @@ func (s *steadyStateServer) applyCreate(ctx context.Context, k *directKind, req 
 	if err != nil {
 		return nil, false
 	}
-	r, ok := k.newRes(data).(resource.Resource)
+	r, ok := res.(resource.Resource)
 	if !ok {
 		return nil, false
 	}
 	null := tftypes.NewValue(k.typ, nil)
 	resp := resource.CreateResponse{State: tfsdk.State{Schema: k.schema, Raw: null}}
-	f := reflect.ValueOf(&resp).Elem().FieldByName("Private")
-	f.Set(reflect.New(f.Type().Elem()))
+	if diags := setPrivate(ctx, &resp, nil); diags.HasError() {
+		return nil, false
+	}
 	plan := tfsdk.Plan{Schema: k.schema, Raw: planned}
 	r.Create(ctx, resource.CreateRequest{Config: tfsdk.Config{Schema: k.schema, Raw: config}, Plan: plan}, &resp)
 	if !resp.Diagnostics.HasError() && resp.State.Raw.Equal(null) {
@@ -501,7 +474,7 @@ func (s *steadyStateServer) applyCreate(ctx context.Context, k *directKind, req 
 		return nil, false
 	}
 	out.NewState = &state
-	private, diags := privateBytes(ctx, resp.Private)
+	private, diags := privateBytes(ctx, resp.Private, k.kind.PrivateKeys)
 	out.Diagnostics = append(out.Diagnostics, protoDiagnostics(ctx, diags)...)
 	out.Private = private
 	return out, true

@@ -1,4 +1,4 @@
-package provider
+package tfserver
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// Validation with the pool taken out: ValidateResourceConfig of a promise or request whose
-// configuration holds its pool of destinations, when the direct walk (validate_direct.go) cannot
+// Validation with the pool taken out: ValidateResourceConfig of a kind whose configuration
+// holds a pool (Kind.Pool, a list of nested objects; in the provider, a promise's destinations), when the direct walk (validate_direct.go) cannot
 // answer (a schema it does not know whole, a null or unknown element, timeouts set).
 //
 // Before the framework validates a configuration it walks the whole value, node by node, to turn
@@ -37,9 +37,9 @@ import (
 type poolValidation struct {
 	schema schema.Schema
 	typ    tftypes.Type
-	// at is the pool attribute: ["destinations"] or ["promise", "destinations"].
+	// at is the pool attribute's path (Kind.Pool).
 	at []string
-	// checks are the string validators inside one destination, by their path in it.
+	// checks are the string validators inside one element, by their path in it.
 	checks []poolCheck
 }
 
@@ -85,7 +85,7 @@ func hasMethod(r any, name string) bool {
 	return ok
 }
 
-// read collects the string validators of a destination's attributes; false for anything the
+// read collects the string validators of a pool element's attributes; false for anything the
 // framework's validation would see otherwise.
 func (v *poolValidation) read(prefix []string, attrs map[string]schema.Attribute) bool {
 	for name, a := range attrs {
@@ -132,15 +132,15 @@ func (v *poolValidation) read(prefix []string, attrs map[string]schema.Attribute
 	return true
 }
 
-// ValidateResourceConfig validates a destination's, promise's or request's configuration directly
-// (validate_direct.go), or else a promise's or request's with its pool taken out (see above), and
-// any other the framework's way.
-func (s *steadyStateServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+// ValidateResourceConfig validates a registered kind's configuration directly
+// (validate_direct.go), or else with its pool taken out (see above), and any other the
+// framework's way.
+func (s *Server) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
 	if d := s.direct[req.TypeName]; d != nil && req.Config != nil {
 		if diags, ok := d.validate(ctx, req); ok {
 			resp := &tfprotov6.ValidateResourceConfigResponse{Diagnostics: protoDiagnostics(ctx, diags)}
 			if s.check != nil {
-				resp.Diagnostics = append(resp.Diagnostics, s.check.validate(ctx, req, resp)...)
+				resp.Diagnostics = append(resp.Diagnostics, s.check.Validate(ctx, req, resp)...)
 			}
 			return resp, nil
 		}
@@ -169,7 +169,7 @@ func (s *steadyStateServer) ValidateResourceConfig(ctx context.Context, req *tfp
 	}
 	resp.Diagnostics = append(resp.Diagnostics, protoDiagnostics(ctx, v.validate(ctx, tfsdk.Config{Schema: v.schema, Raw: config}, pool))...)
 	if s.check != nil {
-		resp.Diagnostics = append(resp.Diagnostics, s.check.validate(ctx, req, resp)...)
+		resp.Diagnostics = append(resp.Diagnostics, s.check.Validate(ctx, req, resp)...)
 	}
 	return resp, nil
 }
@@ -208,7 +208,7 @@ func (v *poolValidation) takeOut(config tftypes.Value) ([]tftypes.Value, tftypes
 	return set(config, v.at)
 }
 
-// validate runs the pool's validators on each destination, with the paths the framework gives.
+// validate runs the pool's validators on each element, with the paths the framework gives.
 func (v *poolValidation) validate(ctx context.Context, config tfsdk.Config, pool []tftypes.Value) diag.Diagnostics {
 	var out diag.Diagnostics
 	root := path.Root(v.at[0])
