@@ -54,8 +54,9 @@ func address(target string) string {
 }
 
 // lifecycleTargets are the present objects a lifecycle operation may aim at ("d:", "p:", "r:"),
-// but the gated promise (the gate's model is gate.go's alone) and what depends on it.
-func (m *Model) lifecycleTargets(kinds string) []string {
+// but the requests of the gated promise, and the gated promise itself unless gated (the gate's
+// rules under replace are gate.go's).
+func (m *Model) lifecycleTargets(kinds string, gated bool) []string {
 	w := m.w
 	var out []string
 	if strings.Contains(kinds, "d") {
@@ -64,7 +65,7 @@ func (m *Model) lifecycleTargets(kinds string) []string {
 		}
 	}
 	for _, p := range w.promises {
-		if strings.Contains(kinds, "p") && p.present && !p.gated() {
+		if strings.Contains(kinds, "p") && p.present && (!p.gated() || gated) {
 			out = append(out, "p:"+p.name)
 		}
 	}
@@ -90,7 +91,7 @@ func (m *Model) lifecycleOp(rng *rand.Rand, name string) (Op, bool) {
 		if name == "cbdinterrupt" {
 			kinds = "dp"
 		}
-		targets := m.lifecycleTargets(kinds)
+		targets := m.lifecycleTargets(kinds, name == "cbd")
 		if len(targets) == 0 {
 			return Op{}, false
 		}
@@ -116,7 +117,7 @@ func (m *Model) lifecycleOp(rng *rand.Rand, name string) (Op, bool) {
 			if !ok {
 				continue
 			}
-			targets := m.lifecycleTargets("dpr")
+			targets := m.lifecycleTargets("dpr", false)
 			if len(targets) == 0 {
 				return Op{}, false
 			}
@@ -237,6 +238,10 @@ func (m *Model) targetText(target string) string {
 		return fmt.Sprintf(" (%s, cleanup %s)", d.mode, d.cleanup)
 	case "r":
 		return fmt.Sprintf(" (on %q)", m.choice[name])
+	case "p":
+		if p := m.w.promise(name); p.gated() {
+			return " (gated: " + m.gateStateText(p) + ")"
+		}
 	}
 	return ""
 }

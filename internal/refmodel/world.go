@@ -342,6 +342,7 @@ func (w *modelWorld) clone() *modelWorld {
 	}
 	c.pending, c.replaced, c.edited, c.imports = slices.Clone(w.pending), slices.Clone(w.replaced), slices.Clone(w.edited), slices.Clone(w.imports)
 	c.adopted = maps.Clone(w.adopted)
+	c.reimported = slices.Clone(w.reimported)
 	c.cbd = slices.Clone(w.cbd)
 	return &c
 }
@@ -600,6 +601,10 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 		for _, p := range promises {
 			targets = append(targets, "kratix_promise."+p.name+"="+p.name)
 		}
+		if p := w.promise(modelGatedPromise); p != nil && p.present {
+			// The gated promise in any state of its rollout (gate.go, "Replace and import").
+			targets = append(targets, "kratix_promise."+p.name+"="+p.name, "kratix_promise."+p.name+"="+p.name)
+		}
 		for _, r := range requests {
 			// (Not one with workload groups: where an import finds its groups is not something
 			// the model states.)
@@ -621,7 +626,16 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 		if name, ok := strings.CutPrefix(addr, "kratix_resource_request."); ok {
 			w.adopted = map[string]bool{name: true}
 		}
-		return Op{Desc: fmt.Sprintf("terraform state rm %s, then import it as %q", addr, id), StateRm: []string{addr}, Quiet: true}, true
+		desc := fmt.Sprintf("terraform state rm %s, then import it as %q", addr, id)
+		quiet := true
+		if name, ok := strings.CutPrefix(addr, "kratix_promise."); ok && w.promise(name).gated() {
+			// The gate's rollout is read back from the stores (gate.go); only a rollback the
+			// records do not recover starts the rollout again, writing its first wave.
+			w.reimported = []string{"p:" + name}
+			desc += " (gated: " + m.gateStateText(w.promise(name)) + ")"
+			quiet = !m.importRestarts(w.promise(name))
+		}
+		return Op{Desc: desc, StateRm: []string{addr}, Quiet: quiet}, true
 
 	case "replace":
 		// `terraform apply -replace=...`: mostly a destination (whose promises and requests must
@@ -633,6 +647,9 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 		}
 		for _, p := range promises {
 			targets = append(targets, "p:"+p.name)
+		}
+		if p := w.promise(modelGatedPromise); p != nil && p.present {
+			targets = append(targets, "p:"+p.name, "p:"+p.name) // in any state of its rollout (gate.go)
 		}
 		for _, r := range requests {
 			targets = append(targets, "r:"+r.name)
@@ -649,7 +666,7 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 			return Op{Desc: fmt.Sprintf("terraform apply -replace=kratix_destination.%s (%s, cleanup %s)", d.name, d.mode, d.cleanup),
 				Replace: []string{"kratix_destination." + d.name}}, true
 		case "p":
-			return Op{Desc: "terraform apply -replace=kratix_promise." + name, Replace: []string{"kratix_promise." + name}}, true
+			return Op{Desc: "terraform apply -replace=kratix_promise." + name + m.targetText(target), Replace: []string{"kratix_promise." + name}}, true
 		default:
 			return Op{Desc: fmt.Sprintf("terraform apply -replace=kratix_resource_request.%s (on %q)", name, m.choice[name]),
 				Replace: []string{"kratix_resource_request." + name}}, true
