@@ -255,3 +255,13 @@ func (m *Model) gateStateText(p *modelPromise) string {
 	}
 	return fmt.Sprintf("gate holding, %d waves done", prog.wavesDone)
 }
+
+// gateBusy: pg's rollout is in flight (its gate holding or failed) or rolled back.
+func (m *Model) gateBusy() bool {
+	p := m.w.promise(modelGatedPromise)
+	if p == nil || !p.present {
+		return false
+	}
+	prog := m.rollouts[p.name]
+	return prog != nil && (len(prog.waiting) > 0 || prog.failed == p.deps)
+}

@@ -92,6 +92,9 @@ func (m *Model) lifecycleOp(rng *rand.Rand, name string) (Op, bool) {
 			kinds = "dp"
 		}
 		targets := m.lifecycleTargets(kinds, name == "cbd")
+		if name == "cbd" && w.aimGate {
+			targets = slices.DeleteFunc(targets, func(t string) bool { return t != "p:"+modelGatedPromise })
+		}
 		if len(targets) == 0 {
 			return Op{}, false
 		}

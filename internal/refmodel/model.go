@@ -193,6 +193,9 @@ type modelWorld struct {
 	cbd       []string
 	interrupt string
 	targeted  bool
+	// aimGate: the operation being drawn aims at the gated promise (nextOp sets it around one
+	// draw of "replace", "cbd" or "reimport").
+	aimGate bool
 }
 
 // modelStore is one kratix_state_store resource. Stores 0 and 1 name two different buckets (or

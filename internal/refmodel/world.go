@@ -291,6 +291,26 @@ func (m *Model) nextOp(rng *rand.Rand, allowed []string) Op {
 	if slices.Contains(allowed, "health") && slices.ContainsFunc(m.InFlight(), func(p string) bool { return m.w.promise(p).gated() }) && rng.IntN(3) > 0 {
 		order = append([]string{"health"}, order...) // a gated rollout in flight: records, and time
 	}
+	if m.gateBusy() && rng.IntN(4) == 0 {
+		// pg's gate holds, has failed or has rolled back: now and then a replacement or an
+		// import aimed at it (gate.go, "Replace and import"), before anything else.
+		var aimed []string
+		for _, name := range []string{"replace", "cbd", "reimport"} {
+			if slices.Contains(allowed, name) {
+				aimed = append(aimed, name)
+			}
+		}
+		if len(aimed) > 0 {
+			name := pick(rng, aimed)
+			w.aimGate = true
+			op, ok := m.tryValidOp(rng, name)
+			w.aimGate = false
+			if ok {
+				op.Name = name
+				return op
+			}
+		}
+	}
 	for _, name := range order {
 		if op, ok := m.tryValidOp(rng, name); ok {
 			op.Name = name
@@ -604,6 +624,9 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 		if p := w.promise(modelGatedPromise); p != nil && p.present {
 			// The gated promise in any state of its rollout (gate.go, "Replace and import").
 			targets = append(targets, "kratix_promise."+p.name+"="+p.name, "kratix_promise."+p.name+"="+p.name)
+			if w.aimGate {
+				targets = []string{"kratix_promise." + p.name + "=" + p.name}
+			}
 		}
 		for _, r := range requests {
 			// (Not one with workload groups: where an import finds its groups is not something
@@ -617,7 +640,7 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 		}
 		target := pick(rng, targets)
 		flying := slices.DeleteFunc(m.InFlight(), func(p string) bool { return w.promise(p).gated() })
-		if len(flying) > 0 && rng.IntN(2) == 0 {
+		if len(flying) > 0 && !w.aimGate && rng.IntN(2) == 0 {
 			name := pick(rng, flying) // mid-rollout: the import must pick the rollout up where it stands
 			target = "kratix_promise." + name + "=" + name
 		}
@@ -650,6 +673,9 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 		}
 		if p := w.promise(modelGatedPromise); p != nil && p.present {
 			targets = append(targets, "p:"+p.name, "p:"+p.name) // in any state of its rollout (gate.go)
+			if w.aimGate {
+				targets = []string{"p:" + p.name}
+			}
 		}
 		for _, r := range requests {
 			targets = append(targets, "r:"+r.name)
