@@ -194,7 +194,7 @@ type modelWorld struct {
 	interrupt string
 	targeted  bool
 	// aimGate: the operation being drawn aims at the gated promise (nextOp sets it around one
-	// draw of "replace", "cbd" or "reimport").
+	// draw of "replace", "cbdgate" or "reimport").
 	aimGate bool
 }
 

@@ -24,7 +24,7 @@ var OpNames = []string{
 	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part", "pool", "drift", "index",
 	"stage", "pause", "rollout", "reimport", "guard", "collide",
 	"cordon", "drain", "untaint", "reweight", "tolerate", "replicas", "groups", "health",
-	"cbd", "interrupt", "cbdinterrupt", "savedplan", "targetdestroy", // lifecycle.go
+	"cbd", "interrupt", "cbdinterrupt", "savedplan", "targetdestroy", "cbdgate", // lifecycle.go
 }
 
 // modelOpWeights are the operations drawn more often than the others: weight 2 makes one about
@@ -295,7 +295,7 @@ func (m *Model) nextOp(rng *rand.Rand, allowed []string) Op {
 		// pg's gate holds, has failed or has rolled back: now and then a replacement or an
 		// import aimed at it (gate.go, "Replace and import"), before anything else.
 		var aimed []string
-		for _, name := range []string{"replace", "cbd", "reimport"} {
+		for _, name := range []string{"replace", "cbdgate", "reimport"} {
 			if slices.Contains(allowed, name) {
 				aimed = append(aimed, name)
 			}
@@ -607,7 +607,7 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 	case "groups":
 		return m.groupsOp(rng, requests)
 
-	case "cbd", "interrupt", "cbdinterrupt", "savedplan", "targetdestroy":
+	case "cbd", "interrupt", "cbdinterrupt", "savedplan", "targetdestroy", "cbdgate":
 		return m.lifecycleOp(rng, name)
 
 	case "health":
