@@ -278,6 +278,7 @@ func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest
 	kept := plan.keptPrior(ctx)
 	r.apply(ctx, plan, kept, nil, resp.Private, writer, &resp.State, &resp.Diagnostics)
 	if !kept.Placements.IsNull() && !resp.Diagnostics.HasError() {
+		r.data.recordKept(recordsFromModel(ctx, kept.Placements), writer)
 		resp.Diagnostics.Append(r.keepReplacedBase(ctx, plan, resp.Private)...)
 	}
 }

@@ -82,6 +82,19 @@ func (d *providerData) writtenByOthers(writer string) placement.Successor {
 	return d.writes.byOthers(writer)
 }
 
+// recordKept notes the files of the destinations a replacement keeps waiting for their wave as
+// written by the replacement (writer): it did not write them, but it holds them, and under
+// create_before_destroy the deposed object's delete, which comes after, must spare them as it
+// spares what the successor wrote (replace_rollout.go).
+func (d *providerData) recordKept(records map[string]placement.Record, writer string) {
+	if d == nil {
+		return
+	}
+	for loc, paths := range placement.SuccessorHolding(nil, records) {
+		d.writes.record(loc, writer, paths)
+	}
+}
+
 // opPaths are the paths an operation makes its location hold: what it puts and the aggregates
 // it rebuilds.
 func opPaths(c placement.Change) []string {

@@ -24,6 +24,24 @@ package refmodel
 //     is recorded as failed, and while it stays configured nothing advances and nothing is in
 //     flight.
 //
+// Replace and import (issue 37, findings 4 and 5; the promise page's Import and the guide's
+// "Moving the promise to another state" and "Replacing the promise mid-rollout"): `-replace`
+// (with or without create_before_destroy) and `terraform state rm` + import of pg are drawn in
+// any state of its rollout. The new object has no prior state and reads the rollout back from
+// the stores:
+//
+//   - Idle (complete): a replacement is created as any promise is, everything at once, which
+//     the folders hold already; an import adopts it. Neither writes.
+//   - In flight (gate holding, or failed with "pause"): it goes on where the rollout stands. The
+//     delete a replacement makes first leaves the files of the destinations waiting, and the
+//     create writes nothing there; an import writes nothing. The last wave counts from this
+//     apply: the gate holds (records count from it plus settle, the timeout from it), so nothing
+//     advances in this apply and a gate that had failed is held again.
+//   - Rolled back: the stores hold the completed revision everywhere. When a destination of the
+//     first wave has a record whose state the gate does not pass, the revision is failed again
+//     and nothing is written ("Rolled-Back Revision Recovered"); otherwise (no record, or a
+//     healthy one, however old) it is a change not started yet: the first wave goes at once.
+//
 // The model keeps the clock: it starts at modelEpoch and every operation moves it on by a
 // second ("health" by more), and the runner gives the provider that time. A "healthy" record is
 // made at the time of its operation, after every write the provider made, so the model needs no
@@ -211,4 +229,39 @@ func (r Record) text(lastWave time.Time) string {
 		return "none"
 	}
 	return fmt.Sprintf("%s at last wave +%s", r.State, r.LastRun.Sub(lastWave))
+}
+
+// importRestarts: reading p's rollout back from the stores (an import or a replacement) starts
+// it again from the first wave: its revision was rolled back and no record recovers that.
+func (m *Model) importRestarts(p *modelPromise) bool {
+	prog := m.rollouts[p.name]
+	return prog != nil && prog.failed == p.deps && !m.rollbackRecovered(p)
+}
+
+// gateStateText says where pg's rollout stands, for a replacement's or import's description.
+func (m *Model) gateStateText(p *modelPromise) string {
+	prog := m.rollouts[p.name]
+	switch {
+	case prog == nil:
+		return "no rollout yet"
+	case prog.failed == p.deps && m.rollbackRecovered(p):
+		return fmt.Sprintf("#%d rolled back, a first-wave record recovers it", p.deps)
+	case prog.failed == p.deps:
+		return fmt.Sprintf("#%d rolled back, no record recovers it", p.deps)
+	case len(prog.waiting) == 0:
+		return "idle"
+	case prog.gateFailed:
+		return fmt.Sprintf("gate failed, paused, %d waves done", prog.wavesDone)
+	}
+	return fmt.Sprintf("gate holding, %d waves done", prog.wavesDone)
+}
+
+// gateBusy: pg's rollout is in flight (its gate holding or failed) or rolled back.
+func (m *Model) gateBusy() bool {
+	p := m.w.promise(modelGatedPromise)
+	if p == nil || !p.present {
+		return false
+	}
+	prog := m.rollouts[p.name]
+	return prog != nil && (len(prog.waiting) > 0 || prog.failed == p.deps)
 }

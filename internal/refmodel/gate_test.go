@@ -104,3 +104,78 @@ func TestModelGate(t *testing.T) {
 		})
 	}
 }
+
+// TestModelGateReplaceAndImport: a replacement or an import of pg reads its rollout back from
+// the stores (gate.go, "Replace and import"): mid-rollout the gate holds, its records and timeout
+// counting from that apply; a rollback is kept when the canary's record is degraded and starts
+// again from the canary when it has none.
+func TestModelGateReplaceAndImport(t *testing.T) {
+	type step struct {
+		do       func(m *Model, p *modelPromise)
+		want     string
+		inFlight bool
+		verdict  string
+	}
+	at := func(d time.Duration) func(m *Model, p *modelPromise) {
+		return func(m *Model, p *modelPromise) { m.now = m.rollouts["pg"].lastWave.Add(d) }
+	}
+	record := func(state string, run, now time.Duration) func(m *Model, p *modelPromise) {
+		return func(m *Model, p *modelPromise) {
+			m.records["d0"] = modelRecord{state: state, lastRun: m.rollouts["pg"].lastWave.Add(run)}
+			at(now)(m, p)
+		}
+	}
+	readBack := func(how string, then func(m *Model, p *modelPromise)) func(m *Model, p *modelPromise) {
+		return func(m *Model, p *modelPromise) {
+			then(m, p)
+			if how == "replace" {
+				m.w.replaced = []string{"p:pg"}
+			} else {
+				m.w.reimported = []string{"p:pg"}
+			}
+		}
+	}
+	for _, how := range []string{"replace", "import"} {
+		for _, tc := range []struct {
+			onFailure string
+			steps     []step
+		}{
+			{"pause", []step{
+				{func(*Model, *modelPromise) {}, "1 1 1", false, ""},
+				{func(_ *Model, p *modelPromise) { p.deps = 2 }, "2 1 1", true, ""},
+				// A healthy record after settle, but made before the replacement: held.
+				{readBack(how, record("healthy", 6*time.Minute, 7*time.Minute)), "2 1 1", true, "pg held"},
+				{record("healthy", 6*time.Minute, 7*time.Minute), "2 2 2", false, "pg passed"},
+				{func(_ *Model, p *modelPromise) { p.deps = 3 }, "3 2 2", true, ""},
+				{record("degraded", 10*time.Minute, time.Hour), "3 2 2", true, "pg failed, paused"},
+				// Failed, paused: held again, its timeout counted from the replacement.
+				{readBack(how, at(time.Hour+time.Minute)), "3 2 2", true, "pg held"},
+				{at(59 * time.Minute), "3 2 2", true, "pg held"},
+				{at(time.Hour), "3 2 2", true, "pg failed, paused"},
+			}},
+			{"rollback", []step{
+				{func(*Model, *modelPromise) {}, "1 1 1", false, ""},
+				{func(_ *Model, p *modelPromise) { p.deps = 2 }, "2 1 1", true, ""},
+				{record("degraded", 10*time.Minute, time.Hour), "1 1 1", false, "pg rolled back"},
+				// The canary's record is degraded: the rollback is recovered, nothing written.
+				{readBack(how, func(*Model, *modelPromise) {}), "1 1 1", false, ""},
+				// No record: a change not started yet, the canary goes at once.
+				{readBack(how, func(m *Model, _ *modelPromise) { delete(m.records, "d0") }), "2 1 1", true, ""},
+			}},
+		} {
+			t.Run(how+"/"+tc.onFailure, func(t *testing.T) {
+				w := gateTestWorld(tc.onFailure)
+				m := newRefModel(w)
+				p := w.promises[0]
+				for i, s := range tc.steps {
+					s.do(m, p)
+					m.Settle(map[string]string{})
+					verdict := strings.Join(m.GateVerdicts(), ", ")
+					if got := gateHolds(t, m); got != s.want || (len(m.InFlight()) > 0) != s.inFlight || verdict != s.verdict {
+						t.Fatalf("step %d: holds %s, in flight %v, gate %q; want %s, %v, %q (%s)", i, got, m.InFlight(), verdict, s.want, s.inFlight, s.verdict, m.RolloutText())
+					}
+				}
+			})
+		}
+	}
+}

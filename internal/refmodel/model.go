@@ -177,6 +177,9 @@ type modelWorld struct {
 	pending  []string // objects destroyed by the last step, recreated by the next ("d:d1", "p:p0", "r:r1")
 	imports  []string // import blocks of the next apply ("<address>=<id>"); the runner clears them
 	replaced []string // objects the next apply replaces with -replace ("d:d0", "p:p1", "r:r0"; settle consumes it)
+	// reimported are promises the next apply imports after `terraform state rm` ("p:pg"; settle
+	// consumes it): a rollout is read back from the stores (replacedRollout).
+	reimported []string
 	// edited are files edited by hand before the next apply together with a change of the
 	// configuration (settle consumes it): a file the apply no longer writes keeps the hand's bytes.
 	edited []Hand
@@ -190,6 +193,9 @@ type modelWorld struct {
 	cbd       []string
 	interrupt string
 	targeted  bool
+	// aimGate: the operation being drawn aims at the gated promise (nextOp sets it around one
+	// draw of "replace", "cbdgate" or "reimport").
+	aimGate bool
 }
 
 // modelStore is one kratix_state_store resource. Stores 0 and 1 name two different buckets (or
@@ -708,6 +714,11 @@ func (m *Model) SettleAll(placed map[string][]string) []string {
 		forced[name] = true
 	}
 	w.replaced = nil
+	readBack := map[string]bool{} // "p:pg": imported by this apply (state rm, then import)
+	for _, name := range w.reimported {
+		readBack[name] = true
+	}
+	w.reimported = nil
 	cur := map[string]destApplied{}
 	for _, d := range w.dests {
 		prev := m.applied[d.name]
@@ -737,9 +748,9 @@ func (m *Model) SettleAll(placed map[string][]string) []string {
 	// What each scheduled destination gets is the rollout's business (stageRollout).
 	for _, p := range w.promises {
 		_, existed := m.deps[p.name]
-		// A promise with a rollout replaced (-replace) while its folders hold it mid-rollout, or
-		// rolled back, goes on where the stores say it stands, as an import does (see adoptReplaced).
-		replacedMidway, prior := m.replacedRollout(p, forced["p:"+p.name])
+		// A promise with a rollout replaced (-replace) or imported while its folders hold it
+		// mid-rollout, or rolled back, goes on where the stores say it stands (replacedRollout).
+		replacedMidway, prior := m.replacedRollout(p, forced["p:"+p.name] || readBack["p:"+p.name])
 		existed = existed && (!forced["p:"+p.name] || replacedMidway)
 		hadPlacements := false
 		for _, d := range w.dests {

@@ -464,32 +464,26 @@ func (m *Model) hasRollout() bool {
 }
 
 // replacedRollout is the rollout progress a promise plans from in this apply, and whether it is
-// replaced (forced: -replace) midway. The replacement of a promise with a rollout finds in the
-// stores which revision each destination holds: while a rollout is in flight it goes on where
-// it stands, its last wave counted from the replacement (a gate's records count from its write
-// plus settle again); after a gate rolled the configured revision back, the stores hold the
-// completed revision everywhere, and the rollback is recovered only when the first wave's
-// destination reports a state the gate does not pass (else the rollout starts again from the
-// first wave). A rollout that is complete is created afresh, as any promise is.
-func (m *Model) replacedRollout(p *modelPromise, forced bool) (bool, *rolloutProgress) {
+// read back from the stores midway: readBack says the promise is replaced in this apply
+// (-replace, with or without create_before_destroy) or imported after `terraform state rm`.
+// Either way the new object finds in the stores which revision each destination holds: while a
+// rollout is in flight it goes on where it stands, its last wave counted from this apply (a
+// gate's records count from it plus settle again, and a gate that had failed with "pause" is
+// held again until its timeout counts from here); after a gate rolled the configured revision
+// back, the stores hold the completed revision everywhere, and the rollback is recovered only
+// when the first wave's destination reports a state the gate does not pass (else the rollout
+// starts again from the first wave). A rollout that is complete is created afresh (replaced) or
+// adopted as it is (imported): either writes nothing.
+func (m *Model) replacedRollout(p *modelPromise, readBack bool) (bool, *rolloutProgress) {
 	prior := m.rollouts[p.name]
-	if !forced || p.rollout == nil || prior == nil || !p.present {
+	if !readBack || p.rollout == nil || prior == nil || !p.present {
 		return false, prior
 	}
 	prog := *prior
 	switch {
 	case p.gated() && prior.failed == p.deps:
-		var scheduled []*modelDest
-		for _, d := range presentDests(m.w) {
-			if pl := m.placed[p.name+"@"+d.name]; pl != nil && pl.scheduled {
-				scheduled = append(scheduled, d)
-			}
-		}
-		wave := assignWaves(p.rollout.waves, scheduled)
-		for _, d := range scheduled {
-			if r, ok := m.records[d.name]; ok && wave[d.name] == 0 && r.state != "healthy" {
-				return true, &prog // recovered: it stays rolled back
-			}
+		if m.rollbackRecovered(p) {
+			return true, &prog // recovered: it stays rolled back
 		}
 		prog = rolloutProgress{completed: prior.completed, target: -1, next: -1, failed: -1}
 		return true, &prog
@@ -501,4 +495,23 @@ func (m *Model) replacedRollout(p *modelPromise, forced bool) (bool, *rolloutPro
 		return true, &prog
 	}
 	return false, prior
+}
+
+// rollbackRecovered: a destination of p's first wave has a record whose state the gate does not
+// pass (a record gone, or "healthy" but too old, does not count), so a promise read back from
+// stores that hold the completed revision everywhere takes the configured one as failed.
+func (m *Model) rollbackRecovered(p *modelPromise) bool {
+	var scheduled []*modelDest
+	for _, d := range presentDests(m.w) {
+		if pl := m.placed[p.name+"@"+d.name]; pl != nil && pl.scheduled {
+			scheduled = append(scheduled, d)
+		}
+	}
+	wave := assignWaves(p.rollout.waves, scheduled)
+	for _, d := range scheduled {
+		if r, ok := m.records[d.name]; ok && wave[d.name] == 0 && r.state != "healthy" {
+			return true
+		}
+	}
+	return false
 }

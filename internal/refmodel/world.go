@@ -24,7 +24,7 @@ var OpNames = []string{
 	"storepath", "alias", "overlap", "canaries", "unschedule", "replace", "part", "pool", "drift", "index",
 	"stage", "pause", "rollout", "reimport", "guard", "collide",
 	"cordon", "drain", "untaint", "reweight", "tolerate", "replicas", "groups", "health",
-	"cbd", "interrupt", "cbdinterrupt", "savedplan", "targetdestroy", // lifecycle.go
+	"cbd", "interrupt", "cbdinterrupt", "savedplan", "targetdestroy", "cbdgate", // lifecycle.go
 }
 
 // modelOpWeights are the operations drawn more often than the others: weight 2 makes one about
@@ -291,6 +291,26 @@ func (m *Model) nextOp(rng *rand.Rand, allowed []string) Op {
 	if slices.Contains(allowed, "health") && slices.ContainsFunc(m.InFlight(), func(p string) bool { return m.w.promise(p).gated() }) && rng.IntN(3) > 0 {
 		order = append([]string{"health"}, order...) // a gated rollout in flight: records, and time
 	}
+	if m.gateBusy() && rng.IntN(4) == 0 {
+		// pg's gate holds, has failed or has rolled back: now and then a replacement or an
+		// import aimed at it (gate.go, "Replace and import"), before anything else.
+		var aimed []string
+		for _, name := range []string{"replace", "cbdgate", "reimport"} {
+			if slices.Contains(allowed, name) {
+				aimed = append(aimed, name)
+			}
+		}
+		if len(aimed) > 0 {
+			name := pick(rng, aimed)
+			w.aimGate = true
+			op, ok := m.tryValidOp(rng, name)
+			w.aimGate = false
+			if ok {
+				op.Name = name
+				return op
+			}
+		}
+	}
 	for _, name := range order {
 		if op, ok := m.tryValidOp(rng, name); ok {
 			op.Name = name
@@ -342,6 +362,7 @@ func (w *modelWorld) clone() *modelWorld {
 	}
 	c.pending, c.replaced, c.edited, c.imports = slices.Clone(w.pending), slices.Clone(w.replaced), slices.Clone(w.edited), slices.Clone(w.imports)
 	c.adopted = maps.Clone(w.adopted)
+	c.reimported = slices.Clone(w.reimported)
 	c.cbd = slices.Clone(w.cbd)
 	return &c
 }
@@ -586,7 +607,7 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 	case "groups":
 		return m.groupsOp(rng, requests)
 
-	case "cbd", "interrupt", "cbdinterrupt", "savedplan", "targetdestroy":
+	case "cbd", "interrupt", "cbdinterrupt", "savedplan", "targetdestroy", "cbdgate":
 		return m.lifecycleOp(rng, name)
 
 	case "health":
@@ -600,6 +621,13 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 		for _, p := range promises {
 			targets = append(targets, "kratix_promise."+p.name+"="+p.name)
 		}
+		if p := w.promise(modelGatedPromise); p != nil && p.present {
+			// The gated promise in any state of its rollout (gate.go, "Replace and import").
+			targets = append(targets, "kratix_promise."+p.name+"="+p.name, "kratix_promise."+p.name+"="+p.name)
+			if w.aimGate {
+				targets = []string{"kratix_promise." + p.name + "=" + p.name}
+			}
+		}
 		for _, r := range requests {
 			// (Not one with workload groups: where an import finds its groups is not something
 			// the model states.)
@@ -612,7 +640,7 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 		}
 		target := pick(rng, targets)
 		flying := slices.DeleteFunc(m.InFlight(), func(p string) bool { return w.promise(p).gated() })
-		if len(flying) > 0 && rng.IntN(2) == 0 {
+		if len(flying) > 0 && !w.aimGate && rng.IntN(2) == 0 {
 			name := pick(rng, flying) // mid-rollout: the import must pick the rollout up where it stands
 			target = "kratix_promise." + name + "=" + name
 		}
@@ -621,7 +649,16 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 		if name, ok := strings.CutPrefix(addr, "kratix_resource_request."); ok {
 			w.adopted = map[string]bool{name: true}
 		}
-		return Op{Desc: fmt.Sprintf("terraform state rm %s, then import it as %q", addr, id), StateRm: []string{addr}, Quiet: true}, true
+		desc := fmt.Sprintf("terraform state rm %s, then import it as %q", addr, id)
+		quiet := true
+		if name, ok := strings.CutPrefix(addr, "kratix_promise."); ok && w.promise(name).gated() {
+			// The gate's rollout is read back from the stores (gate.go); only a rollback the
+			// records do not recover starts the rollout again, writing its first wave.
+			w.reimported = []string{"p:" + name}
+			desc += " (gated: " + m.gateStateText(w.promise(name)) + ")"
+			quiet = !m.importRestarts(w.promise(name))
+		}
+		return Op{Desc: desc, StateRm: []string{addr}, Quiet: quiet}, true
 
 	case "replace":
 		// `terraform apply -replace=...`: mostly a destination (whose promises and requests must
@@ -633,6 +670,12 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 		}
 		for _, p := range promises {
 			targets = append(targets, "p:"+p.name)
+		}
+		if p := w.promise(modelGatedPromise); p != nil && p.present {
+			targets = append(targets, "p:"+p.name, "p:"+p.name) // in any state of its rollout (gate.go)
+			if w.aimGate {
+				targets = []string{"p:" + p.name}
+			}
 		}
 		for _, r := range requests {
 			targets = append(targets, "r:"+r.name)
@@ -649,7 +692,7 @@ func (m *Model) tryOp(rng *rand.Rand, name string) (Op, bool) {
 			return Op{Desc: fmt.Sprintf("terraform apply -replace=kratix_destination.%s (%s, cleanup %s)", d.name, d.mode, d.cleanup),
 				Replace: []string{"kratix_destination." + d.name}}, true
 		case "p":
-			return Op{Desc: "terraform apply -replace=kratix_promise." + name, Replace: []string{"kratix_promise." + name}}, true
+			return Op{Desc: "terraform apply -replace=kratix_promise." + name + m.targetText(target), Replace: []string{"kratix_promise." + name}}, true
 		default:
 			return Op{Desc: fmt.Sprintf("terraform apply -replace=kratix_resource_request.%s (on %q)", name, m.choice[name]),
 				Replace: []string{"kratix_resource_request." + name}}, true
