@@ -23,6 +23,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
@@ -183,7 +184,7 @@ func (d *providerData) probeKratix(ctx context.Context, kind, who string, at pat
 		return rec, false
 	}
 	store, err := d.openRef(storeRefs{}.add(o.member), o.member.Location.String(), o.member.Member.Store)
-	if errors.Is(err, errSecretsUnknown) {
+	if errors.Is(err, storeconfig.ErrSecretsUnknown) {
 		return rec, false // cannot be read in this plan; a later plan looks
 	}
 	if err != nil {

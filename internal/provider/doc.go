@@ -79,7 +79,7 @@
 // it (the protocol floor) is 1.2x the fair floor in B2 and B3, which is why an apply with nothing
 // scheduled stays above 1.3x its fair floor. Besides: computed collections that are only read
 // (`placements`) are maps of objects, pools are read straight from the objects
-// (`object_values.go`), a Read or ModifyPlan that changes nothing writes nothing back, `main.go`
+// (`pool.go`), a Read or ModifyPlan that changes nothing writes nothing back, `main.go`
 // turns the plugin SDK's logs off unless a `TF_LOG` variable asks for them (Terraform throws them
 // away otherwise) and runs the collector at GOGC 200 under a 2 GiB soft limit. Tried and dropped:
 // the pool as a dynamic attribute (B4 2.75x against 2.27x, measured one after the other: every
