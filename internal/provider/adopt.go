@@ -79,22 +79,6 @@ func forgetAdoption(ctx context.Context, p privateWriter) diag.Diagnostics {
 	return p.SetKey(ctx, adoptKey, nil)
 }
 
-// parseRequestImportID splits `<promise>/<namespace>/<name>` or
-// `<promise>/<namespace>/<name>@<destination>`.
-func parseRequestImportID(id string) (base string, parts []string, destination string, err error) {
-	base, destination, named := strings.Cut(id, "@")
-	parts = strings.Split(base, "/")
-	bad := len(parts) != 3 || named && destination == ""
-	for _, p := range parts {
-		bad = bad || p == ""
-	}
-	if bad {
-		return "", nil, "", fmt.Errorf("%q: import a request as <promise>/<namespace>/<name>, or as "+
-			"<promise>/<namespace>/<name>@<destination> to keep it on that destination", id)
-	}
-	return base, parts, destination, nil
-}
-
 // kratixForms recognises a placement as Kratix itself lays it out in modes none and
 // aggregatedYAML, where this provider's names differ from Kratix's: the index files Kratix names
 // after its WorkPlacements, and an aggregate Kratix wrote with no part of this provider.

@@ -7,8 +7,10 @@
 //
 // Files: one <object>_resource.go (schema and lifecycle, in lifecycle order) and one
 // <object>_model.go (conversion) per object; shared helpers in files named for their job
-// (values.go, pool.go, store_writer.go for store access and writes, diagnostics.go, the private
-// state of each concern in its own file: successor.go, writelog.go, written_labels.go, adopt.go).
+// (values.go, pool.go for the pool's one reader, store_writer.go for store access and writes,
+// diagnostics.go, the private state of each concern in its own file: successor.go, writelog.go,
+// written_labels.go, adopt.go). Two rooms of the glue stand apart: the state_store object and the
+// provider's secrets (storeconfig), and the schema parts every resource shares (schemautil).
 //
 // The design notes below say how this package keeps the rules of DESIGN.md.
 //

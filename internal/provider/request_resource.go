@@ -496,7 +496,7 @@ func (r *requestResource) guardDestroy(ctx context.Context, st tfsdk.State) diag
 // so it leaves the search to the first plan (see adopt.go): that plan keeps the request on the
 // destination whose folder holds it, or on the one named.
 func (r *requestResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	base, parts, dest, err := parseRequestImportID(req.ID)
+	base, parts, dest, err := placement.ParseRequestImportID(req.ID)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid Import ID", err.Error())
 		return
