@@ -324,12 +324,9 @@ func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a
 		return a, false
 	}
 	a.Observed, a.Found = true, map[string]placement.Record{}
-	if a.Destination != "" {
-		a.Found[a.Destination] = p.found[a.Destination]
-		return a, true
-	}
-	holders := p.holders
-	if replicas := max(int(plan.Replicas.ValueInt64()), 1); len(holders) > replicas {
+	replicas := max(int(plan.Replicas.ValueInt64()), 1)
+	adopted, several := placement.AdoptRequest(a.Destination, replicas, p.found, p.holders)
+	if several {
 		lives := "one destination"
 		if replicas > 1 {
 			lives = fmt.Sprintf("at most %d destinations (its replicas)", replicas)
@@ -338,12 +335,10 @@ func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a
 			"Request %s was imported, and the folders of several destinations of the promise's pool hold it: %s. "+
 				"A request lives on %s. Import it naming the one to keep, as %s@<destination> (change the "+
 				"import block's id, or `terraform state rm` it and import again); the copies on the others are not touched.",
-			id, strings.Join(holders, ", "), lives, id))
+			id, strings.Join(p.holders, ", "), lives, id))
 		return a, false
 	}
-	for _, dest := range holders {
-		a.Found[dest] = p.found[dest]
-	}
+	a.Found = adopted
 	return a, true
 }
 
