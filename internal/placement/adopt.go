@@ -49,6 +49,27 @@ func Holders(files map[string]layout.Files, found map[string]Record) []string {
 	return out
 }
 
+// AdoptRequest is what the first plan after a request's import takes over of what Probe found in
+// the pool's folders (found, by destination; holders, the destinations whose folder holds the
+// request, as Holders lists them). With a destination named in the import id (named), it is that
+// destination's record, whatever its folder holds. Without one, it is every holder, when they
+// are no more than the request's replicas (at least 1): a request lives on that many
+// destinations, so more holders leave the choice to the user, and several is true with nothing
+// adopted.
+func AdoptRequest(named string, replicas int, found map[string]Record, holders []string) (adopted map[string]Record, several bool) {
+	if named != "" {
+		return map[string]Record{named: found[named]}, false
+	}
+	if len(holders) > max(replicas, 1) {
+		return nil, true
+	}
+	adopted = map[string]Record{}
+	for _, dest := range holders {
+		adopted[dest] = found[dest]
+	}
+	return adopted, false
+}
+
 // KratixIndexes picks, among the index files Kratix wrote for a placement in one folder (each
 // index file's path and the store paths it lists, see layout.IndexedFiles), those that prove the
 // placement is there: every file listed exists (found holds the MD5 of each file there). Kratix's

@@ -251,3 +251,39 @@ func TestAdoptKratixIndex(t *testing.T) {
 		t.Errorf("a file listed is missing: chosen %v, files %v; want none, the record unchanged", chosen, got.Files)
 	}
 }
+
+// After a request's import, the destination named in the import id is adopted whatever its folder
+// holds; without one, every destination holding the request, up to its replicas, and more holders
+// are refused.
+func TestAdoptRequest(t *testing.T) {
+	dev := placement.Record{Store: "minio", Location: "s3://minio:9000/kratix", Root: "dev", Files: map[string]string{"dev/db.yaml": "m1"}}
+	prod := placement.Record{Store: "minio", Location: "s3://minio:9000/kratix", Root: "prod", Files: map[string]string{"prod/db.yaml": "m1"}}
+	found := map[string]placement.Record{"dev": dev, "prod": prod}
+	tests := []struct {
+		name     string
+		named    string
+		replicas int
+		holders  []string
+		want     map[string]placement.Record
+		several  bool
+	}{
+		{name: "named holder", named: "dev", replicas: 1, holders: []string{"dev", "prod"},
+			want: map[string]placement.Record{"dev": dev}},
+		{name: "named, holding nothing", named: "qa", replicas: 1, holders: []string{"dev"},
+			want: map[string]placement.Record{"qa": {}}},
+		{name: "one holder", replicas: 1, holders: []string{"prod"},
+			want: map[string]placement.Record{"prod": prod}},
+		{name: "no holder", replicas: 1, holders: nil,
+			want: map[string]placement.Record{}},
+		{name: "two holders, one replica", replicas: 1, holders: []string{"dev", "prod"}, several: true},
+		{name: "two holders, replicas unset", replicas: 0, holders: []string{"dev", "prod"}, several: true},
+		{name: "two holders, two replicas", replicas: 2, holders: []string{"dev", "prod"},
+			want: map[string]placement.Record{"dev": dev, "prod": prod}},
+	}
+	for _, tt := range tests {
+		got, several := placement.AdoptRequest(tt.named, tt.replicas, found, tt.holders)
+		if several != tt.several || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: AdoptRequest = %v, several %v; want %v, several %v", tt.name, got, several, tt.want, tt.several)
+		}
+	}
+}

@@ -15,6 +15,22 @@ func RequestID(promise, namespace, name string) string {
 	return promise + "/" + namespace + "/" + name
 }
 
+// ParseRequestImportID splits a request's import id, `<promise>/<namespace>/<name>` (its
+// RequestID) or `<promise>/<namespace>/<name>@<destination>` (the destination to keep it on).
+func ParseRequestImportID(id string) (base string, parts []string, destination string, err error) {
+	base, destination, named := strings.Cut(id, "@")
+	parts = strings.Split(base, "/")
+	bad := len(parts) != 3 || named && destination == ""
+	for _, p := range parts {
+		bad = bad || p == ""
+	}
+	if bad {
+		return "", nil, "", fmt.Errorf("%q: import a request as <promise>/<namespace>/<name>, or as "+
+			"<promise>/<namespace>/<name>@<destination> to keep it on that destination", id)
+	}
+	return base, parts, destination, nil
+}
+
 // RequestKey is what a request's destination is chosen by (the rendezvous key) and
 // what its keyed hashes are bound to. Its order differs from RequestID's, and changing it would
 // move requests and change every keyed hash, so it is never shown: messages say RequestID.

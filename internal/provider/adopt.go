@@ -23,6 +23,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
@@ -76,22 +77,6 @@ func forgetAdoption(ctx context.Context, p privateWriter) diag.Diagnostics {
 		return nil
 	}
 	return p.SetKey(ctx, adoptKey, nil)
-}
-
-// parseRequestImportID splits `<promise>/<namespace>/<name>` or
-// `<promise>/<namespace>/<name>@<destination>`.
-func parseRequestImportID(id string) (base string, parts []string, destination string, err error) {
-	base, destination, named := strings.Cut(id, "@")
-	parts = strings.Split(base, "/")
-	bad := len(parts) != 3 || named && destination == ""
-	for _, p := range parts {
-		bad = bad || p == ""
-	}
-	if bad {
-		return "", nil, "", fmt.Errorf("%q: import a request as <promise>/<namespace>/<name>, or as "+
-			"<promise>/<namespace>/<name>@<destination> to keep it on that destination", id)
-	}
-	return base, parts, destination, nil
 }
 
 // kratixForms recognises a placement as Kratix itself lays it out in modes none and
@@ -183,7 +168,7 @@ func (d *providerData) probeKratix(ctx context.Context, kind, who string, at pat
 		return rec, false
 	}
 	store, err := d.openRef(storeRefs{}.add(o.member), o.member.Location.String(), o.member.Member.Store)
-	if errors.Is(err, errSecretsUnknown) {
+	if errors.Is(err, storeconfig.ErrSecretsUnknown) {
 		return rec, false // cannot be read in this plan; a later plan looks
 	}
 	if err != nil {
@@ -339,12 +324,9 @@ func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a
 		return a, false
 	}
 	a.Observed, a.Found = true, map[string]placement.Record{}
-	if a.Destination != "" {
-		a.Found[a.Destination] = p.found[a.Destination]
-		return a, true
-	}
-	holders := p.holders
-	if replicas := max(int(plan.Replicas.ValueInt64()), 1); len(holders) > replicas {
+	replicas := max(int(plan.Replicas.ValueInt64()), 1)
+	adopted, several := placement.AdoptRequest(a.Destination, replicas, p.found, p.holders)
+	if several {
 		lives := "one destination"
 		if replicas > 1 {
 			lives = fmt.Sprintf("at most %d destinations (its replicas)", replicas)
@@ -353,12 +335,10 @@ func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a
 			"Request %s was imported, and the folders of several destinations of the promise's pool hold it: %s. "+
 				"A request lives on %s. Import it naming the one to keep, as %s@<destination> (change the "+
 				"import block's id, or `terraform state rm` it and import again); the copies on the others are not touched.",
-			id, strings.Join(holders, ", "), lives, id))
+			id, strings.Join(p.holders, ", "), lives, id))
 		return a, false
 	}
-	for _, dest := range holders {
-		a.Found[dest] = p.found[dest]
-	}
+	a.Found = adopted
 	return a, true
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
@@ -141,7 +142,7 @@ func (d *providerData) heldDependencies(ctx context.Context, promise, dest strin
 	}
 	who := fmt.Sprintf("Promise %q", promise)
 	store, err := d.openRef(storeRefs{}.add(m), m.Location.String(), m.Member.Store)
-	if errors.Is(err, errSecretsUnknown) {
+	if errors.Is(err, storeconfig.ErrSecretsUnknown) {
 		return layout.Dependencies{}, false // cannot be read in this plan
 	}
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -38,17 +39,17 @@ type destinationModel struct {
 // not known.
 func (m destinationModel) member() (poolMember, bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	ref, known := storeRefFromObject(m.StateStore)
+	ref, known := storeconfig.FromObject(m.StateStore)
 	if !known || m.Path.IsUnknown() || m.FilepathMode.IsUnknown() || m.InitWorkloads.IsUnknown() || m.AggregatedFilename.IsUnknown() {
 		return poolMember{}, false, diags
 	}
 	if ref.Name.ValueString() == "" {
-		diags.AddAttributeError(path.Root(storeAttributeName), "Invalid State Store",
+		diags.AddAttributeError(path.Root(storeconfig.AttributeName), "Invalid State Store",
 			"state_store.name: the store object has no name. Pass the store resource: state_store = kratix_state_store.<name>.")
 		return poolMember{}, false, diags
 	}
 	if ref.Bucket == nil && ref.Git == nil || ref.Bucket != nil && ref.Git != nil {
-		diags.AddAttributeError(path.Root(storeAttributeName), "Invalid State Store",
+		diags.AddAttributeError(path.Root(storeconfig.AttributeName), "Invalid State Store",
 			fmt.Sprintf("State store %q must have exactly one of bucket and git. Pass the store resource: state_store = kratix_state_store.<name>.", ref.Name.ValueString()))
 		return poolMember{}, false, diags
 	}

@@ -23,6 +23,8 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
@@ -69,7 +71,7 @@ func (r *destinationResource) Schema(ctx context.Context, _ resource.SchemaReque
 			"name": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "Name of the destination, a Kubernetes object name. Changing it replaces the resource.",
-				Validators:          []validator.String{dnsName()},
+				Validators:          []validator.String{schemautil.DNSName()},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"labels": schema.MapAttribute{
@@ -77,9 +79,9 @@ func (r *destinationResource) Schema(ctx context.Context, _ resource.SchemaReque
 				MarkdownDescription: "Labels matched by promises' and resource requests' `destination_selectors`, in " +
 					"Kubernetes label syntax. A null value is no label: `zone = var.zone` with a null `var.zone` leaves the " +
 					"destination without a `zone` label.",
-				Validators: []validator.Map{labelsValidator{}},
+				Validators: []validator.Map{schemautil.LabelsValidator{}},
 			},
-			"state_store": storeRefSchema("The store this destination's files go to: pass the store resource, " +
+			"state_store": storeconfig.RefSchema("The store this destination's files go to: pass the store resource, " +
 				"`state_store = kratix_state_store.this`. Moving to another place (endpoint, bucket, repository, branch " +
 				"or store path, compared in normalised form) replaces the destination, and the files of the promises and " +
 				"requests on it follow it there. Another store resource for the same place, credentials, the commit " +
@@ -90,8 +92,8 @@ func (r *destinationResource) Schema(ctx context.Context, _ resource.SchemaReque
 					"`/` mean the store's root. Changing the folder it means replaces the resource (`.` to `/` does not). " +
 					"Two destinations may not share a folder; one may sit inside another's only when the outer one is in " +
 					"`filepath_mode` `none` or `aggregatedYAML` (Kratix's root destination), whose writes are the files it names.",
-				Validators:    []validator.String{storePath()},
-				PlanModifiers: []planmodifier.String{replaceIfPathMoves()},
+				Validators:    []validator.String{schemautil.StorePath()},
+				PlanModifiers: []planmodifier.String{schemautil.ReplaceIfPathMoves()},
 			},
 			"taints": taintsAttribute("Taints keep promises and requests that do not tolerate them away from this "+
 				"destination, as a Kubernetes node's taints keep pods away: `NoSchedule` takes it out of service for new "+
@@ -116,14 +118,14 @@ func (r *destinationResource) Schema(ctx context.Context, _ resource.SchemaReque
 					"tracked in `.kratix/`), `aggregatedYAML` (one file) or `splitByKind` (`crds/` and `resources/`). " +
 					"Changing it replaces the resource.",
 				Validators:    []validator.String{stringvalidator.OneOf(modes...)},
-				PlanModifiers: []planmodifier.String{replaceIfSet()},
+				PlanModifiers: []planmodifier.String{schemautil.ReplaceIfSet()},
 			},
 			"aggregated_filename": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(layout.DefaultAggregatedFilename),
 				MarkdownDescription: "File name of `aggregatedYAML` mode, relative to the destination's folder. " +
 					"Changing it replaces the resource.",
-				Validators:    []validator.String{fileName()},
-				PlanModifiers: []planmodifier.String{replaceIfSet()},
+				Validators:    []validator.String{schemautil.FileName()},
+				PlanModifiers: []planmodifier.String{schemautil.ReplaceIfSet()},
 			},
 			"init_workloads": schema.BoolAttribute{
 				Optional: true, Computed: true, Default: booldefault.StaticBool(true),
@@ -156,7 +158,7 @@ func (r *destinationResource) Schema(ctx context.Context, _ resource.SchemaReque
 					"content. Known during plan; a file missing or changed in the store shows here as a difference.",
 			},
 		},
-		Blocks: map[string]schema.Block{"timeouts": timeoutsBlock(ctx, opCreate, opRead, opUpdate, opDelete)},
+		Blocks: map[string]schema.Block{"timeouts": schemautil.TimeoutsBlock(ctx, schemautil.OpCreate, schemautil.OpRead, schemautil.OpUpdate, schemautil.OpDelete)},
 	}
 }
 
@@ -182,7 +184,7 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 		return
 	}
 	if r.data != nil {
-		resp.Diagnostics.Append(r.data.checkCredentials(m.Store, path.Root(storeAttributeName))...)
+		resp.Diagnostics.Append(r.data.checkCredentials(m.Store, path.Root(storeconfig.AttributeName))...)
 	}
 	resp.Diagnostics.Append(r.data.claimFolders(fmt.Sprintf("kratix_destination %q", m.Name),
 		func(int) path.Path { return path.Root("path") }, []poolMember{m})...)
@@ -245,7 +247,7 @@ func (r *destinationResource) Create(ctx context.Context, req resource.CreateReq
 	if r.data.refuseOffline("kratix_destination", "create", &resp.Diagnostics) {
 		return
 	}
-	ctx, done := startOp(ctx, req.Plan, "kratix_destination", opCreate, &resp.Diagnostics)
+	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_destination", schemautil.OpCreate, &resp.Diagnostics)
 	defer done()
 	var plan destinationModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
@@ -263,7 +265,7 @@ func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest
 	if r.data.isOffline() {
 		return
 	}
-	ctx, done := startOp(ctx, req.State, "kratix_destination", opRead, &resp.Diagnostics)
+	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_destination", schemautil.OpRead, &resp.Diagnostics)
 	defer done()
 	var state destinationModel
 	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
@@ -295,7 +297,7 @@ func (r *destinationResource) Update(ctx context.Context, req resource.UpdateReq
 	if r.data.refuseOffline("kratix_destination", "update", &resp.Diagnostics) {
 		return
 	}
-	ctx, done := startOp(ctx, req.Plan, "kratix_destination", opUpdate, &resp.Diagnostics)
+	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_destination", schemautil.OpUpdate, &resp.Diagnostics)
 	defer done()
 	resp.Diagnostics.Append(forgetAdoption(ctx, resp.Private)...) // the import's mark: see import_check.go
 	var plan, prior destinationModel
@@ -350,7 +352,7 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 	if r.data.refuseOffline("kratix_destination", "delete", &resp.Diagnostics) {
 		return
 	}
-	ctx, done := startOp(ctx, req.State, "kratix_destination", opDelete, &resp.Diagnostics)
+	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_destination", schemautil.OpDelete, &resp.Diagnostics)
 	defer done()
 	var state destinationModel
 	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
@@ -403,14 +405,14 @@ func (r *destinationResource) ImportState(ctx context.Context, req resource.Impo
 	resp.Diagnostics.Append(writeAdoption(ctx, resp.Private, adoption{})...)
 }
 
-func (r *destinationResource) open(ref storeRefModel, name string, diags *diag.Diagnostics) statestore.Store {
+func (r *destinationResource) open(ref storeconfig.Ref, name string, diags *diag.Diagnostics) statestore.Store {
 	if r.data == nil {
 		diags.Append(providerNotConfigured())
 		return nil
 	}
 	store, err := r.data.open(ref, false)
 	if err != nil {
-		diags.Append(storeNotUsableAt(path.Root(storeAttributeName), fmt.Sprintf("Destination %q cannot use state store %q", name, ref.Name.ValueString()), err))
+		diags.Append(storeNotUsableAt(path.Root(storeconfig.AttributeName), fmt.Sprintf("Destination %q cannot use state store %q", name, ref.Name.ValueString()), err))
 		return nil
 	}
 	return store

@@ -7,8 +7,10 @@
 //
 // Files: one <object>_resource.go (schema and lifecycle, in lifecycle order) and one
 // <object>_model.go (conversion) per object; shared helpers in files named for their job
-// (values.go, pool.go, store_writer.go for store access and writes, diagnostics.go, the private
-// state of each concern in its own file: successor.go, writelog.go, written_labels.go, adopt.go).
+// (values.go, pool.go for the pool's one reader, store_writer.go for store access and writes,
+// diagnostics.go, the private state of each concern in its own file: successor.go, writelog.go,
+// written_labels.go, adopt.go). Two rooms of the glue stand apart: the state_store object and the
+// provider's secrets (storeconfig), and the schema parts every resource shares (schemautil).
 //
 // The design notes below say how this package keeps the rules of DESIGN.md.
 //
@@ -79,7 +81,7 @@
 // it (the protocol floor) is 1.2x the fair floor in B2 and B3, which is why an apply with nothing
 // scheduled stays above 1.3x its fair floor. Besides: computed collections that are only read
 // (`placements`) are maps of objects, pools are read straight from the objects
-// (`object_values.go`), a Read or ModifyPlan that changes nothing writes nothing back, `main.go`
+// (`pool.go`), a Read or ModifyPlan that changes nothing writes nothing back, `main.go`
 // turns the plugin SDK's logs off unless a `TF_LOG` variable asks for them (Terraform throws them
 // away otherwise) and runs the collector at GOGC 200 under a 2 GiB soft limit. Tried and dropped:
 // the pool as a dynamic attribute (B4 2.75x against 2.27x, measured one after the other: every

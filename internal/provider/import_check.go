@@ -54,7 +54,7 @@ func checkImportedName(ctx context.Context, req resource.ModifyPlanRequest, kind
 // id until the first apply), with its configured promise, namespace and name; each part that
 // differs is an error at the attribute that configures it. A part not known yet is not compared.
 func checkImportedRequest(plan, state requestModel, diags *diag.Diagnostics) {
-	_, parts, _, err := parseRequestImportID(state.ID.ValueString())
+	_, parts, _, err := placement.ParseRequestImportID(state.ID.ValueString())
 	if err != nil {
 		return // ImportState refused it
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
@@ -43,13 +44,13 @@ type observeModel struct {
 
 // observeConfig is `observe`, converted: where the records are and how old they may be.
 type observeConfig struct {
-	ref    storeRefModel
+	ref    storeconfig.Ref
 	root   string // the store's path, cleaned: records of destination D are under <root>/D/
 	maxAge time.Duration
 }
 
 func (o observeConfig) folder() layout.Folder {
-	return layout.Folder{Location: o.ref.place().String(), Root: o.root}
+	return layout.Folder{Location: o.ref.Place().String(), Root: o.root}
 }
 
 var healthAttrTypes = map[string]attr.Type{
@@ -69,7 +70,7 @@ func observeSchema(what string) schema.SingleNestedAttribute {
 			"state_store": schema.SingleNestedAttribute{
 				Required: true, MarkdownDescription: "The store the records are in, usually a `kratix_state_store` " +
 					"resource; its `path` is the folder that holds one folder per destination.",
-				Attributes: storeRefAttributes(),
+				Attributes: storeconfig.RefAttributes(),
 			},
 			"max_age": schema.StringAttribute{
 				Optional: true, CustomType: timetypes.GoDurationType{},
@@ -106,7 +107,7 @@ func observeOf(ctx context.Context, obj types.Object) (obs *observeConfig, ok bo
 	if diags.Append(obj.As(ctx, &m, basetypes.ObjectAsOptions{})...); diags.HasError() || m.MaxAge.IsUnknown() {
 		return nil, false, diags
 	}
-	ref, known := storeRefFromObject(m.StateStore)
+	ref, known := storeconfig.FromObject(m.StateStore)
 	if !known {
 		return nil, false, diags
 	}
@@ -226,7 +227,7 @@ func rewritten(before, after map[string]placement.Record, ops []placement.Op, fa
 // folder and one read per record file, shared by every promise and request of the process that
 // observes the same folder. A file that is not a valid record is an error naming it.
 func (d *providerData) healthRecords(ctx context.Context, obs observeConfig) (map[string][]health.Record, error) {
-	snap := d.healthReads.get(obs.ref.place().String() + "|" + obs.root)
+	snap := d.healthReads.get(obs.ref.Place().String() + "|" + obs.root)
 	snap.once.Do(func() {
 		store, err := d.open(obs.ref, false)
 		if err != nil {
@@ -266,7 +267,7 @@ func (d *providerData) healthRecords(ctx context.Context, obs observeConfig) (ma
 // not be read (a warning says why; health stays as state has it).
 func (d *providerData) readHealth(ctx context.Context, who string, obs observeConfig, subject health.Subject, targets map[string]*poolMember, written map[string]time.Time, diags *diag.Diagnostics) (map[string]health.View, bool) {
 	byDest, err := d.healthRecords(ctx, obs)
-	if errors.Is(err, errSecretsUnknown) {
+	if errors.Is(err, storeconfig.ErrSecretsUnknown) {
 		// The store's credentials are known only after apply (a rotated password, say): as drift
 		// reads do, state stands, and the next refresh reads the records.
 		return nil, false
@@ -274,12 +275,12 @@ func (d *providerData) readHealth(ctx context.Context, who string, obs observeCo
 	if err != nil && byDest == nil {
 		diags.AddAttributeWarning(path.Root("observe"), "Health Not Read",
 			fmt.Sprintf("%s: the health records in folder %q of %s could not be read, so `health` keeps what the last refresh found: %v",
-				who, obs.root, obs.ref.place().String(), err))
+				who, obs.root, obs.ref.Place().String(), err))
 		return nil, false
 	}
 	if err != nil {
 		diags.AddAttributeWarning(path.Root("observe"), "Health Records Not Understood",
-			fmt.Sprintf("%s: some files in folder %q of %s are not valid HealthRecords and were left out: %v", who, obs.root, obs.ref.place().String(), err))
+			fmt.Sprintf("%s: some files in folder %q of %s are not valid HealthRecords and were left out: %v", who, obs.root, obs.ref.Place().String(), err))
 	}
 	now := d.clock()
 	latest := make(map[string]health.Record, len(targets))

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 )
 
 // TestReadHealthWithSecretsKnownOnlyAtApply: an observe store whose credentials are not known
@@ -16,8 +17,8 @@ import (
 // as state has it, as placements do, and the refresh after the apply reads it.
 func TestReadHealthWithSecretsKnownOnlyAtApply(t *testing.T) {
 	attrTypes := map[string]attr.Type{}
-	for _, k := range secretKeys {
-		attrTypes[k.name] = types.StringType
+	for _, k := range storeconfig.SecretKeys {
+		attrTypes[k.Name] = types.StringType
 	}
 	secrets := types.MapValueMust(types.ObjectType{AttrTypes: attrTypes}, map[string]attr.Value{
 		"later": types.ObjectUnknown(attrTypes),
@@ -28,9 +29,9 @@ func TestReadHealthWithSecretsKnownOnlyAtApply(t *testing.T) {
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
-	obs := observeConfig{root: "health", ref: storeRefModel{
+	obs := observeConfig{root: "health", ref: storeconfig.Ref{
 		Name: types.StringValue("health"), Path: types.StringValue("health"), SecretRef: types.StringValue("later"),
-		Bucket: &bucketModel{Endpoint: types.StringValue("127.0.0.1:1"), BucketName: types.StringValue("b"), Insecure: types.BoolValue(true)},
+		Bucket: &storeconfig.Bucket{Endpoint: types.StringValue("127.0.0.1:1"), BucketName: types.StringValue("b"), Insecure: types.BoolValue(true)},
 	}}
 	views, ok := d.readHealth(context.Background(), `Promise "p"`, obs, health.Subject{Promise: "p"},
 		map[string]*poolMember{"w1": nil}, nil, &diags)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
@@ -83,7 +84,7 @@ func (d *providerData) checkOwners(ctx context.Context, o placement.Owner, kind 
 			continue
 		}
 		indexes, err := d.indexesAt(ctx, m, layout.Prefix(m.Target.Root, layout.IndexDir), true)
-		if errors.Is(err, errSecretsUnknown) || errors.Is(err, errOffline) {
+		if errors.Is(err, storeconfig.ErrSecretsUnknown) || errors.Is(err, errOffline) {
 			continue // the store cannot be read in this plan; the apply's writes spare what others list
 		}
 		if err != nil {

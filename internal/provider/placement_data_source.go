@@ -19,6 +19,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
@@ -85,7 +86,7 @@ func dataSelectorsSchema(description string) schema.ListNestedAttribute {
 		MarkdownDescription: description,
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"match_labels": schema.MapAttribute{ElementType: types.StringType, Optional: true,
-				MarkdownDescription: "Labels a destination must carry, with these values. A null value puts no requirement on its key.", Validators: []validator.Map{labelsValidator{}}},
+				MarkdownDescription: "Labels a destination must carry, with these values. A null value puts no requirement on its key.", Validators: []validator.Map{schemautil.LabelsValidator{}}},
 			"match_expressions": schema.ListNestedAttribute{
 				Optional: true, MarkdownDescription: "Kubernetes set-based requirements.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
@@ -172,7 +173,7 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 				MarkdownDescription: "With `mode = \"one\"`: as a resource request's `spread`, one destination per value of the label `topology_key` first.",
 				Attributes: map[string]schema.Attribute{
 					"topology_key": schema.StringAttribute{Required: true, MarkdownDescription: "The label key whose values are the domains.",
-						Validators: []validator.String{labelKey()}},
+						Validators: []validator.String{schemautil.LabelKey()}},
 				},
 			},
 			"rollout_waves": schema.ListNestedAttribute{

@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 )
 
 // TestPlacesAnew: the plan reads a store only when it is new or moves (endpoint and bucket, or
@@ -32,14 +34,14 @@ func TestPlacesAnew(t *testing.T) {
 	}
 	bucket := func(endpoint, name, path, secret string, insecure bool) *stateStoreModel {
 		return &stateStoreModel{ID: types.StringValue("s"), Name: types.StringValue("s"), Path: types.StringValue(path),
-			SecretRef: types.StringValue(secret), Bucket: &bucketStoreModel{bucketModel: bucketModel{
+			SecretRef: types.StringValue(secret), Bucket: &bucketStoreModel{Bucket: storeconfig.Bucket{
 				Endpoint: types.StringValue(endpoint), BucketName: types.StringValue(name), Insecure: types.BoolValue(insecure),
 				Region: types.StringNull(), AuthMethod: types.StringValue("accessKey")}, CreateBucket: types.BoolValue(false)}}
 	}
 	git := func(url, branch, author string) *stateStoreModel {
 		return &stateStoreModel{ID: types.StringValue("s"), Name: types.StringValue("s"), Path: types.StringNull(),
-			SecretRef: types.StringValue("s"), Git: &gitModel{URL: types.StringValue(url), Branch: types.StringValue(branch),
-				Author:                &authorModel{Name: types.StringValue(author), Email: types.StringValue("")},
+			SecretRef: types.StringValue("s"), Git: &storeconfig.Git{URL: types.StringValue(url), Branch: types.StringValue(branch),
+				Author:                &storeconfig.Author{Name: types.StringValue(author), Email: types.StringValue("")},
 				InsecureIgnoreHostKey: types.BoolValue(false)}}
 	}
 	imported := &stateStoreModel{ID: types.StringValue("s"), Name: types.StringValue("s"), Path: types.StringNull(), SecretRef: types.StringNull()}

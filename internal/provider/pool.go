@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -50,7 +52,7 @@ func poolSchema(description string) schema.ListNestedAttribute {
 				"files again in the same apply."},
 			"labels": schema.MapAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Destination labels; a null value is no label."},
 			"state_store": schema.SingleNestedAttribute{
-				Optional: true, MarkdownDescription: "The destination's store (required).", Attributes: storeRefAttributes(),
+				Optional: true, MarkdownDescription: "The destination's store (required).", Attributes: storeconfig.RefAttributes(),
 			},
 			"path":                schema.StringAttribute{Optional: true, MarkdownDescription: "The destination's path in its store (required)."},
 			"strict_match_labels": schema.BoolAttribute{Optional: true, MarkdownDescription: "See kratix_destination."},
@@ -65,12 +67,12 @@ func poolSchema(description string) schema.ListNestedAttribute {
 // poolMember is a destination of a pool, in domain terms, with the store object to reach it.
 type poolMember struct {
 	placement.Member
-	Store storeRefModel
+	Store storeconfig.Ref
 }
 
 // newPoolMember is a destination as the placement engine sees it, in the folder root of its
 // store ref; an empty mode is nestedByMetadata.
-func newPoolMember(ref storeRefModel, d scheduling.Destination, root, mode, aggregatedFilename string) poolMember {
+func newPoolMember(ref storeconfig.Ref, d scheduling.Destination, root, mode, aggregatedFilename string) poolMember {
 	if mode == "" {
 		mode = string(layout.ModeNestedByMetadata)
 	}
@@ -78,7 +80,7 @@ func newPoolMember(ref storeRefModel, d scheduling.Destination, root, mode, aggr
 		Member: placement.Member{
 			Destination: d,
 			Store:       ref.Name.ValueString(),
-			Location:    ref.place(),
+			Location:    ref.Place(),
 			Target: layout.Target{
 				Destination: d.Name, Mode: layout.Mode(mode), StorePath: placement.CleanStorePath(ref.Path.ValueString()),
 				Root: root, AggregatedFilename: aggregatedFilename,
@@ -118,7 +120,7 @@ func poolFromModel(at path.Path, models []poolMemberModel) (pool []poolMember, o
 			diags.Append(incompleteDestination(el, "name, path and state_store"))
 			continue
 		}
-		ref, known := storeRefFromObject(m.StateStore)
+		ref, known := storeconfig.FromObject(m.StateStore)
 		if !known {
 			return nil, false, diags
 		}
@@ -154,6 +156,142 @@ func poolFromModel(at path.Path, models []poolMemberModel) (pool []poolMember, o
 	}
 	diags.Append(overlappingFolders(at, pool, index)...)
 	return pool, !diags.HasError(), diags
+}
+
+// poolModelsFromList reads a pool attribute's elements. known is false while the list or an
+// element is unknown; a null element reads as the zero model (poolFromModel reports it).
+func poolModelsFromList(list types.List) (out []poolMemberModel, known bool) {
+	if list.IsUnknown() {
+		return nil, false
+	}
+	elems := list.Elements()
+	out = make([]poolMemberModel, 0, len(elems))
+	for _, e := range elems {
+		if e.IsUnknown() {
+			return nil, false
+		}
+		obj, isObject := e.(types.Object)
+		if !isObject || obj.IsNull() {
+			out = append(out, poolMemberModel{})
+			continue
+		}
+		a := obj.Attributes()
+		out = append(out, poolMemberModel{
+			InstanceID:         objString(a, "instance_id"),
+			Name:               objString(a, "name"),
+			Labels:             objMap(a, "labels"),
+			StateStore:         objObject(a, "state_store"),
+			Path:               objString(a, "path"),
+			StrictMatchLabels:  objBool(a, "strict_match_labels"),
+			Taints:             objList(a, "taints"),
+			Weight:             objInt64(a, "weight"),
+			FilepathMode:       objString(a, "filepath_mode"),
+			AggregatedFilename: objString(a, "aggregated_filename"),
+		})
+	}
+	return out, true
+}
+
+// labelsFromMap reads a map of labels: a destination's labels, or a selector's match_labels. A
+// null value is an absent label, or no requirement on that key: null means "left out" in HCL,
+// and `zone = var.zone` with no zone given describes a destination without a zone, not one whose
+// zone is "". The promise's pool, kratix_placement and provider::kratix::matches all read labels
+// here, so they agree. known is false while the map or one of its values is unknown.
+func labelsFromMap(m types.Map) (labels map[string]string, known bool) {
+	labels = map[string]string{}
+	if m.IsUnknown() {
+		return nil, false
+	}
+	for k, v := range m.Elements() {
+		s, isString := v.(types.String)
+		if !isString || s.IsUnknown() {
+			return nil, false
+		}
+		if !s.IsNull() {
+			labels[k] = s.ValueString()
+		}
+	}
+	return labels, true
+}
+
+// taintsFromList reads a taints attribute; known is false while any of it is unknown.
+func taintsFromList(list types.List) ([]scheduling.Taint, bool) {
+	return stringObjects(list, []string{"key", "value", "effect"}, func(v []string) scheduling.Taint {
+		return scheduling.Taint{Key: v[0], Value: v[1], Effect: v[2]}
+	})
+}
+
+// stringObjects reads a list of objects of string attributes, the named ones in order (null
+// reads as ""), each made into a T; null elements are skipped, and known is false while any of it
+// is unknown.
+func stringObjects[T any](list types.List, names []string, build func([]string) T) (out []T, known bool) {
+	if list.IsUnknown() {
+		return nil, false
+	}
+	for _, e := range list.Elements() {
+		obj, ok := e.(types.Object)
+		if !ok || obj.IsNull() {
+			continue
+		}
+		if obj.IsUnknown() {
+			return nil, false
+		}
+		a := obj.Attributes()
+		vals := make([]string, len(names))
+		for i, n := range names {
+			v := objString(a, n)
+			if v.IsUnknown() {
+				return nil, false
+			}
+			vals[i] = v.ValueString()
+		}
+		out = append(out, build(vals))
+	}
+	return out, true
+}
+
+// weightOf reads a weight attribute: 0 (counted as 1) when null; known is false while unknown.
+func weightOf(v types.Int64) (int, bool) {
+	if v.IsUnknown() {
+		return 0, false
+	}
+	return int(v.ValueInt64()), true
+}
+
+// Reading nested objects by hand: the pool's, and other lists of objects in state. A promise's
+// pool is a list of a hundred or a thousand destination objects, converted several times per
+// plan; the framework's reflection (ObjectValue.As) made that a tenth of the provider's CPU time
+// on a large plan. These readers take attributes straight from the object: a missing attribute,
+// or one of another type, reads as null, as the schema never produces either.
+
+func objString(a map[string]attr.Value, name string) types.String {
+	v, _ := a[name].(types.String)
+	return v
+}
+
+func objBool(a map[string]attr.Value, name string) types.Bool {
+	v, _ := a[name].(types.Bool)
+	return v
+}
+
+func objMap(a map[string]attr.Value, name string) types.Map {
+	v, _ := a[name].(types.Map)
+	return v
+}
+
+func objObject(a map[string]attr.Value, name string) types.Object {
+	v, _ := a[name].(types.Object)
+	return v
+}
+
+func objList(a map[string]attr.Value, name string) types.List {
+	v, _ := a[name].(types.List)
+	return v
+}
+
+func objInt64(a map[string]attr.Value, name string) types.Int64 {
+	v, _ := a[name].(types.Int64)
+	return v
 }
 
 // destinationFolder is a member's folder with its mode, which says whether it may hold others
@@ -287,7 +425,7 @@ func (d *providerData) checkPoolCredentials(pool []poolMember, at path.Path) dia
 	var diags diag.Diagnostics
 	checked := map[string]bool{}
 	for i, m := range pool {
-		if key := m.Store.location(); !checked[key] {
+		if key := m.Store.Location(); !checked[key] {
 			checked[key] = true
 			diags.Append(d.checkCredentials(m.Store, at.AtListIndex(i).AtName("state_store"))...)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
@@ -59,7 +60,7 @@ func (r *promiseResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"name": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "Name of the promise, a Kubernetes object name; it names the promise's folders and files. Changing it replaces the resource.",
-				Validators:          []validator.String{dnsName()},
+				Validators:          []validator.String{schemautil.DNSName()},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"destination_selectors": placementSelectorsSchema(selectorsDescription("Which destinations of the pool receive the dependencies.")),
@@ -107,7 +108,7 @@ func (r *promiseResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"revisions":      revisionsSchema(),
 			"rollout_status": rolloutStatusSchema(),
 		},
-		Blocks: map[string]schema.Block{"timeouts": timeoutsBlock(ctx, opCreate, opRead, opUpdate, opDelete)},
+		Blocks: map[string]schema.Block{"timeouts": schemautil.TimeoutsBlock(ctx, schemautil.OpCreate, schemautil.OpRead, schemautil.OpUpdate, schemautil.OpDelete)},
 	}
 }
 
@@ -265,7 +266,7 @@ func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest
 	if r.data.refuseOffline("kratix_promise", "create", &resp.Diagnostics) {
 		return
 	}
-	ctx, done := startOp(ctx, req.Plan, "kratix_promise", opCreate, &resp.Diagnostics)
+	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_promise", schemautil.OpCreate, &resp.Diagnostics)
 	defer done()
 	var plan promiseModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
@@ -290,7 +291,7 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if r.data.isOffline() {
 		return
 	}
-	ctx, done := startOp(ctx, req.State, "kratix_promise", opRead, &resp.Diagnostics)
+	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_promise", schemautil.OpRead, &resp.Diagnostics)
 	defer done()
 	var state promiseModel
 	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
@@ -354,7 +355,7 @@ func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest
 	if r.data.refuseOffline("kratix_promise", "update", &resp.Diagnostics) {
 		return
 	}
-	ctx, done := startOp(ctx, req.Plan, "kratix_promise", opUpdate, &resp.Diagnostics)
+	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_promise", schemautil.OpUpdate, &resp.Diagnostics)
 	defer done()
 	var plan, state promiseModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
@@ -380,7 +381,7 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if r.data.refuseOffline("kratix_promise", "delete", &resp.Diagnostics) {
 		return
 	}
-	ctx, done := startOp(ctx, req.State, "kratix_promise", opDelete, &resp.Diagnostics)
+	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_promise", schemautil.OpDelete, &resp.Diagnostics)
 	defer done()
 	var state promiseModel
 	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)

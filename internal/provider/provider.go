@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
@@ -72,7 +73,7 @@ func (p *kratixProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 			"files into State Stores (S3-compatible buckets and Git repositories) during `terraform apply`, " +
 			"in Kratix's folder layout, with no Kubernetes platform cluster.",
 		Attributes: map[string]schema.Attribute{
-			"secrets":                  secretsSchema(),
+			"secrets":                  storeconfig.SecretsSchema(),
 			"content_hash_key":         contentHashKeySchema(),
 			"offline":                  offlineSchema(),
 			"destroy_acknowledgements": destroyAcksSchema(),

@@ -1,19 +1,23 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
+	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
 // providerData is what Configure hands to every resource and data source.
 type providerData struct {
-	secrets        map[string]secretSet
-	secretsUnknown bool            // the secrets attribute as a whole was not known at Configure
-	unknownSets    map[string]bool // sets with a value not known at Configure (planned from other resources)
-	lookupEnv      func(string) (string, bool)
-	environ        func() []string // os.Environ when nil; tests replace it
+	// secrets are the provider block's credential sets, with the environment (configureSecrets).
+	secrets   storeconfig.Secrets
+	lookupEnv func(string) (string, bool)
 	// hashKey is content_hash_key from the provider block ("" when unset; see contentSecret).
 	hashKey        string
 	hashKeyUnknown bool
@@ -50,4 +54,35 @@ func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
 		return nil
 	}
 	return pd
+}
+
+// configureSecrets records the provider's secrets (storeconfig.ReadSecrets).
+func (d *providerData) configureSecrets(ctx context.Context, v types.Map, diags *diag.Diagnostics) {
+	d.secrets = storeconfig.ReadSecrets(ctx, v, d.lookupEnv, diags)
+}
+
+// checkCredentials finds, during plan, the credential mistakes of a store object that would
+// otherwise fail only at apply (storeconfig.Secrets.CheckCredentials); none offline, where no
+// credentials are needed. at is the path of the store object in the resource.
+func (d *providerData) checkCredentials(m storeconfig.Ref, at path.Path) diag.Diagnostics {
+	if d.isOffline() {
+		return nil
+	}
+	return d.secrets.CheckCredentials(m, at)
+}
+
+// open returns the store for a state_store object, built on first use and reused for the life of
+// the provider process. createBucket lets a bucket store's Check create a missing bucket.
+func (d *providerData) open(m storeconfig.Ref, createBucket bool) (statestore.Store, error) {
+	if d.isOffline() {
+		return nil, errOffline
+	}
+	cfg, err := d.secrets.Config(m, createBucket)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Bucket != nil {
+		return d.pool.Bucket(*cfg.Bucket)
+	}
+	return d.pool.Git(*cfg.Git)
 }

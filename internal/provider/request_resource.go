@@ -21,6 +21,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 )
 
 var (
@@ -67,20 +68,20 @@ func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"name": schema.StringAttribute{
 				Required: true, MarkdownDescription: "Name of the request, a Kubernetes object name. Changing it replaces the resource.",
-				Validators:    []validator.String{dnsName()},
+				Validators:    []validator.String{schemautil.DNSName()},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"namespace": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString("default"),
 				MarkdownDescription: "Namespace of the request. Changing it replaces the resource.",
-				Validators:          []validator.String{dnsName()},
-				PlanModifiers:       []planmodifier.String{replaceIfSet()},
+				Validators:          []validator.String{schemautil.DNSName()},
+				PlanModifiers:       []planmodifier.String{schemautil.ReplaceIfSet()},
 			},
 			"pipeline": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(layout.DefaultPipeline),
 				MarkdownDescription: "The pipeline folder the files are filed under. Changing it replaces the resource.",
-				Validators:          []validator.String{dnsName()},
-				PlanModifiers:       []planmodifier.String{replaceIfSet()},
+				Validators:          []validator.String{schemautil.DNSName()},
+				PlanModifiers:       []planmodifier.String{schemautil.ReplaceIfSet()},
 			},
 			"documents": schema.StringAttribute{
 				Optional: true, CustomType: manifestsType{},
@@ -111,7 +112,7 @@ func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Attributes: map[string]schema.Attribute{
 					"topology_key": schema.StringAttribute{
 						Required: true, MarkdownDescription: "The label key whose values are the domains, such as `zone` or `topology.kubernetes.io/zone`.",
-						Validators: []validator.String{labelKey()},
+						Validators: []validator.String{schemautil.LabelKey()},
 					},
 				},
 			},
@@ -151,7 +152,7 @@ func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"content, every hash is a keyed hash `hmac:<hex>` instead, which reveals nothing about the content.",
 			},
 		},
-		Blocks: map[string]schema.Block{"timeouts": timeoutsBlock(ctx, opCreate, opRead, opUpdate, opDelete)},
+		Blocks: map[string]schema.Block{"timeouts": schemautil.TimeoutsBlock(ctx, schemautil.OpCreate, schemautil.OpRead, schemautil.OpUpdate, schemautil.OpDelete)},
 	}
 	addRequestWriteOnly(resp.Schema.Attributes)
 }
@@ -268,7 +269,7 @@ func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest
 	if r.data.refuseOffline("kratix_resource_request", "create", &resp.Diagnostics) {
 		return
 	}
-	ctx, done := startOp(ctx, req.Plan, "kratix_resource_request", opCreate, &resp.Diagnostics)
+	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_resource_request", schemautil.OpCreate, &resp.Diagnostics)
 	defer done()
 	var plan requestModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
@@ -286,7 +287,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if r.data.isOffline() {
 		return
 	}
-	ctx, done := startOp(ctx, req.State, "kratix_resource_request", opRead, &resp.Diagnostics)
+	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_resource_request", schemautil.OpRead, &resp.Diagnostics)
 	defer done()
 	var state requestModel
 	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
@@ -408,7 +409,7 @@ func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest
 	if r.data.refuseOffline("kratix_resource_request", "update", &resp.Diagnostics) {
 		return
 	}
-	ctx, done := startOp(ctx, req.Plan, "kratix_resource_request", opUpdate, &resp.Diagnostics)
+	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_resource_request", schemautil.OpUpdate, &resp.Diagnostics)
 	defer done()
 	var plan, state requestModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
@@ -432,7 +433,7 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if r.data.refuseOffline("kratix_resource_request", "delete", &resp.Diagnostics) {
 		return
 	}
-	ctx, done := startOp(ctx, req.State, "kratix_resource_request", opDelete, &resp.Diagnostics)
+	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_resource_request", schemautil.OpDelete, &resp.Diagnostics)
 	defer done()
 	var state requestModel
 	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
@@ -495,7 +496,7 @@ func (r *requestResource) guardDestroy(ctx context.Context, st tfsdk.State) diag
 // so it leaves the search to the first plan (see adopt.go): that plan keeps the request on the
 // destination whose folder holds it, or on the one named.
 func (r *requestResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	base, parts, dest, err := parseRequestImportID(req.ID)
+	base, parts, dest, err := placement.ParseRequestImportID(req.ID)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid Import ID", err.Error())
 		return

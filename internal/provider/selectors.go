@@ -14,6 +14,7 @@ import (
 
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -46,7 +47,7 @@ func selectorsResourceSchema(description string) rschema.ListNestedAttribute {
 			"match_labels": rschema.MapAttribute{
 				ElementType: types.StringType, Optional: true,
 				MarkdownDescription: "Labels a destination must carry, with these values. A null value puts no requirement on its key.",
-				Validators:          []validator.Map{labelsValidator{}},
+				Validators:          []validator.Map{schemautil.LabelsValidator{}},
 			},
 			"match_expressions": rschema.ListNestedAttribute{
 				Optional:            true,
@@ -68,12 +69,12 @@ func selectorsResourceSchema(description string) rschema.ListNestedAttribute {
 }
 
 // placementSelectorsSchema is selectorsResourceSchema for selectors that place work (a
-// promise's, a request's, a wave's), where an empty entry is refused (emptySelectorValidator):
-// it selects everything, and is most often a selector written without match_labels. A guard's
-// protect keeps allowing it.
+// promise's, a request's, a wave's), where an empty entry is refused
+// (schemautil.EmptySelectorValidator): it selects everything, and is most often a selector
+// written without match_labels. A guard's protect keeps allowing it.
 func placementSelectorsSchema(description string) rschema.ListNestedAttribute {
 	s := selectorsResourceSchema(description)
-	s.NestedObject.Validators = []validator.Object{emptySelectorValidator{}}
+	s.NestedObject.Validators = []validator.Object{schemautil.EmptySelectorValidator{}}
 	return s
 }
 
@@ -172,28 +173,6 @@ func selectorsFromModel(ctx context.Context, at path.Path, models []selectorMode
 		diags.AddAttributeError(p, "Invalid Selector", fmt.Sprintf("%s: %s", p, fe.Message))
 	}
 	return entries, !diags.HasError(), diags
-}
-
-// labelsFromMap reads a map of labels: a destination's labels, or a selector's match_labels. A
-// null value is an absent label, or no requirement on that key: null means "left out" in HCL,
-// and `zone = var.zone` with no zone given describes a destination without a zone, not one whose
-// zone is "". The promise's pool, kratix_placement and provider::kratix::matches all read labels
-// here, so they agree. known is false while the map or one of its values is unknown.
-func labelsFromMap(m types.Map) (labels map[string]string, known bool) {
-	labels = map[string]string{}
-	if m.IsUnknown() {
-		return nil, false
-	}
-	for k, v := range m.Elements() {
-		s, isString := v.(types.String)
-		if !isString || s.IsUnknown() {
-			return nil, false
-		}
-		if !s.IsNull() {
-			labels[k] = s.ValueString()
-		}
-	}
-	return labels, true
 }
 
 func stringList(names []string) types.List {

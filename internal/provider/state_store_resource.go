@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
@@ -25,6 +26,8 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
@@ -48,20 +51,20 @@ type stateStoreModel struct {
 	Path      types.String      `tfsdk:"path"`
 	SecretRef types.String      `tfsdk:"secret_ref"`
 	Bucket    *bucketStoreModel `tfsdk:"bucket"`
-	Git       *gitModel         `tfsdk:"git"`
+	Git       *storeconfig.Git  `tfsdk:"git"`
 
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 }
 
 type bucketStoreModel struct {
-	bucketModel
+	storeconfig.Bucket
 	CreateBucket types.Bool `tfsdk:"create_bucket"`
 }
 
-func (m stateStoreModel) storeRef() storeRefModel {
-	ref := storeRefModel{Name: m.Name, Path: m.Path, SecretRef: m.SecretRef, Git: m.Git}
+func (m stateStoreModel) storeRef() storeconfig.Ref {
+	ref := storeconfig.Ref{Name: m.Name, Path: m.Path, SecretRef: m.SecretRef, Git: m.Git}
 	if m.Bucket != nil {
-		b := m.Bucket.bucketModel
+		b := m.Bucket.Bucket
 		ref.Bucket = &b
 	}
 	return ref
@@ -103,14 +106,14 @@ func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaReques
 			"name": schema.StringAttribute{
 				Required:            true,
 				MarkdownDescription: "Name of the store, a Kubernetes object name. Changing it replaces the resource.",
-				Validators:          []validator.String{dnsName()},
+				Validators:          []validator.String{schemautil.DNSName()},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"path": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "Folder inside the bucket or repository under which every destination's path is " +
 					"joined. Unset, `.` or `/` mean the root.",
-				Validators: []validator.String{storePath()},
+				Validators: []validator.String{schemautil.StorePath()},
 			},
 			"secret_ref": schema.StringAttribute{
 				Optional: true,
@@ -125,7 +128,7 @@ func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaReques
 					"endpoint": schema.StringAttribute{
 						Required:            true,
 						MarkdownDescription: "host[:port] of the S3 API, without a scheme, e.g. `s3.eu-west-2.amazonaws.com` or `minio.local:9000`.",
-						Validators:          []validator.String{endpoint()},
+						Validators:          []validator.String{storeconfig.Endpoint()},
 					},
 					"bucket_name": schema.StringAttribute{
 						Required:            true,
@@ -141,7 +144,7 @@ func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaReques
 						MarkdownDescription: "Region of the bucket. Unset, it is discovered from the endpoint.",
 					},
 					"auth_method": schema.StringAttribute{
-						Optional: true, Computed: true, Default: stringdefault.StaticString(defaultStoreAuth),
+						Optional: true, Computed: true, Default: stringdefault.StaticString(storeconfig.DefaultAuth),
 						MarkdownDescription: "`accessKey` (the default: the secret's `access_key_id`, `secret_access_key` and optional " +
 							"`session_token`) or `IAM`: the AWS credential chain, as the AWS CLI and the AWS provider resolve it " +
 							"(the AWS SDK for Go v2): environment variables (`AWS_ACCESS_KEY_ID`, ...), the shared config and " +
@@ -151,13 +154,13 @@ func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaReques
 							"(`AWS_WEB_IDENTITY_TOKEN_FILE` and `AWS_ROLE_ARN`; for HCP Terraform's dynamic provider " +
 							"credentials see the HCP Terraform guide), and container and instance roles. No credential it " +
 							"finds is stored in state, plans or logs.",
-						Validators: []validator.String{stringvalidator.OneOf(authAccessKey, authIAM)},
+						Validators: []validator.String{stringvalidator.OneOf(storeconfig.AuthAccessKey, storeconfig.AuthIAM)},
 					},
 					"create_bucket": schema.BoolAttribute{
 						Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 						MarkdownDescription: "Create the bucket when it does not exist. The bucket is never deleted.",
 					},
-				}, bucketAWSAttributes(true)),
+				}, storeconfig.BucketAWSAttributes(true)),
 			},
 			"git": schema.SingleNestedAttribute{
 				Optional:            true,
@@ -170,22 +173,22 @@ func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaReques
 							"`https://user:token@host/...` is refused, as the URL is copied into the state of every resource " +
 							"that uses the store; give them in the provider's `secrets` (`username`, `password`), named by " +
 							"`secret_ref`. The user name of an SSH URL (`git@host:org/repo.git`) is not a credential.",
-						Validators: []validator.String{gitURL()},
+						Validators: []validator.String{storeconfig.GitURL()},
 					},
 					"branch": schema.StringAttribute{
-						Optional: true, Computed: true, Default: stringdefault.StaticString(defaultBranch),
+						Optional: true, Computed: true, Default: stringdefault.StaticString(storeconfig.DefaultBranch),
 						MarkdownDescription: "Branch to write to; `main` when unset, as in Kratix.",
 						Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 					},
 					"author": schema.SingleNestedAttribute{
 						Optional: true, Computed: true,
 						MarkdownDescription: "Author and committer of the provider's commits.",
-						Default: objectdefault.StaticValue(types.ObjectValueMust(authorAttrTypes, map[string]attr.Value{
-							"name": types.StringValue(defaultAuthorName), "email": types.StringValue(""),
+						Default: objectdefault.StaticValue(types.ObjectValueMust(storeconfig.AuthorAttrTypes, map[string]attr.Value{
+							"name": types.StringValue(storeconfig.DefaultAuthorName), "email": types.StringValue(""),
 						})),
 						Attributes: map[string]schema.Attribute{
 							"name": schema.StringAttribute{
-								Optional: true, Computed: true, Default: stringdefault.StaticString(defaultAuthorName),
+								Optional: true, Computed: true, Default: stringdefault.StaticString(storeconfig.DefaultAuthorName),
 								MarkdownDescription: "Author name.",
 							},
 							"email": schema.StringAttribute{
@@ -224,7 +227,7 @@ func (r *stateStoreResource) Schema(ctx context.Context, _ resource.SchemaReques
 				},
 			},
 		},
-		Blocks: map[string]schema.Block{"timeouts": timeoutsBlock(ctx, opCreate, opRead, opUpdate)},
+		Blocks: map[string]schema.Block{"timeouts": schemautil.TimeoutsBlock(ctx, schemautil.OpCreate, schemautil.OpRead, schemautil.OpUpdate)},
 	}
 }
 
@@ -250,7 +253,7 @@ func (r *stateStoreResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return // unknown nested values: decided at apply
 	}
 	ref := plan.storeRef()
-	if !ref.known() {
+	if !ref.Known() {
 		return
 	}
 	resp.Diagnostics.Append(r.data.checkCredentials(ref, path.Empty())...)
@@ -264,7 +267,7 @@ func (r *stateStoreResource) ModifyPlan(ctx context.Context, req resource.Modify
 // store, or one whose location (endpoint and bucket, or repository and branch) changes. A plan
 // of a store that stays where it is (the steady state) talks to no server; nor does the plan
 // that completes an import, whose apply checks the store by reading it (readCheck).
-func placesAnew(ctx context.Context, state tfsdk.State, ref storeRefModel) bool {
+func placesAnew(ctx context.Context, state tfsdk.State, ref storeconfig.Ref) bool {
 	if state.Raw.IsNull() {
 		return true
 	}
@@ -272,7 +275,7 @@ func placesAnew(ctx context.Context, state tfsdk.State, ref storeRefModel) bool 
 	if d := state.Get(ctx, &prior); d.HasError() || (prior.Bucket == nil && prior.Git == nil) {
 		return false
 	}
-	return prior.storeRef().place() != ref.place()
+	return prior.storeRef().Place() != ref.Place()
 }
 
 // planCheck looks, without writing, whether the planned store exists and its credentials can
@@ -289,7 +292,7 @@ func (r *stateStoreResource) planCheck(ctx context.Context, plan tfsdk.Plan, m s
 	createBucket := m.Bucket != nil && m.Bucket.CreateBucket.ValueBool()
 	what := fmt.Sprintf("State store %q cannot be read", m.Name.ValueString())
 	store, err := r.data.open(ref, createBucket)
-	if errors.Is(err, errSecretsUnknown) {
+	if errors.Is(err, storeconfig.ErrSecretsUnknown) {
 		return diags // the secrets come from values known at apply, whose check looks then
 	}
 	if err != nil {
@@ -300,7 +303,7 @@ func (r *stateStoreResource) planCheck(ctx context.Context, plan tfsdk.Plan, m s
 	if !ok {
 		return diags
 	}
-	ctx, done := startOp(ctx, plan, "kratix_state_store", opCreate, &diags)
+	ctx, done := schemautil.StartOp(ctx, plan, "kratix_state_store", schemautil.OpCreate, &diags)
 	defer done()
 	err = checker.CheckRead(ctx, storePrefix(m.Path))
 	var se *statestore.Error
@@ -349,7 +352,7 @@ func (r *stateStoreResource) Create(ctx context.Context, req resource.CreateRequ
 	if r.data.refuseOffline("kratix_state_store", "create", &resp.Diagnostics) {
 		return
 	}
-	ctx, done := startOp(ctx, req.Plan, "kratix_state_store", opCreate, &resp.Diagnostics)
+	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_state_store", schemautil.OpCreate, &resp.Diagnostics)
 	defer done()
 	r.save(ctx, req.Plan.Get, r.check, &resp.State, &resp.Diagnostics)
 }
@@ -368,7 +371,7 @@ func (r *stateStoreResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	ref := state.storeRef()
-	if !ref.known() {
+	if !ref.Known() {
 		return
 	}
 	createBucket := state.Bucket.CreateBucket.ValueBool()
@@ -383,7 +386,7 @@ func (r *stateStoreResource) Read(ctx context.Context, req resource.ReadRequest,
 	if !ok {
 		return
 	}
-	ctx, done := startOp(ctx, req.State, "kratix_state_store", opRead, &resp.Diagnostics)
+	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_state_store", schemautil.OpRead, &resp.Diagnostics)
 	defer done()
 	exists, err := probe.BucketExists(ctx, prefix)
 	if err != nil {
@@ -421,7 +424,7 @@ func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequ
 	if r.data.refuseOffline("kratix_state_store", "update", &resp.Diagnostics) {
 		return
 	}
-	ctx, done := startOp(ctx, req.Plan, "kratix_state_store", opUpdate, &resp.Diagnostics)
+	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_state_store", schemautil.OpUpdate, &resp.Diagnostics)
 	defer done()
 	resp.Diagnostics.Append(forgetAdoption(ctx, resp.Private)...) // the import's mark: see import_check.go
 	var state stateStoreModel
@@ -515,4 +518,10 @@ func (r *stateStoreResource) check(ctx context.Context, m stateStoreModel, diags
 		return false
 	}
 	return true
+}
+
+// withAttributes is base with more attributes added.
+func withAttributes(base, more map[string]schema.Attribute) map[string]schema.Attribute {
+	maps.Copy(base, more)
+	return base
 }

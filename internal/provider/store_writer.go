@@ -15,12 +15,13 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/memo"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
 // storeRefs finds the store object of a location, from every pool a resource knows (the one it
 // has now and the one it had), so that files can be taken from where a destination was.
-type storeRefs map[string]storeRefModel
+type storeRefs map[string]storeconfig.Ref
 
 func (r storeRefs) add(pool ...poolMember) storeRefs {
 	for _, m := range pool {
@@ -198,7 +199,7 @@ func (d *providerData) refreshWith(ctx context.Context, kind, who string, placem
 	for _, key := range sortedKeys(byLocation) {
 		dests := byLocation[key]
 		store, err := d.openRef(refs, key, placements[dests[0]].member.Member.Store)
-		if errors.Is(err, errSecretsUnknown) || errors.Is(err, errOffline) {
+		if errors.Is(err, storeconfig.ErrSecretsUnknown) || errors.Is(err, errOffline) {
 			// The credentials are known only after apply (a rotated password, say), or the
 			// provider is offline: the store cannot be read in this plan, so state stands, and
 			// the apply writes what is planned (or, offline, refuses).

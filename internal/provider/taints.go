@@ -12,12 +12,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
 // Taints, tolerations and weights: how a platform team takes a destination out of service and
 // sends more to bigger ones. The rules are Kubernetes' (package scheduling); these are their
-// attributes and the conversions from them.
+// attributes, their validators and the tolerations' reader. A destination's taints and weight are
+// read with the rest of the pool (pool.go: taintsFromList, weightOf).
 
 var (
 	taintEffects       = []string{scheduling.EffectNoSchedule, scheduling.EffectPreferNoSchedule, scheduling.EffectNoExecute}
@@ -37,8 +39,8 @@ func taintsAttribute(description string, validated bool) schema.ListNestedAttrib
 	a := schema.ListNestedAttribute{Optional: true, MarkdownDescription: description}
 	if validated {
 		a.Validators = []validator.List{taintsValidator{}}
-		key.Validators = []validator.String{labelKey()}
-		value.Validators = []validator.String{labelValue()}
+		key.Validators = []validator.String{schemautil.LabelKey()}
+		value.Validators = []validator.String{schemautil.LabelValue()}
 		effect.Validators = []validator.String{stringvalidator.OneOf(taintEffects...)}
 	}
 	a.NestedObject = schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{"key": key, "value": value, "effect": effect}}
@@ -103,55 +105,11 @@ func weightAttribute(description string, validated bool) schema.Int64Attribute {
 	return a
 }
 
-// taintsFromList reads a taints attribute; known is false while any of it is unknown.
-func taintsFromList(list types.List) ([]scheduling.Taint, bool) {
-	return stringObjects(list, []string{"key", "value", "effect"}, func(v []string) scheduling.Taint {
-		return scheduling.Taint{Key: v[0], Value: v[1], Effect: v[2]}
-	})
-}
-
 // tolerationsFromList reads a tolerations attribute; known is false while any of it is unknown.
 func tolerationsFromList(list types.List) ([]scheduling.Toleration, bool) {
 	return stringObjects(list, []string{"key", "operator", "value", "effect"}, func(v []string) scheduling.Toleration {
 		return scheduling.Toleration{Key: v[0], Operator: v[1], Value: v[2], Effect: v[3]}
 	})
-}
-
-// stringObjects reads a list of objects of string attributes, the named ones in order (null
-// reads as ""), each made into a T; null elements are skipped, and known is false while any of it
-// is unknown.
-func stringObjects[T any](list types.List, names []string, build func([]string) T) (out []T, known bool) {
-	if list.IsUnknown() {
-		return nil, false
-	}
-	for _, e := range list.Elements() {
-		obj, ok := e.(types.Object)
-		if !ok || obj.IsNull() {
-			continue
-		}
-		if obj.IsUnknown() {
-			return nil, false
-		}
-		a := obj.Attributes()
-		vals := make([]string, len(names))
-		for i, n := range names {
-			v := objString(a, n)
-			if v.IsUnknown() {
-				return nil, false
-			}
-			vals[i] = v.ValueString()
-		}
-		out = append(out, build(vals))
-	}
-	return out, true
-}
-
-// weightOf reads a weight attribute: 0 (counted as 1) when null; known is false while unknown.
-func weightOf(v types.Int64) (int, bool) {
-	if v.IsUnknown() {
-		return 0, false
-	}
-	return int(v.ValueInt64()), true
 }
 
 // taintsValidator refuses two taints of one key and effect, as Kubernetes does; each taint's

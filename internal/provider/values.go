@@ -2,10 +2,12 @@ package provider
 
 import (
 	"context"
+	"maps"
 	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 func stringMapValue(m map[string]string) types.Map {
@@ -42,4 +44,15 @@ func stringListOf(ctx context.Context, l types.List) []string {
 	}
 	_ = l.ElementsAs(ctx, &out, false)
 	return out
+}
+
+// attrsCopy is the attributes of object v in a map of their own. tftypes.Value.As hands out the
+// value's own map, so an edit of what it returns changes v and every value sharing it: a plan
+// compared with the value it was made from would then always look unchanged.
+func attrsCopy(v tftypes.Value) (map[string]tftypes.Value, error) {
+	var m map[string]tftypes.Value
+	if err := v.As(&m); err != nil {
+		return nil, err
+	}
+	return maps.Clone(m), nil
 }

@@ -97,9 +97,9 @@
 //
 // # One deadline per operation
 //
-// Each Create, Read, Update and Delete that talks to a store starts with `startOp`
-// (`timeouts.go`): its context ends at the resource's `timeouts` value for that operation, 10
-// minutes when unset. Store calls, retries and waits take no deadline of their own (only a TCP
+// Each Create, Read, Update and Delete that talks to a store starts with `schemautil.StartOp`
+// (`internal/provider/schemautil/timeouts.go`): its context ends at the resource's `timeouts`
+// value for that operation, 10 minutes when unset. Store calls, retries and waits take no deadline of their own (only a TCP
 // dial does: 10 s for buckets, 30 s for SSH), so the user's limit is what bounds them; a race lost
 // to another writer (a push that finds the branch moved, an aggregate rebuild whose
 // compare-and-swap fails) is retried until that deadline, with full-jitter backoff from 50 ms up

@@ -1,4 +1,4 @@
-package provider
+package storeconfig
 
 import (
 	"context"
@@ -15,13 +15,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// secretKey is a key a credential set may hold, with what it is for.
-type secretKey struct {
-	name, description string
+// SecretKey is a key a credential set may hold, with what it is for.
+type SecretKey struct {
+	Name, Description string
 }
 
-// secretKeys are the keys a credential set may hold.
-var secretKeys = []secretKey{
+// SecretKeys are the keys a credential set may hold.
+var SecretKeys = []SecretKey{
 	{"access_key_id", "Access key id of a bucket store (`auth_method = \"accessKey\"`)."},
 	{"secret_access_key", "Secret access key of a bucket store."},
 	{"session_token", "Session token of a bucket store, for temporary credentials."},
@@ -44,13 +44,14 @@ var secretKeys = []secretKey{
 		"Enterprise Server. Defaults to `https://api.github.com`. Not secret, but kept with the App's settings."},
 }
 
-func secretsSchema() schema.Attribute {
+// SecretsSchema is the provider block's secrets attribute.
+func SecretsSchema() schema.Attribute {
 	attrs := map[string]schema.Attribute{}
-	for _, k := range secretKeys {
-		attrs[k.name] = schema.StringAttribute{
+	for _, k := range SecretKeys {
+		attrs[k.Name] = schema.StringAttribute{
 			Optional:            true,
 			Sensitive:           true,
-			MarkdownDescription: k.description + " Environment: `KRATIX_SECRET_<NAME>_" + strings.ToUpper(k.name) + "`.",
+			MarkdownDescription: k.Description + " Environment: `KRATIX_SECRET_<NAME>_" + strings.ToUpper(k.Name) + "`.",
 		}
 	}
 	return schema.MapNestedAttribute{
@@ -67,26 +68,38 @@ func secretsSchema() schema.Attribute {
 	}
 }
 
-// secretSet is one named set of credentials; unset keys are empty.
-type secretSet map[string]string
+// Set is one named set of credentials; unset keys are empty.
+type Set map[string]string
 
 // keys lists the keys the set holds (never their values), sorted.
-func (s secretSet) keys() []string { return slices.Sorted(maps.Keys(s)) }
+func (s Set) keys() []string { return slices.Sorted(maps.Keys(s)) }
 
-// configureSecrets records the provider's secrets. During plan some may be unknown (a
-// random_password's result, a tls_private_key's key): the whole attribute, a whole set or one
-// value. A set with anything unknown cannot be judged until apply, when Terraform configures the
-// provider again with every value known.
-func (d *providerData) configureSecrets(ctx context.Context, v types.Map, diags *diag.Diagnostics) {
-	d.secrets, d.unknownSets, d.secretsUnknown = secretsFromConfig(ctx, v, diags)
+// Secrets are the provider's named credential sets, resolved key by key from the configuration,
+// then the environment.
+type Secrets struct {
+	sets        map[string]Set
+	allUnknown  bool            // the secrets attribute as a whole was not known at Configure
+	unknownSets map[string]bool // sets with a value not known at Configure (planned from other resources)
+	lookupEnv   func(string) (string, bool)
+	environ     func() []string // os.Environ when nil; tests replace it
 }
 
-func secretsFromConfig(ctx context.Context, v types.Map, diags *diag.Diagnostics) (sets map[string]secretSet, unknownSets map[string]bool, allUnknown bool) {
+// ReadSecrets reads the provider's secrets attribute, with lookupEnv to read the environment.
+// During plan some may be unknown (a random_password's result, a tls_private_key's key): the
+// whole attribute, a whole set or one value. A set with anything unknown cannot be judged until
+// apply, when Terraform configures the provider again with every value known.
+func ReadSecrets(ctx context.Context, v types.Map, lookupEnv func(string) (string, bool), diags *diag.Diagnostics) Secrets {
+	s := Secrets{lookupEnv: lookupEnv}
+	s.sets, s.unknownSets, s.allUnknown = secretsFromConfig(ctx, v, diags)
+	return s
+}
+
+func secretsFromConfig(ctx context.Context, v types.Map, diags *diag.Diagnostics) (sets map[string]Set, unknownSets map[string]bool, allUnknown bool) {
 	unknownSets = map[string]bool{}
 	if v.IsUnknown() {
 		return nil, unknownSets, true
 	}
-	out := map[string]secretSet{}
+	out := map[string]Set{}
 	if v.IsNull() {
 		return out, unknownSets, false
 	}
@@ -97,7 +110,7 @@ func secretsFromConfig(ctx context.Context, v types.Map, diags *diag.Diagnostics
 			unknownSets[name] = true
 			continue
 		}
-		set := secretSet{}
+		set := Set{}
 		for key, attr := range obj.Attributes() {
 			s, ok := attr.(types.String)
 			if !ok {
@@ -116,8 +129,8 @@ func secretsFromConfig(ctx context.Context, v types.Map, diags *diag.Diagnostics
 	return out, unknownSets, false
 }
 
-// envPrefix is the start of the environment variables of the secret set name.
-func envPrefix(name string) string {
+// EnvPrefix is the start of the environment variables of the secret set name.
+func EnvPrefix(name string) string {
 	up := strings.Map(func(r rune) rune {
 		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
 			return unicode.ToUpper(r)
@@ -127,35 +140,35 @@ func envPrefix(name string) string {
 	return "KRATIX_SECRET_" + up + "_"
 }
 
-// envName is the environment variable that holds key of the secret set name.
-func envName(name, key string) string {
-	return envPrefix(name) + strings.ToUpper(key)
+// EnvName is the environment variable that holds key of the secret set name.
+func EnvName(name, key string) string {
+	return EnvPrefix(name) + strings.ToUpper(key)
 }
 
-// errSecretsUnknown says a secret set cannot be resolved yet: it depends on values known only
+// ErrSecretsUnknown says a secret set cannot be resolved yet: it depends on values known only
 // after apply.
-var errSecretsUnknown = fmt.Errorf("the provider's secrets are not known yet (they depend on values known only after apply)")
+var ErrSecretsUnknown = fmt.Errorf("the provider's secrets are not known yet (they depend on values known only after apply)")
 
-// secret resolves a named credential set: configuration first, then the environment, key by key.
-// found is false when neither has anything for that name.
-func (d *providerData) secret(name string) (set secretSet, found bool, err error) {
-	if d.unknownSets[name] {
-		return nil, false, errSecretsUnknown
+// Resolve resolves a named credential set: configuration first, then the environment, key by
+// key. found is false when neither has anything for that name.
+func (s *Secrets) Resolve(name string) (set Set, found bool, err error) {
+	if s.unknownSets[name] {
+		return nil, false, ErrSecretsUnknown
 	}
-	set = secretSet{}
-	cfg, inConfig := d.secrets[name]
-	for _, k := range secretKeys {
-		if v := cfg[k.name]; v != "" {
-			set[k.name] = v
+	set = Set{}
+	cfg, inConfig := s.sets[name]
+	for _, k := range SecretKeys {
+		if v := cfg[k.Name]; v != "" {
+			set[k.Name] = v
 			continue
 		}
-		if v, ok := d.lookupEnv(envName(name, k.name)); ok && v != "" {
-			set[k.name] = v
+		if v, ok := s.lookupEnv(EnvName(name, k.Name)); ok && v != "" {
+			set[k.Name] = v
 		}
 	}
 	found = inConfig || len(set) > 0
-	if !found && d.secretsUnknown {
-		return nil, false, errSecretsUnknown
+	if !found && s.allUnknown {
+		return nil, false, ErrSecretsUnknown
 	}
 	return set, found, nil
 }
@@ -163,19 +176,19 @@ func (d *providerData) secret(name string) (set secretSet, found bool, err error
 // strayEnv lists the environment variables that start with the prefix of set name but name no
 // key a set may hold (KRATIX_SECRET_MINIO_ACCESS_KEY for ..._ACCESS_KEY_ID): the names only,
 // never their values, for the errors that would otherwise say nothing is set.
-func (d *providerData) strayEnv(name string) []string {
+func (s *Secrets) strayEnv(name string) []string {
 	environ := os.Environ
-	if d.environ != nil {
-		environ = d.environ
+	if s.environ != nil {
+		environ = s.environ
 	}
-	prefix := envPrefix(name)
+	prefix := EnvPrefix(name)
 	var out []string
 	for _, kv := range environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if !strings.HasPrefix(k, prefix) {
 			continue
 		}
-		if !slices.ContainsFunc(secretKeys, func(sk secretKey) bool { return envName(name, sk.name) == k }) {
+		if !slices.ContainsFunc(SecretKeys, func(sk SecretKey) bool { return EnvName(name, sk.Name) == k }) {
 			out = append(out, k)
 		}
 	}
@@ -185,17 +198,17 @@ func (d *providerData) strayEnv(name string) []string {
 
 // acceptedEnv is what strayEnv's variables should have been called.
 func acceptedEnv(name string) string {
-	keys := make([]string, 0, len(secretKeys))
-	for _, k := range secretKeys {
-		keys = append(keys, strings.ToUpper(k.name))
+	keys := make([]string, 0, len(SecretKeys))
+	for _, k := range SecretKeys {
+		keys = append(keys, strings.ToUpper(k.Name))
 	}
-	return envPrefix(name) + "<KEY>, with <KEY> one of " + strings.Join(keys, ", ")
+	return EnvPrefix(name) + "<KEY>, with <KEY> one of " + strings.Join(keys, ", ")
 }
 
 // strayEnvNote is a sentence naming strayEnv's variables and the accepted names; "" when there
 // are none.
-func (d *providerData) strayEnvNote(name string) string {
-	stray := d.strayEnv(name)
+func (s *Secrets) strayEnvNote(name string) string {
+	stray := s.strayEnv(name)
 	if len(stray) == 0 {
 		return ""
 	}
@@ -203,10 +216,10 @@ func (d *providerData) strayEnvNote(name string) string {
 		"variables are %s.", strings.Join(stray, ", "), acceptedEnv(name))
 }
 
-// secretNames lists the configured set names, for error messages.
-func (d *providerData) secretNames() []string {
-	names := make([]string, 0, len(d.secrets))
-	for n := range d.secrets {
+// names lists the configured set names, for error messages.
+func (s *Secrets) names() []string {
+	names := make([]string, 0, len(s.sets))
+	for n := range s.sets {
 		names = append(names, n)
 	}
 	sort.Strings(names)

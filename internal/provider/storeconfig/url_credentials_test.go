@@ -1,4 +1,4 @@
-package provider
+package storeconfig
 
 import (
 	"context"
@@ -44,7 +44,7 @@ func TestGitURLCredentials(t *testing.T) {
 		return out
 	}
 	for _, raw := range refused {
-		errs := check(gitURL(), raw)
+		errs := check(GitURL(), raw)
 		if len(errs) != 1 {
 			t.Errorf("%q: want one error, got %v", raw, errs)
 			continue
@@ -60,15 +60,15 @@ func TestGitURLCredentials(t *testing.T) {
 		if strings.Contains(raw, "://") && !strings.Contains(errs[0], "secrets") {
 			t.Errorf("%q: the error does not point to the provider's secrets: %s", raw, errs[0])
 		}
-		if errs := check(gitURLWithoutCredentials(), raw); statestore.URLCredentials(raw) != "" && len(errs) != 1 {
+		if errs := check(GitURLWithoutCredentials(), raw); statestore.URLCredentials(raw) != "" && len(errs) != 1 {
 			t.Errorf("%q: the store object's url should be refused too, got %v", raw, errs)
 		}
 	}
 	for _, raw := range accepted {
-		if errs := check(gitURL(), raw); len(errs) > 0 {
+		if errs := check(GitURL(), raw); len(errs) > 0 {
 			t.Errorf("%q: want no error, got %v", raw, errs)
 		}
-		if errs := check(gitURLWithoutCredentials(), raw); len(errs) > 0 {
+		if errs := check(GitURLWithoutCredentials(), raw); len(errs) > 0 {
 			t.Errorf("%q: want no error, got %v", raw, errs)
 		}
 	}

@@ -1,4 +1,4 @@
-package provider
+package storeconfig
 
 import (
 	"context"
@@ -14,15 +14,15 @@ import (
 // values are not enough to say it is incomplete); a fully known set next to it can.
 func TestSecretsPartlyUnknown(t *testing.T) {
 	attrTypes := map[string]attr.Type{}
-	for _, k := range secretKeys {
-		attrTypes[k.name] = types.StringType
+	for _, k := range SecretKeys {
+		attrTypes[k.Name] = types.StringType
 	}
 	set := func(values map[string]types.String) attr.Value {
 		attrs := map[string]attr.Value{}
-		for _, k := range secretKeys {
-			attrs[k.name] = types.StringNull()
-			if v, ok := values[k.name]; ok {
-				attrs[k.name] = v
+		for _, k := range SecretKeys {
+			attrs[k.Name] = types.StringNull()
+			if v, ok := values[k.Name]; ok {
+				attrs[k.Name] = v
 			}
 		}
 		return types.ObjectValueMust(attrTypes, attrs)
@@ -33,22 +33,21 @@ func TestSecretsPartlyUnknown(t *testing.T) {
 		"whole":  types.ObjectUnknown(attrTypes),
 	})
 	var diags diag.Diagnostics
-	d := &providerData{lookupEnv: func(string) (string, bool) { return "", false }}
-	d.configureSecrets(context.Background(), secrets, &diags)
+	d := ReadSecrets(context.Background(), secrets, func(string) (string, bool) { return "", false }, &diags)
 	if diags.HasError() {
 		t.Fatal(diags)
 	}
 	for _, name := range []string{"partly", "whole"} {
-		if _, _, err := d.secret(name); !errors.Is(err, errSecretsUnknown) {
+		if _, _, err := d.Resolve(name); !errors.Is(err, ErrSecretsUnknown) {
 			t.Errorf("secret(%q) gave %v, want errSecretsUnknown", name, err)
 		}
 	}
-	got, found, err := d.secret("known")
+	got, found, err := d.Resolve("known")
 	if err != nil || !found || got["access_key_id"] != "id" || got["secret_access_key"] != "" {
 		t.Errorf("secret(known) = %v, %v, %v", got, found, err)
 	}
 	// A set that is not configured is known to be missing: the map's keys are known.
-	if _, found, err := d.secret("other"); err != nil || found {
+	if _, found, err := d.Resolve("other"); err != nil || found {
 		t.Errorf("secret(other) = %v, %v; want not found and no error", found, err)
 	}
 }

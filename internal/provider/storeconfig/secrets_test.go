@@ -1,4 +1,4 @@
-package provider
+package storeconfig
 
 import (
 	"errors"
@@ -13,7 +13,7 @@ func TestEnvName(t *testing.T) {
 		{"a.b_c9", "known_hosts"}:      "KRATIX_SECRET_A_B_C9_KNOWN_HOSTS",
 	}
 	for in, want := range tests {
-		if got := envName(in[0], in[1]); got != want {
+		if got := EnvName(in[0], in[1]); got != want {
 			t.Errorf("envName(%q, %q) = %q, want %q", in[0], in[1], got, want)
 		}
 	}
@@ -25,8 +25,8 @@ func TestSecretResolution(t *testing.T) {
 		"KRATIX_SECRET_MINIO_ACCESS_KEY_ID":     "env-id",
 		"KRATIX_SECRET_ONLYENV_PASSWORD":        "token",
 	}
-	d := &providerData{
-		secrets: map[string]secretSet{
+	d := &Secrets{
+		sets: map[string]Set{
 			"minio": {"access_key_id": "config-id"},
 			"empty": {},
 		},
@@ -34,23 +34,23 @@ func TestSecretResolution(t *testing.T) {
 	}
 	tests := []struct {
 		name      string
-		want      secretSet
+		want      Set
 		wantFound bool
 	}{
 		// The configuration wins key by key; the environment fills the rest.
-		{"minio", secretSet{"access_key_id": "config-id", "secret_access_key": "from-env"}, true},
-		{"onlyenv", secretSet{"password": "token"}, true},
-		{"empty", secretSet{}, true},
-		{"nothing", secretSet{}, false},
+		{"minio", Set{"access_key_id": "config-id", "secret_access_key": "from-env"}, true},
+		{"onlyenv", Set{"password": "token"}, true},
+		{"empty", Set{}, true},
+		{"nothing", Set{}, false},
 	}
 	for _, tt := range tests {
-		got, found, err := d.secret(tt.name)
+		got, found, err := d.Resolve(tt.name)
 		if err != nil || found != tt.wantFound || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("secret(%q) = %v, %v, %v; want %v, %v", tt.name, got, found, err, tt.want, tt.wantFound)
 		}
 	}
-	d.secretsUnknown = true
-	if _, _, err := d.secret("nothing"); !errors.Is(err, errSecretsUnknown) {
+	d.allUnknown = true
+	if _, _, err := d.Resolve("nothing"); !errors.Is(err, ErrSecretsUnknown) {
 		t.Errorf("with unknown secrets, an unresolvable set gave %v, want errSecretsUnknown", err)
 	}
 }
@@ -67,7 +67,7 @@ func TestGitTransport(t *testing.T) {
 		"https:///nohost":                      "",
 	}
 	for url, want := range tests {
-		got, err := gitTransport(url)
+		got, err := GitTransport(url)
 		if want == "" {
 			if err == nil {
 				t.Errorf("gitTransport(%q) = %q, want an error", url, got)

@@ -1,4 +1,4 @@
-package provider
+package schemautil
 
 import (
 	"context"
@@ -14,35 +14,35 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// defaultTimeout bounds one create, read, update or delete when the resource's `timeouts` block
+// DefaultTimeout bounds one create, read, update or delete when the resource's `timeouts` block
 // does not say otherwise. It ends the operation's context, and every store call, retry and wait
 // under the operation ends with it (the stores take no deadline of their own but a dial's).
-const defaultTimeout = 10 * time.Minute
+const DefaultTimeout = 10 * time.Minute
 
 // Operations, as the `timeouts` block names them.
 const (
-	opCreate = "create"
-	opRead   = "read"
-	opUpdate = "update"
-	opDelete = "delete"
+	OpCreate = "create"
+	OpRead   = "read"
+	OpUpdate = "update"
+	OpDelete = "delete"
 )
 
-// timeoutsBlock is the `timeouts` block of a resource that talks to stores; ops lists the
+// TimeoutsBlock is the `timeouts` block of a resource that talks to stores; ops lists the
 // operations that do, and so may be bounded. A block (not an attribute) because that is how
 // Terraform users write it elsewhere: `timeouts { create = "20m" }`.
-func timeoutsBlock(ctx context.Context, ops ...string) schema.Block {
+func TimeoutsBlock(ctx context.Context, ops ...string) schema.Block {
 	opts := timeouts.Opts{}
 	for _, op := range ops {
 		d := fmt.Sprintf("How long %s may take, as a Go duration such as `30s`, `20m` or `1h`. Default `%s`.",
-			timeoutVerbs[op], shortDuration(defaultTimeout))
+			timeoutVerbs[op], shortDuration(DefaultTimeout))
 		switch op {
-		case opCreate:
+		case OpCreate:
 			opts.Create, opts.CreateDescription = true, d
-		case opRead:
+		case OpRead:
 			opts.Read, opts.ReadDescription = true, d+" Read runs at every refresh, so during `terraform plan` too."
-		case opUpdate:
+		case OpUpdate:
 			opts.Update, opts.UpdateDescription = true, d
-		case opDelete:
+		case OpDelete:
 			opts.Delete, opts.DeleteDescription = true, d+" Terraform destroys with the value saved in state: "+
 				"apply a change to it before the destroy that needs it."
 		}
@@ -53,7 +53,7 @@ func timeoutsBlock(ctx context.Context, ops ...string) schema.Block {
 	}
 	b.MarkdownDescription = fmt.Sprintf("Time limits of the operations that talk to the stores; each is `%s` "+
 		"unless set. An operation that runs out of time stops its store calls and fails, naming the limit.",
-		shortDuration(defaultTimeout))
+		shortDuration(DefaultTimeout))
 	for name, a := range b.Attributes {
 		s, ok := a.(schema.StringAttribute)
 		if !ok {
@@ -66,39 +66,39 @@ func timeoutsBlock(ctx context.Context, ops ...string) schema.Block {
 }
 
 var timeoutVerbs = map[string]string{
-	opCreate: "creating the resource", opRead: "reading it back from the stores",
-	opUpdate: "updating it", opDelete: "destroying it",
+	OpCreate: "creating the resource", OpRead: "reading it back from the stores",
+	OpUpdate: "updating it", OpDelete: "destroying it",
 }
 
-// attributeGetter is a plan or a state.
-type attributeGetter interface {
+// AttributeGetter is a plan or a state.
+type AttributeGetter interface {
 	GetAttribute(ctx context.Context, p path.Path, target any) diag.Diagnostics
 }
 
-// startOp bounds one operation of a resource by its `timeouts` block in src (the plan for create
+// StartOp bounds one operation of a resource by its `timeouts` block in src (the plan for create
 // and update, the state for read and delete). Defer the returned function: it releases the
 // context and, when the operation failed because its time ran out, adds an error that names the
 // limit and how to raise it, beside the store errors that say where it stopped.
-func startOp(ctx context.Context, src attributeGetter, typeName, op string, diags *diag.Diagnostics) (context.Context, func()) {
+func StartOp(ctx context.Context, src AttributeGetter, typeName, op string, diags *diag.Diagnostics) (context.Context, func()) {
 	var tv timeouts.Value
 	var limit time.Duration
 	var d diag.Diagnostics
 	if d = src.GetAttribute(ctx, path.Root("timeouts"), &tv); !d.HasError() {
 		switch op {
-		case opCreate:
-			limit, d = tv.Create(ctx, defaultTimeout)
-		case opRead:
-			limit, d = tv.Read(ctx, defaultTimeout)
-		case opUpdate:
-			limit, d = tv.Update(ctx, defaultTimeout)
-		case opDelete:
-			limit, d = tv.Delete(ctx, defaultTimeout)
+		case OpCreate:
+			limit, d = tv.Create(ctx, DefaultTimeout)
+		case OpRead:
+			limit, d = tv.Read(ctx, DefaultTimeout)
+		case OpUpdate:
+			limit, d = tv.Update(ctx, DefaultTimeout)
+		case OpDelete:
+			limit, d = tv.Delete(ctx, DefaultTimeout)
 		}
 	}
 	if d.HasError() || limit <= 0 {
 		// A state written before the block existed, or a value the validators let through:
 		// the default applies.
-		limit = defaultTimeout
+		limit = DefaultTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	return ctx, func() {
@@ -109,15 +109,15 @@ func startOp(ctx context.Context, src attributeGetter, typeName, op string, diag
 		}
 		var name types.String
 		_ = src.GetAttribute(ctx, path.Root("name"), &name)
-		raise := defaultTimeout
-		if limit >= defaultTimeout {
+		raise := DefaultTimeout
+		if limit >= DefaultTimeout {
 			raise = 2 * limit
 		}
 		diags.AddAttributeError(path.Root("timeouts").AtName(op), "Operation Timed Out",
 			fmt.Sprintf("%s %q: the %s did not finish within its %s timeout of %s (timeouts.%s; default %s), and "+
 				"stopped where the errors above say. Check that the stores can be reached, then raise the limit, "+
 				"e.g. timeouts { %s = %q }, and run Terraform again: the next plan shows what is left to do.",
-				typeName, name.ValueString(), op, op, limit, op, shortDuration(defaultTimeout), op, shortDuration(raise)))
+				typeName, name.ValueString(), op, op, limit, op, shortDuration(DefaultTimeout), op, shortDuration(raise)))
 	}
 }
 

@@ -1,8 +1,10 @@
-package provider
+package placement_test
 
 import (
 	"reflect"
 	"testing"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 )
 
 func TestParseRequestImportID(t *testing.T) {
@@ -20,7 +22,7 @@ func TestParseRequestImportID(t *testing.T) {
 		{id: "@w", bad: true},
 	}
 	for _, tt := range tests {
-		base, parts, dest, err := parseRequestImportID(tt.id)
+		base, parts, dest, err := placement.ParseRequestImportID(tt.id)
 		if tt.bad {
 			if err == nil {
 				t.Errorf("%q: accepted as %q %v %q", tt.id, base, parts, dest)
