@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -189,5 +191,34 @@ func TestCountedCountsTheRunOnly(t *testing.T) {
 	}
 	if left := proxy.reset(); left.String() != "0 PUT, 0 GET, 0 HEAD, 0 LIST (0 listings), 0 other" {
 		t.Errorf("proxy after the run: %s, want nothing", left)
+	}
+}
+
+// TestWatchedSeesTheRun: a watched run gets what the watcher saw of the process working in its
+// folder (a busy shell standing in for terraform), and keeps its own time.
+func TestWatchedSeesTheRun(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	if sh, err = filepath.EvalSymlinks(sh); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	e := &env{providerBin: "/nonexistent/terraform-provider-kratix", terraform: sh}
+	run := watched(e, dir, func(int) (sample, error) {
+		cmd := exec.Command(sh, "-c", `i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done`)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return sample{}, fmt.Errorf("busy loop: %v: %s", err, out)
+		}
+		return sample{took: time.Second}, nil
+	})
+	got, err := run(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.took != time.Second || got.use.terraformMiB <= 0 || got.use.terraformCPU <= 0 || got.use.providerMiB != 0 {
+		t.Errorf("watched run: took %s, use %+v; want 1s, the shell's memory and CPU above 0 and no provider", got.took, got.use)
 	}
 }
