@@ -19,7 +19,7 @@ type sample struct {
 	peakMiB float64    // the provider's peak RSS, when the command watched it (tfResult.peakMiB)
 	use     fleetUsage // the provider's and terraform's peak RSS and CPU time, when watched (see watched)
 	counts  s3Counts   // the S3 requests, when counted through the proxy (see counted)
-	note    string     // what the notes say of this run beside its time (B5's pushes, B8's fetch)
+	note    string     // a figure of the run that the notes give beside its time (pushes, bytes fetched)
 }
 
 // series is one side of a scenario: the measured command or one of its floors. run does run i
