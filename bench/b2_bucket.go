@@ -44,32 +44,22 @@ func benchBucketStore(ctx context.Context, e *env, runs int, puts map[string][]b
 	if _, err := minioFloorRun(ctx, e, "b2-floor-warm", puts, minio.PutObjectOptions{}); err != nil {
 		return row{}, err
 	}
-	var measured, floor, withMD5 timings
 	var stats statestore.BucketStats
-	for i := range runs {
-		// Not part of the floor: the floor with the provider's upload options, which tells how
-		// much of the gap is Content-MD5 and how much the lookups before the PUTs.
-		d, err := minioFloorRun(ctx, e, fmt.Sprintf("b2-md5-%d", i), puts, providerPutOptions)
-		if err != nil {
-			return row{}, err
-		}
-		withMD5 = append(withMD5, d)
-		// Alternating which goes first spreads any drift of the machine's load over both.
-		steps := []func() error{
-			func() error {
-				d, s, err := storeApplyRun(ctx, e, fmt.Sprintf("b2-store-%d", i), puts)
-				measured, stats = append(measured, d), s
-				return err
-			},
-			func() error {
-				d, err := minioFloorRun(ctx, e, fmt.Sprintf("b2-floor-%d", i), puts, minio.PutObjectOptions{})
-				floor = append(floor, d)
-				return err
-			},
-		}
-		if err := alternate(i, steps); err != nil {
-			return row{}, err
-		}
+	measured := &series{run: func(i int) (sample, error) {
+		d, s, err := storeApplyRun(ctx, e, fmt.Sprintf("b2-store-%d", i), puts)
+		stats = s
+		return sample{took: d}, err
+	}}
+	floor := &series{run: timed(func(i int) (time.Duration, error) {
+		return minioFloorRun(ctx, e, fmt.Sprintf("b2-floor-%d", i), puts, minio.PutObjectOptions{})
+	})}
+	// Not part of the floor: the floor with the provider's upload options, which tells how much
+	// of the gap is Content-MD5 and how much the lookups before the PUTs.
+	withMD5 := &series{run: timed(func(i int) (time.Duration, error) {
+		return minioFloorRun(ctx, e, fmt.Sprintf("b2-md5-%d", i), puts, providerPutOptions)
+	})}
+	if err := measure(runs, measured, floor, withMD5); err != nil {
+		return row{}, err
 	}
 	r, rs := ratio(measured.median(), floor.median())
 	size := len(e.depsCanonical)
@@ -80,20 +70,8 @@ func benchBucketStore(ctx context.Context, e *env, runs int, puts map[string][]b
 		ratio:    rs, goal: "<= 1.1x", met: yesNo(r <= 1.1),
 		notes: fmt.Sprintf("%d objects each side, %d in flight; store requests per run: %d PUT, %d HEAD, %d GET, %d LIST; "+
 			"minio-go with the store's PutObject options (DisableMultipart, SendContentMd5), no HEADs: %s; runs: store %s / floor %s",
-			len(puts), statestore.DefaultBucketConcurrency, stats.Puts, stats.Heads, stats.Gets, stats.Lists, fmtDuration(withMD5.median()), measured, floor),
+			len(puts), statestore.DefaultBucketConcurrency, stats.Puts, stats.Heads, stats.Gets, stats.Lists, fmtDuration(withMD5.median()), measured.times(), floor.times()),
 	}, nil
-}
-
-// alternate runs the steps of run i, rotated by i: with two steps, the first one first on even
-// runs and last on odd ones; with three, each step takes each place in turn.
-func alternate(i int, steps []func() error) error {
-	n := len(steps)
-	for j := range n {
-		if err := steps[(i+j)%n](); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // storeApplyRun writes puts as one Change through a fresh Pool into a fresh bucket.
@@ -211,42 +189,24 @@ func benchBucketApply(ctx context.Context, e *env, runs int, puts map[string][]b
 // nothing.
 func benchDepsApply(ctx context.Context, e *env, runs int, prefix string, store func(name string) storeRef,
 	rawStore func(name string) (time.Duration, error), scenario, rawName, checked string) ([]row, error) {
-	var full, fair, raw, empty, noop timings
-	var peak, peakEmpty float64
-	for i := range runs {
-		steps := []func() error{
-			func() error {
-				name := fmt.Sprintf("%s-tf-%d", prefix, i)
-				res, err := depsApply(ctx, e, name, store(name), "")
-				full, peak = append(full, res.took), max(peak, res.peakMiB)
-				return err
-			},
-			func() error {
-				name := fmt.Sprintf("%s-tf-fair-%d", prefix, i)
-				d, err := e.fairFloorApply(ctx, name, depsConfig(store(name), ""), map[string][]byte{"dependencies.yaml": e.depsRaw})
-				fair = append(fair, d)
-				return err
-			},
-			func() error {
-				d, err := rawStore(fmt.Sprintf("%s-raw-%d", prefix, i))
-				raw = append(raw, d)
-				return err
-			},
-			func() error {
-				name := fmt.Sprintf("%s-tf-none-%d", prefix, i)
-				res, err := depsApply(ctx, e, name, store(name), nothingMatches)
-				empty, peakEmpty = append(empty, res.took), max(peakEmpty, res.peakMiB)
-				return err
-			},
-			func() error {
-				d, err := noopApply(ctx, e, fmt.Sprintf("%s-tf-noop-%d", prefix, i), store)
-				noop = append(noop, d)
-				return err
-			},
-		}
-		if err := alternate(i, steps); err != nil {
-			return nil, err
-		}
+	full := &series{run: command(func(i int) (tfResult, error) {
+		name := fmt.Sprintf("%s-tf-%d", prefix, i)
+		return depsApply(ctx, e, name, store(name), "")
+	})}
+	fair := &series{run: timed(func(i int) (time.Duration, error) {
+		name := fmt.Sprintf("%s-tf-fair-%d", prefix, i)
+		return e.fairFloorApply(ctx, name, depsConfig(store(name), ""), map[string][]byte{"dependencies.yaml": e.depsRaw})
+	})}
+	raw := &series{run: timed(func(i int) (time.Duration, error) { return rawStore(fmt.Sprintf("%s-raw-%d", prefix, i)) })}
+	empty := &series{run: command(func(i int) (tfResult, error) {
+		name := fmt.Sprintf("%s-tf-none-%d", prefix, i)
+		return depsApply(ctx, e, name, store(name), nothingMatches)
+	})}
+	noop := &series{run: timed(func(i int) (time.Duration, error) {
+		return noopApply(ctx, e, fmt.Sprintf("%s-tf-noop-%d", prefix, i), store)
+	})}
+	if err := measure(runs, full, fair, raw, empty, noop); err != nil {
+		return nil, err
 	}
 	physical := fair.median() + raw.median()
 	r, rs := ratio(full.median(), physical)
@@ -262,7 +222,7 @@ func benchDepsApply(ctx context.Context, e *env, runs int, prefix string, store 
 		floor2:   fairText, ratio2: ratioText(full.median(), fair.median()),
 		goal: "<= 1.3x physical floor", met: yesNo(r > 0 && r <= 1.3),
 		notes: fmt.Sprintf("%d runs; %s; raw store: %s; provider peak RSS %.0f MiB; protocol floor plus raw store %s, ratio %s; runs: %s / fair %s / raw store %s",
-			runs, checked, rawName, peak, fmtDuration(noop.median()+raw.median()), ratioText(full.median(), noop.median()+raw.median()), full, fair, raw),
+			runs, checked, rawName, full.peakMiB(), fmtDuration(noop.median()+raw.median()), ratioText(full.median(), noop.median()+raw.median()), full.times(), fair.times(), raw.times()),
 	}, {
 		scenario: scenario + ", selector matching nothing",
 		measured: fmtDuration(empty.median()),
@@ -271,7 +231,7 @@ func benchDepsApply(ctx context.Context, e *env, runs int, prefix string, store 
 		floor2:   noopText, ratio2: ratioText(empty.median(), noop.median()),
 		goal: "<= 1.3x fair floor", met: yesNo(r2 > 0 && r2 <= 1.3),
 		notes: fmt.Sprintf("%d runs; nothing written (checked); provider peak RSS %.0f MiB; the protocol floor is %s the fair floor; runs: %s / fair %s / protocol %s",
-			runs, peakEmpty, ratioText(noop.median(), fair.median()), empty, fair, noop),
+			runs, empty.peakMiB(), ratioText(noop.median(), fair.median()), empty.times(), fair.times(), noop.times()),
 	}}, nil
 }
 

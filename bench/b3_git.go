@@ -43,23 +43,14 @@ func benchGitStore(ctx context.Context, e *env, runs int, puts map[string][]byte
 	if _, err := gitCLIFloorRun(ctx, e, "b3-floor-warm", puts); err != nil {
 		return row{}, err
 	}
-	var measured, floor timings
-	for i := range runs {
-		steps := []func() error{
-			func() error {
-				d, err := gitStoreRun(ctx, e, fmt.Sprintf("b3-store-%d", i), puts)
-				measured = append(measured, d)
-				return err
-			},
-			func() error {
-				d, err := gitCLIFloorRun(ctx, e, fmt.Sprintf("b3-floor-%d", i), puts)
-				floor = append(floor, d)
-				return err
-			},
-		}
-		if err := alternate(i, steps); err != nil {
-			return row{}, err
-		}
+	measured := &series{run: timed(func(i int) (time.Duration, error) {
+		return gitStoreRun(ctx, e, fmt.Sprintf("b3-store-%d", i), puts)
+	})}
+	floor := &series{run: timed(func(i int) (time.Duration, error) {
+		return gitCLIFloorRun(ctx, e, fmt.Sprintf("b3-floor-%d", i), puts)
+	})}
+	if err := measure(runs, measured, floor); err != nil {
+		return row{}, err
 	}
 	r, rs := ratio(measured.median(), floor.median())
 	return row{
@@ -68,7 +59,7 @@ func benchGitStore(ctx context.Context, e *env, runs int, puts map[string][]byte
 		floor:    fmtDuration(floor.median()) + " (git clone, add -A, commit, push)",
 		ratio:    rs, goal: "<= 1.5x", met: yesNo(r <= 1.5),
 		notes: fmt.Sprintf("exactly 1 commit on the seed in every run, both sides (checked with git rev-list); runs: store %s / floor %s",
-			measured, floor),
+			measured.times(), floor.times()),
 	}, nil
 }
 

@@ -66,46 +66,27 @@ func benchSteadyPlan(ctx context.Context, e *env, runs int, size steadySize) ([]
 		return nil, fmt.Errorf("applying the bare terraform_data floor: %w", err)
 	}
 
-	var measured, fairTimes, bareTimes timings
-	var worst s3Counts
-	for i := range runs {
-		steps := []func() error{
-			func() error {
-				proxy.reset()
-				d, err := emptyPlan(ctx, kratix)
-				c := proxy.reset()
-				measured, worst = append(measured, d), maxCounts(worst, c)
-				return err
-			},
-			func() error {
-				d, err := emptyPlan(ctx, fair)
-				fairTimes = append(fairTimes, d)
-				return err
-			},
-			func() error {
-				d, err := emptyPlan(ctx, bare)
-				bareTimes = append(bareTimes, d)
-				return err
-			},
-		}
-		if err := alternate(i, steps); err != nil {
-			return nil, err
-		}
+	measured := &series{run: counted(proxy, emptyPlans(ctx, kratix))}
+	fairPlans := &series{run: emptyPlans(ctx, fair)}
+	barePlans := &series{run: emptyPlans(ctx, bare)}
+	if err := measure(runs, measured, fairPlans, barePlans); err != nil {
+		return nil, err
 	}
-	r, rs := ratio(measured.median(), fairTimes.median())
-	_, rs2 := ratio(measured.median(), bareTimes.median())
+	worst := measured.counts()
+	r, rs := ratio(measured.median(), fairPlans.median())
+	_, rs2 := ratio(measured.median(), barePlans.median())
 	resources := cfg.resources()
 	return []row{{
 		scenario: fmt.Sprintf("B4 steady state: terraform plan -detailed-exitcode, %d promises x %d destinations applied (bucket, via counting proxy)", size.promises, size.destinations),
 		measured: fmtDuration(measured.median()),
-		floor:    fmt.Sprintf("%s (fair: plan of %d terraform_data carrying the same values)", fmtDuration(fairTimes.median()), resources),
+		floor:    fmt.Sprintf("%s (fair: plan of %d terraform_data carrying the same values)", fmtDuration(fairPlans.median()), resources),
 		ratio:    rs,
-		floor2:   fmt.Sprintf("%s (plan of %d bare terraform_data)", fmtDuration(bareTimes.median()), resources),
+		floor2:   fmt.Sprintf("%s (plan of %d bare terraform_data)", fmtDuration(barePlans.median()), resources),
 		ratio2:   rs2,
 		goal:     "≤1.3x fair floor; 0 PUT, 0 GET; 1 listing (one store location)",
 		met:      yesNo(r <= 1.3 && worst.Puts == 0 && worst.Gets == 0 && worst.Listings <= 1),
 		notes: fmt.Sprintf("exit 0 (no changes) every run; S3 requests per plan (max over runs): %s; set-up apply of %d resources: %s; runs: %s / fair %s / bare %s",
-			worst, resources, setup, measured, fairTimes, bareTimes),
+			worst, resources, setup, measured.times(), fairPlans.times(), barePlans.times()),
 	}}, nil
 }
 
@@ -154,6 +135,11 @@ func emptyPlan(ctx context.Context, ws *workspace) (time.Duration, error) {
 		return 0, fmt.Errorf("terraform plan in %s exited %d, want 0 (no changes):\n%s", ws.dir, res.exitCode, tail(planSummary(res.output)))
 	}
 	return res.took, nil
+}
+
+// emptyPlans is a series' run: emptyPlan in ws, timed.
+func emptyPlans(ctx context.Context, ws *workspace) func(int) (sample, error) {
+	return timed(func(int) (time.Duration, error) { return emptyPlan(ctx, ws) })
 }
 
 // planSummary drops the refresh lines, which are most of a big plan's output and say nothing.

@@ -37,37 +37,20 @@ func benchParallelGit(ctx context.Context, e *env, runs int, size parallelSize) 
 	if err != nil {
 		return nil, err
 	}
-	var measured, fair, bare, raw timings
-	var peak float64
-	var pushes []string
-	for i := range runs {
-		steps := []func() error{
-			func() error {
-				res, n, err := parallelGitRun(ctx, e, fmt.Sprintf("b5-%d", i), size)
-				measured, peak = append(measured, res.took), max(peak, res.peakMiB)
-				pushes = append(pushes, strconv.Itoa(n))
-				return err
-			},
-			func() error {
-				repo := fmt.Sprintf("b5-fair-%d", i) // named only: the floor writes to no store
-				d, err := e.fairFloorApply(ctx, repo, parallelConfig(e, repo, size), nil, "-parallelism="+strconv.Itoa(size.parallelism))
-				fair = append(fair, d)
-				return err
-			},
-			func() error {
-				d, err := parallelDataRun(ctx, e, size)
-				bare = append(bare, d)
-				return err
-			},
-			func() error {
-				d, err := gitCLIFloorRun(ctx, e, fmt.Sprintf("b5-raw-%d", i), puts)
-				raw = append(raw, d)
-				return err
-			},
-		}
-		if err := alternate(i, steps); err != nil {
-			return nil, err
-		}
+	measured := &series{run: func(i int) (sample, error) {
+		res, n, err := parallelGitRun(ctx, e, fmt.Sprintf("b5-%d", i), size)
+		return sample{took: res.took, peakMiB: res.peakMiB, note: strconv.Itoa(n)}, err
+	}}
+	fair := &series{run: timed(func(i int) (time.Duration, error) {
+		repo := fmt.Sprintf("b5-fair-%d", i) // named only: the floor writes to no store
+		return e.fairFloorApply(ctx, repo, parallelConfig(e, repo, size), nil, "-parallelism="+strconv.Itoa(size.parallelism))
+	})}
+	bare := &series{run: timed(func(int) (time.Duration, error) { return parallelDataRun(ctx, e, size) })}
+	raw := &series{run: timed(func(i int) (time.Duration, error) {
+		return gitCLIFloorRun(ctx, e, fmt.Sprintf("b5-raw-%d", i), puts)
+	})}
+	if err := measure(runs, measured, fair, bare, raw); err != nil {
+		return nil, err
 	}
 	r, rs := ratio(measured.median(), fair.median())
 	_, rs2 := ratio(measured.median(), bare.median())
@@ -84,7 +67,7 @@ func benchParallelGit(ctx context.Context, e *env, runs int, size parallelSize) 
 		// the time is what met weighs.
 		goal: "<= 1.5x fair floor; exit 0, 1 commit per promise", met: yesNo(r > 0 && r <= 1.5),
 		notes: fmt.Sprintf("%d runs; apply exit 0 every run (no failed push); commits = 1 seed + %d, one per promise (init_workloads = false), %d files checked; pushes that moved the branch (server reflog) per run: %s for %d commits; physical floor (fair + raw store: git CLI clone, add, one commit and push of the same %d files) %s, ratio %s; provider peak RSS %.0f MiB; runs: %s / fair %s / bare %s / raw store %s",
-			runs, size.promises, size.promises*size.destinations, strings.Join(pushes, ", "), size.promises, len(puts), fmtDuration(physical), ratioText(measured.median(), physical), peak, measured, fair, bare, raw),
+			runs, size.promises, size.promises*size.destinations, measured.notes(), size.promises, len(puts), fmtDuration(physical), ratioText(measured.median(), physical), measured.peakMiB(), measured.times(), fair.times(), bare.times(), raw.times()),
 	}}, nil
 }
 

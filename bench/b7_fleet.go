@@ -185,38 +185,27 @@ func fleetRun(ctx context.Context, e *env, proxy *countingProxy, runs, promises,
 		p.observed = &o
 	}
 
-	for i := range runs {
-		steps := []func() error{
-			func() error {
-				proxy.reset()
-				w := e.watchFleet(kratix.dir)
-				d, err := emptyPlan(ctx, kratix)
-				u := w.stop()
-				c := proxy.reset()
-				p.plan, p.planCounts = append(p.plan, d), maxCounts(p.planCounts, c)
-				p.planUse.providerMiB, p.planUse.terraformMiB = max(p.planUse.providerMiB, u.providerMiB), max(p.planUse.terraformMiB, u.terraformMiB)
-				p.planProviderCPU, p.planTerraformCPU = append(p.planProviderCPU, u.providerCPU), append(p.planTerraformCPU, u.terraformCPU)
-				logf("B7: plan %s (%s; listing %s; CPU: provider %s, terraform %s)", fmtDuration(d), c, c.listedText(), fmtDuration(u.providerCPU), fmtDuration(u.terraformCPU))
-				return err
-			},
-			func() error {
-				w := e.watchFleet(fair.dir)
-				d, err := emptyPlan(ctx, fair)
-				u := w.stop()
-				p.fair, p.fairUse.terraformMiB = append(p.fair, d), max(p.fairUse.terraformMiB, u.terraformMiB)
-				p.fairTerraformCPU = append(p.fairTerraformCPU, u.terraformCPU)
-				logf("B7: fair floor's plan %s (CPU: terraform %s)", fmtDuration(d), fmtDuration(u.terraformCPU))
-				return err
-			},
-		}
-		if observed != nil {
-			steps = append(steps, func() error { return observedPlanStep(ctx, e, proxy, observed, p.observed) })
-		}
-		if err := alternate(i, steps); err != nil {
-			return p, err
-		}
+	plans := &series{run: counted(proxy, watched(e, kratix.dir, emptyPlans(ctx, kratix))), log: func(s sample) {
+		logf("B7: plan %s (%s; listing %s; CPU: provider %s, terraform %s)", fmtDuration(s.took), s.counts, s.counts.listedText(),
+			fmtDuration(s.use.providerCPU), fmtDuration(s.use.terraformCPU))
+	}}
+	fairPlans := &series{run: watched(e, fair.dir, emptyPlans(ctx, fair)), log: func(s sample) {
+		logf("B7: fair floor's plan %s (CPU: terraform %s)", fmtDuration(s.took), fmtDuration(s.use.terraformCPU))
+	}}
+	all := []*series{plans, fairPlans}
+	var observedPlans *series
+	if observed != nil {
+		observedPlans = observedPlanSeries(ctx, e, proxy, observed)
+		all = append(all, observedPlans)
 	}
-	return p, nil
+	err = measure(runs, all...)
+	p.plan, p.planCounts, p.planUse = plans.times(), plans.counts(), plans.peaks()
+	p.planProviderCPU, p.planTerraformCPU = plans.providerCPU(), plans.terraformCPU()
+	p.fair, p.fairUse, p.fairTerraformCPU = fairPlans.times(), fairPlans.peaks(), fairPlans.terraformCPU()
+	if observedPlans != nil {
+		p.observed.foldPlans(observedPlans)
+	}
+	return p, err
 }
 
 // stateSize is the size of a workspace's terraform.tfstate in bytes.

@@ -187,18 +187,18 @@ func checkHealth(ws *workspace, promises, destinations int) (int, error) {
 	return checked, nil
 }
 
-// observedPlanStep is one no-change plan of the observed fleet, folded into o.
-func observedPlanStep(ctx context.Context, e *env, proxy *countingProxy, ws *workspace, o *observedPoint) error {
-	proxy.reset()
-	w := e.watchFleet(ws.dir)
-	d, err := emptyPlan(ctx, ws)
-	u := w.stop()
-	c := proxy.reset()
-	o.plan, o.planCounts = append(o.plan, d), maxCounts(o.planCounts, c)
-	o.planUse.providerMiB, o.planUse.terraformMiB = max(o.planUse.providerMiB, u.providerMiB), max(o.planUse.terraformMiB, u.terraformMiB)
-	o.planProviderCPU, o.planTerraformCPU = append(o.planProviderCPU, u.providerCPU), append(o.planTerraformCPU, u.terraformCPU)
-	logf("B7 observed: plan %s (%s; listing %s; CPU: provider %s, terraform %s)", fmtDuration(d), c, c.listedText(), fmtDuration(u.providerCPU), fmtDuration(u.terraformCPU))
-	return err
+// observedPlanSeries is the observed fleet's no-change plans in ws, alternating with B7's.
+func observedPlanSeries(ctx context.Context, e *env, proxy *countingProxy, ws *workspace) *series {
+	return &series{run: counted(proxy, watched(e, ws.dir, emptyPlans(ctx, ws))), log: func(s sample) {
+		logf("B7 observed: plan %s (%s; listing %s; CPU: provider %s, terraform %s)", fmtDuration(s.took), s.counts, s.counts.listedText(),
+			fmtDuration(s.use.providerCPU), fmtDuration(s.use.terraformCPU))
+	}}
+}
+
+// foldPlans keeps what the observed fleet's plans gave.
+func (o *observedPoint) foldPlans(plans *series) {
+	o.plan, o.planCounts, o.planUse = plans.times(), plans.counts(), plans.peaks()
+	o.planProviderCPU, o.planTerraformCPU = plans.providerCPU(), plans.terraformCPU()
 }
 
 // extraRequests says whether the observed plan's requests are B7's plus exactly one listing, of

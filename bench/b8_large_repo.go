@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"strings"
 	"time"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
@@ -32,33 +31,21 @@ func benchLargeRepo(ctx context.Context, e *env, runs int) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	var measured, fair, raw timings
-	var peak float64
-	var fetched []string
-	for i := range runs {
-		steps := []func() error{
-			func() error {
-				res, n, err := largeRepoRun(ctx, e, fmt.Sprintf("b8-%d", i))
-				measured, peak = append(measured, res.took), max(peak, res.peakMiB)
-				fetched = append(fetched, fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)))
-				return err
-			},
-			func() error {
-				repo := fmt.Sprintf("b8-fair-%d", i) // named only: the floor writes to no store
-				d, err := e.fairFloorApply(ctx, repo, largeRepoConfig(e, repo), nil)
-				fair = append(fair, d)
-				return err
-			},
-			func() error {
-				d, err := largeRepoCLIRun(ctx, e, fmt.Sprintf("b8-raw-%d", i), puts)
-				raw = append(raw, d)
-				return err
-			},
-		}
-		if err := alternate(i, steps); err != nil {
-			return nil, err
-		}
+	measured := &series{run: func(i int) (sample, error) {
+		res, n, err := largeRepoRun(ctx, e, fmt.Sprintf("b8-%d", i))
+		return sample{took: res.took, peakMiB: res.peakMiB, note: fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))}, err
+	}}
+	fair := &series{run: timed(func(i int) (time.Duration, error) {
+		repo := fmt.Sprintf("b8-fair-%d", i) // named only: the floor writes to no store
+		return e.fairFloorApply(ctx, repo, largeRepoConfig(e, repo), nil)
+	})}
+	raw := &series{run: timed(func(i int) (time.Duration, error) {
+		return largeRepoCLIRun(ctx, e, fmt.Sprintf("b8-raw-%d", i), puts)
+	})}
+	if err := measure(runs, measured, fair, raw); err != nil {
+		return nil, err
 	}
+	peak := measured.peakMiB()
 	physical := fair.median() + raw.median()
 	r, rs := ratio(measured.median(), physical)
 	cfg := largeRepoConfig(e, "b8")
@@ -73,7 +60,7 @@ func benchLargeRepo(ctx context.Context, e *env, runs int) ([]row, error) {
 		goal:     fmt.Sprintf("<= 1.3x physical floor; provider peak RSS <= %d MiB", b8PeakGoalMiB),
 		met:      yesNo(r > 0 && r <= 1.3 && peak <= b8PeakGoalMiB),
 		notes: fmt.Sprintf("%d runs; provider peak RSS %.0f MiB; fetched from the server per run (upload-pack answers): %s; checked with the git CLI: the %d files of other teams unchanged, ours present, %d+ commits; raw store: git CLI shallow clone (--depth 1), add, commit and push of the same %d files into a fresh copy of the same repository; runs: %s / fair %s / raw store %s",
-			runs, peak, strings.Join(fetched, ", "), b8Repo.Files, b8Repo.Commits+1, len(puts), measured, fair, raw),
+			runs, peak, measured.notes(), b8Repo.Files, b8Repo.Commits+1, len(puts), measured.times(), fair.times(), raw.times()),
 	}}, nil
 }
 

@@ -58,40 +58,30 @@ func benchRequests(ctx context.Context, e *env, opts options) ([]row, error) {
 // wrote (keys and bytes, read back with plain minio-go), uploaded into a fresh bucket with the
 // bucket writer's concurrency. The apply goes first in run 0, so the raw floor always has them.
 func benchRequestsCreate(ctx context.Context, e *env, runs, requests int) (row, error) {
-	var full, fair, raw timings
-	var peak float64
 	var puts map[string][]byte // what the first apply wrote
-	for i := range runs {
-		steps := []func() error{
-			func() error {
-				name := fmt.Sprintf("b9-tf-%d", i)
-				res, wrote, err := requestsApply(ctx, e, name, requests)
-				full, peak = append(full, res.took), max(peak, res.peakMiB)
-				if err != nil {
-					return err
-				}
-				if puts == nil {
-					puts = wrote
-				} else if k, want := slices.Sorted(maps.Keys(wrote)), slices.Sorted(maps.Keys(puts)); !slices.Equal(k, want) {
-					return fmt.Errorf("bucket %s: run %d wrote other keys than run 0 (the same configuration must schedule the same way)", name, i)
-				}
-				return nil
-			},
-			func() error {
-				name := fmt.Sprintf("b9-tf-fair-%d", i)
-				d, err := b9FairApply(ctx, e, name, b9Config(e.bucketRef(e.minio.Endpoint, name), requests))
-				fair = append(fair, d)
-				return err
-			},
-			func() error {
-				d, err := minioFloorRun(ctx, e, fmt.Sprintf("b9-raw-%d", i), puts, minio.PutObjectOptions{})
-				raw = append(raw, d)
-				return err
-			},
+	full := &series{run: func(i int) (sample, error) {
+		name := fmt.Sprintf("b9-tf-%d", i)
+		res, wrote, err := requestsApply(ctx, e, name, requests)
+		got := sample{took: res.took, peakMiB: res.peakMiB}
+		if err != nil {
+			return got, err
 		}
-		if err := alternate(i, steps); err != nil {
-			return row{}, err
+		if puts == nil {
+			puts = wrote
+		} else if k, want := slices.Sorted(maps.Keys(wrote)), slices.Sorted(maps.Keys(puts)); !slices.Equal(k, want) {
+			return got, fmt.Errorf("bucket %s: run %d wrote other keys than run 0 (the same configuration must schedule the same way)", name, i)
 		}
+		return got, nil
+	}}
+	fair := &series{run: timed(func(i int) (time.Duration, error) {
+		name := fmt.Sprintf("b9-tf-fair-%d", i)
+		return b9FairApply(ctx, e, name, b9Config(e.bucketRef(e.minio.Endpoint, name), requests))
+	})}
+	raw := &series{run: timed(func(i int) (time.Duration, error) {
+		return minioFloorRun(ctx, e, fmt.Sprintf("b9-raw-%d", i), puts, minio.PutObjectOptions{})
+	})}
+	if err := measure(runs, full, fair, raw); err != nil {
+		return row{}, err
 	}
 	physical := fair.median() + raw.median()
 	r, rs := ratio(full.median(), physical)
@@ -107,7 +97,7 @@ func benchRequestsCreate(ctx context.Context, e *env, runs, requests int) (row, 
 		notes: fmt.Sprintf("%d runs; %d objects checked after each (one dependencies file per destination, one file per request, "+
 			"every request on exactly one destination, the same keys every run); raw store: minio-go PutObject of the same %d keys and bytes, "+
 			"%d in flight; provider peak RSS %.0f MiB; runs: %s / fair %s / raw store %s",
-			runs, b9Destinations+requests, len(puts), statestore.DefaultBucketConcurrency, peak, full, fair, raw),
+			runs, b9Destinations+requests, len(puts), statestore.DefaultBucketConcurrency, full.peakMiB(), full.times(), fair.times(), raw.times()),
 	}, nil
 }
 
@@ -253,35 +243,20 @@ func benchRequestsPlan(ctx context.Context, e *env, runs, requests int) (row, er
 		return row{}, fmt.Errorf("applying the fair floor: %w", err)
 	}
 
-	var measured, fairTimes timings
-	var worst s3Counts
-	for i := range runs {
-		steps := []func() error{
-			func() error {
-				proxy.reset()
-				d, err := emptyPlan(ctx, kratix)
-				measured, worst = append(measured, d), maxCounts(worst, proxy.reset())
-				return err
-			},
-			func() error {
-				d, err := emptyPlan(ctx, fair)
-				fairTimes = append(fairTimes, d)
-				return err
-			},
-		}
-		if err := alternate(i, steps); err != nil {
-			return row{}, err
-		}
+	measured := &series{run: counted(proxy, emptyPlans(ctx, kratix))}
+	fairPlans := &series{run: emptyPlans(ctx, fair)}
+	if err := measure(runs, measured, fairPlans); err != nil {
+		return row{}, err
 	}
-	r, rs := ratio(measured.median(), fairTimes.median())
+	r, rs := ratio(measured.median(), fairPlans.median())
 	return row{
 		scenario: fmt.Sprintf("B9 no-change plan: terraform plan -detailed-exitcode, 1 promise x %d destinations and %d requests applied (bucket, via counting proxy)", b9Destinations, requests),
 		measured: fmtDuration(measured.median()),
-		floor:    fmt.Sprintf("%s (fair: plan of %d terraform_data carrying the same values)", fmtDuration(fairTimes.median()), cfg.resources()),
+		floor:    fmt.Sprintf("%s (fair: plan of %d terraform_data carrying the same values)", fmtDuration(fairPlans.median()), cfg.resources()),
 		ratio:    rs,
 		goal:     "<= 1.3x fair floor", met: yesNo(r > 0 && r <= 1.3),
 		notes: fmt.Sprintf("%d runs; exit 0 (no changes) every run; S3 requests per plan (max over runs): %s; set-up apply: %s (%s); %s; runs: %s / fair %s",
-			runs, worst, fmtDuration(setup.took), setupCounts, cpuSplit(ctx, e, kratix), measured, fairTimes),
+			runs, measured.counts(), fmtDuration(setup.took), setupCounts, cpuSplit(ctx, e, kratix), measured.times(), fairPlans.times()),
 	}, nil
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 )
@@ -28,31 +27,6 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// timings are the durations of the runs of one measurement.
-type timings []time.Duration
-
-// median is the middle run (the mean of the two middle runs for an even count): it ignores the
-// odd run slowed by the other tenants of this machine, where a mean would not.
-func (t timings) median() time.Duration {
-	if len(t) == 0 {
-		return 0
-	}
-	s := slices.Clone(t)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func (t timings) String() string {
-	parts := make([]string, len(t))
-	for i, d := range t {
-		parts[i] = fmtDuration(d)
-	}
-	return strings.Join(parts, ", ")
 }
 
 func fmtDuration(d time.Duration) string {
