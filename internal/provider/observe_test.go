@@ -15,6 +15,7 @@ import (
 // yet (a secret set planned from another resource) is not read, and says nothing: health stays
 // as state has it, as placements do, and the refresh after the apply reads it.
 func TestReadHealthWithSecretsKnownOnlyAtApply(t *testing.T) {
+	t.Parallel()
 	attrTypes := map[string]attr.Type{}
 	for _, k := range secretKeys {
 		attrTypes[k.name] = types.StringType
