@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseRequestImportID(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		id, base, dest string
 		parts          []string

@@ -233,6 +233,7 @@ func hashes(files map[string]string) map[string]any {
 // plan is empty. The kratix-named subtests do the same with the index files and aggregates
 // Kratix itself names and writes (testAdoptKratixNamed).
 func TestAccAdoptKratixStore(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind+"/kratix-named", func(t *testing.T) { testAdoptKratixNamed(t, kind) })
 		t.Run(kind, func(t *testing.T) {
@@ -514,6 +515,7 @@ func gitCommits(t *testing.T, ts *testStore) int {
 // keeps it on the one named (a destination outside the pool is an error); a request found
 // nowhere is placed by rendezvous, with a warning that says so.
 func TestAccAdoptRequestChoices(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	copies := func(name string) map[string]string {
@@ -611,6 +613,7 @@ func TestAccAdoptRequestChoices(t *testing.T) {
 // TestAccAdoptPromiseMisscheduled: an imported promise whose files are on a destination that no
 // longer matches keeps them there, recorded as misscheduled, and the apply writes nothing.
 func TestAccAdoptPromiseMisscheduled(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	files := map[string]string{

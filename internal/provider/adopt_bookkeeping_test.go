@@ -13,6 +13,7 @@ import (
 // where nothing was found (a plain write, shown as such) are not listed; nothing added, no
 // warning.
 func TestBookkeepingWarning(t *testing.T) {
+	t.Parallel()
 	const (
 		part     = ".kratix-aggregates/a1/aggregated.yaml/p-static-deps.a1-5058f.part"
 		ownIndex = "n1/.kratix/kratix-platform-system-p-static-deps.n1-5058f.yaml"
@@ -61,6 +62,7 @@ func TestBookkeepingWarning(t *testing.T) {
 // An import's plan says which destinations it only records (found holding exactly the planned
 // files, counted) and which it writes to; nothing found, no warning.
 func TestImportedWarning(t *testing.T) {
+	t.Parallel()
 	rec := func(files map[string]string) placement.Record { return placement.Record{Files: files} }
 	found := map[string]placement.Record{
 		"dev-1": rec(map[string]string{"dev-1/a.yaml": "m1", "dev-1/b.yaml": "m2"}),

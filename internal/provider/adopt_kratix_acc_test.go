@@ -207,6 +207,7 @@ import {
 // put again without the promise's document once its part is there, and deleted once the
 // request's part holds the last one. Nothing writes the aggregate meanwhile.
 func TestAccAdoptKratixWorkNames(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) { testAdoptKratixWorkNames(t, kind) })
 }
 

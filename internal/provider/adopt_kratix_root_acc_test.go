@@ -164,6 +164,7 @@ import {
 // the first plan failed with "Overlapping Destination Folders ... inside the folder of
 // destination "root"".
 func TestAccAdoptKratixRootDestination(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) { testAdoptKratixRootDestination(t, kind) })
 }
 

@@ -12,6 +12,7 @@ import (
 // An adopted rollout's prior state reads back, through what a plan reads of state, as the status
 // and revisions a state that kept the promise would hold.
 func TestAdoptedRolloutPrior(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const yaml = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: v1\n"
 	a := &adoptedRollout{

@@ -12,6 +12,7 @@ import (
 // plan, with a message naming the attribute (Terraform prints the offending line), and nothing is
 // written. These need the Terraform CLI but no server.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	repo := newFileRepo(t)
 	url := "file://" + repo
 	provider := `

@@ -36,6 +36,7 @@ func (r *connectRecorder) seen() []string {
 // IPv4-only VPC cannot reach. The real CLI runs the provider binary with HTTPS_PROXY at a local
 // recorder: the plan fails (the recorder refuses), and the hosts it was asked for are the check.
 func TestAccBucketDualStack(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	rec := &connectRecorder{}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

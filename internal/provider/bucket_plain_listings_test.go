@@ -20,6 +20,7 @@ import (
 // empty and the next apply writes nothing; a hand edit is still seen and repaired. On an
 // unencrypted bucket the same costs listings only: no HEAD, no GET.
 func TestAccBucketStore_plainListings(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	srv, err := testinfra.StartMinIOWith(testinfra.MinIOOptions{KMS: true})
 	if err != nil {

@@ -44,6 +44,7 @@ func workerFiles(root string) map[string]string {
 // store with path "team" and a destination and promise on it. The write check ran under team/
 // and left nothing; every file is under team/; the next plan is empty.
 func TestAccBucketStore_prefixCredentials(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ctx := context.Background()
 	bucket := randomName("t")
@@ -106,6 +107,7 @@ func deleteBucket(t *testing.T, srv *testinfra.MinIO, bucket string) {
 // create_bucket repairs everything. With create_bucket the plan re-creates the store, the apply
 // makes the bucket and writes every file again, and the next plan is empty.
 func TestAccBucketStore_bucketDeleted(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	bucket := randomName("t")
 	if err := minioServer.MakeBucket(context.Background(), bucket); err != nil {
@@ -171,6 +173,7 @@ func TestAccBucketStore_bucketDeleted(t *testing.T) {
 // with SSE-KMS (whose ETags are not the MD5 of the content), the plan after an apply is empty and
 // the next apply writes nothing, while a hand edit is still seen as drift and repaired.
 func TestAccBucketStore_encrypted(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	srv, err := testinfra.StartMinIOWith(testinfra.MinIOOptions{KMS: true})
 	if err != nil {

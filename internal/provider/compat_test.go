@@ -55,6 +55,7 @@ type compatRow struct {
 }
 
 func TestCompatibility(t *testing.T) {
+	t.Parallel()
 	list := strings.Fields(strings.ReplaceAll(os.Getenv("KRATIX_COMPAT_CLIS"), ",", " "))
 	if len(list) == 0 {
 		t.Skip("compatibility suite: set KRATIX_COMPAT_CLIS to the CLIs to run (make compat)")

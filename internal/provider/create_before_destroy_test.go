@@ -20,6 +20,7 @@ import (
 // next plan is empty. The destinations cover the three shapes a removal takes: an owned folder
 // (nested), loose files with their index (none) and a part of a shared file (aggregatedYAML).
 func TestAccCreateBeforeDestroyDeletesNothingItWrote(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	onStores(t, func(t *testing.T, kind string) {
 		ts := newTestStore(t, kind)
@@ -118,6 +119,7 @@ resource "kratix_resource_request" "r" {
 // create_before_destroy, replaced in its folder, is created again first; the old destination's
 // cleanup then must not delete the canaries its successor has just written.
 func TestAccCreateBeforeDestroyKeepsTheSuccessorsCanaries(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	config := ts.provider + cliRequiredProviders + fmt.Sprintf(`
@@ -169,6 +171,7 @@ resource "kratix_destination" "w1" {
 // cleaned up. That cleanup must leave what they wrote in this apply: the apply ends with every
 // file they hold, and the next plan is empty.
 func TestAccCreateBeforeDestroyDestinationCleanupKeepsWhatWasWritten(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	onStores(t, func(t *testing.T, kind string) {
 		ts := newTestStore(t, kind)
@@ -324,6 +327,7 @@ resource "terraform_data" "later" {
 // remove what the successors hold at the same paths: no DELETE reaches the bucket, no commit
 // removes a file, every file is still there, and the next plan is empty.
 func TestAccCreateBeforeDestroyInterrupted(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	skipOpenFinding(t, "issue 37, finding 1, open: Terraform plans a deposed object's destroy again in the apply, from its state, so only its refresh can hand the delete what the live object holds")
 	onStores(t, func(t *testing.T, kind string) {
@@ -388,6 +392,7 @@ func TestAccCreateBeforeDestroyInterrupted(t *testing.T) {
 // what the successor holds on w2: the protection is what the live object holds, not the whole
 // identity.
 func TestAccCreateBeforeDestroyInterruptedAfterAMove(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	skipOpenFinding(t, "issue 37, finding 1, open: Terraform plans a deposed object's destroy again in the apply, from its state, so only its refresh can hand the delete what the live object holds")
 	onStores(t, func(t *testing.T, kind string) {

@@ -17,6 +17,7 @@ import (
 // of documents, and an aggregate renamed. After each apply the stores hold exactly what the plan
 // showed, read back with an independent client, and the next plan is empty.
 func TestAccDayTwo(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		a, b := newTestStore(t, kind), newTestStore(t, kind)

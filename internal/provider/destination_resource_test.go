@@ -66,6 +66,7 @@ resource "kratix_destination" "d" {
 // canaries in all four modes with Kratix's exact bytes, drift repaired, init_workloads turned off,
 // a label change that writes nothing, then destroy with cleanup "all" and "none".
 func TestAccDestination_lifecycle(t *testing.T) {
+	t.Parallel()
 	for _, kind := range storeKinds {
 		t.Run(kind, func(t *testing.T) { testDestinationLifecycle(t, kind) })
 	}

@@ -13,6 +13,7 @@ import (
 
 // Each repeated diagnostic says what failed, for which object and where, and what to do.
 func TestDiagnosticConstructors(t *testing.T) {
+	t.Parallel()
 	cause := errors.New("secret \"s\" has no key access_key")
 	at := path.Root("destinations").AtListIndex(1).AtName("name")
 	for _, c := range []struct {

@@ -18,6 +18,7 @@ import (
 // something internal/tfserver/direct_plan.go does not handle (a nested default, a nested computed value, a
 // write-only attribute) drops the type from the direct plans and fails here first.
 func TestDirectCreateKinds(t *testing.T) {
+	t.Parallel()
 	s, err := newFastServer("test")
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +81,7 @@ func TestDirectCreateKinds(t *testing.T) {
 // by (another formatting of the same YAML) takes the planned value back, as the framework's
 // semantic equality does; a value of another meaning stays.
 func TestDirectApplyKeepsWhatMeansTheSame(t *testing.T) {
+	t.Parallel()
 	s, err := newFastServer("test")
 	if err != nil {
 		t.Fatal(err)
@@ -119,6 +121,7 @@ func TestDirectApplyKeepsWhatMeansTheSame(t *testing.T) {
 // TestRequestWithComputedEqualsSet: withComputed, which writes a request's computed attributes
 // into the planned value, gives what the framework's Set of the whole model gives.
 func TestRequestWithComputedEqualsSet(t *testing.T) {
+	t.Parallel()
 	s, err := newFastServer("test")
 	if err != nil {
 		t.Fatal(err)

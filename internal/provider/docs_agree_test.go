@@ -12,6 +12,7 @@ import (
 // attribute gives the default the provider applies, `main` (the value is written here, not read
 // from the code), and every example that sets a branch sets that one.
 func TestDocsAgreeOnBranchDefault(t *testing.T) {
+	t.Parallel()
 	pages, err := filepath.Glob("../../docs/*/*.md")
 	if err != nil || len(pages) == 0 {
 		t.Fatalf("docs not found: %v", err)
@@ -61,6 +62,7 @@ func TestDocsAgreeOnBranchDefault(t *testing.T) {
 // misscheduled files kept by on_unschedule, of a pool that destinations leave without loss, or
 // of the labels a promise's files were written under.
 func TestDocsRequestGuardNamesOnlyRequests(t *testing.T) {
+	t.Parallel()
 	g := requestGuardSchema()
 	texts := []string{g.MarkdownDescription}
 	for name, a := range g.Attributes {

@@ -174,6 +174,7 @@ provider "kratix" {
 // and a user do: Terraform CLI, dev_overrides, a file:// repository. It drives the CLI directly
 // because the quickstart uses for_each.
 func TestAccQuickstart(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	src, err := os.ReadFile("../../examples/quickstart/main.tf")
 	if err != nil {
@@ -211,6 +212,7 @@ func TestAccQuickstart(t *testing.T) {
 // variables must not be there. A `sensitive` variable is only hidden from output; Terraform
 // writes its value into every saved plan, which is where the page's example put the keys.
 func TestAccProviderExampleKeepsSecretsOutOfSavedPlans(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	main := strings.Replace(exampleConfig(t, "../../examples/provider/provider.tf"), "provider \"kratix\" {",
 		"provider \"kratix\" {\n  offline = true", 1) + cliRequiredProviders + `

@@ -25,6 +25,7 @@ import (
 // the next plan changes only the store that was missed, its apply converges, and an object
 // beside the managed folders is untouched.
 func TestAccFault_storeDownDuringApply(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ctx := context.Background()
 	second := secondMinIO(t, "fault")
@@ -230,6 +231,7 @@ func planPlacements(t *testing.T, c *cli, planFile, address string) (before, aft
 // TestAccFault_hookRejectsPush: a server-side hook refusing pushes fails the apply with the
 // hook's own message, and nothing is recorded as written.
 func TestAccFault_hookRejectsPush(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "git-http")
 	repo := storeName(ts)
@@ -253,6 +255,7 @@ func TestAccFault_hookRejectsPush(t *testing.T) {
 // push is in flight (a server hook makes that push, once). The provider's push is refused, it
 // re-applies its change on the new tip, and both changes end up in the history.
 func TestAccFault_otherWriterDuringApply(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "git-http")
 	repo := storeName(ts)

@@ -23,6 +23,7 @@ import (
 // verify-commit accepts every commit the provider made, those of the destroy included. Signing
 // settings that cannot work fail the plan at the attribute to fix.
 func TestAccGitSignedCommits(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "git-http")
 	repo := storeName(ts)

@@ -63,6 +63,7 @@ resource "kratix_promise" "p" {
 // App and what to check, and nothing is minted; a token that expires between a fetch's
 // info/refs and its pack request is replaced too.
 func TestAccGitHubApp(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	gh, err := testinfra.StartFakeGitHub()
 	if err != nil {
@@ -150,6 +151,7 @@ func TestAccGitHubApp(t *testing.T) {
 // be an RSA private key (and is never quoted), the App needs an http(s) URL. These need the
 // Terraform CLI but no server.
 func TestGitHubAppPlanChecks(t *testing.T) {
+	t.Parallel()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)

@@ -33,6 +33,7 @@ func kratixShortID(dir string) string {
 //     default group's destination) and its folder on w1 is gone.
 //   - Destroy: nothing of the request is left.
 func TestAccWorkloadGroups(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	onStores(t, func(t *testing.T, kind string) { testWorkloadGroups(t, kind) })
 }
@@ -177,6 +178,7 @@ resource "kratix_resource_request" "app" {
 // written in its group folder, recorded with keyed hashes, and refreshed like any other: an edit by
 // hand shows in the next plan and the apply puts the content back.
 func TestAccWorkloadGroups_writeOnly(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	config := requiredKratix + promiseConfig(ts, []string{`{ env = "dev" }`, `{ env = "db" }`}, `  name = "app"
@@ -227,6 +229,7 @@ resource "kratix_resource_request" "r" {
 // group's; dropping the group hands its file to the default group in one apply (no owner refused:
 // both indexes are the request's), and the group's index file goes.
 func TestAccWorkloadGroups_noneModeSameDestination(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	config := groupOnItsOwnDestination(ts, "none")
@@ -307,6 +310,7 @@ resource "kratix_resource_request" "r" {
 // dropped, each of the request's documents is in w1's folder exactly once, and each plan after an
 // apply is empty.
 func TestAccWorkloadGroups_sharedFiles(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	for _, mode := range []string{"aggregatedYAML", "splitByKind"} {
 		t.Run(mode, func(t *testing.T) {
@@ -348,6 +352,7 @@ func TestAccWorkloadGroups_sharedFiles(t *testing.T) {
 // (misscheduled, as a request keeps its destination): the plan warns, the apply writes nothing,
 // and group_placements says misscheduled.
 func TestAccWorkloadGroups_relabel(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	config := groupOnItsOwnDestination(ts, "nestedByMetadata")

@@ -12,6 +12,7 @@ import (
 // protected destination would lose files (nothing written, the error counts the files and prints
 // the acknowledgement), then let through by that acknowledgement once the state holds it.
 func TestAccGuardJudgesDestroy(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	onStores(t, func(t *testing.T, kind string) {
 		ts := newTestStore(t, kind)
@@ -111,6 +112,7 @@ resource "kratix_promise" "p" {
 // change first. The guard refuses that destroy like any other, so its error names the provider
 // block's destroy_acknowledgements, which let exactly it through.
 func TestAccGuardDeposedObject(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "git-http")
 	config := func(providerAcks string) string {

@@ -78,6 +78,7 @@ resource "kratix_resource_request" "r" {
 // the relabel through, and the apply removes the promise's files from prod alone. No refused
 // plan changes either repository.
 func TestAccGuardRelabel(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	repoA, repoB := newFileRepo(t), newFileRepo(t)
 	cli := newCLI(t, map[string]string{"main.tf": guardRelabelConfig, "provider.tf": "provider \"kratix\" {}\n"},
@@ -161,6 +162,7 @@ func TestAccGuardRelabel(t *testing.T) {
 // refused all the same, by the labels the files were written under, with the acknowledgement
 // worked out by hand; acknowledged, the apply removes them from prod alone.
 func TestAccGuardRelabelThenDelete(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	repoA, repoB := newFileRepo(t), newFileRepo(t)
 	cli := newCLI(t, map[string]string{"main.tf": guardRelabelConfig, "provider.tf": "provider \"kratix\" {}\n"},

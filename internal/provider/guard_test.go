@@ -126,6 +126,7 @@ resource "kratix_resource_request" "r" {
 // refuses the deletion of a single (stray) file until acknowledged, and a request moved off its
 // destination is refused, then acknowledged.
 func TestAccGuard(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)
@@ -248,6 +249,7 @@ func TestAccGuard(t *testing.T) {
 // TestGuardDiagnostics: an unknown guard, or an unknown part of it, decides nothing at plan; a
 // refusal is an error at `guard` printing the acknowledgement, which then gives a warning.
 func TestGuardDiagnostics(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	typ, ok := promiseGuardSchema().GetType().(types.ObjectType)
 	if !ok {

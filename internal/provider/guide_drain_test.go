@@ -23,6 +23,7 @@ import (
 // warning or error paragraph the guide quotes must be one the provider printed in this run, so
 // the guide cannot go stale silently.
 func TestAccGuideDrain(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	src, err := os.ReadFile("../../examples/guides/taking-a-destination-out-of-service/main.tf")
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 // each apply leaves the files the guide names. The file hashes are worked out here from the
 // documents' canonical YAML (keys sorted), not taken from the provider.
 func TestAccGuideGettingStarted(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	src, err := os.ReadFile("../../examples/guides/getting-started/main.tf")
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 // rollout whose dev wave waits for the canary's record after the wave, and a change on a
 // Saturday, outside the rollout's windows. The outputs checked are the ones the guide quotes.
 func TestAccGuideKnowingItRuns(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	src, err := os.ReadFile("../../examples/guides/knowing-it-runs/main.tf")
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 // shows, with the acknowledgement it prints. The revisions and the acknowledgement are worked out
 // here by hand from the documented rules.
 func TestAccGuideRollout(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	src, err := os.ReadFile("../../examples/guides/rolling-out-a-change-safely/main.tf")
 	if err != nil {

@@ -122,6 +122,7 @@ func (s *importScene) write(name, content string) {
 // the configured attribute, and nothing is written; imported under the configured name, it is
 // adopted and the plan after the apply is empty.
 func TestAccImportIDMismatch(t *testing.T) {
+	t.Parallel()
 	s := newImportScene(t)
 	for _, c := range []struct {
 		address, wrong, right string
@@ -171,6 +172,7 @@ func TestAccImportIDMismatch(t *testing.T) {
 // The other order, default/elastic-cloud/example, fails the first plan naming both values of
 // the promise and of the namespace, instead of planning a replacement.
 func TestAccImportRequestAsWarningsSpellIt(t *testing.T) {
+	t.Parallel()
 	s := newImportScene(t)
 	const id = "elastic-cloud/default/example"
 	log, err := exec.Command("git", "--git-dir", s.repo, "log", "--format=%s", "main").Output()

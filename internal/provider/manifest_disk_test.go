@@ -23,6 +23,7 @@ func bigManifests(t *testing.T) string {
 // The three serialisations of a release come back from the disk as they went: the whole, the
 // CRDs and the rest, each its own piece of the whole.
 func TestManifestDiskRoundTrip(t *testing.T) {
+	t.Parallel()
 	c := sealed.Open(t.TempDir(), "manifests")
 	text := bigManifests(t)
 	key := sha256.Sum256([]byte(text))
@@ -50,6 +51,7 @@ func TestManifestDiskRoundTrip(t *testing.T) {
 }
 
 func TestManifestDiskKeepsOnlyLargeTextsThatParse(t *testing.T) {
+	t.Parallel()
 	c := sealed.Open(t.TempDir(), "manifests")
 	big := bigManifests(t)
 	small := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: small\n"

@@ -17,6 +17,7 @@ import (
 // key or operator is refused. An unknown argument, or an unknown value inside one, makes the
 // result unknown at plan and known after apply.
 func TestMatchesFunction_nullAndUnknown(t *testing.T) {
+	t.Parallel()
 	outputs := map[string]struct {
 		expr string
 		want bool
@@ -102,6 +103,7 @@ resource "terraform_data" "selectors" {
 // match_labels { zone = null } puts no requirement on the zone. The provider is offline, so the
 // plan needs no store.
 func TestMatchesFunction_nullLabelAsThePromise(t *testing.T) {
+	t.Parallel()
 	cfg := offlineProvider + `
 variable "zone" {
   type    = string

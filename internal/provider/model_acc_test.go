@@ -130,6 +130,7 @@ func envList(t *testing.T, name string, known []string) []string {
 }
 
 func runModelTest(t *testing.T, kind string) {
+	t.Parallel()
 	requireAcceptance(t)
 	s := modelSettingsFromEnv(t)
 	start := time.Now()

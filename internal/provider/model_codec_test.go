@@ -21,6 +21,7 @@ import (
 // known values at every level, valid and invalid manifests, the same model, the same value and
 // the same diagnostics.
 func TestModelCodecAgreesWithTheFramework(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name  string

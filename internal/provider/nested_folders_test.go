@@ -17,6 +17,7 @@ import (
 // in the root's own .kratix folder. Destinations that do not overlap, and one destination in
 // several pools, plan. Nothing is written by the plans.
 func TestAccNestedFoldersOneRule(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("drives the Terraform CLI; skipped with -short")
 	}

@@ -14,6 +14,7 @@ import (
 // (KRATIX_SECRET_MINIO_ACCESS_KEY for ..._ACCESS_KEY_ID) are named in the error, with the names
 // that are accepted, never with their values; before, the error claimed no variable was set.
 func TestAccCredentialErrorsListWhatWasFound(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	store := `
 resource "kratix_state_store" "s" {
@@ -94,6 +95,7 @@ resource "kratix_destination" "d" {
 // TestAccOfflinePlanSaysSo: a plan with offline = true looks like any other, yet read no store;
 // it says so once, as a warning, and the apply still refuses.
 func TestAccOfflinePlanSaysSo(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	cl := newCLI(t, map[string]string{"main.tf": offlineDestination})
 	out, err := cl.run("plan")
@@ -123,6 +125,7 @@ func TestAccOfflinePlanSaysSo(t *testing.T) {
 // dependencies is reported at line 7 and at the attribute, not at the line where the enclosing
 // mapping began (the YAML parser's number, line 6 here).
 func TestAccYAMLErrorPointsAtTheBadLine(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	config := offlineDestination + `
 resource "kratix_promise" "p" {
@@ -156,6 +159,7 @@ resource "kratix_promise" "p" {
 // a TLS ClientHello with a bare HTML page (Python's http.server) gets the advice to use http://,
 // not the advice to set ca_certificate that a certificate problem gets.
 func TestAccHTTPSToAPlainHTTPServer(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	addr := testinfra.HTTP09Server(t)
 	config := cliRequiredProviders + `

@@ -19,6 +19,7 @@ import (
 // the tainted promise makes no commit on the repository at all (no "Delete from", and nothing to
 // update), and writes the bucket.
 func TestAccFirstApplyFailure_repositoryKeepsItsFiles(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	second := secondMinIO(t, "firstfail")
 	repo := newTestStore(t, "git-http")
@@ -71,6 +72,7 @@ func TestAccFirstApplyFailure_repositoryKeepsItsFiles(t *testing.T) {
 // DELETE reaches the bucket, no commit lands on the repository, and every file is still there
 // after each. A destination with cleanup = "all" replaced in its folder keeps its canaries.
 func TestAccReplaceDeletesNothingItWritesAgain(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	onStores(t, func(t *testing.T, kind string) {
 		ts := newTestStore(t, kind)

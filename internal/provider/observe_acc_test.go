@@ -110,6 +110,7 @@ func seedOf(t *testing.T, ts *testStore) string {
 // reports holds the destination's folder as the tip does. Reading it writes nothing and plans
 // nothing; a write makes the destination's record stale in the plan itself.
 func TestAccObserve(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)
@@ -222,6 +223,7 @@ func TestAccObserve(t *testing.T) {
 // from a terraform_data output) leaves `health` unknown in the plan; Terraform plans the promise
 // again during the apply, with the path known, and the next plan is empty.
 func TestAccObserve_knownOnlyAtApply(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	cfg := observeTF(ts, "v1", "health", "", `

@@ -96,6 +96,7 @@ func requestRecord(name, namespace, state string, lastRun time.Time) string {
 // request whose workload group lands on another destination has health on both. The refresh that
 // reads them writes nothing and plans nothing.
 func TestAccObserveRequest(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)

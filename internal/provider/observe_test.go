@@ -16,6 +16,7 @@ import (
 // yet (a secret set planned from another resource) is not read, and says nothing: health stays
 // as state has it, as placements do, and the refresh after the apply reads it.
 func TestReadHealthWithSecretsKnownOnlyAtApply(t *testing.T) {
+	t.Parallel()
 	attrTypes := map[string]attr.Type{}
 	for _, k := range storeconfig.SecretKeys {
 		attrTypes[k.Name] = types.StringType

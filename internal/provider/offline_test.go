@@ -79,6 +79,7 @@ func requestsSince(ts *testStore, m acctest.Mark) int {
 // plans every schedule, file and hash; the apply is refused, and neither store was reached: the
 // bucket saw no request at all, the repository got no commit, and both hold nothing new.
 func TestAccOffline_planWithoutStores(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)
@@ -152,6 +153,7 @@ resource "kratix_promise" "both" {
 // request); a relabel and a removed request plan their changes, whose apply is refused with
 // nothing written. Online again, the plan sees the drift and the apply repairs it.
 func TestAccOffline_readTouchesNoStore(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)
@@ -218,6 +220,7 @@ func TestAccOffline_readTouchesNoStore(t *testing.T) {
 // TestOfflineRefusesApply: every create, update and delete of every resource refuses before it
 // reads its request, with the summary and the advice, when the provider is offline.
 func TestOfflineRefusesApply(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	offline := &providerData{offline: true}
 	resources := map[string]resource.Resource{
@@ -263,6 +266,7 @@ func TestOfflineRefusesApply(t *testing.T) {
 // new), and a request with write-only content and no content_hash_key plans without an error,
 // its hashes left unknown.
 func TestOfflinePlan_importAndWriteOnly(t *testing.T) {
+	t.Parallel()
 	c := newCLI(t, map[string]string{"main.tf": `
 terraform {
   required_providers {

@@ -75,6 +75,7 @@ func expectRefused(t *testing.T, out string, err error, wants ...string) {
 // destination in mode none both write dev/team-a.yaml. The plan refuses it, naming both requests
 // and the documents attribute; nothing is written.
 func TestAccOwnersOneConfiguration(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	c := newCLI(t, map[string]string{"main.tf": ownersConfig(ts, "postgres", "redis")})
@@ -99,6 +100,7 @@ func TestAccOwnersOneConfiguration(t *testing.T) {
 // folder. B's plan is refused, naming A's request and the index file that lists the file, and
 // A's file keeps its content.
 func TestAccOwnersAnotherWorkspace(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "git-http")
 	a := newCLI(t, map[string]string{"main.tf": ownersConfig(ts, "postgres")})
@@ -128,6 +130,7 @@ func TestAccOwnersAnotherWorkspace(t *testing.T) {
 // over it, with its own index file listing it. Destroying B's request removes B's index file but
 // not dev/team-a.yaml, which Kratix's index lists, and warns.
 func TestAccOwnersDestroySparesListedFiles(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	onStores(t, func(t *testing.T, kind string) {
 		ts := newTestStore(t, kind)
@@ -163,6 +166,7 @@ func TestAccOwnersDestroySparesListedFiles(t *testing.T) {
 // TestAccOwnersSharedFilesKey: two requests of one promise, with other names, whose files share
 // a key on one destination in mode none. The plan refuses it at that key of files.
 func TestAccOwnersSharedFilesKey(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	config := ownersConfig(ts) + `
@@ -208,6 +212,7 @@ resource "kratix_resource_request" "two" {
 // (documents replaced by another file) instead of being destroyed. The update writes the new
 // file and leaves dev/team-a.yaml, which Kratix's index lists, with a warning.
 func TestAccOwnersPruneSparesListedFiles(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	config := ownersConfig(ts, "redis")

@@ -19,6 +19,7 @@ import (
 // DELETE, no PUT: Terraform replaces the tainted promise, and the replacement's delete spares
 // what it writes again), and the plan after it is empty.
 func TestAccPartialFailure(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	bucket, repo := newTestStore(t, "bucket"), newTestStore(t, "git-http")
 	hook := filepath.Join(gitServer.RepoPath(storeName(repo)), "hooks", "pre-receive")

@@ -15,6 +15,7 @@ import (
 // resources are refused at the second of them that is planned, or in the pool, whichever
 // Terraform plans first.
 func TestPlacementBadInput(t *testing.T) {
+	t.Parallel()
 	repo := newFileRepo(t)
 	url := "file://" + strings.TrimSuffix(repo, ".git")
 	base := fmt.Sprintf(`

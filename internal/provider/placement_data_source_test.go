@@ -14,6 +14,7 @@ import (
 // both, env=dev selects dev only, and every "no" has its reason; mode "one" picks the rendezvous
 // choice; the matches function agrees. It needs the Terraform CLI but no store.
 func TestPlacement_selectsAndExplains(t *testing.T) {
+	t.Parallel()
 	cfg := `
 locals {
   pool = [
@@ -202,6 +203,7 @@ output "not_matches" {
 }
 
 func TestMatchesFunction(t *testing.T) {
+	t.Parallel()
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,
 		Steps: []resource.TestStep{{
@@ -240,6 +242,7 @@ output "dry_run_false" {
 // TestPlacement_requestIDRefused: request takes a request's id, <promise>/<namespace>/<name>;
 // anything else is refused at its path with the form to use.
 func TestPlacement_requestIDRefused(t *testing.T) {
+	t.Parallel()
 	for _, id := range []string{"jenkins/dev-instance", "jenkins//dev-instance", "a/b/c/d"} {
 		t.Run(id, func(t *testing.T) {
 			resource.UnitTest(t, resource.TestCase{

@@ -42,6 +42,7 @@ func at(p string) string {
 // an unreachable server and plain HTTP behind an https URL each fail the first plan, at the
 // attribute, with the kind and advice of the apply's errors.
 func TestAccStateStore_planReadsTheStore(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	bucket := newTestStore(t, "bucket")
 	https := newTestStore(t, "git-http")
@@ -124,6 +125,7 @@ func TestAccStateStore_planReadsTheStore(t *testing.T) {
 // bucket sees GET and HEAD requests alone (listings included), a repository's references stay
 // as they were.
 func TestAccStateStore_planCheckWritesNothing(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	bucket := newTestStore(t, "bucket")
 	https := newTestStore(t, "git-http")

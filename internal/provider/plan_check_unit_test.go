@@ -18,6 +18,7 @@ import (
 // (path, credentials, TLS, author), asks nothing of the server, nor does the plan that completes
 // an import (its state holds only the name).
 func TestPlacesAnew(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	var sr fwresource.SchemaResponse
 	(&stateStoreResource{}).Schema(ctx, fwresource.SchemaRequest{}, &sr)

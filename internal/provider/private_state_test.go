@@ -16,6 +16,7 @@ import (
 // Create (a key missing there would be dropped from a planned private state); and every constant
 // of private_state.go is listed.
 func TestPrivateKeysAreAllListed(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 // sync.Once); the rest of providerData is the provider block's configuration, read only. A new
 // registry added beside the others fails here until it moves into processState.
 func TestProcessStateIsTheOnlyRegistry(t *testing.T) {
+	t.Parallel()
 	shared := map[reflect.Type]bool{
 		reflect.TypeFor[sync.Mutex](): true, reflect.TypeFor[sync.RWMutex](): true,
 		reflect.TypeFor[sync.Map](): true, reflect.TypeFor[sync.Once](): true,
@@ -65,6 +66,7 @@ func TestProcessStateIsTheOnlyRegistry(t *testing.T) {
 // TestProcessStateIsDocumented: each registry says why it exists, who writes it and who reads
 // it, in its field's comment.
 func TestProcessStateIsDocumented(t *testing.T) {
+	t.Parallel()
 	file, err := parser.ParseFile(token.NewFileSet(), "process_state.go", nil, parser.ParseComments)
 	if err != nil {
 		t.Fatal(err)

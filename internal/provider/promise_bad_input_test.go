@@ -14,6 +14,7 @@ import (
 // TestPromiseBadInput: the kinds of bad input that concern promises fail at plan with the
 // attribute and a message a user can act on, and nothing is written.
 func TestPromiseBadInput(t *testing.T) {
+	t.Parallel()
 	repo := newFileRepo(t)
 	base := fmt.Sprintf(`
 resource "kratix_state_store" "s" {

@@ -69,6 +69,7 @@ resource "kratix_destination" "d" {
 // schedules the promise there. Then: reformatting the dependencies plans nothing, and a file
 // deleted by hand comes back.
 func TestAccPromise_scheduledOnceLabelled(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)
@@ -140,6 +141,7 @@ func TestAccPromise_scheduledOnceLabelled(t *testing.T) {
 // name: the next plan records what the store holds and the apply writes nothing. Destroying
 // removes the rest.
 func TestAccPromise_movedKeepsMisscheduledFiles(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)
@@ -262,6 +264,7 @@ func TestAccPromise_movedKeepsMisscheduledFiles(t *testing.T) {
 // TestAccPromise_modes writes one promise to a destination of each filepath mode and checks
 // the files, the index file of mode none, and the aggregated file; then removes it.
 func TestAccPromise_modes(t *testing.T) {
+	t.Parallel()
 	onStoresOf(t, []string{"bucket", "git-ssh"}, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)
@@ -309,6 +312,7 @@ resource "kratix_promise" "p" {
 // receives the Jenkins dependencies (a large CRD and the operator), the CRD under crds/ and the
 // rest under resources/.
 func TestAccPromise_splitByKindSeparatesCRDs(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) { testPromiseSplitByKind(t, kind) })
 }
 
@@ -366,6 +370,7 @@ resource "kratix_promise" "jenkins" {
 // cert-manager's and Tekton's (0.4 and 1.9 MB, CRDs with deep schemas) to 20 destinations: every
 // destination gets the same bytes, and Git gets one commit per promise.
 func TestAccPromise_largeDependenciesToTwentyDestinations(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)

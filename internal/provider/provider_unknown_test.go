@@ -12,6 +12,7 @@ import (
 // TestAccProvider_unknownSecrets: the provider block may use values known only after apply.
 // Configure must accept them and dial nothing; the store is reached once they are known.
 func TestAccProvider_unknownSecrets(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "git-http")
 	resource.Test(t, resource.TestCase{
@@ -56,6 +57,7 @@ resource "kratix_destination" "d" {
 const namespaceOther = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: other\n"
 
 func TestAccProvider_oneSecretValueUnknown(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	for _, tc := range []struct {
 		kind, secrets string

@@ -11,6 +11,7 @@ import (
 // next plan fails with one error for that store, naming every destination on it, and not one
 // identical error per object.
 func TestAccRefreshStoreDown(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	second := secondMinIO(t, "outage")
 	config := fmt.Sprintf(`

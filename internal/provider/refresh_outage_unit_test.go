@@ -11,6 +11,7 @@ import (
 // The first object to find a store down reports, for every object that joins while it settles;
 // another location is another outage.
 func TestOutagesJoin(t *testing.T) {
+	t.Parallel()
 	var o outages
 	first, reported := o.join("s3://a/b", `Destination "w2"`)
 	if !first {
@@ -28,6 +29,7 @@ func TestOutagesJoin(t *testing.T) {
 }
 
 func TestStoreWide(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		err  error
 		want bool

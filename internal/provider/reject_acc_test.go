@@ -11,6 +11,7 @@ import (
 // The apply fails with the hook's line as the hook printed it and the advice for a refused push,
 // nothing lands on the branch, and once the hook is gone the next apply writes the promise.
 func TestAccRejectedPush_quotesTheServer(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	const hookLine = "GL-HOOK-ERR: commits to main need a ticket id (see https://wiki.example/x)"
 	ts := newTestStore(t, "git-http")

@@ -13,6 +13,7 @@ import (
 // the destination's name, are renamed with it: the old ones go. A destroy then removes every
 // file of theirs, with no "File Kept For Another Owner". On a bucket and on git over HTTP.
 func TestAccRenamedDestinationModeNone(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)

@@ -9,6 +9,7 @@ import (
 // cleanup = "all" empties its folder on destroy; the promise and the request on it must write
 // their files again in the same apply, although nothing in their configuration changed.
 func TestAccReplacedDestinationGetsItsFilesBack(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	c := newCLI(t, sceneOnStore(t, "TestAccReplacedDestinationGetsItsFilesBack", ts))

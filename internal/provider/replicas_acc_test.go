@@ -69,6 +69,7 @@ func spreadModel(key string, zones map[string]string, n int) []string {
 //     else changes.
 //   - replicas unset: nothing is written, placements goes null, the destination stays.
 func TestAccReplicas(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	onStores(t, func(t *testing.T, kind string) { testReplicas(t, kind) })
 }
@@ -253,6 +254,7 @@ resource "kratix_resource_request" "one" {
 //   - a back: the next apply removes the file from w1, state holds w2 only, and the plan after
 //     is empty.
 func TestAccReplicas_lowerMakesBeforeBreak(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	name := ""
 	for i := range 20 {
@@ -331,6 +333,7 @@ func TestAccReplicas_lowerMakesBeforeBreak(t *testing.T) {
 // nothing, state lists both, and the plan after is empty. With replicas = 1 the same import fails
 // and lists both holders.
 func TestAccReplicas_import(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	config := func(replicas int) string {

@@ -19,6 +19,7 @@ import (
 // as an ECK request with data collection asks) is added to the promise's; no destination has
 // it, so the plan warns and nothing is written; labelling worker-1 schedules the request there.
 func TestAccRequest_scheduledOnceADestinationMatches(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)
@@ -73,6 +74,7 @@ resource "kratix_resource_request" "r" {
 // still updated); a file deleted by hand comes back; when the destination leaves the pool the
 // request moves to the other one; destroying removes it.
 func TestAccRequest_destinationIsKept(t *testing.T) {
+	t.Parallel()
 	onStoresOf(t, []string{"bucket", "git-ssh"}, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)
@@ -153,6 +155,7 @@ resource "kratix_resource_request" "r" {
 
 // TestAccRequest_modes sends one request to a destination of each filepath mode.
 func TestAccRequest_modes(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "git-http")
 	cfg := fourModes(ts, `  labels = { mode = local.modes[count.index] }`) + `

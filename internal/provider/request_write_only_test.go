@@ -28,6 +28,7 @@ import (
 // edit by hand shows as drift and the apply puts the Secret back; a new password shows in the
 // plan without being shown; bumping content_wo_version makes an apply that writes the content.
 func TestAccRequest_writeOnlySecret(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)
@@ -319,6 +320,7 @@ resource "kratix_resource_request" "r" {
 // through any base64 nesting, for the MD5 of the file's bytes, as read back from the store with
 // an independent client and hashed here, in hex and in base64 (the form of Content-MD5 headers).
 func TestAccRequest_writeOnlyImport(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"bucket", "git-http"} {
 		for _, from := range []string{"own", "kratix"} {
 			t.Run(kind+"/"+from, func(t *testing.T) { testWriteOnlyImport(t, kind, from == "kratix") })

@@ -130,6 +130,7 @@ func stateValues(t *testing.T, c *cli, address string) map[string]any {
 // commits read with the git CLI); each file changed is found by reading the whole store before
 // and after each apply.
 func TestAccRolloutAdoptedMidway(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ kind, mode string }{{"bucket", "nestedByMetadata"}, {"git-http", "none"}} {
 		t.Run(tc.kind, func(t *testing.T) {
 			requireAcceptance(t)
@@ -250,6 +251,7 @@ func TestAccRolloutAdoptedMidway(t *testing.T) {
 // went, so the import's plan counts min_wait from itself: it writes nothing, says when the next
 // wave may go, and -detailed-exitcode says 2; its apply writes nothing and records the time.
 func TestAccRolloutAdoptedMidway_minWait(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	const wait = `min_wait = "1h"`
@@ -304,6 +306,7 @@ func TestAccRolloutAdoptedMidway_minWait(t *testing.T) {
 // yet is a change like any other: the import's plan writes the first wave only. In mode
 // aggregatedYAML, where what a destination holds is read back from its part of the aggregate.
 func TestAccRolloutAdoptedChange(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	const mode = "aggregatedYAML"

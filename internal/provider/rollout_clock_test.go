@@ -44,6 +44,7 @@ func providersWithClock(clock *fakeClock) map[string]func() (tfprotov6.ProviderS
 // canary's, and then lets it go; the provider's clock is moved, nothing sleeps. rollout_status's
 // times are the clock's, to the second.
 func TestAccRolloutMinWaitPasses(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)

@@ -12,6 +12,7 @@ import (
 // with no canary before it; the plan says so, naming the wave and its attribute path, and the
 // canary wave keeps no silence in the plans after.
 func TestAccRolloutEmptyWave(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	src, err := os.ReadFile("../../examples/guides/rolling-out-a-change-safely/main.tf")
 	if err != nil {

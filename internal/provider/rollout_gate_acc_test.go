@@ -86,6 +86,7 @@ const gateRollback = `gate = {
 // completed revision back, byte for byte as it held it, the failed revision is recorded, and
 // the next plan holds it there with nothing to do.
 func TestAccRolloutGate(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)

@@ -33,6 +33,7 @@ func gateCanaryMoved(ts *testStore, ns, rolloutExtra, how string) string {
 // writes v2 to no other destination (dev-1 and dev-2 keep v1, nothing written to them). Relabelled,
 // canary-1 still holds v2 and is judged where it is now: a healthy record lets the rest go.
 func TestAccRolloutGateCanaryLeaves(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"relabel", "drain"} {
 		for _, kind := range []string{"bucket", "git-http"} {
 			t.Run(how+"/"+kind, func(t *testing.T) {

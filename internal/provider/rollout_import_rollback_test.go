@@ -20,6 +20,7 @@ import (
 // recovers the failure and says so, its apply writes nothing (the canary keeps v1) and records
 // failed_revision again, and the plan after it is empty. Bucket and git.
 func TestAccRolloutImportAfterRollback(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)

@@ -16,6 +16,7 @@ import (
 // healthy record then lets the rest go. Bucket and git; the store is read back with the
 // independent client after each apply.
 func TestAccRolloutReplaceWhileGateHolds(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)
@@ -86,6 +87,7 @@ func TestAccRolloutReplaceWhileGateHolds(t *testing.T) {
 // gate holds) and the old object is destroyed after; that destroy must leave dev-1's and dev-2's
 // v1 files, which the successor holds without writing them. Bucket and git.
 func TestAccRolloutReplaceCreateBeforeDestroyWhileGateHolds(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
 			requireAcceptance(t)

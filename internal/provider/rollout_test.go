@@ -126,6 +126,7 @@ func waveWrites(ts *testStore, names ...string) []string {
 // prod, one wave per apply; the waiting destinations keep their bytes and are not written to;
 // each apply is one commit on git. The plan stays non-empty until the rollout is complete.
 func TestAccRolloutWaves(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)
@@ -205,6 +206,7 @@ func waveSize(names []string) int {
 // the canary; a further change starts again from the first wave; a destination that joins during
 // the rollout gets the revision that last completed; min_wait holds the next wave back.
 func TestAccRolloutPausedRestartedAndJoined(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)
@@ -375,6 +377,7 @@ const cliRequiredProviders = `terraform {
 // included), each plan says which wave goes now and which next, and it returns 0 once every
 // destination holds the new revision.
 func TestAccRolloutDetailedExitCode(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	c := newCLI(t, map[string]string{"main.tf": rolloutConfig(ts, "v1", ""), "versions.tf": cliRequiredProviders})
@@ -455,6 +458,7 @@ func TestAccRolloutDetailedExitCode(t *testing.T) {
 // other keeps the old one, and the rollout does not move on: the next apply (the server back)
 // writes the canary wave again, to the canary that missed it, and not the next wave.
 func TestAccRolloutWaveFailsPartly(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ctx := context.Background()
 	bucket := randomName("wave")

@@ -29,6 +29,7 @@ func windowStatus(attr, want string) resource.TestCheckFunc {
 // on a Saturday until Monday 09:00 EST, 14:00 UTC (a second before, nothing is written, which a
 // provider reading the schedule in UTC would not do), when the canary wave goes.
 func TestAccRolloutWindow(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)
@@ -149,6 +150,7 @@ func TestAccRolloutWindow(t *testing.T) {
 // keeps v2, nothing is written, and the status names the canary wave, at 07:00:00; after the
 // window it goes and completes the same way.
 func TestAccRolloutRevert(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)

@@ -128,6 +128,7 @@ func rootDestinationFiles(d string) map[string]string {
 // back with the test's own client, and on the bucket no PUT or DELETE on the wire touches a file
 // of a destination that is not changing.
 func TestAccRootDestinationHoldsOthers(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) { testRootDestinationHoldsOthers(t, kind) })
 }
 

@@ -10,6 +10,7 @@ import (
 // TestSameRecordIsDeepEqual: sameRecord, which settleRollout uses in place of reflect.DeepEqual,
 // says what DeepEqual says, a nil Files and an empty one included.
 func TestSameRecordIsDeepEqual(t *testing.T) {
+	t.Parallel()
 	base := placement.Record{Store: "s3://m/b", Location: "s3://m/b/w", Root: "w", Files: map[string]string{"w/a.yaml": "01"}}
 	with := func(edit func(*placement.Record)) placement.Record {
 		r := base

@@ -16,6 +16,7 @@ import (
 // plan, which sees it, is refused by the guard as any deletion on a protected destination is. On
 // a bucket and on git over HTTP.
 func TestAccSavedPlanDeletesOnlyWhatItShowed(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)

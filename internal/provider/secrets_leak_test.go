@@ -26,6 +26,7 @@ import (
 // from variables and an encrypted OpenPGP key from the environment, and a wrong passphrase in a
 // failing plan.
 func TestAccSecretsNeverLeak(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	bucket := newTestStore(t, "bucket")
 	https := newTestStore(t, "git-http")

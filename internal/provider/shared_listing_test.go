@@ -17,6 +17,7 @@ import (
 // path, made once by the provider process: exactly 1 LIST on the wire, and no changes. A hand
 // edit made between plans is seen by the next plan, whose new process lists again.
 func TestAccBucketStore_oneListingPerPlan(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts, store := listingStore(t)
 	cfg := store + listingFleet
@@ -77,6 +78,7 @@ func TestAccBucketStore_oneListingPerPlan(t *testing.T) {
 // the plan and the apply's end. The bucket then holds exactly the 50 files, read back with the
 // test's own client.
 func TestAccBucketStore_oneListingPerApply(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts, store := listingStore(t)
 	fleet := store + listingFleet
@@ -128,6 +130,7 @@ func TestAccBucketStore_oneListingPerApply(t *testing.T) {
 // apply: the check made again when Terraform plans the store anew is the listing every write of
 // the process then uses, kept up to date by the write probe and the writes. 50 files land.
 func TestAccBucketStore_oneListingForASetUp(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts, store := listingStore(t)
 	cfg := store + listingFleet

@@ -32,6 +32,7 @@ resource "kratix_destination" "d" {
 // TestAccStateStore_wrongCredentials: a store whose credentials stop working fails the next plan
 // with an error that names the destination and the cause, and nothing is dropped from state.
 func TestAccStateStore_wrongCredentials(t *testing.T) {
+	t.Parallel()
 	onStores(t, func(t *testing.T, kind string) {
 		requireAcceptance(t)
 		ts := newTestStore(t, kind)
@@ -71,6 +72,7 @@ func wrongSecret(ts *testStore) string {
 // credentials that may read but not write pass the plan and fail the create, whose check proves
 // the store can be written.
 func TestAccStateStore_createChecksAccess(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	bucket := newTestStore(t, "bucket")
 	https := newTestStore(t, "git-http")
@@ -133,6 +135,7 @@ func TestAccStateStore_createChecksAccess(t *testing.T) {
 // TestAccDestination_tenOnOneRepository: ten destinations on one repository, applied with
 // Terraform's default parallelism of 10, make exactly one commit each and lose nothing.
 func TestAccDestination_tenOnOneRepository(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"git-http", "git-ssh"} {
 		t.Run(kind, func(t *testing.T) {
 			requireAcceptance(t)
@@ -167,6 +170,7 @@ resource "kratix_destination" "d" {
 // TestAccImport: a store and a destination imported by name; the next plan fills in the rest in
 // place (no replacement) and the apply writes nothing new.
 func TestAccImport(t *testing.T) {
+	t.Parallel()
 	for _, kind := range storeKinds {
 		t.Run(kind, func(t *testing.T) {
 			requireAcceptance(t)

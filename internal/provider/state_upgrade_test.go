@@ -148,6 +148,7 @@ var upgradeCases = []struct {
 // TestUpgradeState feeds saved states through the provider's UpgradeResourceState, as Terraform
 // does with every state it loads, and compares what comes back with the state written out by hand.
 func TestUpgradeState(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	server, err := verifiedServer("test")() // as served, in verify mode: it answers current-version promise states itself
 	if err != nil {
@@ -216,6 +217,7 @@ func diagnosticsText(diags []*tfprotov6.Diagnostic) string {
 // block (the key absent from every instance, as Terraform keeps it) plans no change with the real
 // CLI, and an apply of that plan writes nothing.
 func TestAccTimeouts_stateSavedBeforeTheBlock(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	config := strings.Replace(timeoutsConfig(ts, map[string]string{}),

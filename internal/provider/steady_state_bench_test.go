@@ -45,6 +45,7 @@ func BenchmarkSteadyState(b *testing.B) {
 // measure: the steady-state server answers all three itself (no plan goes to the framework) and
 // the framework answers them the same (verify mode), without a diagnostic.
 func TestSteadyStateBenchRequests(t *testing.T) {
+	t.Parallel()
 	s, reqs := steadyStateRequests(t, 3)
 	check := s.Verify()
 	if err := reqs.run(context.Background(), s); err != nil {

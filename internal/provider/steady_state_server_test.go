@@ -30,6 +30,7 @@ import (
 // plan is an update and goes to the framework); the repair; on_unschedule set, then unset again
 // (its default, which the direct plan applies itself).
 func TestAccDirectAnswers(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"bucket", "git-http"} {
 		t.Run(kind, func(t *testing.T) {
 			requireAcceptance(t)
@@ -118,6 +119,7 @@ func TestAccDirectAnswers(t *testing.T) {
 // TestDirectCompareReportsDifferences: the verify mode's comparison sees a different value,
 // different diagnostics and different private state, and nothing else.
 func TestDirectCompareReportsDifferences(t *testing.T) {
+	t.Parallel()
 	ds, check, err := newVerifiedServer("test")
 	if err != nil {
 		t.Fatal(err)
@@ -166,6 +168,7 @@ func TestDirectCompareReportsDifferences(t *testing.T) {
 // TestServedProviderHasNoCheck: the server main.go serves compares nothing with the framework;
 // only the tests' servers do.
 func TestServedProviderHasNoCheck(t *testing.T) {
+	t.Parallel()
 	s, err := NewServer("test")()
 	if err != nil {
 		t.Fatal(err)
@@ -200,6 +203,7 @@ func (s *countedServer) PlanResourceChange(ctx context.Context, req *tfprotov6.P
 // the state. A default, plan modifier, custom type, write-only attribute or identity added to
 // kratix_promise must be handled by internal/tfserver (server.go) first; this lists those it handles.
 func TestPromiseSchemaSteadyStateFeatures(t *testing.T) {
+	t.Parallel()
 	var sr fwresource.SchemaResponse
 	(&promiseResource{}).Schema(context.Background(), fwresource.SchemaRequest{}, &sr)
 	found := schemaFeatures(reflect.ValueOf(sr.Schema))

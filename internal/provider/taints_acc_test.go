@@ -74,6 +74,7 @@ func requestFolders(t *testing.T, ts *testStore) map[string]string {
 //     of the store is unchanged, the promise's on w1 included (on_unschedule = "keep").
 //   - The taint removed: nothing moves back.
 func TestAccTaints(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	onStores(t, func(t *testing.T, kind string) { testTaints(t, kind) })
 }
@@ -220,6 +221,7 @@ resource "kratix_resource_request" "tol" {
 //   - a back: the next plan finishes the move, and after its apply only w2 holds the file and the
 //     plan after is empty.
 func TestAccTaints_moveMakesBeforeBreak(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	name := firstOnW1(t, "r")
 	pair := newBucketPair(t, name)
@@ -310,6 +312,7 @@ func stateAttribute(t *testing.T, c *cli, address, name string) string {
 // destination takes the most. Raising w1's weight to 4 afterwards moves no request already
 // placed (requests are sticky) and only steers the new ones.
 func TestAccWeights(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	onStores(t, func(t *testing.T, kind string) { testWeights(t, kind) })
 }
@@ -426,6 +429,7 @@ func firstOnW1(t *testing.T, prefix string) string {
 // destination, so draining the destination of a guarded request fails the plan naming it, and
 // nothing is written; without the guard the same drain moves it.
 func TestAccTaints_guardCountsDrain(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newBucketTestStore(t)
 	name := firstOnW1(t, "r")
@@ -473,6 +477,7 @@ resource "kratix_resource_request" "r" {
 // import adopts it where its files are (w1) and the same plan moves it off the drained
 // destination: after the apply its file is on w2 only, and the next plan is empty.
 func TestAccTaints_importOntoDrained(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newBucketTestStore(t)
 	name := firstOnW1(t, "r")
@@ -521,6 +526,7 @@ resource "kratix_resource_request" "r" {
 // content comes from the configuration, never from state) and removes it from w1; the plan
 // after is empty.
 func TestAccTaints_drainWriteOnly(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newBucketTestStore(t)
 	name := firstOnW1(t, "s")
@@ -573,6 +579,7 @@ resource "kratix_resource_request" "r" {
 // running. The plan warns, naming the destination that holds it and the import id; imported that
 // way, the next apply moves it (the new folder written, the old one emptied).
 func TestAccTaints_stateRemovedOnADrainedDestination(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	name := firstOnW1(t, "r")
@@ -698,6 +705,7 @@ func (p bucketPair) holds(t *testing.T, ts *testStore, dest string) bool {
 // the import's plan schedules over what it found, as the apply does (they disagreed, and Terraform
 // failed the apply with "Provider produced inconsistent result after apply").
 func TestAccTaints_importPromiseOntoCordoned(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	c := newCLI(t, map[string]string{"main.tf": requiredKratix + pairConfig(ts, "null", "")})

@@ -14,6 +14,7 @@ import (
 // Tolerations are checked with Kubernetes' rules, each at its own element: a toleration without
 // a key must use Exists, and Exists takes no value.
 func TestTolerationsValidator(t *testing.T) {
+	t.Parallel()
 	objType := map[string]attr.Type{"key": types.StringType, "operator": types.StringType, "value": types.StringType, "effect": types.StringType}
 	tol := func(key, op, value, effect string) attr.Value {
 		s := func(v string) types.String {

@@ -15,6 +15,7 @@ import (
 // the bucket's file holds the promise's content. TestAccTakeOverWarningOfRequest has the
 // plan's warning on a bucket.
 func TestAccTakeOverWarning(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	bucket, repo := newTestStore(t, "bucket"), newTestStore(t, "git-http")
 	c := promiseOnTwoStores(t, minioServer, bucket.store, repo.store)
@@ -62,6 +63,7 @@ func TestAccTakeOverWarning(t *testing.T) {
 
 // TestTakeOverText: the plan's warning names one file, or counts several and names the first three.
 func TestTakeOverText(t *testing.T) {
+	t.Parallel()
 	one := takeOverText(`Promise "web"`, []string{"edge/a.yaml"}, `bucket "b" at h`)
 	if want := `Promise "web" will replace edge/a.yaml in bucket "b" at h, which holds different content (written by Kratix or another workspace?). ` +
 		`Applying this plan overwrites it; importing the resource instead records what is there.`; one != want {
@@ -81,6 +83,7 @@ func TestTakeOverText(t *testing.T) {
 // their files that someone else wrote with other content, at the attribute that makes them, and
 // write nothing; a request whose file already holds its content is planned without a warning.
 func TestAccTakeOverWarningAtPlan(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	bucket := newTestStore(t, "bucket")
 	other := "w/resources/default/p/taken/instance-configure/5058f/taken.yaml"

@@ -64,6 +64,7 @@ type testRunResult struct {
 // dev_overrides CLI configuration serves the provider). Every run of the suite must pass, and
 // every run of refusals/ must end with the error offlineRefusals gives it.
 func TestTerraformTestExamples(t *testing.T) {
+	t.Parallel()
 	// The guard's runs apply to a local repository first (examples/tests/guard/main.tf).
 	repo := filepath.Join(t.TempDir(), "gitops.git")
 	gitRun(t, "", "init", "--quiet", "--bare", "-b", "main", repo)

@@ -58,6 +58,7 @@ var timeoutsResources = map[string]string{
 // afterwards; adding the block updates them in place (never a replacement) and writes nothing to
 // the store; removing it again is the same.
 func TestAccTimeouts_blockAddedLater(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	none := map[string]string{}
@@ -119,6 +120,7 @@ func TestAccTimeouts_blockAddedLater(t *testing.T) {
 // TestAccTimeouts_tinyLimit: a create limited to 1ns fails at once, with an error that names the
 // operation, the limit and the attribute to raise, and writes nothing.
 func TestAccTimeouts_tinyLimit(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	config := ts.provider + fmt.Sprintf(`
@@ -153,6 +155,7 @@ resource "kratix_destination" "d" {
 // SSH (where go-git runs the SSH handshake without the operation's context), and the store's
 // error says that it timed out rather than that the endpoint is unreachable.
 func TestAccTimeouts_unansweringStore(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	addr := testinfra.SilentServer(t)
 	// The silent server shows no host key; a known_hosts line for its address is what an SSH

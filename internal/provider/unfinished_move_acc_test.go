@@ -49,6 +49,7 @@ func refusedCount(ts *testStore) int {
 //     "Move Not Finished"; state keeps it on w1.
 //   - a back: the next apply finishes the move and the plan after it is empty.
 func TestAccTaintsWeightLabels_touchNoStore(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	onStores(t, func(t *testing.T, kind string) { testTouchNoStore(t, kind) })
 }
@@ -162,6 +163,7 @@ func testTouchNoStore(t *testing.T, kind string) {
 // one still does; state keeps the old placement; the next plan goes from the old placement to the
 // new one; its apply removes the old file and keeps the new one, and the plan after is empty.
 func TestAccPromiseMoveFinishes(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	for _, kind := range []string{"bucket", "git-http", "bucket-path"} {
 		t.Run(kind, func(t *testing.T) { testPromiseMoveFinishes(t, kind) })

@@ -52,6 +52,7 @@ func names(n ...string) knownvalue.Check {
 // computed attributes are not) and the apply writes the dev file only. A request for that
 // promise with a file whose content is known after apply plans its files as unknown.
 func TestAccUnknown_literalTuple(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	devFile := "dev/dependencies/app/5058f/static/app-dependencies.yaml"
@@ -104,6 +105,7 @@ resource "kratix_resource_request" "r" {
 // selectors of its own unknown at plan, lands where the selectors say. The apply writes the
 // right files.
 func TestAccUnknown_wholeListsAtPlan(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "git-http")
 	depFile := func(dest, promise string) string {
@@ -182,6 +184,7 @@ resource "kratix_resource_request" "r1" {
 // known after apply, plan; the apply writes the request where that promise's pool and selectors
 // say.
 func TestAccUnknown_wholePromiseObject(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	reqFile := func(dest string) string {
@@ -237,6 +240,7 @@ resource "kratix_resource_request" "r2" {
 // canaries and the promise's file to the chosen store only. A pool element partly unknown (a
 // destination's labels known after apply) is scheduled at apply too.
 func TestAccUnknown_storeObject(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	a, b := newTestStore(t, "bucket"), newTestStore(t, "bucket")
 	file := "w/dependencies/app/5058f/static/app-dependencies.yaml"

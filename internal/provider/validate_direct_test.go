@@ -14,6 +14,7 @@ import (
 // TestDirectValidationKinds: destinations, promises and requests are validated without the
 // framework's walk.
 func TestDirectValidationKinds(t *testing.T) {
+	t.Parallel()
 	s, err := newFastServer("test")
 	if err != nil {
 		t.Fatal(err)
@@ -30,6 +31,7 @@ func TestDirectValidationKinds(t *testing.T) {
 // documents that are not YAML, credentials in the promise's pool, and a valid request: answered
 // directly with the framework's diagnostics (verify mode compares), each at its attribute.
 func TestDirectValidationOfRequests(t *testing.T) {
+	t.Parallel()
 	s, check, err := newVerifiedServer("test")
 	if err != nil {
 		t.Fatal(err)
@@ -93,6 +95,7 @@ func validateDirectly(t *testing.T, s *tfserver.Server, check *tfserver.Framewor
 // elements), a Git URL with credentials in the pool, and a valid promise with a rollout: answered
 // directly, with the framework's diagnostics (verify mode compares), each at its attribute.
 func TestDirectValidationOfPromises(t *testing.T) {
+	t.Parallel()
 	s, check, err := newVerifiedServer("test")
 	if err != nil {
 		t.Fatal(err)
@@ -126,6 +129,7 @@ func TestDirectValidationOfPromises(t *testing.T) {
 // directly with the framework's diagnostics (verify mode adds any difference as an error), each
 // error at its attribute; a configuration with timeouts or an unknown taint goes to the framework.
 func TestDirectValidationAgreesWithFramework(t *testing.T) {
+	t.Parallel()
 	s, check, err := newVerifiedServer("test")
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // validators inside the pool (a Git URL without credentials, the AWS settings) run on each
 // destination here.
 func TestPoolValidation(t *testing.T) {
+	t.Parallel()
 	s, err := newFastServer("test")
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +38,7 @@ func TestPoolValidation(t *testing.T) {
 // diagnostics as the framework's with the whole value (verify mode adds any difference as an
 // error), and the credentials error at promise.destinations[1].state_store.git.url.
 func TestPoolValidationAgreesWithFramework(t *testing.T) {
+	t.Parallel()
 	s, check, err := newVerifiedServer("test")
 	if err != nil {
 		t.Fatal(err)

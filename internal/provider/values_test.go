@@ -14,6 +14,7 @@ import (
 // edited its base in place, the two were always equal and a request whose file was edited by
 // hand planned no repair (TestAccRequest_writeOnlySecret).
 func TestValueEditsLeaveTheOriginal(t *testing.T) {
+	t.Parallel()
 	typ := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"a": tftypes.String, "secret": tftypes.String}}
 	original := func() tftypes.Value {
 		return tftypes.NewValue(typ, map[string]tftypes.Value{

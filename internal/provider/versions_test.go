@@ -50,6 +50,7 @@ var featureMinimums = map[string]string{
 // allows (or newer than baseTerraform when it declares none). A module is a folder with .tf
 // files; test files in a folder without any belong to the module above (a -test-directory).
 func TestExamplesDeclareTheVersionTheyNeed(t *testing.T) {
+	t.Parallel()
 	writeOnly := writeOnlyAttributes(t)
 	modules := map[string]*moduleVersions{}
 	err := filepath.WalkDir("../../examples", func(path string, d fs.DirEntry, err error) error {
@@ -235,6 +236,7 @@ func providerSchema(t *testing.T) *tfprotov6.GetProviderSchemaResponse {
 // TestDocumentedMinimumVersions checks that the docs give the minimums featureMinimums holds:
 // the provider page's table, the function's description and every write-only attribute's.
 func TestDocumentedMinimumVersions(t *testing.T) {
+	t.Parallel()
 	page, err := os.ReadFile("../../templates/index.md.tmpl")
 	if err != nil {
 		t.Fatal(err)

@@ -40,6 +40,7 @@ const (
 // file with its content, a linear git history holding every workspace's commits, and an
 // aggregate holding every workspace's document.
 func TestAccWorkspacesConcurrent(t *testing.T) {
+	t.Parallel()
 	requireAcceptance(t)
 	n := defaultWorkspaces
 	if v := os.Getenv("KRATIX_TEST_WORKSPACES"); v != "" {

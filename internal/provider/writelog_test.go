@@ -10,6 +10,7 @@ import (
 // A delete spares what other instances wrote in this process, never what its own object wrote:
 // a destroy after its own create in the same process still removes its files.
 func TestWriteLogSparesOnlyOtherWriters(t *testing.T) {
+	t.Parallel()
 	var l writeLog
 	l.record("s3://m/b", "old", []string{"w1/a.yaml", "w1/b.yaml"})
 	l.record("s3://m/b", "new", []string{"w1/a.yaml"}) // the successor writes a.yaml again

@@ -7,6 +7,7 @@ import (
 )
 
 func TestEnvName(t *testing.T) {
+	t.Parallel()
 	tests := map[[2]string]string{
 		{"minio", "secret_access_key"}: "KRATIX_SECRET_MINIO_SECRET_ACCESS_KEY",
 		{"git-ops", "password"}:        "KRATIX_SECRET_GIT_OPS_PASSWORD",
@@ -20,6 +21,7 @@ func TestEnvName(t *testing.T) {
 }
 
 func TestSecretResolution(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{
 		"KRATIX_SECRET_MINIO_SECRET_ACCESS_KEY": "from-env",
 		"KRATIX_SECRET_MINIO_ACCESS_KEY_ID":     "env-id",
@@ -56,6 +58,7 @@ func TestSecretResolution(t *testing.T) {
 }
 
 func TestGitTransport(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		"https://github.com/acme/gitops.git":   "https",
 		"http://git.internal/acme/gitops.git":  "http",

@@ -13,6 +13,7 @@ import (
 // TestSecretsPartlyUnknown: a set with one value unknown at plan cannot be judged (its other
 // values are not enough to say it is incomplete); a fully known set next to it can.
 func TestSecretsPartlyUnknown(t *testing.T) {
+	t.Parallel()
 	attrTypes := map[string]attr.Type{}
 	for _, k := range SecretKeys {
 		attrTypes[k.Name] = types.StringType

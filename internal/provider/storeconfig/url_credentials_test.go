@@ -16,6 +16,7 @@ import (
 // pointer to the provider's secrets, and the message never shows them. SSH user names are not
 // credentials.
 func TestGitURLCredentials(t *testing.T) {
+	t.Parallel()
 	const secret = "tok3n-s3cr3t"
 	refused := []string{
 		"https://alice:" + secret + "@git.example.com/acme/gitops.git",
