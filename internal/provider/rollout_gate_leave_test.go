@@ -34,8 +34,8 @@ func gateCanaryMoved(ts *testStore, ns, rolloutExtra, how string) string {
 // canary-1 still holds v2 and is judged where it is now: a healthy record lets the rest go.
 func TestAccRolloutGateCanaryLeaves(t *testing.T) {
 	for _, how := range []string{"relabel", "drain"} {
-		for _, kind := range []string{"bucket", "git-http"} {
-			t.Run(how+"/"+kind, func(t *testing.T) {
+		t.Run(how, func(t *testing.T) {
+			onStores(t, func(t *testing.T, kind string) {
 				requireAcceptance(t)
 				ts := newTestStore(t, kind)
 				t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -105,6 +105,6 @@ func TestAccRolloutGateCanaryLeaves(t *testing.T) {
 				}
 				resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: providersWithClock(clock), Steps: steps})
 			})
-		}
+		})
 	}
 }
