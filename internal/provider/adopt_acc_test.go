@@ -234,94 +234,92 @@ func hashes(files map[string]string) map[string]any {
 // Kratix itself names and writes (testAdoptKratixNamed).
 func TestAccAdoptKratixStore(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind+"/kratix-named", func(t *testing.T) { testAdoptKratixNamed(t, kind) })
-		t.Run(kind, func(t *testing.T) {
-			requireAcceptance(t)
-			ts := newTestStore(t, kind)
-			// Where each request is, and not where the rendezvous would put it.
-			requests := map[string]struct {
-				dest  string
-				files map[string]string
-			}{
-				"ra": {"w2", map[string]string{"w2/resources/default/p/ra/instance-configure/5058f/ra.yaml": requestYAML("ra")}},
-				"rb": {"w3", map[string]string{"w3/resources/01-default-p-default-default-rb-resources.yaml": requestYAML("rb")}},
-				"alpha": {"w4", map[string]string{
-					"w4/alpha.yaml": requestYAML("alpha"),
-					"w4/.kratix/default-p_alpha_default_instance-configure.w4-5058f.yaml": "files:\n- w4/alpha.yaml\n",
-				}},
-				"beta": {"w5", map[string]string{
-					".kratix-aggregates/w5/aggregated.yaml/p_beta_default_instance-configure.w5-5058f.part": requestYAML("beta"),
-				}},
+	onStores(t, func(t *testing.T, kind string) {
+		t.Run("kratix-named", func(t *testing.T) { testAdoptKratixNamed(t, kind) })
+		requireAcceptance(t)
+		ts := newTestStore(t, kind)
+		// Where each request is, and not where the rendezvous would put it.
+		requests := map[string]struct {
+			dest  string
+			files map[string]string
+		}{
+			"ra": {"w2", map[string]string{"w2/resources/default/p/ra/instance-configure/5058f/ra.yaml": requestYAML("ra")}},
+			"rb": {"w3", map[string]string{"w3/resources/01-default-p-default-default-rb-resources.yaml": requestYAML("rb")}},
+			"alpha": {"w4", map[string]string{
+				"w4/alpha.yaml": requestYAML("alpha"),
+				"w4/.kratix/default-p_alpha_default_instance-configure.w4-5058f.yaml": "files:\n- w4/alpha.yaml\n",
+			}},
+			"beta": {"w5", map[string]string{
+				".kratix-aggregates/w5/aggregated.yaml/p_beta_default_instance-configure.w5-5058f.part": requestYAML("beta"),
+			}},
+		}
+		// The parts joined in the order of their names, "-" before "_".
+		extra := map[string]string{adoptAggregate: adoptDeps + "\n---\n" + requestYAML("beta")}
+		var names []string
+		for name, r := range requests {
+			names = append(names, name)
+			if c, _ := scheduling.Choose("default/p/"+name, []string{"w1", "w2", "w3", "w4", "w5"}); c == r.dest {
+				t.Fatalf("request %s is on %s, the rendezvous choice: pick another name", name, c)
 			}
-			// The parts joined in the order of their names, "-" before "_".
-			extra := map[string]string{adoptAggregate: adoptDeps + "\n---\n" + requestYAML("beta")}
-			var names []string
-			for name, r := range requests {
-				names = append(names, name)
-				if c, _ := scheduling.Choose("default/p/"+name, []string{"w1", "w2", "w3", "w4", "w5"}); c == r.dest {
-					t.Fatalf("request %s is on %s, the rendezvous choice: pick another name", name, c)
-				}
-				for p, c := range r.files {
-					extra[p] = c
-				}
+			for p, c := range r.files {
+				extra[p] = c
 			}
-			sort.Strings(names)
-			writeKratixStore(t, ts, extra)
-			before := ts.list(t)
-			commits := 0
-			if kind != "bucket" {
-				commits = gitCommits(t, ts)
-			}
+		}
+		sort.Strings(names)
+		writeKratixStore(t, ts, extra)
+		before := ts.list(t)
+		commits := 0
+		if kind != "bucket" {
+			commits = gitCommits(t, ts)
+		}
 
-			c := newCLI(t, map[string]string{"main.tf": adoptConfig(ts, names, nil)})
-			if out, err := c.run("plan", "-out=tfplan"); err != nil {
-				t.Fatalf("plan: %v\n%s", err, out)
+		c := newCLI(t, map[string]string{"main.tf": adoptConfig(ts, names, nil)})
+		if out, err := c.run("plan", "-out=tfplan"); err != nil {
+			t.Fatalf("plan: %v\n%s", err, out)
+		}
+		changes := showPlan(t, c, "tfplan")
+		for addr, rc := range changes {
+			if rc.Change.Importing == nil {
+				t.Errorf("%s: not imported (actions %v)", addr, rc.Change.Actions)
 			}
-			changes := showPlan(t, c, "tfplan")
-			for addr, rc := range changes {
-				if rc.Change.Importing == nil {
-					t.Errorf("%s: not imported (actions %v)", addr, rc.Change.Actions)
-				}
-				if a := rc.Change.Actions; len(a) != 1 || a[0] != "update" && a[0] != "no-op" {
-					t.Errorf("%s: actions %v, want an import with at most an update in place", addr, a)
-				}
+			if a := rc.Change.Actions; len(a) != 1 || a[0] != "update" && a[0] != "no-op" {
+				t.Errorf("%s: actions %v, want an import with at most an update in place", addr, a)
 			}
-			for name, r := range requests {
-				after := changes["kratix_resource_request."+name].Change.After
-				if after["destination"] != r.dest {
-					t.Errorf("request %s planned on %v, want %s where it is", name, after["destination"], r.dest)
-				}
-				if got, want := after["written_files"], hashes(r.files); !reflect.DeepEqual(got, want) {
-					t.Errorf("request %s: written_files %v, want %v", name, got, want)
-				}
+		}
+		for name, r := range requests {
+			after := changes["kratix_resource_request."+name].Change.After
+			if after["destination"] != r.dest {
+				t.Errorf("request %s planned on %v, want %s where it is", name, after["destination"], r.dest)
 			}
-			placements, _ := changes["kratix_promise.p"].Change.After["placements"].(map[string]any)
-			for dest, files := range adoptPromiseFiles {
-				pl, _ := placements[dest].(map[string]any)
-				if got, want := pl["files"], hashes(files); !reflect.DeepEqual(got, want) {
-					t.Errorf("promise on %s: files %v, want %v", dest, got, want)
-				}
+			if got, want := after["written_files"], hashes(r.files); !reflect.DeepEqual(got, want) {
+				t.Errorf("request %s: written_files %v, want %v", name, got, want)
 			}
+		}
+		placements, _ := changes["kratix_promise.p"].Change.After["placements"].(map[string]any)
+		for dest, files := range adoptPromiseFiles {
+			pl, _ := placements[dest].(map[string]any)
+			if got, want := pl["files"], hashes(files); !reflect.DeepEqual(got, want) {
+				t.Errorf("promise on %s: files %v, want %v", dest, got, want)
+			}
+		}
 
-			mark := ts.mark(t)
-			if out, err := c.run("apply", "tfplan"); err != nil {
-				t.Fatalf("apply: %v\n%s", err, out)
+		mark := ts.mark(t)
+		if out, err := c.run("apply", "tfplan"); err != nil {
+			t.Fatalf("apply: %v\n%s", err, out)
+		}
+		acctest.Run(t, acctest.NoWritesSince(ts.journal, &mark))
+		if kind != "bucket" {
+			if n := gitCommits(t, ts); n != commits {
+				t.Errorf("the apply made %d commits, want none", n-commits)
 			}
-			acctest.Run(t, acctest.NoWritesSince(ts.journal, &mark))
-			if kind != "bucket" {
-				if n := gitCommits(t, ts); n != commits {
-					t.Errorf("the apply made %d commits, want none", n-commits)
-				}
-			}
-			if after := ts.list(t); !reflect.DeepEqual(after, before) {
-				t.Errorf("the store's files changed:\nbefore %v\nafter  %v", before, after)
-			}
-			if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
-				t.Errorf("the plan after the apply is not empty: %v\n%s", err, out)
-			}
-		})
-	}
+		}
+		if after := ts.list(t); !reflect.DeepEqual(after, before) {
+			t.Errorf("the store's files changed:\nbefore %v\nafter  %v", before, after)
+		}
+		if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
+			t.Errorf("the plan after the apply is not empty: %v\n%s", err, out)
+		}
+	})
 }
 
 // The Kratix-named store: destinations k1, k2 in mode none and k3, k4 in mode aggregatedYAML, as
@@ -627,52 +625,14 @@ func TestAccAdoptPromiseMisscheduled(t *testing.T) {
 	for p, c := range files {
 		ts.put(t, p, []byte(c))
 	}
-	config := ts.provider + fmt.Sprintf(`
-terraform {
-  required_providers {
-    kratix = { source = "promise-platform/kratix" }
-  }
-}
-
-resource "kratix_state_store" "s" {
-%s
-}
-
-locals {
-  env = { w1 = "dev", w2 = "prod" }
-}
-
-resource "kratix_destination" "w" {
-  for_each    = local.env
-  name        = each.key
-  path        = each.key
-  labels      = { env = each.value }
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name                  = "p"
-  destinations          = values(kratix_destination.w)
-  destination_selectors = [{ match_labels = { env = "dev" } }]
-  dependencies          = %q
-}
-
-import {
-  to = kratix_state_store.s
-  id = %q
-}
-
-import {
-  for_each = local.env
-  to       = kratix_destination.w[each.key]
-  id       = each.key
-}
-
-import {
-  to = kratix_promise.p
-  id = "p"
-}
-`, ts.store, adoptDeps, storeName(ts))
+	config := ts.provider + requiredKratix + kratixStateStore{Label: "s", Body: ts.store}.String() +
+		block("locals", []hclAttr{{"env", `{ w1 = "dev", w2 = "prod" }`}}, "") + kratixDestination{
+		Label: "w", ForEach: "local.env", Name: "each.key", Path: "each.key", Labels: "{ env = each.value }", StateStore: "kratix_state_store.s",
+	}.String() + kratixPromise{
+		Label: "p", Name: q("p"), Destinations: "values(kratix_destination.w)", DestinationSelectors: matchLabels("env", "dev"), Dependencies: q(adoptDeps),
+	}.String() + block("import", []hclAttr{{"to", "kratix_state_store.s"}, {"id", q(storeName(ts))}}, "") +
+		block("import", []hclAttr{{"for_each", "local.env"}, {"to", "kratix_destination.w[each.key]"}, {"id", "each.key"}}, "") +
+		block("import", []hclAttr{{"to", "kratix_promise.p"}, {"id", q("p")}}, "")
 	c := newCLI(t, map[string]string{"main.tf": config})
 	out, err := c.run("plan", "-out=tfplan")
 	if err != nil {

@@ -55,41 +55,20 @@ func TestAccBucketStore_awsChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	view := acctest.Bucket(client, bucket)
-	config := func(auth, dependency string) string {
-		return fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-  name = %q
-  bucket = {
-    endpoint    = %q
-    bucket_name = %q
-    insecure    = true
-%s
-  }
-}
-
-resource "kratix_destination" "d" {
-  name        = "worker-1"
-  path        = "worker-1"
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name         = "app"
-  destinations = [kratix_destination.d]
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n"
-}
-`, bucket, minioServer.Endpoint, bucket, auth, dependency)
+	config := func(auth hclObj, dependency string) string {
+		return kratixStateStore{
+			Label: "s", Name: q(bucket),
+			Bucket: append(hclObj{{"endpoint", q(minioServer.Endpoint)}, {"bucket_name", q(bucket)}, {"insecure", "true"}}, auth...),
+		}.String() +
+			kratixDestination{Label: "d", Name: q("worker-1"), Path: q("worker-1"), StateStore: "kratix_state_store.s"}.String() +
+			kratixPromise{Label: "p", Name: q("app"), Destinations: "[kratix_destination.d]", Dependencies: q(namespaceDoc(dependency))}.String()
 	}
-	profile := "    auth_method = \"IAM\"\n    profile     = \"team\""
-	role := func(sts string) string {
-		return profile + fmt.Sprintf(`
-    sts_endpoint = "http://%s"
-    assume_role = {
-      role_arn     = "arn:aws:iam::123456789012:role/kratix"
-      external_id  = "ext-42"
-      session_name = "kratix-acc"
-      duration     = "1h"
-    }`, sts)
+	profile := hclObj{{"auth_method", q("IAM")}, {"profile", q("team")}}
+	role := func(sts string) hclObj {
+		return hclObj{{"auth_method", q("IAM")}, {"profile", q("team")}, {"sts_endpoint", q("http://" + sts)}, {"assume_role", hclObj{
+			{"role_arn", q("arn:aws:iam::123456789012:role/kratix")}, {"external_id", q("ext-42")},
+			{"session_name", q("kratix-acc")}, {"duration", q("1h")},
+		}}}
 	}
 	files := func(ns string) map[string]string {
 		return map[string]string{
@@ -116,17 +95,16 @@ resource "kratix_promise" "p" {
 				ExpectError: wrapped(`authentication failed[\s\S]*no AWS credentials from profile "team"[\s\S]*AssumeRole`),
 			},
 			{
-				Config:      config("    auth_method = \"IAM\"\n    profile     = \"nope\"", "app-v3"),
+				Config:      config(hclObj{{"auth_method", q("IAM")}, {"profile", q("nope")}}, "app-v3"),
 				ExpectError: wrapped(`AWS profile "nope" was not found in [\s\S]*aws-credentials`),
 			},
 			{
-				Config:      config("    profile = \"team\"", "app-v3"),
+				Config:      config(hclObj{{"profile", q("team")}}, "app-v3"),
 				ExpectError: wrapped(`names the AWS profile "team", but its auth_method is "accessKey"`),
 			},
 			{
-				Config: config(profile+`
-    sts_endpoint = "sts.example.com"
-    assume_role = { role_arn = "arn:aws:iam::123456789012:role/kratix", duration = "5m" }`, "app-v3"),
+				Config: config(hclObj{{"auth_method", q("IAM")}, {"profile", q("team")}, {"sts_endpoint", q("sts.example.com")},
+					{"assume_role", `{ role_arn = "arn:aws:iam::123456789012:role/kratix", duration = "5m" }`}}, "app-v3"),
 				PlanOnly: true,
 				// Both errors, in either order.
 				ExpectError: wrapped(`(duration: "5m" is outside what STS allows[\s\S]*sts_endpoint: "sts.example.com" is not an|` +
@@ -135,7 +113,7 @@ resource "kratix_promise" "p" {
 			{
 				// The profile chosen by AWS_PROFILE, as after `export AWS_PROFILE=team`.
 				PreConfig:         func() { t.Setenv("AWS_PROFILE", "team") },
-				Config:            config("    auth_method = \"IAM\"", "app-v4"),
+				Config:            config(hclObj{{"auth_method", q("IAM")}}, "app-v4"),
 				ConfigStateChecks: []statecheck.StateCheck{acctest.HoldsExactly(view, files("app-v4"))},
 			},
 			{

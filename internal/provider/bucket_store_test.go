@@ -58,7 +58,7 @@ func TestAccBucketStore_prefixCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := bucketOn(t, minioServer, bucket, key, secret, `  path = "team"`)
+	ts := bucketOn(t, minioServer, bucket, key, secret, "team")
 	cfg := destinationAndPromise(ts)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"reflect"
 	"slices"
@@ -24,53 +23,7 @@ func TestAccCreateBeforeDestroyDeletesNothingItWrote(t *testing.T) {
 	requireAcceptance(t)
 	onStores(t, func(t *testing.T, kind string) {
 		ts := newTestStore(t, kind)
-		config := ts.provider + cliRequiredProviders + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "w1" {
-  name        = "w1"
-  path        = "w1"
-  cleanup     = "all"
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_destination" "flat" {
-  name          = "flat"
-  path          = "flat"
-  filepath_mode = "none"
-  labels        = { flat = "yes" }
-  state_store   = kratix_state_store.s
-}
-
-resource "kratix_destination" "agg" {
-  name          = "agg"
-  path          = "agg"
-  filepath_mode = "aggregatedYAML"
-  state_store   = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name         = "p"
-  destinations = [kratix_destination.w1, kratix_destination.flat, kratix_destination.agg]
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
-  lifecycle {
-    create_before_destroy = true
-  }
-}
-
-resource "kratix_resource_request" "r" {
-  promise               = kratix_promise.p
-  name                  = "r"
-  destination_selectors = [{ match_labels = { flat = "yes" } }]
-  files                 = { "r.yaml" = "kind: R\n" }
-  lifecycle {
-    create_before_destroy = true
-  }
-}
-`, ts.store)
-		c := newCLI(t, map[string]string{"main.tf": config})
+		c := newCLI(t, sceneOnStore(t, "cbd_replace", ts))
 		if out, err := c.run("apply", "-auto-approve"); err != nil {
 			t.Fatalf("apply: %v\n%s", err, out)
 		}
@@ -122,22 +75,7 @@ func TestAccCreateBeforeDestroyKeepsTheSuccessorsCanaries(t *testing.T) {
 	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
-	config := ts.provider + cliRequiredProviders + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "w1" {
-  name        = "w1"
-  path        = "w1"
-  cleanup     = "all"
-  state_store = kratix_state_store.s
-  lifecycle {
-    create_before_destroy = true
-  }
-}
-`, ts.store)
-	c := newCLI(t, map[string]string{"main.tf": config})
+	c := newCLI(t, sceneOnStore(t, "cbd_destination", ts))
 	if out, err := c.run("apply", "-auto-approve"); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
@@ -175,34 +113,7 @@ func TestAccCreateBeforeDestroyDestinationCleanupKeepsWhatWasWritten(t *testing.
 	requireAcceptance(t)
 	onStores(t, func(t *testing.T, kind string) {
 		ts := newTestStore(t, kind)
-		config := ts.provider + cliRequiredProviders + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "w1" {
-  name        = "w1"
-  path        = "w1"
-  cleanup     = "all"
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name         = "p"
-  destinations = [kratix_destination.w1]
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
-  lifecycle {
-    create_before_destroy = true
-  }
-}
-
-resource "kratix_resource_request" "r" {
-  promise = kratix_promise.p
-  name    = "r"
-  files   = { "r.yaml" = "kind: R\n" }
-}
-`, ts.store)
-		c := newCLI(t, map[string]string{"main.tf": config})
+		c := newCLI(t, sceneOnStore(t, "cbd_destination_cleanup", ts))
 		if out, err := c.run("apply", "-auto-approve"); err != nil {
 			t.Fatalf("apply: %v\n%s", err, out)
 		}
@@ -241,85 +152,6 @@ resource "kratix_resource_request" "r" {
 	})
 }
 
-// cbdConfig is the configuration of the create_before_destroy tests below: three destinations in
-// the three shapes a removal takes (an owned folder, loose files with their index, a part of a
-// shared file), a fourth one (w2) the promise may move to, a promise and a request with
-// create_before_destroy, and, while var.fail is true, a resource that depends on both and fails
-// at apply, after their successors were created and before Terraform destroys the deposed
-// objects.
-func cbdConfig(ts *testStore) string {
-	return ts.provider + cliRequiredProviders + fmt.Sprintf(`
-variable "fail" {
-  type    = bool
-  default = false
-}
-
-variable "moved" {
-  type    = bool
-  default = false
-}
-
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "w1" {
-  name        = "w1"
-  path        = "w1"
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_destination" "w2" {
-  name        = "w2"
-  path        = "w2"
-  labels      = { flat = "yes" }
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_destination" "flat" {
-  name          = "flat"
-  path          = "flat"
-  filepath_mode = "none"
-  labels        = { flat = "yes" }
-  state_store   = kratix_state_store.s
-}
-
-resource "kratix_destination" "agg" {
-  name          = "agg"
-  path          = "agg"
-  filepath_mode = "aggregatedYAML"
-  state_store   = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name         = "p"
-  destinations = var.moved ? [kratix_destination.w2] : [kratix_destination.w1, kratix_destination.flat, kratix_destination.agg]
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
-  lifecycle {
-    create_before_destroy = true
-  }
-}
-
-resource "kratix_resource_request" "r" {
-  promise               = kratix_promise.p
-  name                  = "r"
-  destination_selectors = [{ match_labels = { flat = "yes" } }]
-  files                 = { "r.yaml" = "kind: R\n" }
-  lifecycle {
-    create_before_destroy = true
-  }
-}
-
-resource "terraform_data" "later" {
-  count      = var.fail ? 1 : 0
-  depends_on = [kratix_promise.p, kratix_resource_request.r]
-  provisioner "local-exec" {
-    command = "echo the later resource fails; exit 1"
-  }
-}
-`, ts.store)
-}
-
 // TestAccCreateBeforeDestroyInterrupted: an apply that replaces a promise and a request with
 // create_before_destroy stops after their successors were created (a later resource fails), so
 // the old objects stay in the state as deposed objects. The next apply destroys them, in
@@ -332,7 +164,7 @@ func TestAccCreateBeforeDestroyInterrupted(t *testing.T) {
 	skipOpenFinding(t, "issue 37, finding 1, open: Terraform plans a deposed object's destroy again in the apply, from its state, so only its refresh can hand the delete what the live object holds")
 	onStores(t, func(t *testing.T, kind string) {
 		ts := newTestStore(t, kind)
-		c := newCLI(t, map[string]string{"main.tf": cbdConfig(ts)})
+		c := newCLI(t, sceneOnStore(t, "cbd_failed_apply", ts))
 		if out, err := c.run("apply", "-auto-approve"); err != nil {
 			t.Fatalf("apply: %v\n%s", err, out)
 		}
@@ -397,7 +229,7 @@ func TestAccCreateBeforeDestroyInterruptedAfterAMove(t *testing.T) {
 	skipOpenFinding(t, "issue 37, finding 1, open: Terraform plans a deposed object's destroy again in the apply, from its state, so only its refresh can hand the delete what the live object holds")
 	onStores(t, func(t *testing.T, kind string) {
 		ts := newTestStore(t, kind)
-		c := newCLI(t, map[string]string{"main.tf": cbdConfig(ts)})
+		c := newCLI(t, sceneOnStore(t, "cbd_failed_apply", ts))
 		if out, err := c.run("apply", "-auto-approve"); err != nil {
 			t.Fatalf("apply: %v\n%s", err, out)
 		}

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -27,39 +26,17 @@ func TestAccDayTwo(t *testing.T) {
 		}
 		ns := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: foo\n"
 		config := func(storeAPath, w1Store, deps, w2File string) string {
-			return a.provider + fmt.Sprintf(`
-resource "kratix_state_store" "a" {
-%s%s
-}
-
-resource "kratix_state_store" "b" {
-%s
-}
-
-resource "kratix_destination" "w1" {
-  name        = "w1"
-  path        = "w1"
-  cleanup     = "all"
-  labels      = { env = "dev" }
-  state_store = %s
-}
-
-resource "kratix_destination" "w2" {
-  name                = "w2"
-  path                = "w2"
-  filepath_mode       = "aggregatedYAML"
-  aggregated_filename = %q
-  labels              = { env = "dev" }
-  state_store         = kratix_state_store.a
-}
-
-resource "kratix_promise" "p" {
-  name                  = "p"
-  destinations          = [kratix_destination.w1, kratix_destination.w2]
-  destination_selectors = [{ match_labels = { env = "dev" } }]
-  dependencies          = %q
-}
-`, a.store, storeAPath, b.store, w1Store, w2File, deps)
+			return a.provider + kratixStateStore{Label: "a", Body: a.store + storeAPath}.String() +
+				kratixStateStore{Label: "b", Body: b.store}.String() +
+				kratixDestination{
+					Label: "w1", Name: q("w1"), Path: q("w1"), Cleanup: q("all"), Labels: `{ env = "dev" }`, StateStore: w1Store,
+				}.String() + kratixDestination{
+				Label: "w2", Name: q("w2"), Path: q("w2"), FilepathMode: q("aggregatedYAML"), AggregatedFilename: q(w2File),
+				Labels: `{ env = "dev" }`, StateStore: "kratix_state_store.a",
+			}.String() + kratixPromise{
+				Label: "p", Name: q("p"), Destinations: "[kratix_destination.w1, kratix_destination.w2]",
+				DestinationSelectors: matchLabels("env", "dev"), Dependencies: q(deps),
+			}.String()
 		}
 		depFile := "w1/dependencies/p/5058f/static/p-dependencies.yaml"
 		stray := "w1/dependencies/p/5058f/static/stray.yaml"

@@ -42,24 +42,11 @@ func md5Of(s string) string {
 
 // fourModes is a store and one destination per filepath mode, at w0..w3.
 func fourModes(ts *testStore, extra string) string {
-	return ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-locals {
-  modes = ["nestedByMetadata", "none", "aggregatedYAML", "splitByKind"]
-}
-
-resource "kratix_destination" "d" {
-  count         = 4
-  name          = "worker-${count.index}"
-  path          = "w${count.index}"
-  filepath_mode = local.modes[count.index]
-  state_store   = kratix_state_store.s
-%s
-}
-`, ts.store, extra)
+	return storeConfig(ts) + block("locals", []hclAttr{{"modes", `["nestedByMetadata", "none", "aggregatedYAML", "splitByKind"]`}}, "") +
+		kratixDestination{
+			Label: "d", Count: "4", Name: q("worker-${count.index}"), Path: q("w${count.index}"),
+			FilepathMode: "local.modes[count.index]", StateStore: "kratix_state_store.s", Body: extra,
+		}.String()
 }
 
 // TestAccDestination_lifecycle walks a destination through its life on each kind of store:
@@ -67,9 +54,7 @@ resource "kratix_destination" "d" {
 // a label change that writes nothing, then destroy with cleanup "all" and "none".
 func TestAccDestination_lifecycle(t *testing.T) {
 	t.Parallel()
-	for _, kind := range storeKinds {
-		t.Run(kind, func(t *testing.T) { testDestinationLifecycle(t, kind) })
-	}
+	onStoresOf(t, storeKinds, func(t *testing.T, kind string) { testDestinationLifecycle(t, kind) })
 }
 
 func testDestinationLifecycle(t *testing.T, kind string) {

@@ -38,46 +38,17 @@ func TestAccFault_storeDownDuringApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	config := func(ns string) string {
-		return fmt.Sprintf(`
-terraform {
-  required_providers {
-    kratix = { source = "promise-platform/kratix" }
-  }
-}
-
-provider "kratix" {
-  secrets = {
-    one = { access_key_id = %[1]q, secret_access_key = %[2]q }
-    two = { access_key_id = %[3]q, secret_access_key = %[4]q }
-  }
-}
-
-resource "kratix_state_store" "one" {
-  name       = "one"
-  secret_ref = "one"
-  bucket     = { endpoint = %[5]q, bucket_name = "fault", insecure = true }
-}
-
-resource "kratix_state_store" "two" {
-  name       = "two"
-  secret_ref = "two"
-  bucket     = { endpoint = %[6]q, bucket_name = "fault", insecure = true }
-}
-
-resource "kratix_destination" "d" {
-  count          = 2
-  name           = "w${count.index + 1}"
-  path           = "w${count.index + 1}"
-  init_workloads = false
-  state_store    = [kratix_state_store.one, kratix_state_store.two][count.index]
-}
-
-resource "kratix_promise" "p" {
-  name         = "app"
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %[7]s\n"
-  destinations = kratix_destination.d
-}
-`, minioServer.AccessKey, minioServer.SecretKey, second.AccessKey, second.SecretKey, minioServer.Endpoint, second.Endpoint, ns)
+		return requiredKratix + kratixProviderBlock{Secrets: []hclAttr{
+			bucketSecret("one", minioServer.AccessKey, minioServer.SecretKey),
+			bucketSecret("two", second.AccessKey, second.SecretKey),
+		}}.String() +
+			kratixStateStore{Label: "one", Name: q("one"), SecretRef: q("one"), Bucket: bucketAt(minioServer.Endpoint, "fault")}.String() +
+			kratixStateStore{Label: "two", Name: q("two"), SecretRef: q("two"), Bucket: bucketAt(second.Endpoint, "fault")}.String() +
+			kratixDestination{
+				Label: "d", Count: "2", Name: q("w${count.index + 1}"), Path: q("w${count.index + 1}"), InitWorkloads: "false",
+				StateStore: "[kratix_state_store.one, kratix_state_store.two][count.index]",
+			}.String() +
+			kratixPromise{Label: "p", Name: q("app"), Dependencies: q(namespaceDoc(ns)), Destinations: "kratix_destination.d"}.String()
 	}
 	c := newCLI(t, map[string]string{"main.tf": config("v1")})
 	if out, err := c.run("apply", "-auto-approve"); err != nil {

@@ -38,38 +38,21 @@ func TestAccGitSignedCommits(t *testing.T) {
 		t.Fatal(err)
 	}
 	provider := func(pass string) string {
-		return fmt.Sprintf(`
-provider "kratix" {
-  secrets = {
-    s      = { username = %q, password = %q }
-    signer = { signing_key = %q, signing_key_passphrase = %q }
-  }
-}
-`, gitServer.Username, gitServer.Password, key, pass)
+		return kratixProviderBlock{Secrets: []hclAttr{
+			gitHTTPSecret("s"),
+			{"signer", hclObj{{"signing_key", q(key)}, {"signing_key_passphrase", q(pass)}}},
+		}}.String()
 	}
 	signing := func(format string) string {
 		return strings.Replace(ts.store, "  git = {\n", fmt.Sprintf("  git = {\n    signing = { secret_ref = \"signer\", format = %q }\n", format), 1)
 	}
 	config := func(provider, store string) string {
-		return provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "d" {
-  name        = "worker-1"
-  path        = "worker-1"
-  labels      = { env = "dev" }
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name                  = "app"
-  destination_selectors = [{ match_labels = { env = "dev" } }]
-  dependencies          = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-  destinations          = [kratix_destination.d]
-}
-`, store)
+		return provider + kratixStateStore{Label: "s", Body: store}.String() +
+			kratixDestination{Label: "d", Name: q("worker-1"), Path: q("worker-1"), Labels: `{ env = "dev" }`, StateStore: "kratix_state_store.s"}.String() +
+			kratixPromise{
+				Label: "p", Name: q("app"), DestinationSelectors: matchLabels("env", "dev"),
+				Dependencies: q(namespaceDoc("app")), Destinations: "[kratix_destination.d]",
+			}.String()
 	}
 	applied := 0
 	afterApply := func(*terraform.State) error {

@@ -7,6 +7,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,40 +21,16 @@ import (
 // gitHubAppConfig is a git store whose secret holds only a GitHub App, on repo, and n promises
 // on one destination, each with a namespace named after ns.
 func gitHubAppConfig(gh *testinfra.FakeGitHub, key, repo string, n int, ns string) string {
-	return fmt.Sprintf(`
-provider "kratix" {
-  secrets = {
-    gh = {
-      github_app_id              = %q
-      github_app_installation_id = %q
-      github_app_private_key     = %q
-      github_app_api_url         = %q
-    }
-  }
-}
-
-resource "kratix_state_store" "s" {
-  name       = "gh"
-  secret_ref = "gh"
-  git = {
-    url = %q
-  }
-}
-
-resource "kratix_destination" "d" {
-  name           = "worker"
-  path           = "worker"
-  init_workloads = false
-  state_store    = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  count        = %d
-  name         = "p${count.index}"
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s-${count.index}\n"
-  destinations = [kratix_destination.d]
-}
-`, gh.AppID, gh.InstallationID, key, gh.URL, gitServer.HTTPURL(repo), n, ns)
+	return kratixProviderBlock{Secrets: []hclAttr{{"gh", hclObj{
+		{"github_app_id", q(gh.AppID)}, {"github_app_installation_id", q(gh.InstallationID)},
+		{"github_app_private_key", q(key)}, {"github_app_api_url", q(gh.URL)},
+	}}}}.String() +
+		kratixStateStore{Label: "s", Name: q("gh"), SecretRef: q("gh"), Git: hclObj{{"url", q(gitServer.HTTPURL(repo))}}}.String() +
+		kratixDestination{Label: "d", Name: q("worker"), Path: q("worker"), InitWorkloads: "false", StateStore: "kratix_state_store.s"}.String() +
+		kratixPromise{
+			Label: "p", Count: strconv.Itoa(n), Name: q("p${count.index}"),
+			Dependencies: q(namespaceDoc(ns + "-${count.index}")), Destinations: "[kratix_destination.d]",
+		}.String()
 }
 
 // TestAccGitHubApp applies 50 promises to a repository that takes only the current tokens of a
@@ -158,33 +135,22 @@ func TestGitHubAppPlanChecks(t *testing.T) {
 	}
 	goodKey := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
 	const notAKey = "-----BEGIN RSA PRIVATE KEY-----\nc2VjcmV0LWJ5dGVzLW5vdC1hLWtleQ==\n-----END RSA PRIVATE KEY-----\n"
-	config := func(set, url string) string {
-		return fmt.Sprintf(`
-provider "kratix" {
-  secrets = {
-    gh = { %s }
-  }
-}
-
-resource "kratix_state_store" "s" {
-  name       = "s"
-  secret_ref = "gh"
-  git        = { url = %q }
-}
-`, set, url)
+	config := func(set hclObj, url string) string {
+		return kratixProviderBlock{Secrets: []hclAttr{{"gh", set}}}.String() +
+			kratixStateStore{Label: "s", Name: q("s"), SecretRef: q("gh"), Git: hclObj{{"url", q(url)}}.inline()}.String()
 	}
-	app := func(id, installation, key string) string {
-		return fmt.Sprintf("github_app_id = %q, github_app_installation_id = %q, github_app_private_key = %q", id, installation, key)
+	app := func(id, installation, key string) hclObj {
+		return hclObj{{"github_app_id", q(id)}, {"github_app_installation_id", q(installation)}, {"github_app_private_key", q(key)}}
 	}
 	const https = "https://github.com/acme/gitops.git"
 	tests := []struct {
 		name, config, want string
 	}{
-		{"missing private key", config(`github_app_id = "1", github_app_installation_id = "2"`, https),
+		{"missing private key", config(hclObj{{"github_app_id", q("1")}, {"github_app_installation_id", q("2")}}, https),
 			`Incomplete GitHub App[\s\S]*secret_ref = "gh"[\s\S]*not\s+github_app_private_key[\s\S]*KRATIX_SECRET_GH_GITHUB_APP_PRIVATE_KEY`},
-		{"missing installation", config(fmt.Sprintf(`github_app_id = "1", github_app_private_key = %q`, goodKey), https),
+		{"missing installation", config(hclObj{{"github_app_id", q("1")}, {"github_app_private_key", q(goodKey)}}, https),
 			`Incomplete GitHub App[\s\S]*not\s+github_app_installation_id`},
-		{"with a password", config(app("1", "2", goodKey)+`, password = "p"`, https),
+		{"with a password", config(append(app("1", "2", goodKey), hclAttr{"password", q("p")}), https),
 			`Ambiguous Git Credentials[\s\S]*both\s+username/password\s+and\s+a\s+GitHub\s+App`},
 		{"installation not a number", config(app("1", "inst-2", goodKey), https),
 			`Invalid GitHub App Installation[\s\S]*"inst-2"`},

@@ -41,39 +41,17 @@ func TestAccWorkloadGroups(t *testing.T) {
 func testWorkloadGroups(t *testing.T, kind string) {
 	ts := newTestStore(t, kind)
 	config := func(groups string, extra ...string) string {
-		return ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "w" {
-  count          = 3
-  name           = "w${count.index + 1}"
-  path           = "w${count.index + 1}"
-  init_workloads = false
-  state_store    = kratix_state_store.s
-  labels         = { kind = count.index == 0 ? "tfe" : "k8s" }
-}
-
-resource "kratix_promise" "app" {
-  name                  = "app"
-  dependencies          = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-  destination_selectors = [{ match_labels = { kind = "k8s" } }]
-  destinations          = kratix_destination.w
-}
-
-resource "kratix_resource_request" "app" {
-  promise = kratix_promise.app
-  name    = "app"
-  files = {
-    "app.yaml"   = "kind: ConfigMap\n"
-    "tf/main.tf" = "resource \"null_resource\" \"x\" {}\n"
-    "db/db.yaml" = "kind: Secret\n"
-  }
-  groups = %s
-  %s
-}
-`, ts.store, groups, strings.Join(extra, "\n"))
+		return storeConfig(ts) + kratixDestination{
+			Label: "w", Count: "3", Name: q("w${count.index + 1}"), Path: q("w${count.index + 1}"), InitWorkloads: "false",
+			StateStore: "kratix_state_store.s", Labels: `{ kind = count.index == 0 ? "tfe" : "k8s" }`,
+		}.String() + kratixPromise{
+			Label: "app", Name: q("app"), Dependencies: q(namespaceDoc("app")),
+			DestinationSelectors: matchLabels("kind", "k8s"), Destinations: "kratix_destination.w",
+		}.String() + kratixResourceRequest{
+			Label: "app", Promise: "kratix_promise.app", Name: q("app"),
+			Files: hclObj{{`"app.yaml"`, q("kind: ConfigMap\n")}, {`"tf/main.tf"`, q(`resource "null_resource" "x" {}` + "\n")}, {`"db/db.yaml"`, q("kind: Secret\n")}},
+			Body:  attrLines(hclAttr{"groups", groups}) + strings.Join(extra, "\n"),
+		}.String()
 	}
 	k8s := []string{"w2", "w3"}
 	mainDest := rendezvousOrder("default/app/app", k8s, nil)[0]
@@ -271,36 +249,14 @@ func TestAccWorkloadGroups_noneModeSameDestination(t *testing.T) {
 // and request r with app.yaml and db/x.yaml, whose groups are given (group db selects w1 too).
 func groupOnItsOwnDestination(ts *testStore, mode string) func(groups string) string {
 	return func(groups string) string {
-		return requiredKratix + ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "w" {
-  name           = "w1"
-  path           = "w1"
-  filepath_mode  = %q
-  init_workloads = false
-  state_store    = kratix_state_store.s
-  labels         = { env = "dev" }
-}
-
-resource "kratix_promise" "app" {
-  name         = "app"
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-  destinations = [kratix_destination.w]
-}
-
-resource "kratix_resource_request" "r" {
-  promise = kratix_promise.app
-  name    = "r"
-  files = {
-    "app.yaml"  = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"
-    "db/x.yaml" = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n"
-  }
-  groups  = %s
-}
-`, ts.store, mode, groups)
+		return requiredKratix + storeConfig(ts) + kratixDestination{
+			Label: "w", Name: q("w1"), Path: q("w1"), FilepathMode: q(mode), InitWorkloads: "false",
+			StateStore: "kratix_state_store.s", Labels: `{ env = "dev" }`,
+		}.String() + appPromise("[kratix_destination.w]") + kratixResourceRequest{
+			Label: "r", Promise: "kratix_promise.app", Name: q("r"),
+			Files: hclObj{{`"app.yaml"`, q(configMapDoc("app"))}, {`"db/x.yaml"`, q("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n")}},
+			Body:  attrLines(hclAttr{"groups", groups}),
+		}.String()
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -55,68 +54,22 @@ func guardConfig(ts *testStore, s guardScene) string {
 		if v == "" {
 			return ""
 		}
-		return fmt.Sprintf(", acknowledge = %q", v)
+		return q(v)
 	}
-	return ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "w1" {
-  name        = "w1"
-  path        = "w1"
-  labels      = { role = "keep", tier = "prod" }
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_destination" "w2" {
-  name        = "w2"
-  path        = "w2"
-  labels      = { role = "drop" }
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_destination" "w3" {
-  name        = "w3"
-  path        = "w3"
-  labels      = { role = "drop" }
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_destination" "w4" {
-  name        = "w4"
-  path        = "w4"
-  labels      = { role = "drop" }
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_destination" "w5" {
-  name        = "w5"
-  path        = "w5"
-  labels      = { role = "keep" }
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name                  = "p"
-  destinations          = %s
-  destination_selectors = %s
-  on_unschedule         = "delete"
-  dependencies          = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
-  guard = {
-    max_destinations_removed = 2
-    protect                  = [{ match_labels = { tier = "prod" } }]%s
-  }
-}
-
-resource "kratix_resource_request" "r" {
-  promise               = kratix_promise.p
-  name                  = "r"
-  destination_selectors = %s
-  documents             = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n"
-  guard                 = { %s }
-}
-`, ts.store, s.pool, s.selectors, ack(s.promiseAck), s.requestSel, strings.TrimPrefix(ack(s.requestAck), ", "))
+	dest := func(name, labels string) string {
+		return kratixDestination{Label: name, Name: q(name), Path: q(name), Labels: labels, StateStore: "kratix_state_store.s"}.String()
+	}
+	return storeConfig(ts) + dest("w1", `{ role = "keep", tier = "prod" }`) + dest("w2", `{ role = "drop" }`) +
+		dest("w3", `{ role = "drop" }`) + dest("w4", `{ role = "drop" }`) + dest("w5", `{ role = "keep" }`) + kratixPromise{
+		Label: "p", Name: q("p"), Destinations: s.pool, DestinationSelectors: s.selectors, OnUnschedule: q("delete"),
+		Dependencies: q(namespaceDoc("p")),
+		Body: attrLines(hclAttr{"guard", hclObj{
+			{"max_destinations_removed", "2"}, {"protect", `[{ match_labels = { tier = "prod" } }]`}, {"acknowledge", ack(s.promiseAck)},
+		}}),
+	}.String() + kratixResourceRequest{
+		Label: "r", Promise: "kratix_promise.p", Name: q("r"), DestinationSelectors: s.requestSel, Documents: q(configMapDoc("r")),
+		Body: attrLines(hclAttr{"guard", hclObj{{"acknowledge", ack(s.requestAck)}}.inline()}),
+	}.String()
 }
 
 // TestAccGuard: on a bucket and on git over HTTP, the guard refuses at plan a selector change

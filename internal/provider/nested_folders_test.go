@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -23,29 +22,11 @@ func TestAccNestedFoldersOneRule(t *testing.T) {
 	}
 	repo := newFileRepo(t)
 	url := "file://" + strings.TrimSuffix(repo, ".git")
-	head := fmt.Sprintf(`
-terraform {
-  required_providers {
-    kratix = { source = "promise-platform/kratix" }
-  }
-}
-
-resource "kratix_state_store" "s" {
-  name = "s"
-  git  = { url = "%[1]s" }
-}
-
+	head := requiredKratix +
+		kratixStateStore{Label: "s", Name: q("s"), Git: hclObj{{"url", q(url)}}.inline()}.String() + `
 # The same repository and branch, spelled differently, with a path.
-resource "kratix_state_store" "team" {
-  name = "team"
-  path = "team"
-  git  = { url = "%[1]s.git/", branch = "main" }
-}
-
-locals {
-  deps = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n"
-}
-`, url)
+` + kratixStateStore{Label: "team", Name: q("team"), Path: q("team"), Git: hclObj{{"url", q(url + ".git/")}, {"branch", q("main")}}.inline()}.String() +
+		block("locals", []hclAttr{{"deps", q(namespaceDoc("x"))}}, "")
 	// The root destination "platform" is in mode rootMode; the others in mode none.
 	rootMode := "nestedByMetadata"
 	modeOf := func(name string) string {
@@ -55,28 +36,15 @@ locals {
 		return "none"
 	}
 	destination := func(name, path, store string) string {
-		return fmt.Sprintf(`
-resource "kratix_destination" %[1]q {
-  name          = %[1]q
-  path          = %[2]q
-  filepath_mode = %[4]q
-  state_store   = kratix_state_store.%[3]s
-}
-`, name, path, store, modeOf(name))
+		return kratixDestination{Label: name, Name: q(name), Path: q(path), FilepathMode: q(modeOf(name)), StateStore: "kratix_state_store." + store}.String()
 	}
 	promise := func(name, destinations string) string {
-		return fmt.Sprintf(`
-resource "kratix_promise" %[1]q {
-  name         = %[1]q
-  dependencies = local.deps
-  destinations = [%[2]s]
-}
-`, name, destinations)
+		return kratixPromise{Label: name, Name: q(name), Dependencies: "local.deps", Destinations: "[" + destinations + "]"}.String()
 	}
 	// A destination shared by workspaces is written as an object literal: no destination
 	// resource of this configuration sees it.
 	literal := func(name, path string) string {
-		return fmt.Sprintf(`{ name = %q, path = %q, filepath_mode = %q, state_store = kratix_state_store.s }`, name, path, modeOf(name))
+		return hclObj{{"name", q(name)}, {"path", q(path)}, {"filepath_mode", q(modeOf(name))}, {"state_store", "kratix_state_store.s"}}.inline()
 	}
 	refused := `Overlapping Destination Folders`
 	// Which of two resources planned in parallel is refused is Terraform's choice.

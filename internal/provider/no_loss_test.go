@@ -23,11 +23,7 @@ func TestAccFirstApplyFailure_repositoryKeepsItsFiles(t *testing.T) {
 	requireAcceptance(t)
 	second := secondMinIO(t, "firstfail")
 	repo := newTestStore(t, "git-http")
-	bucketStore := fmt.Sprintf(`
-  name       = "bucket"
-  secret_ref = "s"
-  bucket     = { endpoint = %q, bucket_name = "firstfail", insecure = true }
-`, second.Endpoint)
+	bucketStore := kratixStateStore{Name: q("bucket"), SecretRef: q("s"), Bucket: bucketAt(second.Endpoint, "firstfail")}.body()
 	c := promiseOnTwoStores(t, second, bucketStore, repo.store)
 	// The plan is made while the bucket is up; it goes down before the apply runs.
 	if out, err := c.run("plan", "-out", "create.tfplan"); err != nil {

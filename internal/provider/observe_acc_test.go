@@ -35,31 +35,12 @@ func observeTF(ts *testStore, ns, observePath, maxAge, extra string) string {
 	} else {
 		health = strings.Replace(health, `path = ""`, `path = "health"`, 1)
 	}
-	return ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_state_store" "h" {
-%s
-}
-
-resource "kratix_destination" "d" {
-  count       = 2
-  name        = "w${count.index + 1}"
-  path        = "w${count.index + 1}"
-  labels      = { env = "dev" }
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name         = "p"
-  destinations = kratix_destination.d
-  dependencies = %q
-  %s
-}
-%s
-`, ts.store, health, rolloutNamespace(ns), observe, extra)
+	return storeConfig(ts) + kratixStateStore{Label: "h", Body: health}.String() + kratixDestination{
+		Label: "d", Count: "2", Name: q("w${count.index + 1}"), Path: q("w${count.index + 1}"),
+		Labels: `{ env = "dev" }`, StateStore: "kratix_state_store.s",
+	}.String() + kratixPromise{
+		Label: "p", Name: q("p"), Destinations: "kratix_destination.d", Dependencies: q(rolloutNamespace(ns)), Body: "  " + observe,
+	}.String() + extra
 }
 
 // healthRecord is a HealthRecord of promise p (of request request in namespace default when

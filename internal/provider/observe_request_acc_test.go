@@ -19,62 +19,24 @@ import (
 // namespace default, whose files outside group db go to w1 and whose group db goes to w2.
 func observeRequestTF(ts *testStore) string {
 	health := regexp.MustCompile(`(?m)^(\s*)name(\s+)= "([^"]+)"`).ReplaceAllString(ts.store, "${1}name${2}= \"${3}-health\"\n${1}path = \"health\"")
-	return ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_state_store" "h" {
-%s
-}
-
-locals {
-  roles = ["app", "db"]
-}
-
-resource "kratix_destination" "d" {
-  count       = 2
-  name        = "w${count.index + 1}"
-  path        = "w${count.index + 1}"
-  labels      = { role = local.roles[count.index] }
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name         = "p"
-  destinations = kratix_destination.d
-  dependencies = %q
-}
-
-resource "kratix_resource_request" "team" {
-  promise               = kratix_promise.p
-  name                  = "app"
-  namespace             = "team-a"
-  destination_selectors = [{ match_labels = { role = "app" } }]
-  documents             = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: team\n"
-  observe               = { state_store = kratix_state_store.h }
-}
-
-resource "kratix_resource_request" "plain" {
-  promise               = kratix_promise.p
-  name                  = "app"
-  destination_selectors = [{ match_labels = { role = "app" } }]
-  documents             = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: plain\n"
-  observe               = { state_store = kratix_state_store.h }
-}
-
-resource "kratix_resource_request" "grouped" {
-  promise               = kratix_promise.p
-  name                  = "grouped"
-  destination_selectors = [{ match_labels = { role = "app" } }]
-  files = {
-    "app.yaml"   = "kind: ConfigMap\n"
-    "db/db.yaml" = "kind: Secret\n"
-  }
-  groups  = { db = { destination_selectors = [{ match_labels = { role = "db" } }] } }
-  observe = { state_store = kratix_state_store.h }
-}
-`, ts.store, health, rolloutNamespace("v1"))
+	observe := "{ state_store = kratix_state_store.h }"
+	return storeConfig(ts) + kratixStateStore{Label: "h", Body: health}.String() +
+		block("locals", []hclAttr{{"roles", `["app", "db"]`}}, "") + kratixDestination{
+		Label: "d", Count: "2", Name: q("w${count.index + 1}"), Path: q("w${count.index + 1}"),
+		Labels: "{ role = local.roles[count.index] }", StateStore: "kratix_state_store.s",
+	}.String() + kratixPromise{Label: "p", Name: q("p"), Destinations: "kratix_destination.d", Dependencies: q(rolloutNamespace("v1"))}.String() +
+		kratixResourceRequest{
+			Label: "team", Promise: "kratix_promise.p", Name: q("app"), Namespace: q("team-a"),
+			DestinationSelectors: matchLabels("role", "app"), Documents: q(configMapDoc("team")), Observe: observe,
+		}.String() + kratixResourceRequest{
+		Label: "plain", Promise: "kratix_promise.p", Name: q("app"),
+		DestinationSelectors: matchLabels("role", "app"), Documents: q(configMapDoc("plain")), Observe: observe,
+	}.String() + kratixResourceRequest{
+		Label: "grouped", Promise: "kratix_promise.p", Name: q("grouped"), DestinationSelectors: matchLabels("role", "app"),
+		Files:   hclObj{{`"app.yaml"`, q("kind: ConfigMap\n")}, {`"db/db.yaml"`, q("kind: Secret\n")}},
+		Observe: observe,
+		Body:    attrLines(hclAttr{"groups", `{ db = { destination_selectors = [{ match_labels = { role = "db" } }] } }`}),
+	}.String()
 }
 
 // requestRecord is a HealthRecord of promise p, of request name in namespace (name "": of the

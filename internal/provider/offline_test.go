@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"regexp"
 	"strings"
@@ -32,31 +31,13 @@ var offlineRefused = regexp.MustCompile(`Provider Is Offline(.|\n)*offline = tru
 // offlinePlatform is ts's store with a destination worker-1 labelled env=<env>, a promise for
 // env=dev and a request for it.
 func offlinePlatform(ts *testStore, provider, env string) string {
-	return provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "d" {
-  name        = "worker-1"
-  path        = "worker-1"
-  labels      = { env = %q }
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name                  = "app"
-  destinations          = [kratix_destination.d]
-  destination_selectors = [{ match_labels = { env = "dev" } }]
-  dependencies          = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-}
-
-resource "kratix_resource_request" "r" {
-  promise   = kratix_promise.p
-  name      = "one"
-  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n"
-}
-`, ts.store, env)
+	return provider + kratixStateStore{Label: "s", Body: ts.store}.String() +
+		kratixDestination{Label: "d", Name: q("worker-1"), Path: q("worker-1"), Labels: hclObj{{"env", q(env)}}.inline(), StateStore: "kratix_state_store.s"}.String() +
+		kratixPromise{
+			Label: "p", Name: q("app"), Destinations: "[kratix_destination.d]",
+			DestinationSelectors: matchLabels("env", "dev"), Dependencies: q(namespaceDoc("app")),
+		}.String() +
+		kratixResourceRequest{Label: "r", Promise: "kratix_promise.p", Name: q("one"), Documents: q(configMapDoc("one"))}.String()
 }
 
 const (

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -18,39 +17,13 @@ func TestPlacementBadInput(t *testing.T) {
 	t.Parallel()
 	repo := newFileRepo(t)
 	url := "file://" + strings.TrimSuffix(repo, ".git")
-	base := fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-  name = "s"
-  git  = { url = "%[1]s" }
-}
-
+	base := kratixStateStore{Label: "s", Name: q("s"), Git: hclObj{{"url", q(url)}}.inline()}.String() + `
 # The same repository and branch, spelled differently and with a path.
-resource "kratix_state_store" "team" {
-  name = "team"
-  path = "team/"
-  git  = { url = "%[1]s.git/", branch = "main" }
-}
-
-resource "kratix_destination" "a" {
-  name        = "a"
-  path        = "a"
-  state_store = kratix_state_store.s
-}
-`, url)
+` + kratixStateStore{Label: "team", Name: q("team"), Path: q("team/"), Git: hclObj{{"url", q(url + ".git/")}, {"branch", q("main")}}.inline()}.String() +
+		kratixDestination{Label: "a", Name: q("a"), Path: q("a"), StateStore: "kratix_state_store.s"}.String()
 	request := func(files string) string {
-		return base + fmt.Sprintf(`
-resource "kratix_promise" "p" {
-  name         = "p"
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: p\n"
-  destinations = [kratix_destination.a]
-}
-
-resource "kratix_resource_request" "r" {
-  promise = kratix_promise.p
-  name    = "r"
-  files   = %s
-}
-`, files)
+		return base + kratixPromise{Label: "p", Name: q("p"), Dependencies: q(namespaceDoc("p")), Destinations: "[kratix_destination.a]"}.String() +
+			kratixResourceRequest{Label: "r", Promise: "kratix_promise.p", Name: q("r"), Files: files}.String()
 	}
 	pool := func(extra string) string {
 		return base + extra + `

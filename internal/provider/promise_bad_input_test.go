@@ -16,24 +16,9 @@ import (
 func TestPromiseBadInput(t *testing.T) {
 	t.Parallel()
 	repo := newFileRepo(t)
-	base := fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-  name = "s"
-  git  = { url = %q }
-}
-
-resource "kratix_destination" "a" {
-  name        = "a"
-  path        = "a"
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_destination" "b" {
-  name        = "b"
-  path        = "b"
-  state_store = kratix_state_store.s
-}
-`, "file://"+repo)
+	base := kratixStateStore{Label: "s", Name: q("s"), Git: hclObj{{"url", q("file://" + repo)}}.inline()}.String() +
+		kratixDestination{Label: "a", Name: q("a"), Path: q("a"), StateStore: "kratix_state_store.s"}.String() +
+		kratixDestination{Label: "b", Name: q("b"), Path: q("b"), StateStore: "kratix_state_store.s"}.String()
 	ns := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n"
 	promise := func(deps, extra string) string {
 		return base + fmt.Sprintf("resource \"kratix_promise\" \"p\" {\n  name = \"p\"\n  dependencies = %q\n%s\n}\n", deps, extra)

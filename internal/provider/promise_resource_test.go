@@ -36,33 +36,15 @@ const namespaceFoo = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: foo\n"
 
 // promiseConfig is poolConfig and a promise over its destinations.
 func promiseConfig(ts *testStore, labels []string, promise string) string {
-	return poolConfig(ts, labels) + fmt.Sprintf(`
-resource "kratix_promise" "p" {
-  destinations = kratix_destination.d
-%s
-}
-`, promise)
+	return poolConfig(ts, labels) + kratixPromise{Label: "p", Destinations: "kratix_destination.d", Body: promise}.String()
 }
 
 // poolConfig is a store and destinations worker-1..N with the given labels.
 func poolConfig(ts *testStore, labels []string) string {
-	return ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-locals {
-  labels = [%s]
-}
-
-resource "kratix_destination" "d" {
-  count       = length(local.labels)
-  name        = "worker-${count.index + 1}"
-  path        = "worker-${count.index + 1}"
-  labels      = local.labels[count.index]
-  state_store = kratix_state_store.s
-}
-`, ts.store, strings.Join(labels, ", "))
+	return storeConfig(ts) + block("locals", []hclAttr{{"labels", "[" + strings.Join(labels, ", ") + "]"}}, "") + kratixDestination{
+		Label: "d", Count: "length(local.labels)", Name: q("worker-${count.index + 1}"), Path: q("worker-${count.index + 1}"),
+		Labels: "local.labels[count.index]", StateStore: "kratix_state_store.s",
+	}.String()
 }
 
 // TestAccPromise_scheduledOnceLabelled: nothing matches an unlabelled worker; labelling it
@@ -147,15 +129,11 @@ func TestAccPromise_movedKeepsMisscheduledFiles(t *testing.T) {
 		ts := newTestStore(t, kind)
 		labels := []string{`{ environment = "dev" }`, `{ environment = "prod" }`}
 		promise := func(env, ns, extra string) string {
-			return fmt.Sprintf(`  name = "app"
-  destination_selectors = [{ match_labels = { environment = %q } }]
-  dependencies = <<-EOT
-    apiVersion: v1
-    kind: Namespace
-    metadata:
-      name: %s
-  EOT
-%s`, env, ns, extra)
+			return attrLines(
+				hclAttr{"name", q("app")},
+				hclAttr{"destination_selectors", matchLabels("environment", env)},
+				hclAttr{"dependencies", heredoc(namespaceDoc(ns))},
+			) + extra
 		}
 		devFile := "worker-1/dependencies/app/5058f/static/app-dependencies.yaml"
 		prodFile := "worker-2/dependencies/app/5058f/static/app-dependencies.yaml"
@@ -319,26 +297,14 @@ func TestAccPromise_splitByKindSeparatesCRDs(t *testing.T) {
 func testPromiseSplitByKind(t *testing.T, kind string) {
 	requireAcceptance(t)
 	ts := newTestStore(t, kind)
-	cfg := ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "worker" {
-  name          = "worker-cluster"
-  path          = "default/worker-cluster"
-  filepath_mode = "splitByKind"
-  labels        = { environment = "dev" }
-  state_store   = kratix_state_store.s
-}
-
-resource "kratix_promise" "jenkins" {
-  name                  = "jenkins"
-  destination_selectors = [{ match_labels = { environment = "dev" } }]
-  dependencies          = join("---\n", [file(%q), file(%q)])
-  destinations          = [kratix_destination.worker]
-}
-`, ts.store, fixtureFile(t, "jenkins-crd.yaml", fixtures.JenkinsCRD()), fixtureFile(t, "jenkins-operator.yaml", fixtures.JenkinsOperator()))
+	crd, operator := fixtureFile(t, "jenkins-crd.yaml", fixtures.JenkinsCRD()), fixtureFile(t, "jenkins-operator.yaml", fixtures.JenkinsOperator())
+	cfg := storeConfig(ts) + kratixDestination{
+		Label: "worker", Name: q("worker-cluster"), Path: q("default/worker-cluster"), FilepathMode: q("splitByKind"),
+		Labels: `{ environment = "dev" }`, StateStore: "kratix_state_store.s",
+	}.String() + kratixPromise{
+		Label: "jenkins", Name: q("jenkins"), DestinationSelectors: matchLabels("environment", "dev"),
+		Dependencies: `join("---\n", [` + fileAt(crd) + ", " + fileAt(operator) + "])", Destinations: "[kratix_destination.worker]",
+	}.String()
 	crds := "default/worker-cluster/crds/00-default-jenkins-default-crds.yaml"
 	resources := "default/worker-cluster/resources/01-default-jenkins-default-resources.yaml"
 	resource.Test(t, resource.TestCase{
@@ -387,34 +353,17 @@ func TestAccPromise_largeDependenciesToTwentyDestinations(t *testing.T) {
 		if ts.kind != "bucket" {
 			writes = []string{"Update from: promise/cert-manager", "Update from: promise/tekton"}
 		}
-		cfg := ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "d" {
-  count          = 20
-  name           = "worker-${count.index}"
-  path           = "worker-${count.index}"
-  labels         = { tier = "platform" }
-  init_workloads = false
-  state_store    = kratix_state_store.s
-}
-
-resource "kratix_promise" "cert_manager" {
-  name                  = "cert-manager"
-  destination_selectors = [{ match_labels = { tier = "platform" } }]
-  dependencies          = file(%q)
-  destinations          = kratix_destination.d
-}
-
-resource "kratix_promise" "tekton" {
-  name                  = "tekton"
-  destination_selectors = [{ match_expressions = [{ key = "tier", operator = "In", values = ["platform"] }] }]
-  dependencies          = file(%q)
-  destinations          = kratix_destination.d
-}
-`, ts.store, fixtureFile(t, "cert-manager.yaml", fixtures.CertManager()), fixtureFile(t, "tekton.yaml", fixtures.Pipelines()))
+		cfg := storeConfig(ts) + kratixDestination{
+			Label: "d", Count: "20", Name: q("worker-${count.index}"), Path: q("worker-${count.index}"),
+			Labels: `{ tier = "platform" }`, InitWorkloads: "false", StateStore: "kratix_state_store.s",
+		}.String() + kratixPromise{
+			Label: "cert_manager", Name: q("cert-manager"), DestinationSelectors: matchLabels("tier", "platform"),
+			Dependencies: fileAt(fixtureFile(t, "cert-manager.yaml", fixtures.CertManager())), Destinations: "kratix_destination.d",
+		}.String() + kratixPromise{
+			Label: "tekton", Name: q("tekton"),
+			DestinationSelectors: `[{ match_expressions = [{ key = "tier", operator = "In", values = ["platform"] }] }]`,
+			Dependencies:         fileAt(fixtureFile(t, "tekton.yaml", fixtures.Pipelines())), Destinations: "kratix_destination.d",
+		}.String()
 		resource.Test(t, resource.TestCase{
 			ProtoV6ProviderFactories: testAccProviders,
 			Steps: []resource.TestStep{{

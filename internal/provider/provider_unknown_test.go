@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -18,30 +17,10 @@ func TestAccProvider_unknownSecrets(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,
 		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf(`
-resource "terraform_data" "password" {
-  input = %q
-}
-
-provider "kratix" {
-  secrets = {
-    s = {
-      username = %q
-      password = terraform_data.password.output
-    }
-  }
-}
-
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "d" {
-  name        = "worker-1"
-  path        = "worker-1"
-  state_store = kratix_state_store.s
-}
-`, gitServer.Password, gitServer.Username, ts.store),
+			Config: block(`resource "terraform_data" "password"`, []hclAttr{{"input", q(gitServer.Password)}}, "") +
+				kratixProviderBlock{Secrets: []hclAttr{{"s", hclObj{{"username", q(gitServer.Username)}, {"password", "terraform_data.password.output"}}}}}.String() +
+				kratixStateStore{Label: "s", Body: ts.store}.String() +
+				kratixDestination{Label: "d", Name: q("worker-1"), Path: q("worker-1"), StateStore: "kratix_state_store.s"}.String(),
 			// Once the secrets are known, the canary is written.
 			ConfigStateChecks: []statecheck.StateCheck{
 				acctest.FileHolds(ts.view, "worker-1/dependencies/kratix-canary-namespace.yaml", wantNamespace),
@@ -59,68 +38,43 @@ const namespaceOther = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: othe
 func TestAccProvider_oneSecretValueUnknown(t *testing.T) {
 	t.Parallel()
 	requireAcceptance(t)
-	for _, tc := range []struct {
-		kind, secrets string
-		value         func() string
+	// The secret of each store kind, one value the output of terraform_data.secret, and that value.
+	cases := map[string]struct {
+		secret hclObj
+		value  func() string
 	}{
-		{"bucket", fmt.Sprintf(`access_key_id = %q
-      secret_access_key = terraform_data.secret.output`, minioServer.AccessKey), func() string { return minioServer.SecretKey }},
-		{"git-ssh", fmt.Sprintf(`ssh_private_key = terraform_data.secret.output
-      known_hosts = %q`, gitServer.KnownHosts), func() string { return gitServer.SSHPrivateKey }},
-	} {
-		t.Run(tc.kind, func(t *testing.T) {
-			ts := newTestStore(t, tc.kind)
-			config := func(rotation, deps string) string {
-				return fmt.Sprintf(`
-resource "terraform_data" "secret" {
-  input            = %q
-  triggers_replace = %q
-}
-
-provider "kratix" {
-  secrets = {
-    s = {
-      %s
-    }
-  }
-}
-
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "d" {
-  name        = "worker-1"
-  path        = "worker-1"
-  labels      = { env = "dev" }
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name         = "app"
-  destinations = [kratix_destination.d]
-  dependencies = %q
-}
-`, tc.value(), rotation, tc.secrets, ts.store, deps)
-			}
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProviders,
-				Steps: []resource.TestStep{{
-					Config: config("1", namespaceApp),
-					ConfigStateChecks: []statecheck.StateCheck{
-						acctest.FileHolds(ts.view, "worker-1/dependencies/kratix-canary-namespace.yaml", wantNamespace),
-						acctest.FileHolds(ts.view, "worker-1/dependencies/app/5058f/static/app-dependencies.yaml", namespaceApp),
-					},
-				}, {
-					// The secret is rotated: unknown again while resources already in state are
-					// refreshed. Their state stands for this plan, and the apply writes with the
-					// new value.
-					Config: config("2", namespaceOther),
-					ConfigStateChecks: []statecheck.StateCheck{
-						acctest.FileHolds(ts.view, "worker-1/dependencies/app/5058f/static/app-dependencies.yaml", namespaceOther),
-					},
-				}},
-			})
-		})
+		"bucket": {hclObj{{"access_key_id", q(minioServer.AccessKey)}, {"secret_access_key", "terraform_data.secret.output"}},
+			func() string { return minioServer.SecretKey }},
+		"git-ssh": {hclObj{{"ssh_private_key", "terraform_data.secret.output"}, {"known_hosts", q(gitServer.KnownHosts)}},
+			func() string { return gitServer.SSHPrivateKey }},
 	}
+	onStoresOf(t, []string{"bucket", "git-ssh"}, func(t *testing.T, kind string) {
+		tc := cases[kind]
+		ts := newTestStore(t, kind)
+		config := func(rotation, deps string) string {
+			return block(`resource "terraform_data" "secret"`, []hclAttr{{"input", q(tc.value())}, {"triggers_replace", q(rotation)}}, "") +
+				kratixProviderBlock{Secrets: []hclAttr{{"s", tc.secret}}}.String() +
+				kratixStateStore{Label: "s", Body: ts.store}.String() +
+				kratixDestination{Label: "d", Name: q("worker-1"), Path: q("worker-1"), Labels: `{ env = "dev" }`, StateStore: "kratix_state_store.s"}.String() +
+				kratixPromise{Label: "p", Name: q("app"), Destinations: "[kratix_destination.d]", Dependencies: q(deps)}.String()
+		}
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testAccProviders,
+			Steps: []resource.TestStep{{
+				Config: config("1", namespaceApp),
+				ConfigStateChecks: []statecheck.StateCheck{
+					acctest.FileHolds(ts.view, "worker-1/dependencies/kratix-canary-namespace.yaml", wantNamespace),
+					acctest.FileHolds(ts.view, "worker-1/dependencies/app/5058f/static/app-dependencies.yaml", namespaceApp),
+				},
+			}, {
+				// The secret is rotated: unknown again while resources already in state are
+				// refreshed. Their state stands for this plan, and the apply writes with the
+				// new value.
+				Config: config("2", namespaceOther),
+				ConfigStateChecks: []statecheck.StateCheck{
+					acctest.FileHolds(ts.view, "worker-1/dependencies/app/5058f/static/app-dependencies.yaml", namespaceOther),
+				},
+			}},
+		})
+	})
 }

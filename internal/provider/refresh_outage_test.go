@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,36 +13,11 @@ func TestAccRefreshStoreDown(t *testing.T) {
 	t.Parallel()
 	requireAcceptance(t)
 	second := secondMinIO(t, "outage")
-	config := fmt.Sprintf(`
-terraform {
-  required_providers {
-    kratix = { source = "promise-platform/kratix" }
-  }
-}
-
-provider "kratix" {
-  secrets = { s = { access_key_id = %[1]q, secret_access_key = %[2]q } }
-}
-
-resource "kratix_state_store" "s" {
-  name       = "s"
-  secret_ref = "s"
-  bucket     = { endpoint = %[3]q, bucket_name = "outage", insecure = true }
-}
-
-resource "kratix_destination" "d" {
-  for_each    = toset(["w1", "w2", "w3"])
-  name        = each.key
-  path        = each.key
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name         = "app"
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-  destinations = values(kratix_destination.d)
-}
-`, second.AccessKey, second.SecretKey, second.Endpoint)
+	config := requiredKratix +
+		kratixProviderBlock{Secrets: []hclAttr{bucketSecret("s", second.AccessKey, second.SecretKey)}}.String() +
+		kratixStateStore{Label: "s", Name: q("s"), SecretRef: q("s"), Bucket: bucketAt(second.Endpoint, "outage")}.String() +
+		kratixDestination{Label: "d", ForEach: `toset(["w1", "w2", "w3"])`, Name: "each.key", Path: "each.key", StateStore: "kratix_state_store.s"}.String() +
+		kratixPromise{Label: "p", Name: q("app"), Dependencies: q(namespaceDoc("app")), Destinations: "values(kratix_destination.d)"}.String()
 	c := newCLI(t, map[string]string{"main.tf": config})
 	if out, err := c.run("apply", "-auto-approve"); err != nil {
 		t.Fatalf("first apply: %v\n%s", err, out)

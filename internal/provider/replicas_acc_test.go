@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -88,28 +89,13 @@ func testReplicas(t *testing.T, kind string) {
 		}
 	}
 	config := func(replicas string) string {
-		return fleetOf(ts, 3, `  labels = { zone = ["a", "a", "b"][count.index] }`, fmt.Sprintf(`
-resource "kratix_resource_request" "rep" {
-  promise   = kratix_promise.app
-  name      = "rep"
-  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: rep\n"
-  replicas  = %s
-}
-
-resource "kratix_resource_request" "spr" {
-  promise   = kratix_promise.app
-  name      = "%s"
-  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
-  replicas  = 2
-  spread    = { topology_key = "zone" }
-}
-
-resource "kratix_resource_request" "one" {
-  promise   = kratix_promise.app
-  name      = "one"
-  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n"
-}
-`, replicas, spr, spr))
+		return fleetOf(ts, 3, `  labels = { zone = ["a", "a", "b"][count.index] }`,
+			kratixResourceRequest{Label: "rep", Promise: "kratix_promise.app", Name: q("rep"), Documents: q(configMapDoc("rep")), Replicas: replicas}.String()+
+				kratixResourceRequest{
+					Label: "spr", Promise: "kratix_promise.app", Name: q(spr), Documents: q(configMapDoc(spr)), Replicas: "2",
+					Body: `  spread    = { topology_key = "zone" }`,
+				}.String()+
+				kratixResourceRequest{Label: "one", Promise: "kratix_promise.app", Name: q("one"), Documents: q(configMapDoc("one"))}.String())
 	}
 	repOrder := rendezvousOrder("default/app/rep", all, nil)
 	sprWant := spreadModel("default/app/"+spr, zones, 2)
@@ -337,14 +323,9 @@ func TestAccReplicas_import(t *testing.T) {
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	config := func(replicas int) string {
-		return requiredKratix + fleetOf(ts, 3, "", fmt.Sprintf(`
-resource "kratix_resource_request" "r" {
-  promise   = kratix_promise.app
-  name      = "r"
-  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n"
-  replicas  = %d
-}
-`, replicas))
+		return requiredKratix + fleetOf(ts, 3, "", kratixResourceRequest{
+			Label: "r", Promise: "kratix_promise.app", Name: q("r"), Documents: q(configMapDoc("r")), Replicas: strconv.Itoa(replicas),
+		}.String())
 	}
 	c := newCLI(t, map[string]string{"main.tf": config(2)})
 	if out, err := c.run("apply", "-auto-approve"); err != nil {

@@ -88,18 +88,14 @@ func TestAccRequest_destinationIsKept(t *testing.T) {
 		const want, other = "worker-1", "worker-2"
 		// worker-1 (the choice) has chosenEnv, worker-2 is dev, worker-3 prod.
 		labels := func(chosenEnv string) []string {
-			return []string{fmt.Sprintf(`{ environment = %q }`, chosenEnv), `{ environment = "dev" }`, `{ environment = "prod" }`}
+			return []string{hclObj{{"environment", q(chosenEnv)}}.inline(), `{ environment = "dev" }`, `{ environment = "prod" }`}
 		}
 		cfg := func(chosenEnv, extra string) string {
 			return promiseConfig(ts, labels(chosenEnv), `  name = "jenkins"
   destination_selectors = [{ match_labels = { environment = "dev" } }]
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: jenkins-operator\n"`) + fmt.Sprintf(`
-resource "kratix_resource_request" "r" {
-  promise = kratix_promise.p
-  name    = "dev-instance"
-  files   = { "jenkins.yaml" = %q%s }
-}
-`, instance, extra)
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: jenkins-operator\n"`) + kratixResourceRequest{
+				Label: "r", Promise: "kratix_promise.p", Name: q("dev-instance"), Files: `{ "jenkins.yaml" = ` + q(string(instance)) + extra + " }",
+			}.String()
 		}
 		file := want + "/resources/default/jenkins/dev-instance/instance-configure/5058f/jenkins.yaml"
 		extraFile := want + "/resources/default/jenkins/dev-instance/instance-configure/5058f/notes.txt"

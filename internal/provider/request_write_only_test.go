@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -41,28 +42,13 @@ terraform {
   }
 }
 ` + promiseConfig(ts, []string{`{ env = "dev" }`}, `  name = "db"
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: db\n"`) + fmt.Sprintf(`
-variable "password" {
-  type      = string
-  sensitive = true
-}
-
-resource "kratix_resource_request" "r" {
-  promise            = kratix_promise.p
-  name               = "creds"
-  content_wo_version = %d
-  documents_wo       = <<-EOT
-    apiVersion: v1
-    kind: Secret
-    metadata:
-      name: db-credentials
-      namespace: default
-    stringData:
-      password: ${var.password}
-    type: Opaque
-  EOT
-}
-`, version)
+  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: db\n"`) + passwordVariable + kratixResourceRequest{
+				Label: "r", Promise: "kratix_promise.p", Name: q("creds"), Body: attrLines(
+					hclAttr{"content_wo_version", strconv.Itoa(version)},
+					hclAttr{"documents_wo", heredoc("apiVersion: v1\nkind: Secret\nmetadata:\n  name: db-credentials\n  namespace: default\n" +
+						"stringData:\n  password: ${var.password}\ntype: Opaque\n")},
+				),
+			}.String()
 		}
 		// What the store must hold: the document, canonically serialised (keys sorted).
 		want := func(password string) string {
@@ -321,11 +307,11 @@ resource "kratix_resource_request" "r" {
 // an independent client and hashed here, in hex and in base64 (the form of Content-MD5 headers).
 func TestAccRequest_writeOnlyImport(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []string{"bucket", "git-http"} {
+	onStores(t, func(t *testing.T, kind string) {
 		for _, from := range []string{"own", "kratix"} {
-			t.Run(kind+"/"+from, func(t *testing.T) { testWriteOnlyImport(t, kind, from == "kratix") })
+			t.Run(from, func(t *testing.T) { testWriteOnlyImport(t, kind, from == "kratix") })
 		}
-	}
+	})
 }
 
 func testWriteOnlyImport(t *testing.T, kind string, fromKratix bool) {
@@ -343,25 +329,10 @@ terraform {
     kratix = { source = "promise-platform/kratix" }
   }
 }
-` + ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "d" {
-  name          = "worker-1"
-  path          = "worker-1"
-  labels        = { env = "dev" }
-  filepath_mode = %q
-  state_store   = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name         = "db"
-  destinations = [kratix_destination.d]
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: db\n"
-}
-`, ts.store, mode)
+` + storeConfig(ts) + kratixDestination{
+		Label: "d", Name: q("worker-1"), Path: q("worker-1"), Labels: `{ env = "dev" }`, FilepathMode: q(mode),
+		StateStore: "kratix_state_store.s",
+	}.String() + kratixPromise{Label: "p", Name: q("db"), Destinations: "[kratix_destination.d]", Dependencies: q(namespaceDoc("db"))}.String()
 	request := `
 variable "password" {
   type      = string

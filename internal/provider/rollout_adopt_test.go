@@ -29,38 +29,22 @@ func adoptRolloutConfig(ts *testStore, mode, ns, extra string, importing bool) s
 	if importing {
 		imp = "import {\n  to = kratix_promise.p\n  id = \"p\"\n}\n"
 	}
-	return ts.provider + cliRequiredProviders + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-locals {
-  fleet = { "dev-1" = "dev", "staging-1" = "staging", "prod-1" = "prod", "prod-2" = "prod" }
-}
-
-resource "kratix_destination" "d" {
-  for_each      = local.fleet
-  name          = each.key
-  path          = each.key
-  labels        = { env = each.value }
-  filepath_mode = %q
-  state_store   = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name         = "p"
-  destinations = values(kratix_destination.d)
-  dependencies = %q
-  rollout = {
+	return ts.provider + cliRequiredProviders + kratixStateStore{Label: "s", Body: ts.store}.String() +
+		block("locals", []hclAttr{{"fleet", `{ "dev-1" = "dev", "staging-1" = "staging", "prod-1" = "prod", "prod-2" = "prod" }`}}, "") +
+		kratixDestination{
+			Label: "d", ForEach: "local.fleet", Name: "each.key", Path: "each.key", Labels: "{ env = each.value }",
+			FilepathMode: q(mode), StateStore: "kratix_state_store.s",
+		}.String() + kratixPromise{
+		Label: "p", Name: q("p"), Destinations: "values(kratix_destination.d)", Dependencies: q(rolloutNamespace(ns)),
+		Body: `  rollout = {
     waves = [
       { name = "dev", destination_selectors = [{ match_labels = { env = "dev" } }] },
       { name = "staging", destination_selectors = [{ match_labels = { env = "staging" } }] },
       { name = "prod", destination_selectors = [{ match_labels = { env = "prod" } }] },
     ]
-    %s
-  }
-}
-%s`, ts.store, mode, rolloutNamespace(ns), extra, imp)
+    ` + extra + `
+  }`,
+	}.String() + imp
 }
 
 // storeFiles is every file of the store and its content, read with the independent client.

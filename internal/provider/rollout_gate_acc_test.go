@@ -24,41 +24,21 @@ var gateFleet = []string{"canary-1", "dev-1", "dev-2"}
 // dependencies ns and the rollout attributes given after its waves.
 func gateConfig(ts *testStore, ns, rolloutExtra string) string {
 	health := regexp.MustCompile(`(?m)^(\s*)name(\s+)= "([^"]+)"`).ReplaceAllString(ts.store, "${1}name${2}= \"${3}-health\"\n${1}path = \"health\"")
-	return ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_state_store" "h" {
-%s
-}
-
-locals {
-  fleet = ["canary-1", "dev-1", "dev-2"]
-}
-
-resource "kratix_destination" "d" {
-  count       = length(local.fleet)
-  name        = local.fleet[count.index]
-  path        = local.fleet[count.index]
-  labels      = { env = split("-", local.fleet[count.index])[0] }
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name         = "p"
-  destinations = kratix_destination.d
-  dependencies = %q
-  observe      = { state_store = kratix_state_store.h }
-  rollout = {
+	return storeConfig(ts) + kratixStateStore{Label: "h", Body: health}.String() +
+		block("locals", []hclAttr{{"fleet", `["canary-1", "dev-1", "dev-2"]`}}, "") + kratixDestination{
+		Label: "d", Count: "length(local.fleet)", Name: "local.fleet[count.index]", Path: "local.fleet[count.index]",
+		Labels: `{ env = split("-", local.fleet[count.index])[0] }`, StateStore: "kratix_state_store.s",
+	}.String() + kratixPromise{
+		Label: "p", Name: q("p"), Destinations: "kratix_destination.d", Dependencies: q(rolloutNamespace(ns)),
+		Observe: "{ state_store = kratix_state_store.h }",
+		Body: `  rollout = {
     waves = [
       { name = "canary", destination_selectors = [{ match_labels = { env = "canary" } }] },
       { name = "rest", destination_selectors = [] },
     ]
-    %s
-  }
-}
-`, ts.store, health, rolloutNamespace(ns), rolloutExtra)
+    ` + rolloutExtra + `
+  }`,
+	}.String()
 }
 
 // gateHolding is the fleet holding ns, with the named destinations holding other.

@@ -35,8 +35,8 @@ func gateCanaryMoved(ts *testStore, ns, rolloutExtra, how string) string {
 func TestAccRolloutGateCanaryLeaves(t *testing.T) {
 	t.Parallel()
 	for _, how := range []string{"relabel", "drain"} {
-		for _, kind := range []string{"bucket", "git-http"} {
-			t.Run(how+"/"+kind, func(t *testing.T) {
+		t.Run(how, func(t *testing.T) {
+			onStores(t, func(t *testing.T, kind string) {
 				requireAcceptance(t)
 				ts := newTestStore(t, kind)
 				t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -106,6 +106,6 @@ func TestAccRolloutGateCanaryLeaves(t *testing.T) {
 				}
 				resource.Test(t, resource.TestCase{ProtoV6ProviderFactories: providersWithClock(clock), Steps: steps})
 			})
-		}
+		})
 	}
 }

@@ -88,52 +88,50 @@ func TestAccRolloutReplaceWhileGateHolds(t *testing.T) {
 // v1 files, which the successor holds without writing them. Bucket and git.
 func TestAccRolloutReplaceCreateBeforeDestroyWhileGateHolds(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) {
-			requireAcceptance(t)
-			ts := newTestStore(t, kind)
-			const gate = `gate = {
+	onStores(t, func(t *testing.T, kind string) {
+		requireAcceptance(t)
+		ts := newTestStore(t, kind)
+		const gate = `gate = {
       states = ["healthy"]
       settle = "5m"
     }`
-			config := func(ns string) string {
-				return strings.Replace(cliRequiredProviders+gateConfig(ts, ns, gate), `resource "kratix_promise" "p" {`,
-					"resource \"kratix_promise\" \"p\" {\n  lifecycle {\n    create_before_destroy = true\n  }", 1)
+		config := func(ns string) string {
+			return strings.Replace(cliRequiredProviders+gateConfig(ts, ns, gate), `resource "kratix_promise" "p" {`,
+				"resource \"kratix_promise\" \"p\" {\n  lifecycle {\n    create_before_destroy = true\n  }", 1)
+		}
+		c := newCLI(t, map[string]string{"main.tf": config("v1")})
+		t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+		clock := &fakeClock{at: t0.Add(-24 * time.Hour)}
+		run := func(what string, args ...string) {
+			t.Helper()
+			if out, err := c.runAt(clock, args...); err != nil {
+				t.Fatalf("%s: terraform %v: %v\n%s", what, args, err, out)
 			}
-			c := newCLI(t, map[string]string{"main.tf": config("v1")})
-			t0 := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-			clock := &fakeClock{at: t0.Add(-24 * time.Hour)}
-			run := func(what string, args ...string) {
-				t.Helper()
-				if out, err := c.runAt(clock, args...); err != nil {
-					t.Fatalf("%s: terraform %v: %v\n%s", what, args, err, out)
+		}
+		holds := func(what string, want map[string]string) {
+			t.Helper()
+			for _, d := range sortedKeys(want) {
+				got, ok := ts.read(t, rolloutDepFile(d))
+				if !ok || string(got) != rolloutNamespace(want[d]) {
+					t.Errorf("%s: %s holds %q (found %v), want %s", what, d, got, ok, want[d])
 				}
 			}
-			holds := func(what string, want map[string]string) {
-				t.Helper()
-				for _, d := range sortedKeys(want) {
-					got, ok := ts.read(t, rolloutDepFile(d))
-					if !ok || string(got) != rolloutNamespace(want[d]) {
-						t.Errorf("%s: %s holds %q (found %v), want %s", what, d, got, ok, want[d])
-					}
-				}
-			}
-			run("v1", "apply", "-auto-approve")
-			clock.set(t0)
-			if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config("v2")), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			run("canary wave", "apply", "-auto-approve")
-			holds("canary wave", gateHolding("v1", "v2", "canary-1"))
+		}
+		run("v1", "apply", "-auto-approve")
+		clock.set(t0)
+		if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(config("v2")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		run("canary wave", "apply", "-auto-approve")
+		holds("canary wave", gateHolding("v1", "v2", "canary-1"))
 
-			clock.set(t0.Add(10 * time.Minute))
-			run("replace", "apply", "-auto-approve", "-replace=kratix_promise.p")
-			holds("replace with create_before_destroy", gateHolding("v1", "v2", "canary-1"))
+		clock.set(t0.Add(10 * time.Minute))
+		run("replace", "apply", "-auto-approve", "-replace=kratix_promise.p")
+		holds("replace with create_before_destroy", gateHolding("v1", "v2", "canary-1"))
 
-			clock.set(t0.Add(30 * time.Minute))
-			ts.put(t, "health/canary-1/p.yaml", []byte(healthRecord("p", "", "healthy", t0.Add(25*time.Minute), "")))
-			run("healthy", "apply", "-auto-approve")
-			holds("healthy", gateHolding("v2", "v2"))
-		})
-	}
+		clock.set(t0.Add(30 * time.Minute))
+		ts.put(t, "health/canary-1/p.yaml", []byte(healthRecord("p", "", "healthy", t0.Add(25*time.Minute), "")))
+		run("healthy", "apply", "-auto-approve")
+		holds("healthy", gateHolding("v2", "v2"))
+	})
 }

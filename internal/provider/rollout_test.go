@@ -49,39 +49,23 @@ func rolloutConfigWith(ts *testStore, ns, rolloutExtra, promiseExtra string, ext
 	for _, d := range append(append([]string(nil), rolloutFleet...), extra...) {
 		dests = append(dests, fmt.Sprintf("%q", d))
 	}
-	return ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-locals {
-  fleet = [%s]
-}
-
-resource "kratix_destination" "d" {
-  count       = length(local.fleet)
-  name        = local.fleet[count.index]
-  path        = local.fleet[count.index]
-  labels      = { env = split("-", local.fleet[count.index])[0], name = local.fleet[count.index] }
-  state_store = kratix_state_store.s
-}
-
-resource "kratix_promise" "p" {
-  name         = "p"
-  destinations = kratix_destination.d
-  dependencies = %q
-  rollout = {
+	return storeConfig(ts) + block("locals", []hclAttr{{"fleet", "[" + strings.Join(dests, ", ") + "]"}}, "") + kratixDestination{
+		Label: "d", Count: "length(local.fleet)", Name: "local.fleet[count.index]", Path: "local.fleet[count.index]",
+		Labels:     `{ env = split("-", local.fleet[count.index])[0], name = local.fleet[count.index] }`,
+		StateStore: "kratix_state_store.s",
+	}.String() + kratixPromise{
+		Label: "p", Name: q("p"), Destinations: "kratix_destination.d", Dependencies: q(rolloutNamespace(ns)),
+		Body: `  rollout = {
     waves = [
       { name = "canary", destination_selectors = [{ match_labels = { env = "canary" } }] },
       { name = "dev", destination_selectors = [{ match_labels = { env = "dev" } }] },
       { name = "prod-a", destination_selectors = [{ match_labels = { env = "prod" } }], max_percent = 50 },
       { name = "prod-b", destination_selectors = [{ match_labels = { env = "prod" } }] },
     ]
-    %s
+    ` + rolloutExtra + `
   }
-  %s
-}
-`, ts.store, strings.Join(dests, ", "), rolloutNamespace(ns), rolloutExtra, promiseExtra)
+  ` + promiseExtra,
+	}.String()
 }
 
 // fleetHolds checks that every destination named holds exactly the dependencies of the
@@ -464,26 +448,12 @@ func TestAccRolloutWaveFailsPartly(t *testing.T) {
 	bucket := randomName("wave")
 	second := secondMinIO(t, bucket)
 	config := func(ns string) string {
-		return fmt.Sprintf(`
-provider "kratix" {
-  secrets = {
-    one = { access_key_id = %[1]q, secret_access_key = %[2]q }
-    two = { access_key_id = %[3]q, secret_access_key = %[4]q }
-  }
-}
-
-resource "kratix_state_store" "one" {
-  name       = "one"
-  secret_ref = "one"
-  bucket     = { endpoint = %[5]q, bucket_name = %[7]q, insecure = true }
-}
-
-resource "kratix_state_store" "two" {
-  name       = "two"
-  secret_ref = "two"
-  bucket     = { endpoint = %[6]q, bucket_name = %[7]q, insecure = true }
-}
-
+		return kratixProviderBlock{Secrets: []hclAttr{
+			bucketSecret("one", minioServer.AccessKey, minioServer.SecretKey),
+			bucketSecret("two", second.AccessKey, second.SecretKey),
+		}}.String() +
+			kratixStateStore{Label: "one", Name: q("one"), SecretRef: q("one"), Bucket: bucketAt(minioServer.Endpoint, bucket)}.String() +
+			kratixStateStore{Label: "two", Name: q("two"), SecretRef: q("two"), Bucket: bucketAt(second.Endpoint, bucket)}.String() + `
 locals {
   fleet = [
     { name = "c1", env = "canary", store = kratix_state_store.two },
@@ -491,28 +461,18 @@ locals {
     { name = "d1", env = "dev", store = kratix_state_store.one },
   ]
 }
-
-resource "kratix_destination" "d" {
-  count          = length(local.fleet)
-  name           = local.fleet[count.index].name
-  path           = local.fleet[count.index].name
-  labels         = { env = local.fleet[count.index].env }
-  init_workloads = false
-  state_store    = local.fleet[count.index].store
-}
-
-resource "kratix_promise" "p" {
-  name         = "p"
-  destinations = kratix_destination.d
-  dependencies = %[8]q
-  rollout = {
+` + kratixDestination{
+			Label: "d", Count: "length(local.fleet)", Name: "local.fleet[count.index].name", Path: "local.fleet[count.index].name",
+			Labels: "{ env = local.fleet[count.index].env }", InitWorkloads: "false", StateStore: "local.fleet[count.index].store",
+		}.String() + kratixPromise{
+			Label: "p", Name: q("p"), Destinations: "kratix_destination.d", Dependencies: q(rolloutNamespace(ns)),
+			Body: `  rollout = {
     waves = [
       { name = "canary", destination_selectors = [{ match_labels = { env = "canary" } }] },
       { name = "rest" },
     ]
-  }
-}
-`, minioServer.AccessKey, minioServer.SecretKey, second.AccessKey, second.SecretKey, minioServer.Endpoint, second.Endpoint, bucket, rolloutNamespace(ns))
+  }`,
+		}.String()
 	}
 	read := func(server *testinfra.MinIO, dest string) string {
 		client, err := server.Client()

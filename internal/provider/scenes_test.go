@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,24 +48,9 @@ const (
 // that the test's next apply writes the promise's file and nothing else.
 func promiseOnTwoStores(t *testing.T, srv *testinfra.MinIO, bucketStore, gitStore string) *cli {
 	t.Helper()
-	stores := fmt.Sprintf(`
-provider "kratix" {
-  secrets = {
-    b = { access_key_id = %q, secret_access_key = %q }
-    g = { username = %q, password = %q }
-  }
-}
-
-resource "kratix_state_store" "bucket" {
-%s
-}
-
-resource "kratix_state_store" "git" {
-%s
-}
-`, srv.AccessKey, srv.SecretKey, gitServer.Username, gitServer.Password,
-		strings.Replace(bucketStore, `secret_ref = "s"`, `secret_ref = "b"`, 1),
-		strings.Replace(gitStore, `secret_ref = "s"`, `secret_ref = "g"`, 1))
+	stores := kratixProviderBlock{Secrets: []hclAttr{bucketSecret("b", srv.AccessKey, srv.SecretKey), gitHTTPSecret("g")}}.String() +
+		kratixStateStore{Label: "bucket", Body: strings.Replace(bucketStore, `secret_ref = "s"`, `secret_ref = "b"`, 1)}.String() +
+		kratixStateStore{Label: "git", Body: strings.Replace(gitStore, `secret_ref = "s"`, `secret_ref = "g"`, 1)}.String()
 	c := newCLI(t, sceneFiles(t, "promise_on_two_stores", map[string]string{"stores.tf": stores}))
 	if out, err := c.run("apply", "-auto-approve", "-target=kratix_destination.on_bucket", "-target=kratix_destination.on_git"); err != nil {
 		t.Fatalf("creating the destinations: %v\n%s", err, out)
@@ -78,10 +62,5 @@ resource "kratix_state_store" "git" {
 // store.tf beside them, which holds ts's provider block and kratix_state_store.s.
 func sceneOnStore(t *testing.T, dir string, ts *testStore) map[string]string {
 	t.Helper()
-	store := ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-`, ts.store)
-	return sceneFiles(t, dir, map[string]string{"store.tf": store})
+	return sceneFiles(t, dir, map[string]string{"store.tf": storeConfig(ts)})
 }

@@ -244,18 +244,12 @@ resource "kratix_promise" "p" {
 	// Tokens written into Git URLs, of a store and of a store object given by hand, are refused
 	// at plan, with the attribute path and a pointer to the secrets, and shown nowhere.
 	urlPassword, urlToken := "urlpw-"+randomName("x"), "urltoken-"+randomName("x")
-	leaky := config("var.git_password") + fmt.Sprintf(`
-resource "kratix_state_store" "leaky" {
-  name = "leaky"
-  git  = { url = "https://alice:%s@127.0.0.1:1/acme/gitops.git" }
-}
-
-resource "kratix_destination" "by_hand" {
-  name        = "by-hand"
-  path        = "by-hand"
-  state_store = { name = "hand", git = { url = "https://%s@127.0.0.1:1/acme/other.git" } }
-}
-`, urlPassword, urlToken)
+	leaky := config("var.git_password") +
+		kratixStateStore{Label: "leaky", Name: q("leaky"), Git: hclObj{{"url", q("https://alice:" + urlPassword + "@127.0.0.1:1/acme/gitops.git")}}.inline()}.String() +
+		kratixDestination{
+			Label: "by_hand", Name: q("by-hand"), Path: q("by-hand"),
+			StateStore: kratixStateStore{Name: q("hand"), Git: hclObj{{"url", q("https://" + urlToken + "@127.0.0.1:1/acme/other.git")}}}.inline(),
+		}.String()
 	if err := os.WriteFile(filepath.Join(c.dir, "main.tf"), []byte(leaky), 0o600); err != nil {
 		t.Fatal(err)
 	}

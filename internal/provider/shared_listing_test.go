@@ -174,12 +174,8 @@ func listingStore(t *testing.T) (*testStore, string) {
 	if err := minioServer.MakeBucket(context.Background(), bucket); err != nil {
 		t.Fatal(err)
 	}
-	ts := bucketOn(t, minioServer, bucket, minioServer.AccessKey, minioServer.SecretKey, `  path = "team"`)
-	return ts, ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-`, ts.store)
+	ts := bucketOn(t, minioServer, bucket, minioServer.AccessKey, minioServer.SecretKey, "team")
+	return ts, storeConfig(ts)
 }
 
 // listingFleet is 10 destinations, each with its two canaries, and 3 promises on all of them:

@@ -16,17 +16,8 @@ import (
 )
 
 func storeAndDestination(ts *testStore, provider string) string {
-	return provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "d" {
-  name        = "worker-1"
-  path        = "worker-1"
-  state_store = kratix_state_store.s
-}
-`, ts.store)
+	return provider + kratixStateStore{Label: "s", Body: ts.store}.String() +
+		kratixDestination{Label: "d", Name: q("worker-1"), Path: q("worker-1"), StateStore: "kratix_state_store.s"}.String()
 }
 
 // TestAccStateStore_wrongCredentials: a store whose credentials stop working fails the next plan
@@ -136,75 +127,63 @@ func TestAccStateStore_createChecksAccess(t *testing.T) {
 // Terraform's default parallelism of 10, make exactly one commit each and lose nothing.
 func TestAccDestination_tenOnOneRepository(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []string{"git-http", "git-ssh"} {
-		t.Run(kind, func(t *testing.T) {
-			requireAcceptance(t)
-			ts := newTestStore(t, kind)
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProviders,
-				Steps: []resource.TestStep{{
-					Config: ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "d" {
-  count       = 10
-  name        = "worker-${count.index}"
-  path        = "clusters/worker-${count.index}"
-  state_store = kratix_state_store.s
-}
-`, ts.store),
-					ConfigStateChecks: []statecheck.StateCheck{
-						// The README and the canaries of all ten, none lost.
-						acctest.FolderHolds(ts.view, "", tenCanaries()...),
-						// One commit per destination, none empty.
-						acctest.WritesSince(ts.journal, &acctest.Mark{}, repeat("Update from: kratix-canary", 10)...),
-					},
-				}},
-			})
+	onStoresOf(t, []string{"git-http", "git-ssh"}, func(t *testing.T, kind string) {
+		requireAcceptance(t)
+		ts := newTestStore(t, kind)
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testAccProviders,
+			Steps: []resource.TestStep{{
+				Config: storeConfig(ts) + kratixDestination{
+					Label: "d", Count: "10", Name: q("worker-${count.index}"), Path: q("clusters/worker-${count.index}"),
+					StateStore: "kratix_state_store.s",
+				}.String(),
+				ConfigStateChecks: []statecheck.StateCheck{
+					// The README and the canaries of all ten, none lost.
+					acctest.FolderHolds(ts.view, "", tenCanaries()...),
+					// One commit per destination, none empty.
+					acctest.WritesSince(ts.journal, &acctest.Mark{}, repeat("Update from: kratix-canary", 10)...),
+				},
+			}},
 		})
-	}
+	})
 }
 
 // TestAccImport: a store and a destination imported by name; the next plan fills in the rest in
 // place (no replacement) and the apply writes nothing new.
 func TestAccImport(t *testing.T) {
 	t.Parallel()
-	for _, kind := range storeKinds {
-		t.Run(kind, func(t *testing.T) {
-			requireAcceptance(t)
-			ts := newTestStore(t, kind)
-			cfg := storeAndDestination(ts, ts.provider)
-			var forgotten acctest.Mark
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProviders,
-				Steps: []resource.TestStep{
-					{Config: cfg},
-					// Forget both (cleanup "none": the files stay) ...
-					{Config: ts.provider, ConfigStateChecks: []statecheck.StateCheck{acctest.SetMark(ts.journal, &forgotten)}},
-					// ... and import them by name.
-					{
-						Config: cfg, ResourceName: "kratix_state_store.s", ImportState: true, ImportStatePersist: true,
-						ImportStateIdFunc: func(*terraform.State) (string, error) { return storeName(ts), nil },
-					},
-					{
-						Config: cfg, ResourceName: "kratix_destination.d", ImportState: true, ImportStatePersist: true,
-						ImportStateId: "worker-1",
-					},
-					{
-						Config: cfg,
-						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-							plancheck.ExpectResourceAction("kratix_state_store.s", plancheck.ResourceActionUpdate),
-							plancheck.ExpectResourceAction("kratix_destination.d", plancheck.ResourceActionUpdate),
-						}},
-						// The canaries were already there: nothing is written.
-						ConfigStateChecks: []statecheck.StateCheck{acctest.NoWritesSince(ts.journal, &forgotten)},
-					},
+	onStoresOf(t, storeKinds, func(t *testing.T, kind string) {
+		requireAcceptance(t)
+		ts := newTestStore(t, kind)
+		cfg := storeAndDestination(ts, ts.provider)
+		var forgotten acctest.Mark
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testAccProviders,
+			Steps: []resource.TestStep{
+				{Config: cfg},
+				// Forget both (cleanup "none": the files stay) ...
+				{Config: ts.provider, ConfigStateChecks: []statecheck.StateCheck{acctest.SetMark(ts.journal, &forgotten)}},
+				// ... and import them by name.
+				{
+					Config: cfg, ResourceName: "kratix_state_store.s", ImportState: true, ImportStatePersist: true,
+					ImportStateIdFunc: func(*terraform.State) (string, error) { return storeName(ts), nil },
 				},
-			})
+				{
+					Config: cfg, ResourceName: "kratix_destination.d", ImportState: true, ImportStatePersist: true,
+					ImportStateId: "worker-1",
+				},
+				{
+					Config: cfg,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("kratix_state_store.s", plancheck.ResourceActionUpdate),
+						plancheck.ExpectResourceAction("kratix_destination.d", plancheck.ResourceActionUpdate),
+					}},
+					// The canaries were already there: nothing is written.
+					ConfigStateChecks: []statecheck.StateCheck{acctest.NoWritesSince(ts.journal, &forgotten)},
+				},
+			},
 		})
-	}
+	})
 }
 
 // tenCanaries is what TestAccDestination_tenOnOneRepository's repository holds: the README and

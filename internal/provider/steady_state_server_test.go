@@ -31,89 +31,87 @@ import (
 // (its default, which the direct plan applies itself).
 func TestAccDirectAnswers(t *testing.T) {
 	t.Parallel()
-	for _, kind := range []string{"bucket", "git-http"} {
-		t.Run(kind, func(t *testing.T) {
-			requireAcceptance(t)
-			ts := newTestStore(t, kind)
-			var mu sync.Mutex
-			var servers []*countedServer
-			factories := map[string]func() (tfprotov6.ProviderServer, error){
-				"kratix": func() (tfprotov6.ProviderServer, error) {
-					s, check, err := newVerifiedServer("test")
-					if err != nil {
-						return nil, err
-					}
-					cs := &countedServer{Server: s, check: check}
-					mu.Lock()
-					servers = append(servers, cs)
-					mu.Unlock()
-					return cs, nil
-				},
-			}
-			type seen struct{ upgrades, reads, plans, passed int64 }
-			total := func() (c seen) {
-				mu.Lock()
-				defer mu.Unlock()
-				for _, s := range servers {
-					c.upgrades += s.check.Upgrades.Load()
-					c.reads += s.check.Reads.Load()
-					c.plans += s.check.Plans.Load()
-					c.passed += s.plans.Load() - s.check.Plans.Load()
+	onStores(t, func(t *testing.T, kind string) {
+		requireAcceptance(t)
+		ts := newTestStore(t, kind)
+		var mu sync.Mutex
+		var servers []*countedServer
+		factories := map[string]func() (tfprotov6.ProviderServer, error){
+			"kratix": func() (tfprotov6.ProviderServer, error) {
+				s, check, err := newVerifiedServer("test")
+				if err != nil {
+					return nil, err
 				}
-				return c
+				cs := &countedServer{Server: s, check: check}
+				mu.Lock()
+				servers = append(servers, cs)
+				mu.Unlock()
+				return cs, nil
+			},
+		}
+		type seen struct{ upgrades, reads, plans, passed int64 }
+		total := func() (c seen) {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, s := range servers {
+				c.upgrades += s.check.Upgrades.Load()
+				c.reads += s.check.Reads.Load()
+				c.plans += s.check.Plans.Load()
+				c.passed += s.plans.Load() - s.check.Plans.Load()
 			}
-			config := promiseConfig(ts, []string{`{ env = "dev" }`, `{ env = "dev" }`, `{}`}, `  name = "eck"
+			return c
+		}
+		config := promiseConfig(ts, []string{`{ env = "dev" }`, `{ env = "dev" }`, `{}`}, `  name = "eck"
   destination_selectors = [{ match_labels = { env = "dev" } }]
   dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: foo\n"`)
-			file := "worker-2/dependencies/eck/5058f/static/eck-dependencies.yaml"
-			var afterApply, afterPlan seen
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: factories,
-				Steps: []resource.TestStep{
-					{Config: config, ConfigStateChecks: []statecheck.StateCheck{acctest.FileHolds(ts.view, file, namespaceFoo)}},
-					{
-						PreConfig: func() { afterApply = total() },
-						Config:    config, PlanOnly: true,
-					},
-					{
-						PreConfig: func() { afterPlan = total(); ts.remove(t, file) },
-						Config:    config,
-						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-							plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
-						}},
-						ConfigStateChecks: []statecheck.StateCheck{
-							acctest.FileHolds(ts.view, file, namespaceFoo),
-						},
-					},
-					{Config: strings.Replace(config, `name = "eck"`, `name = "eck"
-  on_unschedule = "delete"`, 1)},
-					{
-						// Back to the default, "keep".
-						Config: config,
-						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-							plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
-							plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("on_unschedule"), knownvalue.StringExact("keep")),
-						}},
+		file := "worker-2/dependencies/eck/5058f/static/eck-dependencies.yaml"
+		var afterApply, afterPlan seen
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: factories,
+			Steps: []resource.TestStep{
+				{Config: config, ConfigStateChecks: []statecheck.StateCheck{acctest.FileHolds(ts.view, file, namespaceFoo)}},
+				{
+					PreConfig: func() { afterApply = total() },
+					Config:    config, PlanOnly: true,
+				},
+				{
+					PreConfig: func() { afterPlan = total(); ts.remove(t, file) },
+					Config:    config,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
+					}},
+					ConfigStateChecks: []statecheck.StateCheck{
+						acctest.FileHolds(ts.view, file, namespaceFoo),
 					},
 				},
-			})
-			end := total()
-			// The creates (store, destinations, promise): the store's plan goes to the framework, the
-			// destinations' and the promise's are answered directly (internal/tfserver/direct_plan.go).
-			if afterApply.plans < 4 || afterApply.passed == 0 {
-				t.Errorf("the creates' plans: %d answered directly, want the 3 destinations' and the promise's at least; %d passed to the framework, want the store's", afterApply.plans, afterApply.passed)
-			}
-			if d := afterPlan.plans - afterApply.plans; d == 0 {
-				t.Errorf("no plan answered directly during the no-change plan (counts after apply %+v, after plan %+v)", afterApply, afterPlan)
-			}
-			if afterPlan.reads == afterApply.reads || afterPlan.upgrades == afterApply.upgrades {
-				t.Errorf("the no-change plan's refresh was not answered directly (after apply %+v, after plan %+v)", afterApply, afterPlan)
-			}
-			if end.passed == afterPlan.passed {
-				t.Errorf("the update after the hand deletion was answered directly, not by the framework (%+v, %+v)", afterPlan, end)
-			}
+				{Config: strings.Replace(config, `name = "eck"`, `name = "eck"
+  on_unschedule = "delete"`, 1)},
+				{
+					// Back to the default, "keep".
+					Config: config,
+					ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("kratix_promise.p", plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("on_unschedule"), knownvalue.StringExact("keep")),
+					}},
+				},
+			},
 		})
-	}
+		end := total()
+		// The creates (store, destinations, promise): the store's plan goes to the framework, the
+		// destinations' and the promise's are answered directly (internal/tfserver/direct_plan.go).
+		if afterApply.plans < 4 || afterApply.passed == 0 {
+			t.Errorf("the creates' plans: %d answered directly, want the 3 destinations' and the promise's at least; %d passed to the framework, want the store's", afterApply.plans, afterApply.passed)
+		}
+		if d := afterPlan.plans - afterApply.plans; d == 0 {
+			t.Errorf("no plan answered directly during the no-change plan (counts after apply %+v, after plan %+v)", afterApply, afterPlan)
+		}
+		if afterPlan.reads == afterApply.reads || afterPlan.upgrades == afterApply.upgrades {
+			t.Errorf("the no-change plan's refresh was not answered directly (after apply %+v, after plan %+v)", afterApply, afterPlan)
+		}
+		if end.passed == afterPlan.passed {
+			t.Errorf("the update after the hand deletion was answered directly, not by the framework (%+v, %+v)", afterPlan, end)
+		}
+	})
 }
 
 // TestDirectCompareReportsDifferences: the verify mode's comparison sees a different value,

@@ -164,17 +164,17 @@ func newBucketTestStore(t *testing.T) *testStore {
 
 // bucketOn is a testStore for bucket on srv, reached by the provider through a recorder with the
 // credentials accessKey and secretKey; the test's own client is srv's root client and goes
-// straight to srv. extra holds lines added to the kratix_state_store body (path, ...); "" for
-// none. A missing bucket reads as a missing file.
-func bucketOn(t *testing.T, srv *testinfra.MinIO, bucket, accessKey, secretKey, extra string) *testStore {
+// straight to srv. path is the kratix_state_store's path; "" for none. A missing bucket reads as
+// a missing file.
+func bucketOn(t *testing.T, srv *testinfra.MinIO, bucket, accessKey, secretKey, path string) *testStore {
 	t.Helper()
 	ctx := context.Background()
 	client, err := srv.Client()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if extra != "" {
-		extra = "\n" + strings.TrimSuffix(extra, "\n")
+	if path != "" {
+		path = q(path)
 	}
 	recorder := startS3Recorder(t, srv.Endpoint)
 	view := acctest.Bucket(client, bucket)
@@ -182,25 +182,11 @@ func bucketOn(t *testing.T, srv *testinfra.MinIO, bucket, accessKey, secretKey, 
 		kind:     "bucket",
 		recorder: recorder,
 		location: "s3://" + recorder.endpoint + "/" + bucket,
-		provider: fmt.Sprintf(`
-provider "kratix" {
-  secrets = {
-    s = {
-      access_key_id     = %q
-      secret_access_key = %q
-    }
-  }
-}
-`, accessKey, secretKey),
-		store: fmt.Sprintf(`
-  name       = %q
-  secret_ref = "s"%s
-  bucket = {
-    endpoint    = %q
-    bucket_name = %q
-    insecure    = true
-  }
-`, bucket, extra, recorder.endpoint, bucket),
+		provider: kratixProviderBlock{Secrets: []hclAttr{bucketSecret("s", accessKey, secretKey)}}.String(),
+		store: kratixStateStore{
+			Name: q(bucket), SecretRef: q("s"), Path: path,
+			Bucket: hclObj{{"endpoint", q(recorder.endpoint)}, {"bucket_name", q(bucket)}, {"insecure", "true"}},
+		}.body(),
 		view: view,
 		read: viewRead(view),
 		list: viewList(view),
@@ -230,43 +216,12 @@ func newGitTestStore(t *testing.T, kind string) *testStore {
 		url = gitServer.HTTPURL(repo)
 	}
 	ts.location = "git+" + strings.TrimSuffix(url, ".git") + "@main"
+	secret := gitSSHSecret("s")
 	if kind == "git-http" {
-		ts.provider = fmt.Sprintf(`
-provider "kratix" {
-  secrets = {
-    s = {
-      username = %q
-      password = %q
-    }
-  }
-}
-`, gitServer.Username, gitServer.Password)
-		ts.store = fmt.Sprintf(`
-  name       = %q
-  secret_ref = "s"
-  git = {
-    url = %q
-  }
-`, repo, gitServer.HTTPURL(repo))
-	} else {
-		ts.provider = fmt.Sprintf(`
-provider "kratix" {
-  secrets = {
-    s = {
-      ssh_private_key = %q
-      known_hosts     = %q
-    }
-  }
-}
-`, gitServer.SSHPrivateKey, gitServer.KnownHosts)
-		ts.store = fmt.Sprintf(`
-  name       = %q
-  secret_ref = "s"
-  git = {
-    url = %q
-  }
-`, repo, gitServer.SSHURL(repo))
+		secret = gitHTTPSecret("s")
 	}
+	ts.provider = kratixProviderBlock{Secrets: []hclAttr{secret}}.String()
+	ts.store = kratixStateStore{Name: q(repo), SecretRef: q("s"), Git: hclObj{{"url", q(url)}}}.body()
 	ts.view = acctest.GitBranch(gitServer, repo, "main")
 	ts.read, ts.list = viewRead(ts.view), viewList(ts.view)
 	ts.put = func(t *testing.T, path string, content []byte) {

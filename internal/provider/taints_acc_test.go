@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -82,21 +83,11 @@ func TestAccTaints(t *testing.T) {
 func testTaints(t *testing.T, kind string) {
 	ts := newTestStore(t, kind)
 	config := func(taint string, requests int) string {
-		return fleetOf(ts, 3, "  labels = { env = \"prod\" }\n  taints = count.index == 0 ? "+taint+" : null", fmt.Sprintf(`
-resource "kratix_resource_request" "r" {
-  count     = %d
-  promise   = kratix_promise.app
-  name      = "r${count.index}"
-  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r${count.index}\n"
-}
-
-resource "kratix_resource_request" "tol" {
-  promise     = kratix_promise.app
-  name        = "tol"
-  documents   = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tol\n"
-  tolerations = [{ key = "maintenance", operator = "Exists" }]
-}
-`, requests))
+		return fleetOf(ts, 3, "  labels = { env = \"prod\" }\n  taints = count.index == 0 ? "+taint+" : null",
+			countedRequests(requests)+kratixResourceRequest{
+				Label: "tol", Promise: "kratix_promise.app", Name: q("tol"), Documents: q(configMapDoc("tol")),
+				Body: `  tolerations = [{ key = "maintenance", operator = "Exists" }]`,
+			}.String())
 	}
 	all := []string{"w1", "w2", "w3"}
 	key := func(name string) string { return "default/app/" + name }
@@ -320,14 +311,7 @@ func TestAccWeights(t *testing.T) {
 func testWeights(t *testing.T, kind string) {
 	ts := newTestStore(t, kind)
 	config := func(w1, requests int) string {
-		return fleetOf(ts, 3, fmt.Sprintf("  weight = [%d, 1, 4][count.index]", w1), fmt.Sprintf(`
-resource "kratix_resource_request" "r" {
-  count     = %d
-  promise   = kratix_promise.app
-  name      = "r${count.index}"
-  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r${count.index}\n"
-}
-`, requests))
+		return fleetOf(ts, 3, fmt.Sprintf("  weight = [%d, 1, 4][count.index]", w1), countedRequests(requests))
 	}
 	all := []string{"w1", "w2", "w3"}
 	var placed map[string]string
@@ -385,26 +369,28 @@ terraform {
 // fleetOf is a store, destinations w1..wN on it with the lines destLines added to each (which
 // may use count.index), promise app on all of them, and the resources in rest.
 func fleetOf(ts *testStore, n int, destLines, rest string) string {
-	return ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
+	return storeConfig(ts) + kratixDestination{
+		Label: "w", Count: strconv.Itoa(n), Name: q("w${count.index + 1}"), Path: q("w${count.index + 1}"),
+		InitWorkloads: "false", StateStore: "kratix_state_store.s", Body: destLines,
+	}.String() + appPromise("kratix_destination.w") + rest
 }
 
-resource "kratix_destination" "w" {
-  count          = %d
-  name           = "w${count.index + 1}"
-  path           = "w${count.index + 1}"
-  init_workloads = false
-  state_store    = kratix_state_store.s
-%s
+// appPromise is promise app, the Namespace app its dependency, on destinations.
+func appPromise(destinations string) string {
+	return kratixPromise{Label: "app", Name: q("app"), Dependencies: q(namespaceDoc("app")), Destinations: destinations}.String()
 }
 
-resource "kratix_promise" "app" {
-  name         = "app"
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-  destinations = kratix_destination.w
+// countedRequests is count requests r[i] for promise app, each named r<i> with ConfigMap r<i>.
+func countedRequests(count int) string {
+	return kratixResourceRequest{
+		Label: "r", Count: strconv.Itoa(count), Promise: "kratix_promise.app",
+		Name: q("r${count.index}"), Documents: q(configMapDoc("r${count.index}")),
+	}.String()
 }
-`, ts.store, n, destLines) + rest
+
+// appRequest is request r for promise app, named name with ConfigMap name, and body.
+func appRequest(name, body string) string {
+	return kratixResourceRequest{Label: "r", Promise: "kratix_promise.app", Name: q(name), Documents: q(configMapDoc(name)), Body: body}.String()
 }
 
 // pairConfig is fleetOf two destinations, w1 with taints (HCL, or "null").
@@ -434,14 +420,7 @@ func TestAccTaints_guardCountsDrain(t *testing.T) {
 	ts := newBucketTestStore(t)
 	name := firstOnW1(t, "r")
 	config := func(taint, guard string) string {
-		return pairConfig(ts, taint, fmt.Sprintf(`
-resource "kratix_resource_request" "r" {
-  promise   = kratix_promise.app
-  name      = %q
-  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
-  guard     = %s
-}
-`, name, name, guard))
+		return pairConfig(ts, taint, appRequest(name, "  guard = "+guard))
 	}
 	drain := `[{ key = "maintenance", effect = "NoExecute" }]`
 	resource.Test(t, resource.TestCase{
@@ -482,13 +461,7 @@ func TestAccTaints_importOntoDrained(t *testing.T) {
 	ts := newBucketTestStore(t)
 	name := firstOnW1(t, "r")
 	config := func(taint string) string {
-		return requiredKratix + pairConfig(ts, taint, fmt.Sprintf(`
-resource "kratix_resource_request" "r" {
-  promise   = kratix_promise.app
-  name      = %q
-  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
-}
-`, name, name))
+		return requiredKratix + pairConfig(ts, taint, appRequest(name, ""))
 	}
 	c := newCLI(t, map[string]string{"main.tf": config("null")})
 	if out, err := c.run("apply", "-auto-approve"); err != nil {
@@ -532,19 +505,10 @@ func TestAccTaints_drainWriteOnly(t *testing.T) {
 	name := firstOnW1(t, "s")
 	password := "hunter2-" + randomName("pw")
 	config := func(taint string) string {
-		return requiredKratix + pairConfig(ts, taint, fmt.Sprintf(`
-variable "password" {
-  type      = string
-  sensitive = true
-}
-
-resource "kratix_resource_request" "r" {
-  promise            = kratix_promise.app
-  name               = %q
-  content_wo_version = 1
-  documents_wo       = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\nstringData:\n  password: ${var.password}\n"
-}
-`, name))
+		return requiredKratix + pairConfig(ts, taint, passwordVariable+kratixResourceRequest{
+			Label: "r", Promise: "kratix_promise.app", Name: q(name), Body: `  content_wo_version = 1
+  documents_wo       = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\nstringData:\n  password: ${var.password}\n"`,
+		}.String())
 	}
 	want := "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\nstringData:\n  password: " + password + "\n"
 	file := func(dest string) string {
@@ -583,13 +547,7 @@ func TestAccTaints_stateRemovedOnADrainedDestination(t *testing.T) {
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
 	name := firstOnW1(t, "r")
-	request := fmt.Sprintf(`
-resource "kratix_resource_request" "r" {
-  promise   = kratix_promise.app
-  name      = %q
-  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
-}
-`, name, name)
+	request := appRequest(name, "")
 	file := func(dest string) string {
 		return fmt.Sprintf("%s/resources/default/app/%s/instance-configure/5058f/%s.yaml", dest, name, name)
 	}
@@ -654,37 +612,13 @@ func newBucketPair(t *testing.T, name string) bucketPair {
 // config is the pair's configuration, with destLines in the destinations and requestLines in the
 // request.
 func (p bucketPair) config(destLines, requestLines string) string {
-	return requiredKratix + p.a.provider + fmt.Sprintf(`
-resource "kratix_state_store" "a" {
-%s
-}
-
-resource "kratix_state_store" "b" {
-%s
-}
-
-resource "kratix_destination" "w" {
-  count          = 2
-  name           = "w${count.index + 1}"
-  path           = "w${count.index + 1}"
-  init_workloads = false
-  state_store    = [kratix_state_store.a, kratix_state_store.b][count.index]
-%s
-}
-
-resource "kratix_promise" "app" {
-  name         = "app"
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-  destinations = kratix_destination.w
-}
-
-resource "kratix_resource_request" "r" {
-  promise   = kratix_promise.app
-  name      = %q
-  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
-%s
-}
-`, p.a.store, p.b.store, destLines, p.name, p.name, requestLines)
+	return requiredKratix + p.a.provider +
+		kratixStateStore{Label: "a", Body: p.a.store}.String() +
+		kratixStateStore{Label: "b", Body: p.b.store}.String() +
+		kratixDestination{
+			Label: "w", Count: "2", Name: q("w${count.index + 1}"), Path: q("w${count.index + 1}"), InitWorkloads: "false",
+			StateStore: "[kratix_state_store.a, kratix_state_store.b][count.index]", Body: destLines,
+		}.String() + appPromise("kratix_destination.w") + appRequest(p.name, requestLines)
 }
 
 // holds reports whether ts holds the request's file in dest's folder, and fails the test when it

@@ -21,33 +21,11 @@ import (
 // timeoutsConfig is a store, a destination, a promise and a request on one bucket; blocks holds
 // what goes inside each resource (a `timeouts` block, or nothing), by resource name.
 func timeoutsConfig(ts *testStore, blocks map[string]string) string {
-	return ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-%s
-}
-
-resource "kratix_destination" "d" {
-  name        = "worker"
-  path        = "worker"
-  state_store = kratix_state_store.s
-%s
-}
-
-resource "kratix_promise" "p" {
-  name         = "app"
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-  destinations = [kratix_destination.d]
-%s
-}
-
-resource "kratix_resource_request" "r" {
-  promise   = kratix_promise.p
-  name      = "one"
-  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n"
-%s
-}
-`, ts.store, blocks["s"], blocks["d"], blocks["p"], blocks["r"])
+	return ts.provider +
+		kratixStateStore{Label: "s", Body: ts.store + blocks["s"]}.String() +
+		kratixDestination{Label: "d", Name: q("worker"), Path: q("worker"), StateStore: "kratix_state_store.s", Body: blocks["d"]}.String() +
+		kratixPromise{Label: "p", Name: q("app"), Dependencies: q(namespaceDoc("app")), Destinations: "[kratix_destination.d]", Body: blocks["p"]}.String() +
+		kratixResourceRequest{Label: "r", Promise: "kratix_promise.p", Name: q("one"), Documents: q(configMapDoc("one")), Body: blocks["r"]}.String()
 }
 
 var timeoutsResources = map[string]string{
@@ -123,20 +101,10 @@ func TestAccTimeouts_tinyLimit(t *testing.T) {
 	t.Parallel()
 	requireAcceptance(t)
 	ts := newTestStore(t, "bucket")
-	config := ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "d" {
-  name        = "worker"
-  path        = "worker"
-  state_store = kratix_state_store.s
-  timeouts {
-    create = "1ns"
-  }
-}
-`, ts.store)
+	config := storeConfig(ts) + kratixDestination{
+		Label: "d", Name: q("worker"), Path: q("worker"), StateStore: "kratix_state_store.s",
+		Body: "  timeouts {\n    create = \"1ns\"\n  }",
+	}.String()
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,
 		Steps: []resource.TestStep{{
@@ -162,60 +130,44 @@ func TestAccTimeouts_unansweringStore(t *testing.T) {
 	// store needs to try at all.
 	_, hostKey, _ := strings.Cut(gitServer.KnownHosts, " ")
 	knownHosts := knownhosts.Normalize(addr) + " " + hostKey
-	tests := map[string]struct{ secret, store string }{
-		"bucket": {
-			`{ access_key_id = "silent", secret_access_key = "silent-secret" }`,
-			fmt.Sprintf(`bucket = { endpoint = %q, bucket_name = "silent", insecure = true }`, addr),
-		},
-		"git-http": {
-			`{ username = "u", password = "silent-password" }`,
-			fmt.Sprintf(`git = { url = "http://%s/silent.git" }`, addr),
-		},
-		"git-ssh": {
-			fmt.Sprintf(`{ ssh_private_key = %q, known_hosts = %q }`, gitServer.SSHPrivateKey, knownHosts),
-			fmt.Sprintf(`git = { url = "ssh://git@%s/silent.git" }`, addr),
-		},
+	tests := map[string]struct {
+		secret       hclAttr
+		bucket, repo any
+	}{
+		"bucket": {secret: hclAttr{"s", hclObj{{"access_key_id", q("silent")}, {"secret_access_key", q("silent-secret")}}},
+			bucket: bucketAt(addr, "silent")},
+		"git-http": {secret: hclAttr{"s", hclObj{{"username", q("u")}, {"password", q("silent-password")}}},
+			repo: fmt.Sprintf("{ url = %s }", q("http://"+addr+"/silent.git"))},
+		"git-ssh": {secret: hclAttr{"s", hclObj{{"ssh_private_key", q(gitServer.SSHPrivateKey)}, {"known_hosts", q(knownHosts)}}},
+			repo: fmt.Sprintf("{ url = %s }", q("ssh://git@"+addr+"/silent.git"))},
 	}
 	// A create that ignored its limit would hang the test for good: past this, the test binary
 	// stops with a message that says so.
 	const bound = 2 * time.Minute
-	for kind, tt := range tests {
-		t.Run(kind, func(t *testing.T) {
-			watchdog := time.AfterFunc(bound, func() {
-				panic(fmt.Sprintf("TestAccTimeouts_unansweringStore/%s: the create has run for %s; its limit was 3s", kind, bound))
-			})
-			defer watchdog.Stop()
-			config := fmt.Sprintf(`
-provider "kratix" {
-  secrets = {
-    s = %s
-  }
-}
-
-resource "kratix_state_store" "s" {
-  name       = "silent"
-  secret_ref = "s"
-  %s
-  timeouts {
-    create = "3s"
-  }
-}
-`, tt.secret, tt.store)
-			start := time.Now()
-			resource.Test(t, resource.TestCase{
-				ProtoV6ProviderFactories: testAccProviders,
-				Steps: []resource.TestStep{{
-					Config: config,
-					ExpectError: wordsRegexp(`timed out.`, `Cause:`,
-						`The operation ran out of its time limit: raise it in the resource's timeouts block`,
-						`Operation Timed Out`, `kratix_state_store "silent": the create did not finish within its create timeout of 3s`),
-				}},
-			})
-			if took := time.Since(start); took > 90*time.Second {
-				t.Errorf("the create took %s; its limit was 3s", took)
-			}
+	onStoresOf(t, storeKinds, func(t *testing.T, kind string) {
+		tt := tests[kind]
+		watchdog := time.AfterFunc(bound, func() {
+			panic(fmt.Sprintf("TestAccTimeouts_unansweringStore/%s: the create has run for %s; its limit was 3s", kind, bound))
 		})
-	}
+		defer watchdog.Stop()
+		config := kratixProviderBlock{Secrets: []hclAttr{tt.secret}}.String() + kratixStateStore{
+			Label: "s", Name: q("silent"), SecretRef: q("s"), Bucket: tt.bucket, Git: tt.repo,
+			Body: "  timeouts {\n    create = \"3s\"\n  }",
+		}.String()
+		start := time.Now()
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testAccProviders,
+			Steps: []resource.TestStep{{
+				Config: config,
+				ExpectError: wordsRegexp(`timed out.`, `Cause:`,
+					`The operation ran out of its time limit: raise it in the resource's timeouts block`,
+					`Operation Timed Out`, `kratix_state_store "silent": the create did not finish within its create timeout of 3s`),
+			}},
+		})
+		if took := time.Since(start); took > 90*time.Second {
+			t.Errorf("the create took %s; its limit was 3s", took)
+		}
+	})
 }
 
 // wordsRegexp matches each phrase with any line breaks Terraform puts between its words.

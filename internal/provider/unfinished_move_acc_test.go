@@ -190,34 +190,17 @@ func testMoveFinishes(t *testing.T, kind string, request bool) {
 	}
 	requestHCL, who := "", "kratix_promise.app"
 	if request {
-		requestHCL = `
-resource "kratix_resource_request" "db" {
-  promise   = kratix_promise.app
-  name      = "db"
-  documents = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: db\n"
-}
-`
+		requestHCL = kratixResourceRequest{Label: "db", Promise: "kratix_promise.app", Name: q("db"), Documents: q(configMapDoc("db"))}.String()
 		who = "kratix_resource_request.db"
 	}
 	config := func(path, store string) string {
-		stores := fmt.Sprintf("\nresource \"kratix_state_store\" \"a\" {\n%s\n}\n", a.store)
+		stores := kratixStateStore{Label: "a", Body: a.store}.String()
 		if b != a {
-			stores += fmt.Sprintf("\nresource \"kratix_state_store\" \"b\" {\n%s\n}\n", b.store)
+			stores += kratixStateStore{Label: "b", Body: b.store}.String()
 		}
-		return requiredKratix + a.provider + stores + fmt.Sprintf(`
-resource "kratix_destination" "w" {
-  name           = "w1"
-  path           = %q
-  init_workloads = false
-  state_store    = kratix_state_store.%s
-}
-
-resource "kratix_promise" "app" {
-  name         = "app"
-  dependencies = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
-  destinations = [kratix_destination.w]
-}
-%s`, path, store, requestHCL)
+		return requiredKratix + a.provider + stores + kratixDestination{
+			Label: "w", Name: q("w1"), Path: q(path), InitWorkloads: "false", StateStore: "kratix_state_store." + store,
+		}.String() + appPromise("[kratix_destination.w]") + requestHCL
 	}
 	file := func(root string) string { return root + "/dependencies/app/5058f/static/app-dependencies.yaml" }
 	content := "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"

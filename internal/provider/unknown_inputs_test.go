@@ -15,26 +15,17 @@ import (
 // devAndProd is a store and two destinations, dev and prod, labelled env, all created in the
 // same run as whatever receives them.
 func devAndProd(ts *testStore) string {
-	return ts.provider + fmt.Sprintf(`
-resource "kratix_state_store" "s" {
-%s
+	return storeConfig(ts) + envDestination("dev", "kratix_state_store.s") + envDestination("prod", "kratix_state_store.s")
 }
 
-resource "kratix_destination" "dev" {
-  name        = "dev"
-  path        = "dev"
-  labels      = { env = "dev" }
-  state_store = kratix_state_store.s
+// envDestination is destination name at path name on store, labelled env = name.
+func envDestination(name, store string) string {
+	return kratixDestination{Label: name, Name: q(name), Path: q(name), Labels: hclObj{{"env", q(name)}}.inline(), StateStore: store}.String()
 }
 
-resource "kratix_destination" "prod" {
-  name        = "prod"
-  path        = "prod"
-  labels      = { env = "prod" }
-  state_store = kratix_state_store.s
-}
-`, ts.store)
-}
+// envIsDev is destination selectors known after apply: env = "dev" when terraform_data.env's
+// output is "dev", none otherwise.
+const envIsDev = `terraform_data.env.output == "dev" ? [{ match_labels = { env = "dev" } }] : []`
 
 const namespaceApp = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: app\n"
 
@@ -60,30 +51,21 @@ func TestAccUnknown_literalTuple(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,
 		Steps: []resource.TestStep{{
-			Config: devAndProd(ts) + fmt.Sprintf(`
+			Config: devAndProd(ts) + `
 data "kratix_placement" "dev" {
   destinations          = [kratix_destination.prod, kratix_destination.dev]
   destination_selectors = [{ match_labels = { env = "dev" } }]
 }
-
-resource "kratix_promise" "p" {
-  name                  = "app"
-  destinations          = [kratix_destination.prod, kratix_destination.dev]
-  destination_selectors = [{ match_labels = { env = "dev" } }]
-  dependencies          = %q
-}
-
+` + kratixPromise{
+				Label: "p", Name: q("app"), Destinations: "[kratix_destination.prod, kratix_destination.dev]",
+				DestinationSelectors: matchLabels("env", "dev"), Dependencies: q(namespaceApp),
+			}.String() + `
 resource "terraform_data" "note" {
   input = "a note"
 }
 
 # Promise known at plan, one file's content known after apply.
-resource "kratix_resource_request" "r" {
-  promise = kratix_promise.p
-  name    = "r"
-  files   = { "notes.txt" = terraform_data.note.output }
-}
-`, namespaceApp),
+` + kratixResourceRequest{Label: "r", Promise: "kratix_promise.p", Name: q("r"), Files: `{ "notes.txt" = terraform_data.note.output }`}.String(),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectKnownValue("kratix_promise.p", tfjsonpath.New("scheduled_destinations"), names("dev")),
 				plancheck.ExpectUnknownValue("kratix_resource_request.r", tfjsonpath.New("written_files")),
@@ -117,7 +99,7 @@ func TestAccUnknown_wholeListsAtPlan(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,
 		Steps: []resource.TestStep{{
-			Config: devAndProd(ts) + fmt.Sprintf(`
+			Config: devAndProd(ts) + `
 resource "terraform_data" "env" {
   input = "dev"
 }
@@ -133,29 +115,19 @@ data "kratix_placement" "unknown" {
 }
 
 # Pool unknown, selectors known.
-resource "kratix_promise" "app" {
-  name                  = "app"
-  destinations          = terraform_data.pool.output
-  destination_selectors = [{ match_labels = { env = "prod" } }]
-  dependencies          = %q
-}
-
+` + kratixPromise{
+				Label: "app", Name: q("app"), Destinations: "terraform_data.pool.output",
+				DestinationSelectors: matchLabels("env", "prod"), Dependencies: q(namespaceApp),
+			}.String() + `
 # Pool known, selectors unknown (a conditional on a value known after apply).
-resource "kratix_promise" "sel" {
-  name                  = "sel"
-  destinations          = [kratix_destination.dev, kratix_destination.prod]
-  destination_selectors = terraform_data.env.output == "dev" ? [{ match_labels = { env = "dev" } }] : []
-  dependencies          = %q
-}
-
+` + kratixPromise{
+				Label: "sel", Name: q("sel"), Destinations: "[kratix_destination.dev, kratix_destination.prod]",
+				DestinationSelectors: envIsDev, Dependencies: q(namespaceApp),
+			}.String() + `
 # A request for a promise created in this run, with selectors unknown at plan.
-resource "kratix_resource_request" "r1" {
-  promise               = kratix_promise.sel
-  name                  = "r1"
-  destination_selectors = terraform_data.env.output == "dev" ? [{ match_labels = { env = "dev" } }] : []
-  documents             = %q
-}
-`, namespaceApp, namespaceApp, namespaceFoo),
+` + kratixResourceRequest{
+				Label: "r1", Promise: "kratix_promise.sel", Name: q("r1"), DestinationSelectors: envIsDev, Documents: q(namespaceFoo),
+			}.String(),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectUnknownValue("kratix_promise.app", tfjsonpath.New("scheduled_destinations")),
 				plancheck.ExpectUnknownValue("kratix_promise.app", tfjsonpath.New("placements")),
@@ -193,33 +165,22 @@ func TestAccUnknown_wholePromiseObject(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,
 		Steps: []resource.TestStep{{
-			Config: devAndProd(ts) + fmt.Sprintf(`
+			Config: devAndProd(ts) + `
 resource "terraform_data" "pick" {
   input = "b"
 }
-
-resource "kratix_promise" "a" {
-  name                  = "a"
-  destinations          = [kratix_destination.dev, kratix_destination.prod]
-  destination_selectors = [{ match_labels = { env = "dev" } }]
-  dependencies          = %[1]q
-}
-
-resource "kratix_promise" "b" {
-  name                  = "b"
-  destinations          = [kratix_destination.dev, kratix_destination.prod]
-  destination_selectors = [{ match_labels = { env = "prod" } }]
-  dependencies          = %[1]q
-}
-
-resource "kratix_resource_request" "r2" {
-  promise   = terraform_data.pick.output == "a" ? kratix_promise.a : kratix_promise.b
-  name      = "r2"
-  documents = %[2]q
-  # A map with one value known after apply.
-  files = { "notes.txt" = "picked ${terraform_data.pick.output}" }
-}
-`, namespaceApp, namespaceFoo),
+` + kratixPromise{
+				Label: "a", Name: q("a"), Destinations: "[kratix_destination.dev, kratix_destination.prod]",
+				DestinationSelectors: matchLabels("env", "dev"), Dependencies: q(namespaceApp),
+			}.String() + kratixPromise{
+				Label: "b", Name: q("b"), Destinations: "[kratix_destination.dev, kratix_destination.prod]",
+				DestinationSelectors: matchLabels("env", "prod"), Dependencies: q(namespaceApp),
+			}.String() + kratixResourceRequest{
+				Label: "r2", Promise: `terraform_data.pick.output == "a" ? kratix_promise.a : kratix_promise.b`,
+				Name: q("r2"), Documents: q(namespaceFoo),
+				// A map with one value known after apply.
+				Files: `{ "notes.txt" = "picked ${terraform_data.pick.output}" }`,
+			}.String(),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectUnknownValue("kratix_resource_request.r2", tfjsonpath.New("destination")),
 			}},
@@ -247,45 +208,21 @@ func TestAccUnknown_storeObject(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProviders,
 		Steps: []resource.TestStep{{
-			Config: a.provider + fmt.Sprintf(`
-resource "kratix_state_store" "a" {
-%s
-}
-
-resource "kratix_state_store" "b" {
-%s
-}
-
+			Config: a.provider + kratixStateStore{Label: "a", Body: a.store}.String() + kratixStateStore{Label: "b", Body: b.store}.String() + `
 resource "terraform_data" "pick" {
   input = "b"
 }
-
-resource "kratix_destination" "d" {
-  name        = "w"
-  path        = "w"
-  state_store = terraform_data.pick.output == "a" ? kratix_state_store.a : kratix_state_store.b
-}
-
-resource "kratix_promise" "p" {
-  name         = "app"
-  destinations = [kratix_destination.d]
-  dependencies = %[3]q
-}
-
-resource "kratix_destination" "labelled" {
-  name        = "labelled"
-  path        = "labelled"
-  labels      = { env = terraform_data.pick.output }
-  state_store = kratix_state_store.a
-}
-
-resource "kratix_promise" "labels" {
-  name                  = "labels"
-  destinations          = [kratix_destination.labelled]
-  destination_selectors = [{ match_labels = { env = "b" } }]
-  dependencies          = %[3]q
-}
-`, a.store, b.store, namespaceApp),
+` + kratixDestination{
+				Label: "d", Name: q("w"), Path: q("w"),
+				StateStore: `terraform_data.pick.output == "a" ? kratix_state_store.a : kratix_state_store.b`,
+			}.String() + kratixPromise{Label: "p", Name: q("app"), Destinations: "[kratix_destination.d]", Dependencies: q(namespaceApp)}.String() +
+				kratixDestination{
+					Label: "labelled", Name: q("labelled"), Path: q("labelled"), Labels: "{ env = terraform_data.pick.output }",
+					StateStore: "kratix_state_store.a",
+				}.String() + kratixPromise{
+				Label: "labels", Name: q("labels"), Destinations: "[kratix_destination.labelled]",
+				DestinationSelectors: matchLabels("env", "b"), Dependencies: q(namespaceApp),
+			}.String(),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectUnknownValue("kratix_promise.p", tfjsonpath.New("placements")),
 				plancheck.ExpectUnknownValue("kratix_promise.labels", tfjsonpath.New("scheduled_destinations")),

@@ -56,11 +56,10 @@ func TestAccWorkspacesConcurrent(t *testing.T) {
 // workspaceStore is the one store every workspace writes to, and an independent reader of it.
 type workspaceStore struct {
 	kind string
-	// provider is the provider block; store(ws) the body of workspace ws's kratix_state_store,
-	// and ref(ws) the same store as a literal state_store object of a pool member.
+	// provider is the provider block; store(ws) workspace ws's kratix_state_store, which a pool
+	// member names as a literal state_store object (its inline form).
 	provider string
-	store    func(ws int) string
-	ref      func(ws int) string
+	store    func(ws int) kratixStateStore
 	// files reads every file of the store, by path.
 	files func(t *testing.T) map[string]string
 	// history checks the git history once every apply is done; nil for buckets.
@@ -74,27 +73,12 @@ func newGitWorkspaceStore(t *testing.T, workspaces int) *workspaceStore {
 	}
 	url := gitServer.HTTPURL(repo)
 	return &workspaceStore{
-		kind: "git-http",
-		provider: fmt.Sprintf(`
-provider "kratix" {
-  secrets = {
-    s = { username = %q, password = %q }
-  }
-}
-`, gitServer.Username, gitServer.Password),
-		store: func(ws int) string {
-			return fmt.Sprintf(`
-  name       = "shared"
-  secret_ref = "s"
-  git = {
-    url    = %q
-    author = { name = %q, email = %q }
-  }
-`, url, wsAuthor(ws), wsEmail(ws))
-		},
-		ref: func(ws int) string {
-			return fmt.Sprintf(`{ name = "shared", secret_ref = "s", git = { url = %q, author = { name = %q, email = %q } } }`,
-				url, wsAuthor(ws), wsEmail(ws))
+		kind:     "git-http",
+		provider: kratixProviderBlock{Secrets: []hclAttr{gitHTTPSecret("s")}}.String(),
+		store: func(ws int) kratixStateStore {
+			return kratixStateStore{Name: q("shared"), SecretRef: q("s"), Git: hclObj{
+				{"url", q(url)}, {"author", hclObj{{"name", q(wsAuthor(ws))}, {"email", q(wsEmail(ws))}}},
+			}}
 		},
 		files: func(t *testing.T) map[string]string {
 			paths, err := gitServer.ListFiles(repo, "main")
@@ -125,24 +109,11 @@ func newBucketWorkspaceStore(t *testing.T) *workspaceStore {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn := fmt.Sprintf(`{ endpoint = %q, bucket_name = %q, insecure = true }`, minioServer.Endpoint, bucket)
+	store := kratixStateStore{Name: q("shared"), SecretRef: q("s"), Bucket: bucketAt(minioServer.Endpoint, bucket)}
 	return &workspaceStore{
-		kind: "bucket",
-		provider: fmt.Sprintf(`
-provider "kratix" {
-  secrets = {
-    s = { access_key_id = %q, secret_access_key = %q }
-  }
-}
-`, minioServer.AccessKey, minioServer.SecretKey),
-		store: func(int) string {
-			return fmt.Sprintf(`
-  name       = "shared"
-  secret_ref = "s"
-  bucket     = %s
-`, conn)
-		},
-		ref: func(int) string { return fmt.Sprintf(`{ name = "shared", secret_ref = "s", bucket = %s }`, conn) },
+		kind:     "bucket",
+		provider: kratixProviderBlock{Secrets: []hclAttr{bucketSecret("s", minioServer.AccessKey, minioServer.SecretKey)}}.String(),
+		store:    func(int) kratixStateStore { return store },
 		files: func(t *testing.T) map[string]string {
 			out := map[string]string{}
 			for o := range client.ListObjects(ctx, bucket, minio.ListObjectsOptions{Recursive: true}) {
@@ -168,69 +139,30 @@ provider "kratix" {
 func wsAuthor(ws int) string { return fmt.Sprintf("terraform-ws-%d", ws) }
 func wsEmail(ws int) string  { return fmt.Sprintf("ws-%d@example.invalid", ws) }
 
-// wsNamespace is the document a workspace's promise depends on, written out by hand.
-func wsNamespace(name string) string {
-	return "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: " + name + "\n"
-}
-
 // workspaceConfig is workspace ws's configuration: its destinations ws<ws>/d<j> (filepath mode
 // none, so that each file's path is plain), its promises ws<ws>-p<k> on all of them, and
 // promise ws<ws>-shared on the shared aggregatedYAML destination.
 func workspaceConfig(st *workspaceStore, ws int) string {
-	var b strings.Builder
-	b.WriteString(`
-terraform {
-  required_providers {
-    kratix = { source = "promise-platform/kratix" }
-  }
-}
-`)
-	b.WriteString(st.provider)
-	fmt.Fprintf(&b, `
-resource "kratix_state_store" "s" {
-%s
-}
-
-resource "kratix_destination" "d" {
-  count         = %d
-  name          = "ws%d-d${count.index}"
-  path          = "ws%d/d${count.index}"
-  filepath_mode = "none"
-  state_store   = kratix_state_store.s
-}
-`, st.store(ws), destinationsPerWS, ws, ws)
+	store := st.store(ws)
+	store.Label = "s"
+	config := requiredKratix + st.provider + store.String() + kratixDestination{
+		Label: "d", Count: strconv.Itoa(destinationsPerWS),
+		Name: q(fmt.Sprintf("ws%d-d${count.index}", ws)), Path: q(fmt.Sprintf("ws%d/d${count.index}", ws)),
+		FilepathMode: q("none"), StateStore: "kratix_state_store.s",
+	}.String()
 	for k := range promisesPerWS {
 		name := fmt.Sprintf("ws%d-p%d", ws, k)
-		fmt.Fprintf(&b, `
-resource "kratix_promise" "p%d" {
-  name         = %q
-  destinations = kratix_destination.d
-  dependencies = %q
-}
-`, k, name, wsNamespace(name))
+		config += kratixPromise{Label: fmt.Sprintf("p%d", k), Name: q(name), Destinations: "kratix_destination.d", Dependencies: q(namespaceDoc(name))}.String()
 	}
 	// Workspace 0 owns the shared destination (and writes its canaries); the others name it.
-	shared := fmt.Sprintf(`[{ name = "shared", path = "shared", filepath_mode = "aggregatedYAML", state_store = %s }]`, st.ref(ws))
+	shared := hclObj{{"name", q("shared")}, {"path", q("shared")}, {"filepath_mode", q("aggregatedYAML")}, {"state_store", st.store(ws).inline()}}
+	destinations := "[" + shared.inline() + "]"
 	if ws == 0 {
-		b.WriteString(`
-resource "kratix_destination" "shared" {
-  name          = "shared"
-  path          = "shared"
-  filepath_mode = "aggregatedYAML"
-  state_store   = kratix_state_store.s
-}
-`)
-		shared = "[kratix_destination.shared]"
+		config += kratixDestination{Label: "shared", Name: q("shared"), Path: q("shared"), FilepathMode: q("aggregatedYAML"), StateStore: "kratix_state_store.s"}.String()
+		destinations = "[kratix_destination.shared]"
 	}
 	name := fmt.Sprintf("ws%d-shared", ws)
-	fmt.Fprintf(&b, `
-resource "kratix_promise" "shared" {
-  name         = %q
-  destinations = %s
-  dependencies = %q
-}
-`, name, shared, wsNamespace(name))
-	return b.String()
+	return config + kratixPromise{Label: "shared", Name: q(name), Destinations: destinations, Dependencies: q(namespaceDoc(name))}.String()
 }
 
 func testWorkspacesConcurrent(t *testing.T, workspaces int, st *workspaceStore) {
@@ -271,7 +203,7 @@ func testWorkspacesConcurrent(t *testing.T, workspaces int, st *workspaceStore) 
 			}
 			for k := range promisesPerWS {
 				name := fmt.Sprintf("ws%d-p%d", ws, k)
-				want[dir+"static/"+name+"-dependencies.yaml"] = wsNamespace(name)
+				want[dir+"static/"+name+"-dependencies.yaml"] = namespaceDoc(name)
 			}
 		}
 	}
@@ -311,7 +243,7 @@ func testWorkspacesConcurrent(t *testing.T, workspaces int, st *workspaceStore) 
 	// The shared aggregate holds one document per workspace, whatever the order.
 	var wantDocs, gotDocs []string
 	for ws := range workspaces {
-		wantDocs = append(wantDocs, strings.TrimSuffix(wsNamespace(fmt.Sprintf("ws%d-shared", ws)), "\n"))
+		wantDocs = append(wantDocs, strings.TrimSuffix(namespaceDoc(fmt.Sprintf("ws%d-shared", ws)), "\n"))
 	}
 	for _, d := range strings.Split(files["shared/aggregated.yaml"], "\n---\n") {
 		if d = strings.TrimSpace(d); d != "" {
