@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
@@ -91,7 +92,7 @@ func (l leftBehind) members(ctx context.Context) map[string]poolMember {
 func encodePoolElement(ctx context.Context, pool types.List, dest string) ([]byte, error) {
 	for _, e := range pool.Elements() {
 		obj, ok := e.(types.Object)
-		if !ok || obj.IsNull() || obj.IsUnknown() || objString(obj.Attributes(), "name").ValueString() != dest {
+		if !ok || obj.IsNull() || obj.IsUnknown() || storeconfig.Attr[types.String](obj.Attributes(), "name").ValueString() != dest {
 			continue
 		}
 		v, err := obj.ToTerraformValue(ctx)

@@ -3,7 +3,6 @@ package provider
 import (
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -177,16 +176,16 @@ func poolModelsFromList(list types.List) (out []poolMemberModel, known bool) {
 		}
 		a := obj.Attributes()
 		out = append(out, poolMemberModel{
-			InstanceID:         objString(a, "instance_id"),
-			Name:               objString(a, "name"),
-			Labels:             objMap(a, "labels"),
-			StateStore:         objObject(a, "state_store"),
-			Path:               objString(a, "path"),
-			StrictMatchLabels:  objBool(a, "strict_match_labels"),
-			Taints:             objList(a, "taints"),
-			Weight:             objInt64(a, "weight"),
-			FilepathMode:       objString(a, "filepath_mode"),
-			AggregatedFilename: objString(a, "aggregated_filename"),
+			InstanceID:         storeconfig.Attr[types.String](a, "instance_id"),
+			Name:               storeconfig.Attr[types.String](a, "name"),
+			Labels:             storeconfig.Attr[types.Map](a, "labels"),
+			StateStore:         storeconfig.Attr[types.Object](a, "state_store"),
+			Path:               storeconfig.Attr[types.String](a, "path"),
+			StrictMatchLabels:  storeconfig.Attr[types.Bool](a, "strict_match_labels"),
+			Taints:             storeconfig.Attr[types.List](a, "taints"),
+			Weight:             storeconfig.Attr[types.Int64](a, "weight"),
+			FilepathMode:       storeconfig.Attr[types.String](a, "filepath_mode"),
+			AggregatedFilename: storeconfig.Attr[types.String](a, "aggregated_filename"),
 		})
 	}
 	return out, true
@@ -239,7 +238,7 @@ func stringObjects[T any](list types.List, names []string, build func([]string) 
 		a := obj.Attributes()
 		vals := make([]string, len(names))
 		for i, n := range names {
-			v := objString(a, n)
+			v := storeconfig.Attr[types.String](a, n)
 			if v.IsUnknown() {
 				return nil, false
 			}
@@ -256,42 +255,6 @@ func weightOf(v types.Int64) (int, bool) {
 		return 0, false
 	}
 	return int(v.ValueInt64()), true
-}
-
-// Reading nested objects by hand: the pool's, and other lists of objects in state. A promise's
-// pool is a list of a hundred or a thousand destination objects, converted several times per
-// plan; the framework's reflection (ObjectValue.As) made that a tenth of the provider's CPU time
-// on a large plan. These readers take attributes straight from the object: a missing attribute,
-// or one of another type, reads as null, as the schema never produces either.
-
-func objString(a map[string]attr.Value, name string) types.String {
-	v, _ := a[name].(types.String)
-	return v
-}
-
-func objBool(a map[string]attr.Value, name string) types.Bool {
-	v, _ := a[name].(types.Bool)
-	return v
-}
-
-func objMap(a map[string]attr.Value, name string) types.Map {
-	v, _ := a[name].(types.Map)
-	return v
-}
-
-func objObject(a map[string]attr.Value, name string) types.Object {
-	v, _ := a[name].(types.Object)
-	return v
-}
-
-func objList(a map[string]attr.Value, name string) types.List {
-	v, _ := a[name].(types.List)
-	return v
-}
-
-func objInt64(a map[string]attr.Value, name string) types.Int64 {
-	v, _ := a[name].(types.Int64)
-	return v
 }
 
 // destinationFolder is a member's folder with its mode, which says whether it may hold others

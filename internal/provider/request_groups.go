@@ -16,6 +16,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -98,12 +99,12 @@ func (m requestModel) groupPriors(ctx context.Context) map[string]groupPrior {
 			continue
 		}
 		a := obj.Attributes()
-		dest := objString(a, "destination").ValueString()
+		dest := storeconfig.Attr[types.String](a, "destination").ValueString()
 		if dest == "" {
 			continue
 		}
-		p := placement.Prior{Record: placement.Record{Store: objString(a, "store").ValueString(), Location: objString(a, "location").ValueString(),
-			Root: objString(a, "root").ValueString(), Misscheduled: objBool(a, "misscheduled").ValueBool(), Files: stringMap(ctx, objMap(a, "files"))}}
+		p := placement.Prior{Record: placement.Record{Store: storeconfig.Attr[types.String](a, "store").ValueString(), Location: storeconfig.Attr[types.String](a, "location").ValueString(),
+			Root: storeconfig.Attr[types.String](a, "root").ValueString(), Misscheduled: storeconfig.Attr[types.Bool](a, "misscheduled").ValueBool(), Files: stringMap(ctx, storeconfig.Attr[types.Map](a, "files"))}}
 		if mem := findMember(m.destinations(), dest); mem != nil {
 			p.Member = &mem.Member
 			p.Record.Store = mem.Member.Store
