@@ -27,6 +27,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
+	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
 var (
@@ -174,7 +175,7 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 		return
 	}
 	var plan destinationModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -203,10 +204,10 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	}
 	if !req.State.Raw.IsNull() {
 		var state destinationModel
-		resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+		resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 		warnNewTaints(m.Name, state.Taints, plan.Taints, func() ([]string, bool) { return r.data.requestsHeld(ctx, m) }, &resp.Diagnostics)
 	}
-	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.SetPlan(ctx, &resp.Plan, &plan)...)
 }
 
 // warnNewTaints says what the taints a destination gains in this plan do: a NoExecute taint drains
@@ -250,7 +251,7 @@ func (r *destinationResource) Create(ctx context.Context, req resource.CreateReq
 	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_destination", schemautil.OpCreate, &resp.Diagnostics)
 	defer done()
 	var plan destinationModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -268,7 +269,7 @@ func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest
 	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_destination", schemautil.OpRead, &resp.Diagnostics)
 	defer done()
 	var state destinationModel
-	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
@@ -290,7 +291,7 @@ func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest
 	if got, ok := found[m.Name]; ok {
 		state.Files = stringMapValue(got.Files)
 	}
-	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
+	resp.Diagnostics.Append(tfserver.SetState(ctx, &resp.State, &state)...)
 }
 
 func (r *destinationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -301,8 +302,8 @@ func (r *destinationResource) Update(ctx context.Context, req resource.UpdateReq
 	defer done()
 	resp.Diagnostics.Append(forgetAdoption(ctx, resp.Private)...) // the import's mark: see import_check.go
 	var plan, prior destinationModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
-	resp.Diagnostics.Append(getState(ctx, req.State, &prior)...)
+	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &prior)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -342,7 +343,7 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 	plan.ID = plan.Name
 	plan.Root = types.StringValue(m.Target.Root)
 	plan.Files = stringMapValue(p.Records[m.Name].Files)
-	diags.Append(setState(ctx, state, &plan)...)
+	diags.Append(tfserver.SetState(ctx, state, &plan)...)
 }
 
 // Delete follows `cleanup`: with "none" every file stays (Kratix's default); with "all" what the
@@ -355,7 +356,7 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_destination", schemautil.OpDelete, &resp.Diagnostics)
 	defer done()
 	var state destinationModel
-	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() || state.Cleanup.ValueString() != cleanupAll {
 		return
 	}

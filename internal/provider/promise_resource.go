@@ -23,6 +23,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
+	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
 var (
@@ -122,10 +123,10 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	var plan, state promiseModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
 	proposed := plan
 	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+		resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 		state.left = readLeftBehind(ctx, req.Private).members(ctx)
 		// Terraform accepts the prior value of an attribute in place of the configured one when
 		// the provider says they are equivalent: a change of formatting only plans nothing.
@@ -172,7 +173,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if plan.sameComputed(proposed) {
 		return // the usual no-change plan: writing the same value back costs a conversion of the whole promise
 	}
-	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.SetPlan(ctx, &resp.Plan, &plan)...)
 }
 
 // promisePlanning is what a promise's plan decides, step by step.
@@ -269,7 +270,7 @@ func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest
 	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_promise", schemautil.OpCreate, &resp.Diagnostics)
 	defer done()
 	var plan promiseModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -294,7 +295,7 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_promise", schemautil.OpRead, &resp.Diagnostics)
 	defer done()
 	var state promiseModel
-	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
@@ -347,7 +348,7 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 		}
 	}
 	if changed {
-		resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
+		resp.Diagnostics.Append(tfserver.SetState(ctx, &resp.State, &state)...)
 	}
 }
 
@@ -358,8 +359,8 @@ func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest
 	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_promise", schemautil.OpUpdate, &resp.Diagnostics)
 	defer done()
 	var plan, state promiseModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
-	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -384,7 +385,7 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_promise", schemautil.OpDelete, &resp.Diagnostics)
 	defer done()
 	var state promiseModel
-	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -402,7 +403,7 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if len(failed) > 0 {
 		// Keep what could not be removed, so that the next destroy tries again.
 		state.record(p.Settle(failed))
-		resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
+		resp.Diagnostics.Append(tfserver.SetState(ctx, &resp.State, &state)...)
 	}
 }
 
@@ -412,7 +413,7 @@ func (r *promiseResource) guardDestroy(ctx context.Context, st tfsdk.State) diag
 		return nil
 	}
 	var state promiseModel
-	if diags := getState(ctx, st, &state); diags.HasError() || state.Guard.IsNull() {
+	if diags := tfserver.GetState(ctx, st, &state); diags.HasError() || state.Guard.IsNull() {
 		return diags
 	}
 	name := state.Name.ValueString()
@@ -466,5 +467,5 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	if policy, _, _ := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout); policy != nil {
 		plan.settleRollout(ctx, state, s, policy.MinWait, r.data.clock(), p.Records, o.Records)
 	}
-	diags.Append(setState(ctx, out, &plan)...)
+	diags.Append(tfserver.SetState(ctx, out, &plan)...)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
+	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
 var (
@@ -167,9 +168,9 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	var plan, state requestModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
 	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+		resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 		state.left = readLeftBehind(ctx, req.Private).members(ctx)
 		plan.Documents = keepIfSameMeaning(ctx, plan.Documents, state.Documents)
 	}
@@ -272,7 +273,7 @@ func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest
 	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_resource_request", schemautil.OpCreate, &resp.Diagnostics)
 	defer done()
 	var plan requestModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
 	resp.Diagnostics.Append(plan.takeWriteOnly(ctx, req.Config, r.data)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -290,7 +291,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_resource_request", schemautil.OpRead, &resp.Diagnostics)
 	defer done()
 	var state requestModel
-	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
@@ -339,7 +340,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 		held = append(held, g.dest)
 	}
 	r.readRequestHealth(ctx, req, &state, held, &resp.Diagnostics)
-	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
+	resp.Diagnostics.Append(tfserver.SetState(ctx, &resp.State, &state)...)
 }
 
 // refreshPlacements reads what the request's default group holds on each destination it is
@@ -412,8 +413,8 @@ func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest
 	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_resource_request", schemautil.OpUpdate, &resp.Diagnostics)
 	defer done()
 	var plan, state requestModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
-	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 	resp.Diagnostics.Append(plan.takeWriteOnly(ctx, req.Config, r.data)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -436,7 +437,7 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_resource_request", schemautil.OpDelete, &resp.Diagnostics)
 	defer done()
 	var state requestModel
-	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -466,7 +467,7 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 	p = p.Spare(readSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
 	failed := r.data.writeOps(ctx, "Request", "Request "+state.id(), "Delete from: request/"+state.id(), "", p.Ops, state.refs(), &resp.Diagnostics)
 	if len(failed) > 0 {
-		resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...) // kept, so that the next destroy tries again
+		resp.Diagnostics.Append(tfserver.SetState(ctx, &resp.State, &state)...) // kept, so that the next destroy tries again
 	}
 }
 
@@ -477,7 +478,7 @@ func (r *requestResource) guardDestroy(ctx context.Context, st tfsdk.State) diag
 		return nil
 	}
 	var state requestModel
-	if diags := getState(ctx, st, &state); diags.HasError() || state.Guard.IsNull() {
+	if diags := tfserver.GetState(ctx, st, &state); diags.HasError() || state.Guard.IsNull() {
 		return diags
 	}
 	priors := []map[string]placement.Prior{state.otherPriors(ctx)}
