@@ -21,6 +21,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
@@ -177,7 +178,7 @@ func (r *adoptedRollout) prior(state promiseModel) promiseModel {
 	if r == nil {
 		return state
 	}
-	state.Dependencies = manifestsValue{types.StringValue(r.Completed.Dependencies)}
+	state.Dependencies = manifestattr.Value{StringValue: types.StringValue(r.Completed.Dependencies)}
 	state.Revisions = stringMapValue(r.Revisions)
 	revision := r.Target
 	if r.Failed != "" {

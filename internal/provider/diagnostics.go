@@ -91,12 +91,6 @@ func invalidPath(at path.Path, name string, err error) diag.Diagnostic {
 		"relative to the store's path, e.g. \"clusters/dev\", or \".\" for the store's path itself.", at, name, err))
 }
 
-// invalidYAML: the YAML at an attribute is not Kubernetes documents; detail says where and why.
-func invalidYAML(at path.Path, detail string) diag.Diagnostic {
-	return diag.NewAttributeErrorDiagnostic(at, "Invalid Kubernetes YAML",
-		detail+"\n\nEvery document must be a Kubernetes object with apiVersion, kind and metadata.name.")
-}
-
 func lower(s string) string {
 	if s == "" {
 		return s

@@ -11,6 +11,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -20,22 +21,22 @@ const (
 )
 
 type promiseModel struct {
-	ID                       types.String   `tfsdk:"id"`
-	Name                     types.String   `tfsdk:"name"`
-	DestinationSelectors     types.List     `tfsdk:"destination_selectors"` // of selectorModel; may be unknown at plan
-	Dependencies             manifestsValue `tfsdk:"dependencies"`
-	Destinations             types.List     `tfsdk:"destinations"` // of poolMemberModel; may be unknown at plan
-	Tolerations              types.List     `tfsdk:"tolerations"`
-	OnUnschedule             types.String   `tfsdk:"on_unschedule"`
-	ScheduledDestinations    types.List     `tfsdk:"scheduled_destinations"`
-	MisscheduledDestinations types.List     `tfsdk:"misscheduled_destinations"`
-	Placements               types.Map      `tfsdk:"placements"`
-	Rollout                  types.Object   `tfsdk:"rollout"`        // rolloutModel; null without one
-	Revisions                types.Map      `tfsdk:"revisions"`      // null without rollout
-	RolloutStatus            types.Object   `tfsdk:"rollout_status"` // rolloutStatusModel; null without rollout
-	Guard                    types.Object   `tfsdk:"guard"`          // guardModel; see guard.go
-	Observe                  types.Object   `tfsdk:"observe"`        // observeModel; see observe.go
-	Health                   types.Map      `tfsdk:"health"`         // of healthAttrTypes; null without observe
+	ID                       types.String       `tfsdk:"id"`
+	Name                     types.String       `tfsdk:"name"`
+	DestinationSelectors     types.List         `tfsdk:"destination_selectors"` // of selectorModel; may be unknown at plan
+	Dependencies             manifestattr.Value `tfsdk:"dependencies"`
+	Destinations             types.List         `tfsdk:"destinations"` // of poolMemberModel; may be unknown at plan
+	Tolerations              types.List         `tfsdk:"tolerations"`
+	OnUnschedule             types.String       `tfsdk:"on_unschedule"`
+	ScheduledDestinations    types.List         `tfsdk:"scheduled_destinations"`
+	MisscheduledDestinations types.List         `tfsdk:"misscheduled_destinations"`
+	Placements               types.Map          `tfsdk:"placements"`
+	Rollout                  types.Object       `tfsdk:"rollout"`        // rolloutModel; null without one
+	Revisions                types.Map          `tfsdk:"revisions"`      // null without rollout
+	RolloutStatus            types.Object       `tfsdk:"rollout_status"` // rolloutStatusModel; null without rollout
+	Guard                    types.Object       `tfsdk:"guard"`          // guardModel; see guard.go
+	Observe                  types.Object       `tfsdk:"observe"`        // observeModel; see observe.go
+	Health                   types.Map          `tfsdk:"health"`         // of healthAttrTypes; null without observe
 
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 
@@ -101,11 +102,11 @@ func placePromise(in placement.Promise, decisions []scheduling.Decision) (placem
 // dependenciesOf lays out a promise's YAML, serialised canonically; ok is false when it does not
 // parse (the attribute's validation reports why).
 func dependenciesOf(name, yaml string) (layout.Dependencies, bool) {
-	r := readManifests(yaml)
-	if r.err != nil {
+	r := manifestattr.Read(yaml)
+	if r.Err != nil {
 		return layout.Dependencies{Promise: name}, false
 	}
-	return layout.Dependencies{Promise: name, All: r.all, CRDs: r.crds, Others: r.others}, true
+	return layout.Dependencies{Promise: name, All: r.All, CRDs: r.CRDs, Others: r.Others}, true
 }
 
 // record sets the computed attributes from an outcome.

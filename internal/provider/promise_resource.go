@@ -20,6 +20,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
@@ -67,7 +68,7 @@ func (r *promiseResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			"destination_selectors": placementSelectorsSchema(selectorsDescription("Which destinations of the pool receive the dependencies.")),
 			"dependencies": schema.StringAttribute{
 				Required:   true,
-				CustomType: manifestsType{},
+				CustomType: manifestattr.Type{},
 				MarkdownDescription: "The dependencies: multi-document Kubernetes YAML, each document an object with " +
 					"apiVersion, kind and metadata.name. What is written is a canonical serialisation, so a change of " +
 					"formatting only (key order, indentation, comments) is no change.",
@@ -130,7 +131,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		state.left = readLeftBehind(ctx, req.Private).members(ctx)
 		// Terraform accepts the prior value of an attribute in place of the configured one when
 		// the provider says they are equivalent: a change of formatting only plans nothing.
-		plan.Dependencies = keepIfSameMeaning(ctx, plan.Dependencies, state.Dependencies)
+		plan.Dependencies = manifestattr.KeepIfSameMeaning(ctx, plan.Dependencies, state.Dependencies)
 	}
 	if resp.Diagnostics.HasError() {
 		return

@@ -15,6 +15,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -27,32 +28,32 @@ type promiseRefModel struct {
 }
 
 type requestModel struct {
-	ID                   types.String   `tfsdk:"id"`
-	Promise              types.Object   `tfsdk:"promise"` // promiseRefModel; unknown when chosen by a condition known after apply
-	Name                 types.String   `tfsdk:"name"`
-	Namespace            types.String   `tfsdk:"namespace"`
-	Pipeline             types.String   `tfsdk:"pipeline"`
-	Documents            manifestsValue `tfsdk:"documents"`
-	Files                types.Map      `tfsdk:"files"`
-	DestinationSelectors types.List     `tfsdk:"destination_selectors"`
-	Tolerations          types.List     `tfsdk:"tolerations"`
-	Replicas             types.Int64    `tfsdk:"replicas"`
-	Spread               types.Object   `tfsdk:"spread"` // {topology_key}
-	Destination          types.String   `tfsdk:"destination"`
-	Placed               types.List     `tfsdk:"destinations"`
-	Placements           types.Map      `tfsdk:"placements"`       // of placementAttrTypes; null for one placement
-	Groups               types.Map      `tfsdk:"groups"`           // of {destination_selectors}
-	GroupPlacements      types.Map      `tfsdk:"group_placements"` // of groupPlacementAttrTypes; null without groups
-	Misscheduled         types.Bool     `tfsdk:"misscheduled"`
-	Location             types.String   `tfsdk:"location"`
-	Root                 types.String   `tfsdk:"root"`
-	WrittenFiles         types.Map      `tfsdk:"written_files"`
-	DocumentsWO          types.String   `tfsdk:"documents_wo"`
-	FilesWO              types.Map      `tfsdk:"files_wo"`
-	ContentWOVersion     types.Int64    `tfsdk:"content_wo_version"`
-	Guard                types.Object   `tfsdk:"guard"`   // guardModel; see guard.go
-	Observe              types.Object   `tfsdk:"observe"` // observeModel; see observe.go
-	Health               types.Map      `tfsdk:"health"`  // of healthAttrTypes; null without observe
+	ID                   types.String       `tfsdk:"id"`
+	Promise              types.Object       `tfsdk:"promise"` // promiseRefModel; unknown when chosen by a condition known after apply
+	Name                 types.String       `tfsdk:"name"`
+	Namespace            types.String       `tfsdk:"namespace"`
+	Pipeline             types.String       `tfsdk:"pipeline"`
+	Documents            manifestattr.Value `tfsdk:"documents"`
+	Files                types.Map          `tfsdk:"files"`
+	DestinationSelectors types.List         `tfsdk:"destination_selectors"`
+	Tolerations          types.List         `tfsdk:"tolerations"`
+	Replicas             types.Int64        `tfsdk:"replicas"`
+	Spread               types.Object       `tfsdk:"spread"` // {topology_key}
+	Destination          types.String       `tfsdk:"destination"`
+	Placed               types.List         `tfsdk:"destinations"`
+	Placements           types.Map          `tfsdk:"placements"`       // of placementAttrTypes; null for one placement
+	Groups               types.Map          `tfsdk:"groups"`           // of {destination_selectors}
+	GroupPlacements      types.Map          `tfsdk:"group_placements"` // of groupPlacementAttrTypes; null without groups
+	Misscheduled         types.Bool         `tfsdk:"misscheduled"`
+	Location             types.String       `tfsdk:"location"`
+	Root                 types.String       `tfsdk:"root"`
+	WrittenFiles         types.Map          `tfsdk:"written_files"`
+	DocumentsWO          types.String       `tfsdk:"documents_wo"`
+	FilesWO              types.Map          `tfsdk:"files_wo"`
+	ContentWOVersion     types.Int64        `tfsdk:"content_wo_version"`
+	Guard                types.Object       `tfsdk:"guard"`   // guardModel; see guard.go
+	Observe              types.Object       `tfsdk:"observe"` // observeModel; see observe.go
+	Health               types.Map          `tfsdk:"health"`  // of healthAttrTypes; null without observe
 
 	// secret is the provider's content_hash_key when the content is write-only (see
 	// request_write_only.go); never stored.

@@ -21,6 +21,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
@@ -85,7 +86,7 @@ func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				PlanModifiers:       []planmodifier.String{schemautil.ReplaceIfSet()},
 			},
 			"documents": schema.StringAttribute{
-				Optional: true, CustomType: manifestsType{},
+				Optional: true, CustomType: manifestattr.Type{},
 				MarkdownDescription: "Multi-document Kubernetes YAML, written (canonically serialised) as `<name>.yaml`. " +
 					"A change of formatting only is no change.",
 			},
@@ -172,7 +173,7 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 		state.left = readLeftBehind(ctx, req.Private).members(ctx)
-		plan.Documents = keepIfSameMeaning(ctx, plan.Documents, state.Documents)
+		plan.Documents = manifestattr.KeepIfSameMeaning(ctx, plan.Documents, state.Documents)
 	}
 	resp.Diagnostics.Append(plan.takeWriteOnly(ctx, req.Config, r.data)...)
 	if resp.Diagnostics.HasError() {
