@@ -24,6 +24,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
@@ -119,7 +120,7 @@ func (d *providerData) probe(ctx context.Context, kind, who string, at path.Path
 	for _, dest := range p.holders {
 		held[dest] = true
 	}
-	for _, dest := range sortedKeys(targets) {
+	for _, dest := range tfvalue.SortedKeys(targets) {
 		o := targets[dest]
 		// A folder that holds the placement in this provider's layout is looked at again only
 		// in mode none without the provider's index file: its files were found (a promise's
@@ -228,7 +229,7 @@ func probeKratixIndex(ctx context.Context, store statestore.Store, kind, who str
 	}
 	indexes := map[string][]string{}
 	var listed []string
-	for _, p := range sortedKeys(listing) {
+	for _, p := range tfvalue.SortedKeys(listing) {
 		if !index.Match(p) {
 			continue
 		}
@@ -249,7 +250,7 @@ func probeKratixIndex(ctx context.Context, store statestore.Store, kind, who str
 	if len(indexes) == 0 {
 		return rec, false, nil
 	}
-	there, err := store.Hashes(ctx, append(listed, sortedKeys(indexes)...))
+	there, err := store.Hashes(ctx, append(listed, tfvalue.SortedKeys(indexes)...))
 	if err != nil {
 		return rec, false, err
 	}
@@ -315,7 +316,7 @@ func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a
 		pool = named
 	}
 	forms := kratixForms{index: func(t layout.Target) layout.KratixIndex { return layout.KratixRequestIndex(t, out) }, hashKey: plan.hashKey()}
-	for _, rel := range sortedKeys(out.Files) {
+	for _, rel := range tfvalue.SortedKeys(out.Files) {
 		forms.contents = append(forms.contents, out.Files[rel])
 	}
 	p := r.data.probe(ctx, "Request", "Request "+id, at, pool,
@@ -345,7 +346,7 @@ func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a
 // requestPrior is the prior state an adopted request plans from: on the destination found, holding
 // what was found there. With nothing found it is the state of a request never placed.
 func (a adoption) requestPrior(plan, state requestModel) requestModel {
-	dests := sortedKeys(a.Found)
+	dests := tfvalue.SortedKeys(a.Found)
 	if len(dests) == 0 {
 		return state
 	}
@@ -354,8 +355,8 @@ func (a adoption) requestPrior(plan, state requestModel) requestModel {
 	state.Destination = types.StringValue(dests[0])
 	state.Location, state.Root = types.StringValue(rec.Location), types.StringValue(rec.Root)
 	state.Misscheduled = types.BoolValue(false)
-	state.WrittenFiles = stringMapValue(rec.Files)
-	state.Placed = stringList(dests)
+	state.WrittenFiles = tfvalue.StringMapValue(rec.Files)
+	state.Placed = tfvalue.StringList(dests)
 	if len(dests) > 1 {
 		state.Placements = recordsToModel(a.Found)
 	}
@@ -516,7 +517,7 @@ func (r *promiseResource) adoptInApply(ctx context.Context, req resource.UpdateR
 func importedWarning(who string, found, planned map[string]placement.Record) string {
 	var recorded, written []string
 	files := 0
-	for _, dest := range sortedKeys(planned) {
+	for _, dest := range tfvalue.SortedKeys(planned) {
 		had, ok := found[dest]
 		if ok && maps.Equal(had.Files, planned[dest].Files) {
 			recorded = append(recorded, dest)
@@ -544,12 +545,12 @@ func importedWarning(who string, found, planned map[string]placement.Record) str
 // the placement found stay as they are; "" when nothing is added.
 func bookkeepingWarning(who string, found, planned map[string]placement.Record) string {
 	var lines []string
-	for _, dest := range sortedKeys(planned) {
+	for _, dest := range tfvalue.SortedKeys(planned) {
 		had, ok := found[dest]
 		if !ok {
 			continue // not found there: a plain write, shown as such
 		}
-		for _, p := range sortedKeys(planned[dest].Files) {
+		for _, p := range tfvalue.SortedKeys(planned[dest].Files) {
 			if _, there := had.Files[p]; there {
 				continue
 			}

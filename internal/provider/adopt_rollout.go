@@ -23,6 +23,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
@@ -89,7 +90,7 @@ func (d *providerData) adoptRollout(ctx context.Context, plan promiseModel, pool
 	}
 	configured := rollout.Revision(deps.All)
 	held, yamls := map[string]string{}, map[string]string{}
-	for _, dest := range sortedKeys(found) {
+	for _, dest := range tfvalue.SortedKeys(found) {
 		m, inPool := byName[dest]
 		if !inPool {
 			continue
@@ -179,7 +180,7 @@ func (r *adoptedRollout) prior(state promiseModel) promiseModel {
 		return state
 	}
 	state.Dependencies = manifestattr.Value{StringValue: types.StringValue(r.Completed.Dependencies)}
-	state.Revisions = stringMapValue(r.Revisions)
+	state.Revisions = tfvalue.StringMapValue(r.Revisions)
 	revision := r.Target
 	if r.Failed != "" {
 		revision = r.Failed

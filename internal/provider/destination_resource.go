@@ -25,6 +25,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
@@ -194,7 +195,7 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	}
 	p := placement.PlanCanaries(m.Member, plan.InitWorkloads.ValueBool())
 	plan.Root = types.StringValue(m.Target.Root)
-	plan.Files = stringMapValue(p.Records[m.Name].Files)
+	plan.Files = tfvalue.StringMapValue(p.Records[m.Name].Files)
 	if req.State.Raw.IsNull() {
 		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
 		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorOf(p.Ops))...)
@@ -283,13 +284,13 @@ func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest
 		f.Claims = append(f.Claims, path)
 	}
 	rec := p.Records[m.Name]
-	rec.Files = stringMap(ctx, state.Files)
+	rec.Files = tfvalue.StringMap(ctx, state.Files)
 	found := r.data.readRefresh(ctx, "Destination", fmt.Sprintf("Destination %q", state.Name.ValueString()), map[string]observed{m.Name: {member: m, files: f, record: rec}}, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	if got, ok := found[m.Name]; ok {
-		state.Files = stringMapValue(got.Files)
+		state.Files = tfvalue.StringMapValue(got.Files)
 	}
 	resp.Diagnostics.Append(tfserver.SetState(ctx, &resp.State, &state)...)
 }
@@ -324,7 +325,7 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 	p := placement.PlanCanaries(m.Member, plan.InitWorkloads.ValueBool())
 	if prior != nil {
 		if was, known, _ := prior.member(); known {
-			p = placement.UpdateCanaries(&was.Member, stringMap(ctx, prior.Files), m.Member, plan.InitWorkloads.ValueBool())
+			p = placement.UpdateCanaries(&was.Member, tfvalue.StringMap(ctx, prior.Files), m.Member, plan.InitWorkloads.ValueBool())
 		}
 	}
 	message := "Update from: " + layout.CanaryWorkName
@@ -342,7 +343,7 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 	}
 	plan.ID = plan.Name
 	plan.Root = types.StringValue(m.Target.Root)
-	plan.Files = stringMapValue(p.Records[m.Name].Files)
+	plan.Files = tfvalue.StringMapValue(p.Records[m.Name].Files)
 	diags.Append(tfserver.SetState(ctx, state, &plan)...)
 }
 
@@ -387,7 +388,7 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 		addStoreError(&resp.Diagnostics, "Cannot Clean Up Destination", fmt.Sprintf("Reading the index files of destination %q failed", name), err)
 		return
 	}
-	listed := sortedKeys(listing)
+	listed := tfvalue.SortedKeys(listing)
 	c := successor.SpareFiles(m.Location, placement.Cleanup(m.Target, listed, indexes), listed)
 	c.Message = "Delete from: destination/" + name
 	res, err := store.Apply(ctx, c)
@@ -423,7 +424,7 @@ func (r *destinationResource) open(ref storeconfig.Ref, name string, diags *diag
 // not an index of ours is skipped: it is removed with the folder, the files it names are not.
 func readIndexes(ctx context.Context, store statestore.Store, prefix string, listing map[string]string) (map[string]layout.Index, error) {
 	out := map[string]layout.Index{}
-	for _, p := range sortedKeys(listing) {
+	for _, p := range tfvalue.SortedKeys(listing) {
 		if !strings.HasPrefix(p, prefix) {
 			continue
 		}

@@ -7,7 +7,7 @@
 //
 // Files: one <object>_resource.go (schema and lifecycle, in lifecycle order) and one
 // <object>_model.go (conversion) per object; shared helpers in files named for their job
-// (values.go, pool.go for the pool's one reader, store_writer.go for store access and writes,
+// (pool.go for the pool's one reader, store_writer.go for store access and writes,
 // diagnostics.go, the private state of each concern in its own file: successor.go, writelog.go,
 // written_labels.go, adopt.go). Two rooms of the glue stand apart: the state_store object and the
 // provider's secrets (storeconfig), and the schema parts every resource shares (schemautil).
@@ -72,7 +72,7 @@
 // apply cannot be asked twice, so it is checked by what every apply step checks (the state read
 // back, the empty plan after it). Tests list the schemas' defaults, plan modifiers, computed and
 // write-only attributes, semantic-equality paths and the private-state keys, which the direct
-// answers must know. A value's attributes are edited on a copy of its map (`attrsCopy`): tftypes
+// answers must know. A value's attributes are edited on a copy of its map (`tfvalue.AttrsCopy`): tftypes
 // hands out the value's own, and a plan edited in place compares equal to the value it came from
 // (a request's hand-edited file once planned no repair that way). Models go in and out of plans
 // and states without the framework's reflection, which compiled a regular expression per field per

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -238,7 +239,7 @@ func destroyAcksFrom(ctx context.Context, v types.Set, diags *diag.Diagnostics) 
 // destination it no longer knew is left alone here as in any plan.
 func destroyLosses(pool map[string]poolMember, priors ...map[string]placement.Prior) []placement.Loss {
 	members := make([]placement.Member, 0, len(pool))
-	for _, name := range sortedKeys(pool) {
+	for _, name := range tfvalue.SortedKeys(pool) {
 		members = append(members, pool[name].Member)
 	}
 	var out []placement.Loss

@@ -11,6 +11,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
@@ -128,7 +129,7 @@ func keepLeftBehind(ctx context.Context, prior map[string]placement.Prior, recor
 // it) left its files where the destination was (left: what it keeps of them), and that the next
 // apply finishes them.
 func warnMoveNotFinished(who string, prior map[string]placement.Prior, left leftBehind, diags *diag.Diagnostics) {
-	for _, dest := range sortedKeys(left) {
+	for _, dest := range tfvalue.SortedKeys(left) {
 		pr := prior[dest]
 		diags.AddWarning("Move Not Finished", fmt.Sprintf("%s stays on destination %q where it was (%s, folder %q): "+
 			"its files could not be taken from there. The next plan shows the removal left to do, and the next apply makes it.",
@@ -139,7 +140,7 @@ func warnMoveNotFinished(who string, prior map[string]placement.Prior, left left
 // warnLeftBehind says, in a plan, which placements an earlier move left where their destination
 // was and that this apply takes them from there (records: the plan's).
 func warnLeftBehind(who string, prior map[string]placement.Prior, left map[string]poolMember, records map[string]placement.Record, diags *diag.Diagnostics) {
-	for _, dest := range sortedKeys(left) {
+	for _, dest := range tfvalue.SortedKeys(left) {
 		pr, held := prior[dest]
 		r, planned := records[dest]
 		if !held || !planned || !placement.RecordedAt(pr.Record, left[dest].Member) || placement.RecordedAt(r, left[dest].Member) {

@@ -22,6 +22,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
@@ -247,7 +248,7 @@ func (d *providerData) healthRecords(ctx context.Context, obs observeConfig) (ma
 		}
 		snap.records = map[string][]health.Record{}
 		var problems []error
-		for _, p := range sortedKeys(files) {
+		for _, p := range tfvalue.SortedKeys(files) {
 			dest, _ := health.DestinationOf(obs.root, p)
 			recs, err := health.Parse(p, files[p])
 			if err != nil {
@@ -284,14 +285,14 @@ func (d *providerData) readHealth(ctx context.Context, who string, obs observeCo
 	}
 	now := d.clock()
 	latest := make(map[string]health.Record, len(targets))
-	for _, dest := range sortedKeys(targets) {
+	for _, dest := range tfvalue.SortedKeys(targets) {
 		if rec, found := health.Latest(byDest[dest], subject); found {
 			latest[dest] = rec
 		}
 	}
 	trees := d.sameFolders(ctx, targets, latest)
 	out := make(map[string]health.View, len(targets))
-	for _, dest := range sortedKeys(targets) {
+	for _, dest := range tfvalue.SortedKeys(targets) {
 		rec, found := latest[dest]
 		in := health.ObserveInput{Record: rec, Found: found, Written: written[dest], MaxAge: obs.maxAge, Now: now}
 		if answers, onGit := trees[dest]; onGit {
@@ -316,7 +317,7 @@ func (d *providerData) sameFolders(ctx context.Context, targets map[string]*pool
 	questions := map[string]*question{}
 	var order []string
 	out := map[string]map[string]health.Tri{}
-	for _, dest := range sortedKeys(latest) {
+	for _, dest := range tfvalue.SortedKeys(latest) {
 		rec, m := latest[dest], targets[dest]
 		if rec.Revision == "" || m == nil || m.Location.Kind != placement.KindGit {
 			continue

@@ -20,6 +20,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
@@ -240,7 +241,7 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 		return
 	}
 	m.Selected = selectedList(ctx, preview.Selected, byName)
-	m.Names = stringList(preview.Selected)
+	m.Names = tfvalue.StringList(preview.Selected)
 	m.Decisions = decisionList(preview.Decisions, waveOf)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
@@ -252,7 +253,7 @@ func (m placementDataModel) previewInput(ctx context.Context) (in placement.Prev
 	diags.Append(d...)
 	second, okSecond, d := selectorsFromList(ctx, path.Root("resource_selectors"), m.ResourceSelectors)
 	diags.Append(d...)
-	dests, okDests, d := objectsAs[placementInputDestination](ctx, m.Destinations)
+	dests, okDests, d := tfvalue.ObjectsAs[placementInputDestination](ctx, m.Destinations)
 	diags.Append(d...)
 	if diags.HasError() || !okSel || !okSecond || !okDests {
 		return in, nil, false, diags

@@ -12,6 +12,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -111,8 +112,8 @@ func dependenciesOf(name, yaml string) (layout.Dependencies, bool) {
 
 // record sets the computed attributes from an outcome.
 func (m *promiseModel) record(o placement.Outcome) {
-	m.ScheduledDestinations = stringList(o.Scheduled)
-	m.MisscheduledDestinations = stringList(o.Misscheduled)
+	m.ScheduledDestinations = tfvalue.StringList(o.Scheduled)
+	m.MisscheduledDestinations = tfvalue.StringList(o.Misscheduled)
 	m.Placements = recordsToModel(o.Records)
 }
 
@@ -185,7 +186,7 @@ func recordsFromModel(ctx context.Context, m types.Map) map[string]placement.Rec
 	for dest, pm := range models {
 		out[dest] = placement.Record{
 			Store: pm.Store.ValueString(), Location: pm.Location.ValueString(), Root: pm.Root.ValueString(),
-			Misscheduled: pm.Misscheduled.ValueBool(), Files: stringMap(ctx, pm.Files),
+			Misscheduled: pm.Misscheduled.ValueBool(), Files: tfvalue.StringMap(ctx, pm.Files),
 		}
 	}
 	return out
@@ -196,7 +197,7 @@ func recordsToModel(records map[string]placement.Record) types.Map {
 	for dest, r := range records {
 		elems[dest] = types.ObjectValueMust(placementAttrTypes, map[string]attr.Value{
 			"store": types.StringValue(r.Store), "location": types.StringValue(r.Location), "root": types.StringValue(r.Root),
-			"misscheduled": types.BoolValue(r.Misscheduled), "files": stringMapValue(r.Files),
+			"misscheduled": types.BoolValue(r.Misscheduled), "files": tfvalue.StringMapValue(r.Files),
 		})
 	}
 	return types.MapValueMust(types.ObjectType{AttrTypes: placementAttrTypes}, elems)

@@ -22,6 +22,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
@@ -253,7 +254,7 @@ func (r *promiseResource) check(ctx context.Context, plan, state promiseModel, s
 	}
 	diags.Append(r.data.warnTakeOverAtPlan(ctx, who, p.Ops, refsOf(state.prior(ctx)).add(sp.pool...), dependenciesAttr)...)
 	healthPlanned, d := healthPlan(ctx, plan.Observe, sp.pool, state.Health,
-		func() []string { return sortedKeys(p.Records) },
+		func() []string { return tfvalue.SortedKeys(p.Records) },
 		func() map[string]bool { return rewritten(priorRecordsOf(sp.in.Prior), p.Records, p.Ops, nil) })
 	diags.Append(d...)
 	return healthPlanned, !diags.HasError()
@@ -313,7 +314,7 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 			continue // not in the recorded pool: nothing to reach it with
 		}
 		at := held(dest)
-		at.Kept = sortedKeys(pr.Files) // an adopted index file of Kratix's keeps its name
+		at.Kept = tfvalue.SortedKeys(pr.Files) // an adopted index file of Kratix's keeps its name
 		f, err := layout.DependencyFiles(pr.member.Target, at)
 		if err != nil {
 			continue
@@ -464,7 +465,7 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	diags.Append(writeWrittenLabels(ctx, outPrivate, placement.WrittenLabels(in.Prior, o, in.Pool))...)
 	obs, _, _ := observeOf(ctx, plan.Observe)
 	wrote := rewritten(priorRecordsOf(in.Prior), p.Records, p.Ops, failed)
-	diags.Append(writeWrittenAt(ctx, outPrivate, obs != nil, readWrittenAt(ctx, private), sortedKeys(o.Records), wrote, r.data.clock())...)
+	diags.Append(writeWrittenAt(ctx, outPrivate, obs != nil, readWrittenAt(ctx, private), tfvalue.SortedKeys(o.Records), wrote, r.data.clock())...)
 	if policy, _, _ := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout); policy != nil {
 		plan.settleRollout(ctx, state, s, policy.MinWait, r.data.clock(), p.Records, o.Records)
 	}

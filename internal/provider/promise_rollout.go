@@ -21,6 +21,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
@@ -228,7 +229,7 @@ func rolloutPolicy(ctx context.Context, at path.Path, obj types.Object) (policy 
 
 // wavesFromList converts rollout waves; ok is false while any of it is unknown or invalid.
 func wavesFromList(ctx context.Context, at path.Path, list types.List) (waves []rollout.Wave, names []string, ok bool, diags diag.Diagnostics) {
-	models, known, d := objectsAs[waveModel](ctx, list)
+	models, known, d := tfvalue.ObjectsAs[waveModel](ctx, list)
 	if diags.Append(d...); !known || diags.HasError() {
 		return nil, nil, false, diags
 	}
@@ -334,7 +335,7 @@ func (m promiseModel) stage(ctx context.Context, state promiseModel, in placemen
 	}
 	r := rollout.Stage(rollout.StageInput{
 		Policy: *policy, Status: status, Revision: rollout.Revision(in.Dependencies.All), Prior: s.prior,
-		Scheduled: dests, Revisions: stringMap(ctx, state.Revisions), Present: present,
+		Scheduled: dests, Revisions: tfvalue.StringMap(ctx, state.Revisions), Present: present,
 		Staged: priorKnown && len(in.Prior) > 0, BaseKnown: s.baseDeps != nil, Now: now,
 		Health: gateHealth(ctx, policy.Gate, state.Health),
 	})
@@ -400,7 +401,7 @@ func reportOf(ctx context.Context, obj types.Object) *rollout.Report {
 		Revision: m.Revision.ValueString(), Completed: m.CompletedRevision.ValueString(), WavesDone: int(m.WavesDone.ValueInt64()),
 		NextWave: m.NextWave.ValueString(), HasNextWave: !m.NextWave.IsNull() && !m.NextWave.IsUnknown(),
 		NextWaveNotBefore: stampOf(m.NextWaveNotBefore), LastWaveAt: stampOf(m.LastWaveAt), CheckedAt: stampOf(m.CheckedAt),
-		Waves: stringMap(ctx, m.Waves), Failed: m.Failed.ValueString(),
+		Waves: tfvalue.StringMap(ctx, m.Waves), Failed: m.Failed.ValueString(),
 	}
 	if !m.Waiting.IsNull() && !m.Waiting.IsUnknown() {
 		_ = m.Waiting.ElementsAs(ctx, &r.Waiting, false) // a list of strings
@@ -418,7 +419,7 @@ func reportValue(r rollout.Report) types.Object {
 		"revision": types.StringValue(r.Revision), "completed_revision": types.StringValue(r.Completed),
 		"waves_done": types.Int64Value(int64(r.WavesDone)),
 		"next_wave":  next, "next_wave_not_before": stampValue(r.NextWaveNotBefore),
-		"waiting": stringList(r.Waiting), "waves": stringMapValue(r.Waves),
+		"waiting": tfvalue.StringList(r.Waiting), "waves": tfvalue.StringMapValue(r.Waves),
 		"last_wave_at": stampValue(r.LastWaveAt), "checked_at": stampValue(r.CheckedAt),
 		"failed_revision": optionalString(r.Failed),
 	})
@@ -458,7 +459,7 @@ func (m *promiseModel) recordRollout(ctx context.Context, state promiseModel, s 
 		m.RolloutStatus = types.ObjectNull(rolloutStatusAttrTypes)
 		return
 	}
-	m.Revisions = stringMapValue(s.r.Revisions(sortedKeys(records), stringMap(ctx, state.Revisions)))
+	m.Revisions = tfvalue.StringMapValue(s.r.Revisions(tfvalue.SortedKeys(records), tfvalue.StringMap(ctx, state.Revisions)))
 	var before rollout.Report
 	if r := reportOf(ctx, state.RolloutStatus); r != nil {
 		before = *r
@@ -495,7 +496,7 @@ func (m promiseModel) given(ctx context.Context, state promiseModel, in placemen
 	if m.Revisions.IsNull() || m.RolloutStatus.IsNull() {
 		return staging{}
 	}
-	s := staging{r: &rollout.Staging{Revision: rollout.Revision(in.Dependencies.All), Give: stringMap(ctx, m.Revisions)}}
+	s := staging{r: &rollout.Staging{Revision: rollout.Revision(in.Dependencies.All), Give: tfvalue.StringMap(ctx, m.Revisions)}}
 	priorDeps, priorKnown := state.dependencies()
 	if priorKnown {
 		s.prior = rollout.Revision(priorDeps.All)
@@ -520,10 +521,10 @@ func (m *promiseModel) settleRollout(ctx context.Context, state promiseModel, s 
 		written[dest] = sameRecord(planned[dest], rec)
 	}
 	revisions, missed := rollout.SettleRevisions(rollout.Settling{
-		Revision: s.r.Revision, Prior: s.prior, Given: s.r.Give, Before: stringMap(ctx, state.Revisions),
-		Planned: sortedKeys(planned), Written: written,
+		Revision: s.r.Revision, Prior: s.prior, Given: s.r.Give, Before: tfvalue.StringMap(ctx, state.Revisions),
+		Planned: tfvalue.SortedKeys(planned), Written: written,
 	})
-	if v := stringMapValue(revisions); !v.Equal(m.Revisions) {
+	if v := tfvalue.StringMapValue(revisions); !v.Equal(m.Revisions) {
 		m.Revisions = v
 	}
 	if r := reportOf(ctx, m.RolloutStatus); r != nil {
@@ -559,7 +560,7 @@ func (m promiseModel) heldDependencies(ctx context.Context, deps layout.Dependen
 		return func(string) layout.Dependencies { return deps }
 	}
 	baseDeps, ok := dependenciesOf(m.Name.ValueString(), base.Dependencies)
-	revisions := stringMap(ctx, m.Revisions)
+	revisions := tfvalue.StringMap(ctx, m.Revisions)
 	return func(dest string) layout.Dependencies {
 		if ok && revisions[dest] == base.Revision {
 			return baseDeps

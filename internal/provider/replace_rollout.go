@@ -23,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 )
 
@@ -76,7 +77,7 @@ func (m promiseModel) keptPrior(ctx context.Context) promiseModel {
 		return promiseModel{}
 	}
 	configured := rollout.Revision(deps.All)
-	revisions := stringMap(ctx, m.Revisions)
+	revisions := tfvalue.StringMap(ctx, m.Revisions)
 	kept := map[string]placement.Record{}
 	for dest, rec := range recordsFromModel(ctx, m.Placements) {
 		if rev, ok := revisions[dest]; ok && rev != configured {

@@ -16,6 +16,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -175,11 +176,11 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (requestPlan
 	}
 	var parts map[string]layout.Request
 	if len(groups) > 0 {
-		if d := m.checkGroups(sortedKeys(out.Files)); d.HasError() {
+		if d := m.checkGroups(tfvalue.SortedKeys(out.Files)); d.HasError() {
 			diags.Append(d...)
 			return requestPlan{}, nil, false, diags
 		}
-		if out, parts, err = splitGroups(out, sortedKeys(groups)); err != nil {
+		if out, parts, err = splitGroups(out, tfvalue.SortedKeys(groups)); err != nil {
 			diags.AddAttributeError(path.Root("groups"), "Invalid Workload Group", err.Error())
 			return requestPlan{}, nil, false, diags
 		}
@@ -193,7 +194,7 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (requestPlan
 		in.Prior = &pr
 	}
 	in.OtherPriors = state.otherPriors(ctx)
-	in.PriorOrder = stringListOf(ctx, state.Placed)
+	in.PriorOrder = tfvalue.StringListOf(ctx, state.Placed)
 	var p placement.RequestPlan
 	if len(groups) > 0 && len(out.Files) == 0 {
 		// Every file is in a group: Kratix leaves the default group out, and so does this.
@@ -222,7 +223,7 @@ func (m requestModel) prior(ctx context.Context) (placement.Prior, bool) {
 	dest := m.Destination.ValueString()
 	p := placement.Prior{Record: placement.Record{
 		Location: m.Location.ValueString(), Root: m.Root.ValueString(), Misscheduled: m.Misscheduled.ValueBool(),
-		Files: stringMap(ctx, m.WrittenFiles),
+		Files: tfvalue.StringMap(ctx, m.WrittenFiles),
 	}}
 	if mem := m.memberFor(dest, p.Record); mem != nil {
 		p.Member = &mem.Member
@@ -266,7 +267,7 @@ func (m requestModel) allPriors(ctx context.Context) map[string]placement.Prior 
 
 func (m requestModel) refs() storeRefs {
 	refs := storeRefs{}
-	dests := append([]string{m.Destination.ValueString()}, sortedKeys(m.otherPriors(context.Background()))...)
+	dests := append([]string{m.Destination.ValueString()}, tfvalue.SortedKeys(m.otherPriors(context.Background()))...)
 	for _, g := range m.groupPriors(context.Background()) {
 		dests = append(dests, g.dest)
 	}
@@ -275,7 +276,7 @@ func (m requestModel) refs() storeRefs {
 			refs.add(*mem)
 		}
 	}
-	for _, dest := range sortedKeys(m.left) {
+	for _, dest := range tfvalue.SortedKeys(m.left) {
 		refs.add(m.left[dest])
 	}
 	return refs
@@ -286,8 +287,8 @@ func (m requestModel) refs() storeRefs {
 // files, canaries, other placements' files). documents counts as the file <name>.yaml.
 func (m requestModel) checkFileKeys(ctx context.Context) diag.Diagnostics {
 	var diags diag.Diagnostics
-	files, filesWO := stringMap(ctx, m.Files), stringMap(ctx, m.FilesWO)
-	keys := append(sortedKeys(files), sortedKeys(filesWO)...)
+	files, filesWO := tfvalue.StringMap(ctx, m.Files), tfvalue.StringMap(ctx, m.FilesWO)
+	keys := append(tfvalue.SortedKeys(files), tfvalue.SortedKeys(filesWO)...)
 	if !m.Documents.IsNull() || !m.DocumentsWO.IsNull() {
 		keys = append(keys, m.Name.ValueString()+".yaml")
 	}
@@ -313,7 +314,7 @@ func (m requestModel) output(ctx context.Context) (layout.Request, error) {
 		Pipeline: m.Pipeline.ValueString(), Files: map[string][]byte{},
 	}
 	for attr, files := range map[string]types.Map{"files": m.Files, "files_wo": m.FilesWO} {
-		for rel, content := range stringMap(ctx, files) {
+		for rel, content := range tfvalue.StringMap(ctx, files) {
 			clean, err := layout.NormaliseFileKey(rel)
 			if err != nil {
 				return req, fmt.Errorf("%s[%q]: %w", attr, rel, err)
@@ -336,7 +337,7 @@ func (m requestModel) output(ctx context.Context) (layout.Request, error) {
 		docs, _ := manifest.Parse([]byte(m.DocumentsWO.ValueString()))
 		req.Files[m.Name.ValueString()+".yaml"] = manifest.Canonical(docs)
 	}
-	for _, rel := range sortedKeys(req.Files) {
+	for _, rel := range tfvalue.SortedKeys(req.Files) {
 		docs, err := manifest.Parse(req.Files[rel])
 		if err != nil {
 			continue // files need not be YAML; only splitByKind looks inside them
@@ -364,7 +365,7 @@ func (m *requestModel) record(p requestPlan, failed map[string]bool) {
 	m.ID = types.StringValue(m.id())
 	m.Misscheduled = types.BoolValue(false)
 	m.Destination, m.Location, m.Root = types.StringNull(), types.StringNull(), types.StringNull()
-	m.WrittenFiles = stringMapValue(map[string]string{})
+	m.WrittenFiles = tfvalue.StringMapValue(map[string]string{})
 	m.Placements = types.MapNull(types.ObjectType{AttrTypes: placementAttrTypes})
 	m.DocumentsWO, m.FilesWO = types.StringNull(), types.MapNull(types.StringType) // never in plan or state
 	records := o.Records
@@ -382,12 +383,12 @@ func (m *requestModel) record(p requestPlan, failed map[string]bool) {
 			order = append(order, mem.Name)
 		}
 	}
-	for _, dest := range sortedKeys(records) {
+	for _, dest := range tfvalue.SortedKeys(records) {
 		if !slices.Contains(order, dest) {
 			order = append(order, dest)
 		}
 	}
-	m.Placed = stringList(order)
+	m.Placed = tfvalue.StringList(order)
 	if len(order) == 0 {
 		return
 	}
@@ -395,7 +396,7 @@ func (m *requestModel) record(p requestPlan, failed map[string]bool) {
 	m.Destination = types.StringValue(order[0])
 	m.Location, m.Root = types.StringValue(first.Location), types.StringValue(first.Root)
 	m.Misscheduled = types.BoolValue(first.Misscheduled)
-	m.WrittenFiles = stringMapValue(first.Files)
+	m.WrittenFiles = tfvalue.StringMapValue(first.Files)
 	if m.multi() || len(records) > 1 {
 		m.Placements = recordsToModel(records)
 	}
@@ -418,7 +419,7 @@ func (m requestModel) withComputed(ctx context.Context, base tftypes.Value) (tft
 // withTopLevel is the object base with the top-level attributes given replaced.
 func withTopLevel(ctx context.Context, base tftypes.Value, values map[string]attr.Value) (tftypes.Value, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	attrs, err := attrsCopy(base)
+	attrs, err := tfvalue.AttrsCopy(base)
 	if err != nil || base.IsNull() {
 		diags.AddError("Unexpected Request Value", fmt.Sprintf("the request is not an object: %v", err))
 		return base, diags

@@ -23,6 +23,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
@@ -331,7 +332,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 		}
 	}
 	if state.Placed.IsNull() { // saved before `destinations` existed
-		state.Placed = stringList(append([]string{state.Destination.ValueString()}, sortedKeys(state.otherPriors(ctx))...))
+		state.Placed = tfvalue.StringList(append([]string{state.Destination.ValueString()}, tfvalue.SortedKeys(state.otherPriors(ctx))...))
 	}
 	var held []string
 	for dest := range priors {
@@ -349,14 +350,14 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 // out, or a store that cannot be read).
 func (r *requestResource) refreshPlacements(ctx context.Context, state *requestModel, priors map[string]placement.Prior, out layout.Request, diags *diag.Diagnostics) bool {
 	observe := map[string]observed{}
-	for _, dest := range sortedKeys(priors) {
+	for _, dest := range tfvalue.SortedKeys(priors) {
 		prior := priors[dest]
 		mem := state.memberFor(dest, prior.Record)
 		if prior.Member == nil || mem == nil {
 			continue
 		}
 		o := out
-		o.Kept = sortedKeys(prior.Record.Files) // an adopted index file of Kratix's keeps its name
+		o.Kept = tfvalue.SortedKeys(prior.Record.Files) // an adopted index file of Kratix's keeps its name
 		f, err := layout.RequestFiles(prior.Member.Target, o)
 		if err != nil {
 			return false
@@ -371,7 +372,7 @@ func (r *requestResource) refreshPlacements(ctx context.Context, state *requestM
 		return false
 	}
 	if rec, ok := found[state.Destination.ValueString()]; ok {
-		state.WrittenFiles = stringMapValue(rec.Files)
+		state.WrittenFiles = tfvalue.StringMapValue(rec.Files)
 	}
 	if !state.Placements.IsNull() {
 		records := recordsFromModel(ctx, state.Placements)
@@ -454,7 +455,7 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 		return
 	}
 	lists := [][]placement.Op{p.Ops}
-	for _, dir := range sortedKeys(groupPriors) {
+	for _, dir := range tfvalue.SortedKeys(groupPriors) {
 		g := groupPriors[dir]
 		out.Group, out.Files = dir, nil
 		gp, err := placement.RemoveRequest(out, map[string]placement.Prior{g.dest: g.prior})

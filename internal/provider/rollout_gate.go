@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 )
 
@@ -161,7 +162,7 @@ func windowsOf(ctx context.Context, at path.Path, list types.List, diags *diag.D
 	if list.IsNull() {
 		return nil, true
 	}
-	models, known, d := objectsAs[windowModel](ctx, list)
+	models, known, d := tfvalue.ObjectsAs[windowModel](ctx, list)
 	if diags.Append(d...); !known || diags.HasError() {
 		return nil, false
 	}

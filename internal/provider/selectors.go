@@ -5,16 +5,15 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -82,37 +81,11 @@ func placementSelectorsSchema(description string) rschema.ListNestedAttribute {
 // rules. ok is false while the list, or anything in it, is unknown: a conditional such as
 // `cond ? [{...}] : []` on a value known after apply is unknown as a whole at plan.
 func selectorsFromList(ctx context.Context, at path.Path, list types.List) (entries []scheduling.Selector, ok bool, diags diag.Diagnostics) {
-	models, known, diags := objectsAs[selectorModel](ctx, list)
+	models, known, diags := tfvalue.ObjectsAs[selectorModel](ctx, list)
 	if !known || diags.HasError() {
 		return nil, false, diags
 	}
 	return selectorsFromModel(ctx, at, models)
-}
-
-// objectsAs converts a list of objects. known is false when the list or one of its elements is
-// unknown. A null element is T's zero value (every attribute null), so indexes stay those of the
-// configuration.
-func objectsAs[T any](ctx context.Context, list types.List) (out []T, known bool, diags diag.Diagnostics) {
-	if list.IsUnknown() {
-		return nil, false, nil
-	}
-	for _, e := range list.Elements() {
-		if e.IsUnknown() {
-			return nil, false, nil
-		}
-		var m T
-		obj, isObject := e.(types.Object)
-		if !isObject || obj.IsNull() {
-			out = append(out, m)
-			continue
-		}
-		diags.Append(obj.As(ctx, &m, basetypes.ObjectAsOptions{})...)
-		if diags.HasError() {
-			return nil, false, diags
-		}
-		out = append(out, m)
-	}
-	return out, true, diags
 }
 
 // selectorsFromModel converts selector entries and validates them with Kubernetes' rules. ok is
@@ -127,7 +100,7 @@ func selectorsFromModel(ctx context.Context, at path.Path, models []selectorMode
 			return nil, false, nil
 		}
 		sel := scheduling.Selector{MatchLabels: labels}
-		requirements, known, d := objectsAs[requirementModel](ctx, m.MatchExpressions)
+		requirements, known, d := tfvalue.ObjectsAs[requirementModel](ctx, m.MatchExpressions)
 		if !known || d.HasError() {
 			return nil, false, d
 		}
@@ -173,12 +146,4 @@ func selectorsFromModel(ctx context.Context, at path.Path, models []selectorMode
 		diags.AddAttributeError(p, "Invalid Selector", fmt.Sprintf("%s: %s", p, fe.Message))
 	}
 	return entries, !diags.HasError(), diags
-}
-
-func stringList(names []string) types.List {
-	elems := make([]attr.Value, len(names))
-	for i, n := range names {
-		elems[i] = types.StringValue(n)
-	}
-	return types.ListValueMust(types.StringType, elems)
 }

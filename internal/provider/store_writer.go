@@ -16,6 +16,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/memo"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
@@ -196,7 +197,7 @@ func (d *providerData) refreshWith(ctx context.Context, kind, who string, placem
 		byLocation[key] = append(byLocation[key], dest)
 		refs.add(o.member)
 	}
-	for _, key := range sortedKeys(byLocation) {
+	for _, key := range tfvalue.SortedKeys(byLocation) {
 		dests := byLocation[key]
 		store, err := d.openRef(refs, key, placements[dests[0]].member.Member.Store)
 		if errors.Is(err, storeconfig.ErrSecretsUnknown) || errors.Is(err, errOffline) {
@@ -312,7 +313,7 @@ func aggregateFresh(ctx context.Context, store statestore.Store, a layout.Aggreg
 		return false, nil, err
 	}
 	contents := map[string][]byte{}
-	for _, p := range sortedKeys(parts) {
+	for _, p := range tfvalue.SortedKeys(parts) {
 		c, err := store.Read(ctx, p)
 		if statestore.IsNotFound(err) {
 			delete(parts, p)
@@ -373,7 +374,7 @@ func rekey(ctx context.Context, store statestore.Store, q placement.Query, obs *
 // rekeyFiles replaces, in found (store path => MD5), every MD5 by the keyed hash of the content
 // the store holds there, and drops the files that are gone since they were listed.
 func rekeyFiles(ctx context.Context, store statestore.Store, found map[string]string, key []byte) error {
-	for _, p := range sortedKeys(found) {
+	for _, p := range tfvalue.SortedKeys(found) {
 		content, err := store.Read(ctx, p)
 		if statestore.IsNotFound(err) {
 			delete(found, p)
@@ -419,13 +420,13 @@ func (d *providerData) warnTakeOverAtPlan(ctx context.Context, who string, ops [
 		if !ok {
 			continue // a repository: see above
 		}
-		found, err := sw.Writing(layout.Prefix(op.Member.Target.StorePath)).Hashes(ctx, sortedKeys(op.Fresh))
+		found, err := sw.Writing(layout.Prefix(op.Member.Target.StorePath)).Hashes(ctx, tfvalue.SortedKeys(op.Fresh))
 		if err != nil {
 			tflog.Debug(ctx, "take-over check skipped", map[string]any{"who": who, "store": store.Describe(), "error": err.Error()})
 			continue
 		}
 		var held []string
-		for _, p := range sortedKeys(found) {
+		for _, p := range tfvalue.SortedKeys(found) {
 			if want, ok := op.Fresh[p]; ok && found[p] != want {
 				held = append(held, p)
 			}
