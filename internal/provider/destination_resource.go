@@ -23,6 +23,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
@@ -97,7 +98,7 @@ func (r *destinationResource) Schema(ctx context.Context, _ resource.SchemaReque
 				Validators:    []validator.String{schemautil.StorePath()},
 				PlanModifiers: []planmodifier.String{schemautil.ReplaceIfPathMoves()},
 			},
-			"taints": taintsAttribute("Taints keep promises and requests that do not tolerate them away from this "+
+			"taints": schedattr.TaintsAttribute("Taints keep promises and requests that do not tolerate them away from this "+
 				"destination, as a Kubernetes node's taints keep pods away: `NoSchedule` takes it out of service for new "+
 				"placements (what is here stays), `PreferNoSchedule` makes it the last choice of requests, `NoExecute` drains "+
 				"it (each request here moves to its next choice, written there before it is removed here; promise "+
@@ -105,7 +106,7 @@ func (r *destinationResource) Schema(ctx context.Context, _ resource.SchemaReque
 				"writes nothing by itself: the destination's apply sends no request to its store, nor does that of a promise or "+
 				"request on it whose files do not move; the plans of the promises and requests on the destination show what moves. See the guide \"Taking a "+
 				"destination out of service\".", true),
-			"weight": weightAttribute("This destination's share of resource requests relative to the other candidates' "+
+			"weight": schedattr.WeightAttribute("This destination's share of resource requests relative to the other candidates' "+
 				"(1 to 1000; unset is 1): a destination of weight 3 takes about three times the requests of one of weight 1 "+
 				"(weighted rendezvous hashing). Changing a weight moves only the requests that must move to reach the new "+
 				"shares, and only requests choosing now: a request stays where it is (see kratix_resource_request).", true),
@@ -215,8 +216,8 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 // it, a NoSchedule taint takes it out of service for new placements. The plans of the promises
 // and requests on it say what each does.
 func warnNewTaints(name string, before, after types.List, held func() ([]string, bool), diags *diag.Diagnostics) {
-	was, okWas := taintsFromList(before)
-	now, okNow := taintsFromList(after)
+	was, okWas := schedattr.TaintsFromList(before)
+	now, okNow := schedattr.TaintsFromList(after)
 	if !okWas || !okNow {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
@@ -55,8 +56,8 @@ func poolSchema(description string) schema.ListNestedAttribute {
 			},
 			"path":                schema.StringAttribute{Optional: true, MarkdownDescription: "The destination's path in its store (required)."},
 			"strict_match_labels": schema.BoolAttribute{Optional: true, MarkdownDescription: "See kratix_destination."},
-			"taints":              taintsAttribute("See kratix_destination.", false),
-			"weight":              weightAttribute("See kratix_destination; 1 when unset.", false),
+			"taints":              schedattr.TaintsAttribute("See kratix_destination.", false),
+			"weight":              schedattr.WeightAttribute("See kratix_destination; 1 when unset.", false),
 			"filepath_mode":       schema.StringAttribute{Optional: true, MarkdownDescription: "See kratix_destination; `nestedByMetadata` when unset."},
 			"aggregated_filename": schema.StringAttribute{Optional: true, MarkdownDescription: "See kratix_destination; `aggregated.yaml` when unset."},
 		}},
@@ -123,15 +124,15 @@ func poolFromModel(at path.Path, models []poolMemberModel) (pool []poolMember, o
 		if !known {
 			return nil, false, diags
 		}
-		labels, known := labelsFromMap(m.Labels)
+		labels, known := schedattr.LabelsFromMap(m.Labels)
 		if !known {
 			return nil, false, diags
 		}
-		taints, known := taintsFromList(m.Taints)
+		taints, known := schedattr.TaintsFromList(m.Taints)
 		if !known {
 			return nil, false, diags
 		}
-		weight, known := weightOf(m.Weight)
+		weight, known := schedattr.WeightOf(m.Weight)
 		if !known {
 			return nil, false, diags
 		}
@@ -189,72 +190,6 @@ func poolModelsFromList(list types.List) (out []poolMemberModel, known bool) {
 		})
 	}
 	return out, true
-}
-
-// labelsFromMap reads a map of labels: a destination's labels, or a selector's match_labels. A
-// null value is an absent label, or no requirement on that key: null means "left out" in HCL,
-// and `zone = var.zone` with no zone given describes a destination without a zone, not one whose
-// zone is "". The promise's pool, kratix_placement and provider::kratix::matches all read labels
-// here, so they agree. known is false while the map or one of its values is unknown.
-func labelsFromMap(m types.Map) (labels map[string]string, known bool) {
-	labels = map[string]string{}
-	if m.IsUnknown() {
-		return nil, false
-	}
-	for k, v := range m.Elements() {
-		s, isString := v.(types.String)
-		if !isString || s.IsUnknown() {
-			return nil, false
-		}
-		if !s.IsNull() {
-			labels[k] = s.ValueString()
-		}
-	}
-	return labels, true
-}
-
-// taintsFromList reads a taints attribute; known is false while any of it is unknown.
-func taintsFromList(list types.List) ([]scheduling.Taint, bool) {
-	return stringObjects(list, []string{"key", "value", "effect"}, func(v []string) scheduling.Taint {
-		return scheduling.Taint{Key: v[0], Value: v[1], Effect: v[2]}
-	})
-}
-
-// stringObjects reads a list of objects of string attributes, the named ones in order (null
-// reads as ""), each made into a T; null elements are skipped, and known is false while any of it
-// is unknown.
-func stringObjects[T any](list types.List, names []string, build func([]string) T) (out []T, known bool) {
-	if list.IsUnknown() {
-		return nil, false
-	}
-	for _, e := range list.Elements() {
-		obj, ok := e.(types.Object)
-		if !ok || obj.IsNull() {
-			continue
-		}
-		if obj.IsUnknown() {
-			return nil, false
-		}
-		a := obj.Attributes()
-		vals := make([]string, len(names))
-		for i, n := range names {
-			v := storeconfig.Attr[types.String](a, n)
-			if v.IsUnknown() {
-				return nil, false
-			}
-			vals[i] = v.ValueString()
-		}
-		out = append(out, build(vals))
-	}
-	return out, true
-}
-
-// weightOf reads a weight attribute: 0 (counted as 1) when null; known is false while unknown.
-func weightOf(v types.Int64) (int, bool) {
-	if v.IsUnknown() {
-		return 0, false
-	}
-	return int(v.ValueInt64()), true
 }
 
 // destinationFolder is a member's folder with its mode, which says whether it may hold others

@@ -12,6 +12,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
@@ -24,7 +25,7 @@ const (
 type promiseModel struct {
 	ID                       types.String       `tfsdk:"id"`
 	Name                     types.String       `tfsdk:"name"`
-	DestinationSelectors     types.List         `tfsdk:"destination_selectors"` // of selectorModel; may be unknown at plan
+	DestinationSelectors     types.List         `tfsdk:"destination_selectors"` // of schedattr.SelectorModel; may be unknown at plan
 	Dependencies             manifestattr.Value `tfsdk:"dependencies"`
 	Destinations             types.List         `tfsdk:"destinations"` // of poolMemberModel; may be unknown at plan
 	Tolerations              types.List         `tfsdk:"tolerations"`
@@ -71,11 +72,11 @@ func (m promiseModel) dependencies() (layout.Dependencies, bool) {
 // input is what the placement engine plans the promise from: the configuration, and what state
 // says the promise held. ok is false while some input is unknown.
 func (m promiseModel) input(ctx context.Context, state promiseModel) (placement.Promise, []poolMember, bool, diag.Diagnostics) {
-	entries, okSel, diags := selectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
+	entries, okSel, diags := schedattr.SelectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
 	pool, okPool, d := poolFromList(path.Root("destinations"), m.Destinations)
 	diags.Append(d...)
 	deps, okDeps := m.dependencies()
-	tolerations, okTol := tolerationsFromList(m.Tolerations)
+	tolerations, okTol := schedattr.TolerationsFromList(m.Tolerations)
 	if !okSel || !okPool || !okDeps || !okTol || m.Name.IsUnknown() || m.OnUnschedule.IsUnknown() || diags.HasError() {
 		return placement.Promise{}, nil, false, diags
 	}

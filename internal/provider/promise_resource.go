@@ -21,6 +21,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
@@ -66,7 +67,7 @@ func (r *promiseResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Validators:          []validator.String{schemautil.DNSName()},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
-			"destination_selectors": placementSelectorsSchema(selectorsDescription("Which destinations of the pool receive the dependencies.")),
+			"destination_selectors": schedattr.PlacementSelectorsSchema(schedattr.SelectorsDescription("Which destinations of the pool receive the dependencies.")),
 			"dependencies": schema.StringAttribute{
 				Required:   true,
 				CustomType: manifestattr.Type{},
@@ -76,7 +77,7 @@ func (r *promiseResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"destinations": poolSchema("The candidate pool: the destinations this promise may be scheduled to, " +
 				"usually `values(kratix_destination.workers)`. Names, and store folders, must be unique."),
-			"tolerations": tolerationsAttribute("the promise's dependencies"),
+			"tolerations": schedattr.TolerationsAttribute("the promise's dependencies"),
 			"on_unschedule": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(onUnscheduleKeep),
 				MarkdownDescription: "What happens to the files of a destination that stops matching: `keep` (Kratix's " +

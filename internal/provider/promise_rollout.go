@@ -21,6 +21,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
@@ -95,7 +96,7 @@ func rolloutSchema() schema.SingleNestedAttribute {
 				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"name": schema.StringAttribute{Required: true, MarkdownDescription: "The wave's name, shown in plans and in `rollout_status`."},
-					"destination_selectors": placementSelectorsSchema("Which scheduled destinations the wave takes. " +
+					"destination_selectors": schedattr.PlacementSelectorsSchema("Which scheduled destinations the wave takes. " +
 						"Entries combine with AND, as in `destination_selectors`; no entries means every scheduled destination " +
 						"no earlier wave took (`strict_match_labels` plays no part here: it decides scheduling, not waves)."),
 					"max_destinations": schema.Int64Attribute{
@@ -245,7 +246,7 @@ func wavesFromList(ctx context.Context, at path.Path, list types.List) (waves []
 			return nil, nil, false, diags
 		}
 		seen[w.Name.ValueString()] = i
-		entries, known, d := selectorsFromList(ctx, at.AtListIndex(i).AtName("destination_selectors"), w.DestinationSelectors)
+		entries, known, d := schedattr.SelectorsFromList(ctx, at.AtListIndex(i).AtName("destination_selectors"), w.DestinationSelectors)
 		if diags.Append(d...); !known || diags.HasError() {
 			return nil, nil, false, diags
 		}

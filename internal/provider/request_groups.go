@@ -16,6 +16,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
@@ -36,7 +37,7 @@ var groupPlacementAttrTypes = map[string]attr.Type{
 }
 
 func groupsSchema() schema.MapNestedAttribute {
-	selectors := placementSelectorsSchema("Where the group goes: the destinations of the promise's pool that these select. " +
+	selectors := schedattr.PlacementSelectorsSchema("Where the group goes: the destinations of the promise's pool that these select. " +
 		"The promise's `destination_selectors` are not added, as Kratix does for a `directory` entry of " +
 		"`destination-selectors.yaml`.")
 	selectors.Optional, selectors.Required = false, true
@@ -198,7 +199,7 @@ func (m requestModel) planGroups(ctx context.Context, state requestModel, groups
 	for _, dir := range tfvalue.SortedKeys(groups) {
 		g := groups[dir]
 		at := path.Root("groups").AtMapKey(g.key).AtName("destination_selectors")
-		entries, ok, d := selectorsFromList(ctx, at, g.selectors)
+		entries, ok, d := schedattr.SelectorsFromList(ctx, at, g.selectors)
 		if diags.Append(d...); !ok || d.HasError() {
 			return nil, nil, diags
 		}

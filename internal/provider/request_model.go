@@ -16,6 +16,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
@@ -153,13 +154,13 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (requestPlan
 		m.DocumentsWO.IsUnknown() || !mapKnown(m.FilesWO) || (m.writeOnly() && m.secret == nil) {
 		return requestPlan{}, nil, false, diags
 	}
-	promiseEntries, okP, d := selectorsFromList(ctx, path.Root("promise").AtName("destination_selectors"), promise.DestinationSelectors)
+	promiseEntries, okP, d := schedattr.SelectorsFromList(ctx, path.Root("promise").AtName("destination_selectors"), promise.DestinationSelectors)
 	diags.Append(d...)
-	own, okR, d := selectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
+	own, okR, d := schedattr.SelectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
 	diags.Append(d...)
 	pool, okPool, d := poolFromList(path.Root("promise").AtName("destinations"), promise.Destinations)
 	diags.Append(d...)
-	tolerations, okTol := tolerationsFromList(m.Tolerations)
+	tolerations, okTol := schedattr.TolerationsFromList(m.Tolerations)
 	spreadKey, okSpread := m.spreadKey()
 	groups, okGroups := m.groupConfigs()
 	if !okP || !okR || !okPool || !okTol || !okSpread || !okGroups || m.Replicas.IsUnknown() || diags.HasError() {

@@ -22,6 +22,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
@@ -65,7 +66,7 @@ func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "The promise this request is for: pass the promise resource, `promise = kratix_promise.jenkins`.",
 				Attributes: map[string]schema.Attribute{
 					"name":                  schema.StringAttribute{Optional: true, MarkdownDescription: "The promise's name (required)."},
-					"destination_selectors": selectorsResourceSchema("The promise's selectors."),
+					"destination_selectors": schedattr.SelectorsResourceSchema("The promise's selectors."),
 					"destinations":          pool,
 				},
 			},
@@ -96,9 +97,9 @@ func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "Files by path, as a pipeline leaves them in `/kratix/output`, written byte for byte. " +
 					"With `documents` too, both are written.",
 			},
-			"destination_selectors": placementSelectorsSchema("Selectors added to the promise's, as a pipeline's " +
+			"destination_selectors": schedattr.PlacementSelectorsSchema("Selectors added to the promise's, as a pipeline's " +
 				"`destination-selectors.yaml` does. On a key the promise also selects, the promise wins and the plan warns."),
-			"tolerations": tolerationsAttribute("the request"),
+			"tolerations": schedattr.TolerationsAttribute("the request"),
 			"replicas": schema.Int64Attribute{
 				Optional: true,
 				MarkdownDescription: "How many destinations the request is written to (unset: one). Each is a rendezvous choice " +

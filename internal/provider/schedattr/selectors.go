@@ -1,4 +1,4 @@
-package provider
+package schedattr
 
 import (
 	"context"
@@ -17,9 +17,9 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
-// selectorModel is one selector entry. match_expressions is a types.List, as the whole list of
-// entries is (see selectorsFromList): either may be unknown at plan.
-type selectorModel struct {
+// SelectorModel is one selector entry. match_expressions is a types.List, as the whole list of
+// entries is (see SelectorsFromList): either may be unknown at plan.
+type SelectorModel struct {
 	MatchLabels      types.Map  `tfsdk:"match_labels"`
 	MatchExpressions types.List `tfsdk:"match_expressions"`
 }
@@ -30,15 +30,15 @@ type requirementModel struct {
 	Values   types.List   `tfsdk:"values"`
 }
 
-var operators = []string{"In", "NotIn", "Exists", "DoesNotExist"}
+var Operators = []string{"In", "NotIn", "Exists", "DoesNotExist"}
 
-func selectorsDescription(what string) string {
+func SelectorsDescription(what string) string {
 	return what + " Entries combine with AND, as in Kratix: their `match_labels` merge into one map (the first " +
 		"entry wins a key given twice) and every `match_expressions` requirement must hold. No entries means every " +
 		"destination, except labelled destinations with `strict_match_labels`."
 }
 
-func selectorsResourceSchema(description string) rschema.ListNestedAttribute {
+func SelectorsResourceSchema(description string) rschema.ListNestedAttribute {
 	return rschema.ListNestedAttribute{
 		Optional:            true,
 		MarkdownDescription: description,
@@ -55,7 +55,7 @@ func selectorsResourceSchema(description string) rschema.ListNestedAttribute {
 					"key": rschema.StringAttribute{Required: true, MarkdownDescription: "Label key."},
 					"operator": rschema.StringAttribute{
 						Required: true, MarkdownDescription: "`In`, `NotIn`, `Exists` or `DoesNotExist`.",
-						Validators: []validator.String{stringvalidator.OneOf(operators...)},
+						Validators: []validator.String{stringvalidator.OneOf(Operators...)},
 					},
 					"values": rschema.ListAttribute{
 						ElementType: types.StringType, Optional: true,
@@ -67,21 +67,21 @@ func selectorsResourceSchema(description string) rschema.ListNestedAttribute {
 	}
 }
 
-// placementSelectorsSchema is selectorsResourceSchema for selectors that place work (a
+// PlacementSelectorsSchema is SelectorsResourceSchema for selectors that place work (a
 // promise's, a request's, a wave's), where an empty entry is refused
 // (schemautil.EmptySelectorValidator): it selects everything, and is most often a selector
 // written without match_labels. A guard's protect keeps allowing it.
-func placementSelectorsSchema(description string) rschema.ListNestedAttribute {
-	s := selectorsResourceSchema(description)
+func PlacementSelectorsSchema(description string) rschema.ListNestedAttribute {
+	s := SelectorsResourceSchema(description)
 	s.NestedObject.Validators = []validator.Object{schemautil.EmptySelectorValidator{}}
 	return s
 }
 
-// selectorsFromList converts a list of selector entries and validates them with Kubernetes'
+// SelectorsFromList converts a list of selector entries and validates them with Kubernetes'
 // rules. ok is false while the list, or anything in it, is unknown: a conditional such as
 // `cond ? [{...}] : []` on a value known after apply is unknown as a whole at plan.
-func selectorsFromList(ctx context.Context, at path.Path, list types.List) (entries []scheduling.Selector, ok bool, diags diag.Diagnostics) {
-	models, known, diags := tfvalue.ObjectsAs[selectorModel](ctx, list)
+func SelectorsFromList(ctx context.Context, at path.Path, list types.List) (entries []scheduling.Selector, ok bool, diags diag.Diagnostics) {
+	models, known, diags := tfvalue.ObjectsAs[SelectorModel](ctx, list)
 	if !known || diags.HasError() {
 		return nil, false, diags
 	}
@@ -90,12 +90,12 @@ func selectorsFromList(ctx context.Context, at path.Path, list types.List) (entr
 
 // selectorsFromModel converts selector entries and validates them with Kubernetes' rules. ok is
 // false while any of it is unknown.
-func selectorsFromModel(ctx context.Context, at path.Path, models []selectorModel) (entries []scheduling.Selector, ok bool, diags diag.Diagnostics) {
+func selectorsFromModel(ctx context.Context, at path.Path, models []SelectorModel) (entries []scheduling.Selector, ok bool, diags diag.Diagnostics) {
 	for _, m := range models {
 		if m.MatchLabels.IsUnknown() {
 			return nil, false, nil
 		}
-		labels, known := labelsFromMap(m.MatchLabels)
+		labels, known := LabelsFromMap(m.MatchLabels)
 		if !known {
 			return nil, false, nil
 		}
@@ -116,7 +116,7 @@ func selectorsFromModel(ctx context.Context, at path.Path, models []selectorMode
 						return nil, false, nil
 					}
 					if s.IsNull() {
-						continue // left out, as a null label is (see labelsFromMap)
+						continue // left out, as a null label is (see LabelsFromMap)
 					}
 					values = append(values, s.ValueString())
 				}
