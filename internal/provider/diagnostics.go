@@ -121,3 +121,12 @@ func storeUnreadable(objects []string, err error) diag.Diagnostic {
 		"The refresh could not read the state store of %s; none of them was refreshed, and this error stands for all of them",
 		strings.Join(objects, ", ")), err))
 }
+
+// offlineImportWarning is the warning of the first plan after an import when the provider is
+// offline: it cannot look for what the stores hold of the object, so it plans it as new.
+func offlineImportWarning(diags *diag.Diagnostics, who string) {
+	diags.AddWarning("Import Not Looked Up",
+		fmt.Sprintf("%s was imported, and the provider is offline (offline = true), so this plan does not look in the "+
+			"stores for what they already hold of it: it plans every file as new. Plan with offline removed to adopt "+
+			"it where it is.", who))
+}

@@ -318,3 +318,9 @@ func priorRecordsOf(prior map[string]placement.Prior) map[string]placement.Recor
 
 // dependenciesAttr: every file a promise writes comes from its dependencies.
 func dependenciesAttr(string) tfpath.Path { return tfpath.Root("dependencies") }
+
+// destinationOf is the destination of a key of allRecords.
+func destinationOf(key string) string {
+	dest, _, _ := strings.Cut(key, "#")
+	return dest
+}

@@ -49,7 +49,7 @@ type processState struct {
 	writes writeLog
 	// outages: the stores the refreshes of this command could not read. Why: a store down
 	// fails every object on it, and one error per store reads better than one per object.
-	// Written and read by refreshWith (store_writer.go) through join (refresh_outage.go).
+	// Written and read by refreshWith (store_writer.go) through join.
 	outages outages
 	// healthReads: each observe folder's records, read once per command. Why: every promise
 	// and request observing a folder needs the same records, and a fleet would otherwise list

@@ -274,12 +274,6 @@ func (p requestPlan) allRecords() map[string]placement.Record {
 	return out
 }
 
-// destinationOf is the destination of a key of allRecords.
-func destinationOf(key string) string {
-	dest, _, _ := strings.Cut(key, "#")
-	return dest
-}
-
 // priorGroupRecords is what state says each group held, keyed as allRecords keys them.
 func (m requestModel) priorGroupRecords(ctx context.Context) map[string]placement.Record {
 	out := map[string]placement.Record{}
