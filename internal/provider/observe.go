@@ -21,6 +21,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
@@ -77,7 +78,7 @@ func observeSchema(what string) schema.SingleNestedAttribute {
 				Optional: true, CustomType: timetypes.GoDurationType{},
 				MarkdownDescription: "A record older than this (a Go duration such as `\"15m\"`) is not fresh; unset, " +
 					"only the time of the last write counts.",
-				Validators: []validator.String{notNegative{}},
+				Validators: []validator.String{schemautil.NotNegative{}},
 			},
 		},
 	}

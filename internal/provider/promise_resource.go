@@ -21,6 +21,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/rolloutattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
@@ -145,7 +146,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	policy, known, policyDiags := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout)
-	policyDiags.Append(checkGateObserves(policy, plan.Observe)...)
+	policyDiags.Append(rolloutattr.CheckGateObserves(policy, plan.Observe)...)
 	if known && !policyDiags.HasError() {
 		sp.staging = plan.stage(ctx, state, sp.in, placement.Selected(sp.decisions), policy, req.Private, r.data.clock())
 		sp.in.Staged = sp.staging.staged()

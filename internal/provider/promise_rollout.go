@@ -19,9 +19,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/rolloutattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
@@ -36,8 +39,8 @@ type rolloutModel struct {
 	Waves   types.List           `tfsdk:"waves"` // of waveModel
 	MinWait timetypes.GoDuration `tfsdk:"min_wait"`
 	Paused  types.Bool           `tfsdk:"paused"`
-	Gate    types.Object         `tfsdk:"gate"`    // gateModel; see rollout_gate.go
-	Windows types.List           `tfsdk:"windows"` // of windowModel
+	Gate    types.Object         `tfsdk:"gate"`    // rolloutattr's gateModel
+	Windows types.List           `tfsdk:"windows"` // of rolloutattr's windowModel
 	Revert  types.String         `tfsdk:"revert"`
 }
 
@@ -113,13 +116,13 @@ func rolloutSchema() schema.SingleNestedAttribute {
 				Optional: true, CustomType: timetypes.GoDurationType{},
 				MarkdownDescription: "Least time between the applies of two waves of one rollout, a Go duration such as " +
 					"`\"1h\"`. Until it has passed, a plan writes nothing and says when the next wave may go.",
-				Validators: []validator.String{notNegative{}},
+				Validators: []validator.String{schemautil.NotNegative{}},
 			},
 			"paused": schema.BoolAttribute{
 				Optional: true, MarkdownDescription: "`true` stops the rollout where it is: no wave goes until it is `false` again.",
 			},
-			"gate":    gateSchema(),
-			"windows": windowsSchema(),
+			"gate":    rolloutattr.GateSchema(),
+			"windows": rolloutattr.WindowsSchema(),
 			"revert": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "How a change of `dependencies` back to the revision that last went everywhere goes: " +
@@ -174,26 +177,6 @@ func rolloutStatusSchema() schema.SingleNestedAttribute {
 	}
 }
 
-// notNegative refuses a negative duration. Text that is no duration at all is the
-// GoDuration type's to report.
-type notNegative struct{}
-
-func (notNegative) Description(context.Context) string {
-	return "must be a duration of zero or more, such as \"30m\""
-}
-
-func (v notNegative) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (notNegative) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if d, err := time.ParseDuration(req.ConfigValue.ValueString()); err == nil && d < 0 {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Duration",
-			fmt.Sprintf("%q is a negative duration: give one of zero or more, such as \"30m\" or \"2h\".", req.ConfigValue.ValueString()))
-	}
-}
-
 // rolloutPolicy converts `rollout`: nil without one; ok is false while any of it is unknown.
 func rolloutPolicy(ctx context.Context, at path.Path, obj types.Object) (policy *rollout.Policy, ok bool, diags diag.Diagnostics) {
 	if obj.IsNull() {
@@ -215,10 +198,10 @@ func rolloutPolicy(ctx context.Context, at path.Path, obj types.Object) (policy 
 		return nil, false, diags
 	}
 	policy.Waves = waves
-	if policy.Gate, ok = gateOf(ctx, m.Gate, &diags); !ok {
+	if policy.Gate, ok = rolloutattr.GateOf(ctx, m.Gate, &diags); !ok {
 		return nil, false, diags
 	}
-	if policy.Windows, ok = windowsOf(ctx, at.AtName("windows"), m.Windows, &diags); !ok {
+	if policy.Windows, ok = rolloutattr.WindowsOf(ctx, at.AtName("windows"), m.Windows, &diags); !ok {
 		return nil, false, diags
 	}
 	if m.Revert.IsUnknown() {
@@ -575,4 +558,26 @@ func (m promiseModel) heldDependencies(ctx context.Context, deps layout.Dependen
 func sameRecord(a, b placement.Record) bool {
 	return a.Store == b.Store && a.Location == b.Location && a.Root == b.Root && a.Misscheduled == b.Misscheduled &&
 		(a.Files == nil) == (b.Files == nil) && maps.Equal(a.Files, b.Files)
+}
+
+// gateHealth is what a gate reads of `health`, as the last refresh found it; nil without a gate,
+// which reads nothing.
+func gateHealth(ctx context.Context, gate *rollout.Gate, m types.Map) map[string]rollout.Health {
+	if gate == nil {
+		return nil
+	}
+	views := healthFromModel(ctx, m)
+	out := make(map[string]rollout.Health, len(views))
+	for dest, v := range views {
+		h := rollout.Health{Found: v.Found, State: v.State, Fresh: v.Fresh, LastRun: v.LastRun}
+		switch v.Applied {
+		case health.Yes:
+			h.Applied = rollout.AppliedYes
+		case health.No:
+			h.Applied = rollout.AppliedNo
+			h.Reports = "another revision"
+		}
+		out[dest] = h
+	}
+	return out
 }
