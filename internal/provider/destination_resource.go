@@ -302,7 +302,7 @@ func (r *destinationResource) Update(ctx context.Context, req resource.UpdateReq
 	}
 	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_destination", schemautil.OpUpdate, &resp.Diagnostics)
 	defer done()
-	resp.Diagnostics.Append(forgetAdoption(ctx, resp.Private)...) // the import's mark: see import_check.go
+	resp.Diagnostics.Append(forgetAdoption(ctx, resp.Private)...) // the import's mark: see checkImportedName, adopt.go
 	var plan, prior destinationModel
 	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
 	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &prior)...)
@@ -401,7 +401,7 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 }
 
 // ImportState takes the destination's name; the first plan checks it against the configuration
-// (import_check.go).
+// (checkImportedName, adopt.go).
 func (r *destinationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)

@@ -40,7 +40,7 @@
 // what it finds as if it were prior state, and passes it to the apply in private state
 // (`internal/provider/adopt.go`). A saved plan file holds that private state, so a request with
 // write-only content records what it found as keyed hashes, like its `written_files`, never as
-// MD5s. That first plan also compares the import id with the configuration (`import_check.go`): an
+// MD5s. That first plan also compares the import id with the configuration (`checkImportedName`, `adopt.go`): an
 // id naming another object fails it, naming both, instead of planning a replacement. Kratix's own
 // names are recognised as Kratix builds them (`internal/layout/kratix.go` cites the source): an
 // index file of mode none that Kratix wrote becomes the placement's own (`layout.Request.Kept`,
