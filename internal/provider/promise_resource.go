@@ -186,7 +186,7 @@ type promisePlanning struct {
 	pool      []poolMember
 	decisions []scheduling.Decision
 	adopted   *adoption // what an import found, being adopted
-	replacing bool      // a new promise going on with the rollout its folders hold (replace_rollout.go)
+	replacing bool      // a new promise going on with the rollout its folders hold (adoptReplaced, adopt_rollout.go)
 	staging   staging
 	policy    *rollout.Policy
 	placed    placement.Plan
@@ -204,7 +204,7 @@ func (r *promiseResource) schedule(ctx context.Context, req resource.ModifyPlanR
 	}
 	sp.adopted, *state = r.adoptInPlan(ctx, req, resp, plan, *state, schedule)
 	// A new promise with a rollout whose folders hold it mid-rollout (the replacement of one, by
-	// `-replace` or a taint) goes on where the stores say it stands: see replace_rollout.go.
+	// `-replace` or a taint) goes on where the stores say it stands: see adoptReplaced, adopt_rollout.go.
 	sp.replacing, *state = r.adoptReplaced(ctx, req, resp, plan, *state, schedule, ok)
 	if resp.Diagnostics.Append(diags...); !ok || resp.Diagnostics.HasError() {
 		return sp, false
@@ -280,7 +280,7 @@ func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest
 	}
 	writer := ensureInstance(ctx, resp.Private, &resp.Diagnostics)
 	// A replacement in the middle of a rollout keeps, as its plan recorded them, the destinations
-	// waiting for their wave (see replace_rollout.go); a plain create has none.
+	// waiting for their wave (see adoptReplaced, adopt_rollout.go); a plain create has none.
 	kept := plan.keptPrior(ctx)
 	r.apply(ctx, plan, kept, nil, resp.Private, writer, &resp.State, &resp.Diagnostics)
 	if !kept.Placements.IsNull() && !resp.Diagnostics.HasError() {

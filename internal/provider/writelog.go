@@ -85,7 +85,7 @@ func (d *providerData) writtenByOthers(writer string) placement.Successor {
 // recordKept notes the files of the destinations a replacement keeps waiting for their wave as
 // written by the replacement (writer): it did not write them, but it holds them, and under
 // create_before_destroy the deposed object's delete, which comes after, must spare them as it
-// spares what the successor wrote (replace_rollout.go).
+// spares what the successor wrote (adoptReplaced, adopt_rollout.go).
 func (d *providerData) recordKept(records map[string]placement.Record, writer string) {
 	if d == nil {
 		return
