@@ -25,6 +25,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
@@ -49,11 +50,11 @@ type adoption struct {
 }
 
 // readAdoption returns the adoption an import left, if any.
-func readAdoption(ctx context.Context, p privateReader) (adoption, bool) {
+func readAdoption(ctx context.Context, p privstate.Reader) (adoption, bool) {
 	if p == nil {
 		return adoption{}, false
 	}
-	b, d := p.GetKey(ctx, adoptKey)
+	b, d := p.GetKey(ctx, privstate.AdoptKey)
 	if d.HasError() || len(b) == 0 {
 		return adoption{}, false
 	}
@@ -64,22 +65,22 @@ func readAdoption(ctx context.Context, p privateReader) (adoption, bool) {
 	return a, true
 }
 
-func writeAdoption(ctx context.Context, p privateWriter, a adoption) diag.Diagnostics {
+func writeAdoption(ctx context.Context, p privstate.Writer, a adoption) diag.Diagnostics {
 	b, err := json.Marshal(a)
 	if err != nil {
 		var diags diag.Diagnostics
 		diags.AddError("Cannot Record Import", err.Error())
 		return diags
 	}
-	return p.SetKey(ctx, adoptKey, b)
+	return p.SetKey(ctx, privstate.AdoptKey, b)
 }
 
 // forgetAdoption removes the adoption once an apply has started from it.
-func forgetAdoption(ctx context.Context, p privateWriter) diag.Diagnostics {
+func forgetAdoption(ctx context.Context, p privstate.Writer) diag.Diagnostics {
 	if p == nil {
 		return nil
 	}
-	return p.SetKey(ctx, adoptKey, nil)
+	return p.SetKey(ctx, privstate.AdoptKey, nil)
 }
 
 // kratixForms recognises a placement as Kratix itself lays it out in modes none and

@@ -26,6 +26,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
@@ -275,7 +276,7 @@ func (m promiseModel) keptPrior(ctx context.Context) promiseModel {
 // keepReplacedBase keeps, after the create of a replacement mid-rollout, the completed
 // revision's dependencies in private state, read back from the stores, as a rollout in flight
 // keeps them: a gate that fails can then roll back.
-func (r *promiseResource) keepReplacedBase(ctx context.Context, plan promiseModel, out privateWriter) diag.Diagnostics {
+func (r *promiseResource) keepReplacedBase(ctx context.Context, plan promiseModel, out privstate.Writer) diag.Diagnostics {
 	in, _, ok, _ := plan.input(ctx, promiseModel{})
 	if !ok {
 		return nil
@@ -289,5 +290,5 @@ func (r *promiseResource) keepReplacedBase(ctx context.Context, plan promiseMode
 	if err != nil {
 		return nil
 	}
-	return out.SetKey(ctx, rolloutBaseKey, b)
+	return out.SetKey(ctx, privstate.RolloutBaseKey, b)
 }

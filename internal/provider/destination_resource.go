@@ -23,6 +23,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
@@ -198,8 +199,8 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	plan.Root = types.StringValue(m.Target.Root)
 	plan.Files = tfvalue.StringMapValue(p.Records[m.Name].Files)
 	if req.State.Raw.IsNull() {
-		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
-		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorOf(p.Ops))...)
+		// A new object, perhaps the successor of one Terraform deletes first: see privstate/successor.go.
+		resp.Diagnostics.Append(privstate.WriteSuccessor(ctx, resp.Private, placement.SuccessorOf(p.Ops))...)
 	}
 	if plan.InstanceID.IsNull() {
 		plan.InstanceID = types.StringUnknown() // imported: the apply gives it one
@@ -369,12 +370,12 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 	}
 	name := state.Name.ValueString()
 	// Replaced by a destination in the same folder: the canaries it writes again stay (see
-	// successor.go), and so does every file another object wrote earlier in this apply (see
+	// privstate/successor.go), and so does every file another object wrote earlier in this apply (see
 	// writelog.go): the successor's canaries, created before this one is destroyed under
 	// create_before_destroy, and what the promises and requests on the successor wrote there.
 	// None of those is an orphan: it was written for an object the apply keeps (or one whose
 	// own destroy, which Terraform runs before this one's, has removed it already).
-	successor := readSuccessor(ctx, req.Private).With(r.data.writtenByOthers(destinationWriter(state.InstanceID.ValueString())))
+	successor := privstate.ReadSuccessor(ctx, req.Private).With(r.data.writtenByOthers(destinationWriter(state.InstanceID.ValueString())))
 	store := r.open(m.Store, name, &resp.Diagnostics)
 	if store == nil {
 		return

@@ -8,9 +8,13 @@
 // Files: one <object>_resource.go (schema and lifecycle, in lifecycle order) and one
 // <object>_model.go (conversion) per object; shared helpers in files named for their job
 // (pool.go for the pool's one reader, store_writer.go for store access and writes,
-// diagnostics.go, the private state of each concern in its own file: successor.go, writelog.go,
-// written_labels.go, adopt.go). Two rooms of the glue stand apart: the state_store object and the
-// provider's secrets (storeconfig), and the schema parts every resource shares (schemautil).
+// diagnostics.go, the private state of each concern in its own file: writelog.go,
+// left_behind.go, adopt.go). Rooms of the glue stand apart, each of one concern, with its own
+// doc: the state_store object and the provider's secrets (storeconfig), the schema parts every
+// resource shares (schemautil), the value conversions (tfvalue), the manifests attribute type and
+// its caches (manifestattr), the selector, taint, toleration and weight attributes (schedattr),
+// the rollout gate's and windows' attributes (rolloutattr), and the private-state keys with the
+// successor and written-labels records (privstate). None imports this package.
 //
 // The design notes below say how this package keeps the rules of DESIGN.md.
 //
@@ -93,7 +97,7 @@
 // The plan of every new promise, request or destination records in private state what it will
 // write (`placement.Successor`); Terraform hands the planned private state of the replacement to
 // the delete, which spares those paths (`Plan.Spare`), so a GitOps agent never sees them go
-// (`internal/provider/successor.go`). A destination replaced in its folder keeps the canaries its
+// (`internal/provider/privstate/successor.go`). A destination replaced in its folder keeps the canaries its
 // successor writes again (`Successor.SpareFiles`). Under `create_before_destroy` the old object is
 // destroyed after its successor wrote: its delete spares every path another object wrote earlier
 // in the apply (the process's write log, `writelog.go`), so a destination's `cleanup = "all"`

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
@@ -23,16 +24,16 @@ import (
 // takes the files from there (placement.Resume) and its apply finishes the move. Each value is
 // the pool element as the promise last received it (connection details only, never a secret),
 // encoded as Terraform encodes values (MessagePack) in the pool element's type.
-// (The key is leftBehindKey, private_state.go.)
+// (The key is privstate.LeftBehindKey.)
 
 // leftBehind is what a promise keeps of its unfinished moves: by destination, the pool element.
 type leftBehind map[string][]byte
 
-func readLeftBehind(ctx context.Context, p privateReader) leftBehind {
+func readLeftBehind(ctx context.Context, p privstate.Reader) leftBehind {
 	if p == nil {
 		return nil
 	}
-	b, d := p.GetKey(ctx, leftBehindKey)
+	b, d := p.GetKey(ctx, privstate.LeftBehindKey)
 	if d.HasError() || len(b) == 0 {
 		return nil
 	}
@@ -43,18 +44,18 @@ func readLeftBehind(ctx context.Context, p privateReader) leftBehind {
 	return out
 }
 
-func writeLeftBehind(ctx context.Context, p privateWriter, l leftBehind) diag.Diagnostics {
+func writeLeftBehind(ctx context.Context, p privstate.Writer, l leftBehind) diag.Diagnostics {
 	if p == nil {
 		return nil
 	}
 	if len(l) == 0 {
-		return p.SetKey(ctx, leftBehindKey, nil)
+		return p.SetKey(ctx, privstate.LeftBehindKey, nil)
 	}
 	b, err := json.Marshal(l)
 	if err != nil {
 		return nil // byte slices always encode
 	}
-	return p.SetKey(ctx, leftBehindKey, b)
+	return p.SetKey(ctx, privstate.LeftBehindKey, b)
 }
 
 // poolElementType is the type of one destination of a pool attribute.

@@ -21,6 +21,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
@@ -37,7 +38,7 @@ import (
 // -detailed-exitcode` return 2. A plan keeps what refresh found, except that a destination the
 // apply writes cannot have a fresh record of what it is about to get: its `fresh` is false (and
 // `applied` false on git). Freshness is judged against the time the provider last wrote each
-// destination, kept in private state (writtenAtKey).
+// destination, kept in private state (privstate.WrittenAtKey).
 
 type observeModel struct {
 	StateStore types.Object         `tfsdk:"state_store"`
@@ -145,12 +146,12 @@ func checkObserveFolder(obs *observeConfig, pool []poolMember) diag.Diagnostics 
 	return diags
 }
 
-func readWrittenAt(ctx context.Context, p privateReader) map[string]time.Time {
+func readWrittenAt(ctx context.Context, p privstate.Reader) map[string]time.Time {
 	out := map[string]time.Time{}
 	var b []byte
 	var d diag.Diagnostics
 	if p != nil {
-		b, d = p.GetKey(ctx, writtenAtKey)
+		b, d = p.GetKey(ctx, privstate.WrittenAtKey)
 	}
 	if d.HasError() || len(b) == 0 {
 		return out
@@ -169,7 +170,7 @@ func readWrittenAt(ctx context.Context, p privateReader) map[string]time.Time {
 
 // writeWrittenAt records the write times of the destinations held (dests), now for those written
 // (wrote), else as before; without observe it drops the key.
-func writeWrittenAt(ctx context.Context, p privateWriter, observing bool, before map[string]time.Time, dests []string, wrote map[string]bool, now time.Time) diag.Diagnostics {
+func writeWrittenAt(ctx context.Context, p privstate.Writer, observing bool, before map[string]time.Time, dests []string, wrote map[string]bool, now time.Time) diag.Diagnostics {
 	if p == nil {
 		return nil
 	}
@@ -177,7 +178,7 @@ func writeWrittenAt(ctx context.Context, p privateWriter, observing bool, before
 		if len(before) == 0 {
 			return nil
 		}
-		return p.SetKey(ctx, writtenAtKey, nil)
+		return p.SetKey(ctx, privstate.WrittenAtKey, nil)
 	}
 	raw := map[string]string{}
 	for _, dest := range dests {
@@ -189,13 +190,13 @@ func writeWrittenAt(ctx context.Context, p privateWriter, observing bool, before
 		}
 	}
 	if len(raw) == 0 {
-		return p.SetKey(ctx, writtenAtKey, nil)
+		return p.SetKey(ctx, privstate.WrittenAtKey, nil)
 	}
 	b, err := json.Marshal(raw)
 	if err != nil {
 		return nil // a map of strings always encodes
 	}
-	return p.SetKey(ctx, writtenAtKey, b)
+	return p.SetKey(ctx, privstate.WrittenAtKey, b)
 }
 
 // rewritten says which destinations a plan changes the files of: held with other files, in

@@ -17,7 +17,7 @@ import (
 // registry holds one command's knowledge and starts empty with the next; a process that serves
 // several commands (a debug server reattached through TF_REATTACH_PROVIDERS) is configured again
 // by each and starts empty too (providerData is built by Configure). Nothing here is kept on
-// disk or reaches state: what must cross commands goes through private state (private_state.go).
+// disk or reaches state: what must cross commands goes through private state (privstate/keys.go).
 //
 // Each registry answers one question that a single resource cannot answer from its own inputs,
 // and so makes one operation depend on others of the same command. The fields say why each

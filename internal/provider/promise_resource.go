@@ -21,6 +21,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/rolloutattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
@@ -166,8 +167,8 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	plan.record(p.Settle(nil))
 	plan.Health = healthPlanned
 	if req.State.Raw.IsNull() {
-		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
-		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorHolding(p.Ops, p.Records))...)
+		// A new object, perhaps the successor of one Terraform deletes first: see privstate/successor.go.
+		resp.Diagnostics.Append(privstate.WriteSuccessor(ctx, resp.Private, placement.SuccessorHolding(p.Ops, p.Records))...)
 	}
 	plan.recordRollout(ctx, state, sp.staging, p.Records)
 	if sp.replacing {
@@ -215,7 +216,7 @@ func (r *promiseResource) schedule(ctx context.Context, req resource.ModifyPlanR
 		sp.in.Prior = priorsOf(state.prior(ctx))
 		sp.decisions = placement.SchedulePromise(sp.in)
 	}
-	withWrittenLabels(sp.in.Prior, readWrittenLabels(ctx, req.Private))
+	privstate.WithWrittenLabels(sp.in.Prior, privstate.ReadWrittenLabels(ctx, req.Private))
 	resp.Diagnostics.Append(r.data.claimFolders(fmt.Sprintf("kratix_promise %q", plan.Name.ValueString()),
 		func(i int) path.Path { return path.Root("destinations").AtListIndex(i).AtName("path") }, pool)...)
 	return sp, !resp.Diagnostics.HasError()
@@ -379,7 +380,7 @@ func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest
 // Delete removes the promise's owned folders from every destination it wrote to, misscheduled
 // ones included, as Kratix cascades a promise's deletion. When Terraform deletes the promise to
 // replace it (a create that failed somewhere leaves it tainted), what the replacement writes
-// again stays: see successor.go; and so does what another instance wrote earlier in the same
+// again stays: see privstate/successor.go; and so does what another instance wrote earlier in the same
 // apply, as the replacement does before a create_before_destroy deletes the old object: see
 // writelog.go.
 func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -401,7 +402,7 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 		resp.Diagnostics.Append(cannotLayOut("Promise", err))
 		return
 	}
-	p = p.Spare(readSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
+	p = p.Spare(privstate.ReadSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
 	who := fmt.Sprintf("Promise %q", state.Name.ValueString())
 	failed := r.data.writeOps(ctx, "Promise", who, "Delete from: promise/"+state.Name.ValueString(), "", p.Ops, refsOf(prior), &resp.Diagnostics)
 	if len(failed) > 0 {
@@ -440,15 +441,15 @@ func (r *promiseResource) ImportState(ctx context.Context, req resource.ImportSt
 //
 // With a rollout, each destination gets the revision the plan gave it in `revisions`. writer is
 // the object's instance token, for the write log (writelog.go); outPrivate keeps the labels the
-// files were written under (written_labels.go).
-func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, private privateReader, outPrivate privateWriter, writer string, out *tfsdk.State, diags *diag.Diagnostics) {
+// files were written under (privstate/written_labels.go).
+func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, private privstate.Reader, outPrivate privstate.Writer, writer string, out *tfsdk.State, diags *diag.Diagnostics) {
 	in, pool, ok, d := plan.input(ctx, state)
 	diags.Append(d...)
 	if !ok || diags.HasError() {
 		diags.Append(notKnown("Promise Not Known", "The promise's inputs are"))
 		return
 	}
-	withWrittenLabels(in.Prior, readWrittenLabels(ctx, private))
+	privstate.WithWrittenLabels(in.Prior, privstate.ReadWrittenLabels(ctx, private))
 	s := plan.given(ctx, state, in, private)
 	in.Staged = s.staged()
 	p, d := planPromise(in)
@@ -464,7 +465,7 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	left := keepLeftBehind(ctx, in.Prior, o.Records, in.Pool, state.Destinations, readLeftBehind(ctx, private))
 	diags.Append(writeLeftBehind(ctx, outPrivate, left)...)
 	warnMoveNotFinished(fmt.Sprintf("Promise %q", name), in.Prior, left, diags)
-	diags.Append(writeWrittenLabels(ctx, outPrivate, placement.WrittenLabels(in.Prior, o, in.Pool))...)
+	diags.Append(privstate.WriteWrittenLabels(ctx, outPrivate, placement.WrittenLabels(in.Prior, o, in.Pool))...)
 	obs, _, _ := observeOf(ctx, plan.Observe)
 	wrote := rewritten(priorRecordsOf(in.Prior), p.Records, p.Ops, failed)
 	diags.Append(writeWrittenAt(ctx, outPrivate, obs != nil, readWrittenAt(ctx, private), tfvalue.SortedKeys(o.Records), wrote, r.data.clock())...)

@@ -22,6 +22,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/rolloutattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
@@ -242,12 +243,12 @@ func wavesFromList(ctx context.Context, at path.Path, list types.List) (waves []
 	return waves, names, true, diags
 }
 
-// privateReader is what ModifyPlan, Read and apply have of private state.
-func readRolloutBase(ctx context.Context, p privateReader) *rolloutBase {
+// privstate.Reader is what ModifyPlan, Read and apply have of private state.
+func readRolloutBase(ctx context.Context, p privstate.Reader) *rolloutBase {
 	if p == nil {
 		return nil
 	}
-	b, _ := p.GetKey(ctx, rolloutBaseKey)
+	b, _ := p.GetKey(ctx, privstate.RolloutBaseKey)
 	if len(b) == 0 {
 		return nil
 	}
@@ -291,7 +292,7 @@ func (s staging) staged() map[string]*layout.Dependencies {
 
 // stage runs the rollout over in, the promise as planned, and the destinations scheduled: it
 // tells rollout.Stage what state says each destination holds.
-func (m promiseModel) stage(ctx context.Context, state promiseModel, in placement.Promise, scheduled []string, policy *rollout.Policy, private privateReader, now time.Time) staging {
+func (m promiseModel) stage(ctx context.Context, state promiseModel, in placement.Promise, scheduled []string, policy *rollout.Policy, private privstate.Reader, now time.Time) staging {
 	if policy == nil {
 		return staging{} // every destination gets the configured dependencies; nothing to hash
 	}
@@ -461,7 +462,7 @@ func (s staging) rolloutMessage(name string) string {
 
 // setBase finds the completed revision's YAML and its layout input: the prior configuration's
 // when that is it (already parsed), else what the rollout in flight kept in private state.
-func (s *staging) setBase(ctx context.Context, name, completed string, prior layout.Dependencies, priorKnown bool, private privateReader) {
+func (s *staging) setBase(ctx context.Context, name, completed string, prior layout.Dependencies, priorKnown bool, private privstate.Reader) {
 	if priorKnown && s.prior == completed {
 		s.base = &rolloutBase{Revision: completed, Dependencies: string(prior.All)}
 		s.baseDeps = &prior
@@ -476,7 +477,7 @@ func (s *staging) setBase(ctx context.Context, name, completed string, prior lay
 
 // given is the staging the plan decided, read back from its `revisions` and `rollout_status`,
 // for in, the promise as configured.
-func (m promiseModel) given(ctx context.Context, state promiseModel, in placement.Promise, private privateReader) staging {
+func (m promiseModel) given(ctx context.Context, state promiseModel, in placement.Promise, private privstate.Reader) staging {
 	if m.Revisions.IsNull() || m.RolloutStatus.IsNull() {
 		return staging{}
 	}
@@ -519,7 +520,7 @@ func (m *promiseModel) settleRollout(ctx context.Context, state promiseModel, s 
 
 // keepRolloutBase keeps the completed revision's YAML while a rollout is in flight, and drops it
 // once it is complete.
-func keepRolloutBase(ctx context.Context, prior privateReader, out privateState, s staging) diag.Diagnostics {
+func keepRolloutBase(ctx context.Context, prior privstate.Reader, out privstate.State, s staging) diag.Diagnostics {
 	if out == nil {
 		return nil
 	}
@@ -528,17 +529,17 @@ func keepRolloutBase(ctx context.Context, prior privateReader, out privateState,
 		if err != nil {
 			return nil
 		}
-		return out.SetKey(ctx, rolloutBaseKey, b)
+		return out.SetKey(ctx, privstate.RolloutBaseKey, b)
 	}
 	if readRolloutBase(ctx, prior) != nil {
-		return out.SetKey(ctx, rolloutBaseKey, nil)
+		return out.SetKey(ctx, privstate.RolloutBaseKey, nil)
 	}
 	return nil
 }
 
 // heldDependencies says which dependencies a destination holds, for Read to look at its files:
 // the completed revision's while it waits in a rollout, else the configured ones.
-func (m promiseModel) heldDependencies(ctx context.Context, deps layout.Dependencies, private privateReader) func(string) layout.Dependencies {
+func (m promiseModel) heldDependencies(ctx context.Context, deps layout.Dependencies, private privstate.Reader) func(string) layout.Dependencies {
 	base := readRolloutBase(ctx, private)
 	if base == nil || m.Revisions.IsNull() || base.Revision == rollout.Revision(deps.All) {
 		return func(string) layout.Dependencies { return deps }

@@ -22,6 +22,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
@@ -209,8 +210,8 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	plan.record(p, nil)
 	plan.Health = healthPlanned
 	if req.State.Raw.IsNull() {
-		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
-		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorHolding(p.Ops, p.Records))...)
+		// A new object, perhaps the successor of one Terraform deletes first: see privstate/successor.go.
+		resp.Diagnostics.Append(privstate.WriteSuccessor(ctx, resp.Private, placement.SuccessorHolding(p.Ops, p.Records))...)
 	}
 	raw, diags := plan.withComputed(ctx, req.Plan.Raw)
 	resp.Diagnostics.Append(diags...)
@@ -431,7 +432,7 @@ func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest
 }
 
 // Delete removes the request's owned folder (or its files and index, or its part of an
-// aggregate) from its destination, sparing what a replacement writes again (successor.go) or
+// aggregate) from its destination, sparing what a replacement writes again (privstate/successor.go) or
 // another instance wrote earlier in the same apply (writelog.go).
 func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	if r.data.refuseOffline("kratix_resource_request", "delete", &resp.Diagnostics) {
@@ -467,7 +468,7 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 		lists = append(lists, gp.Ops)
 	}
 	p.Ops = placement.MergeOps(lists...)
-	p = p.Spare(readSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
+	p = p.Spare(privstate.ReadSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
 	failed := r.data.writeOps(ctx, "Request", "Request "+state.id(), "Delete from: request/"+state.id(), "", p.Ops, state.refs(), &resp.Diagnostics)
 	if len(failed) > 0 {
 		resp.Diagnostics.Append(tfserver.SetState(ctx, &resp.State, &state)...) // kept, so that the next destroy tries again
@@ -514,7 +515,7 @@ func (r *requestResource) ImportState(ctx context.Context, req resource.ImportSt
 // apply makes the request's destination hold what the plan decided, compared with what it holds
 // now (not with state), and records what was written. writer is the object's instance token,
 // for the write log (writelog.go).
-func (r *requestResource) apply(ctx context.Context, plan, state requestModel, private privateReader, outPrivate privateWriter, writer string, planned tftypes.Value, out *tfsdk.State, diags *diag.Diagnostics) {
+func (r *requestResource) apply(ctx context.Context, plan, state requestModel, private privstate.Reader, outPrivate privstate.Writer, writer string, planned tftypes.Value, out *tfsdk.State, diags *diag.Diagnostics) {
 	p, pool, ok, d := plan.plan(ctx, state)
 	diags.Append(d...)
 	if !ok || diags.HasError() {
