@@ -14,7 +14,7 @@
 // resource shares (schemautil), the value conversions (tfvalue), the manifests attribute type and
 // its caches (manifestattr), the selector, taint, toleration and weight attributes (schedattr),
 // the rollout gate's and windows' attributes (rolloutattr), and the private-state keys with the
-// successor and written-labels records (privstate). None imports this package.
+// successor, written-labels and left-behind records (privstate). None imports this package.
 //
 // The design notes below say how this package keeps the rules of DESIGN.md.
 //

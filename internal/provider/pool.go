@@ -1,8 +1,10 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -10,9 +12,11 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
+	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
 // poolMemberModel is a destination as promises, requests and the placement data source receive
@@ -329,4 +333,36 @@ func (d *providerData) checkPoolCredentials(pool []poolMember, at path.Path) dia
 		}
 	}
 	return diags
+}
+
+// poolElementType is the type of one destination of a pool attribute.
+func poolElementType() types.ObjectType {
+	obj, _ := poolSchema("").NestedObject.Type().(types.ObjectType) // a nested object's type is always one
+	return types.ObjectType{AttrTypes: obj.AttrTypes}
+}
+
+// leftBehindMembers decodes the destinations a promise or request kept of its unfinished moves
+// (left_behind.go); one that no longer decodes (a provider whose pool
+// schema changed since) is left out.
+func leftBehindMembers(ctx context.Context, l privstate.LeftBehind) map[string]poolMember {
+	out := map[string]poolMember{}
+	typ := poolElementType()
+	for dest, raw := range l {
+		v, err := tfserver.DecodeValue(raw, typ.TerraformType(ctx))
+		if err != nil {
+			continue
+		}
+		obj, err := typ.ValueFromTerraform(ctx, v)
+		if err != nil {
+			continue
+		}
+		list, d := types.ListValue(typ, []attr.Value{obj})
+		if d.HasError() {
+			continue
+		}
+		if m, ok := lenientPool(list)[dest]; ok {
+			out[dest] = m
+		}
+	}
+	return out
 }

@@ -132,7 +132,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	proposed := plan
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
-		state.left = readLeftBehind(ctx, req.Private).members(ctx)
+		state.left = leftBehindMembers(ctx, privstate.ReadLeftBehind(ctx, req.Private))
 		// Terraform accepts the prior value of an attribute in place of the configured one when
 		// the provider says they are equivalent: a change of formatting only plans nothing.
 		plan.Dependencies = manifestattr.KeepIfSameMeaning(ctx, plan.Dependencies, state.Dependencies)
@@ -304,7 +304,7 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	state.left = readLeftBehind(ctx, req.Private).members(ctx)
+	state.left = leftBehindMembers(ctx, privstate.ReadLeftBehind(ctx, req.Private))
 	prior := state.prior(ctx)
 	if len(prior) == 0 {
 		return
@@ -369,7 +369,7 @@ func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	state.left = readLeftBehind(ctx, req.Private).members(ctx)
+	state.left = leftBehindMembers(ctx, privstate.ReadLeftBehind(ctx, req.Private))
 	if state = r.adoptInApply(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
 		return
 	}
@@ -394,7 +394,7 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	state.left = readLeftBehind(ctx, req.Private).members(ctx) // a move's old files go too
+	state.left = leftBehindMembers(ctx, privstate.ReadLeftBehind(ctx, req.Private)) // a move's old files go too
 	prior := state.prior(ctx)
 	deps, _ := state.dependencies()
 	p, err := placement.RemovePromise(deps, priorsOf(prior))
@@ -462,8 +462,8 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	plan.ID = plan.Name
 	o := p.Settle(failed)
 	plan.record(o)
-	left := keepLeftBehind(ctx, in.Prior, o.Records, in.Pool, state.Destinations, readLeftBehind(ctx, private))
-	diags.Append(writeLeftBehind(ctx, outPrivate, left)...)
+	left := keepLeftBehind(ctx, in.Prior, o.Records, in.Pool, state.Destinations, privstate.ReadLeftBehind(ctx, private))
+	diags.Append(privstate.WriteLeftBehind(ctx, outPrivate, left)...)
 	warnMoveNotFinished(fmt.Sprintf("Promise %q", name), in.Prior, left, diags)
 	diags.Append(privstate.WriteWrittenLabels(ctx, outPrivate, placement.WrittenLabels(in.Prior, o, in.Pool))...)
 	obs, _, _ := observeOf(ctx, plan.Observe)

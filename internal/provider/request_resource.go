@@ -175,7 +175,7 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
-		state.left = readLeftBehind(ctx, req.Private).members(ctx)
+		state.left = leftBehindMembers(ctx, privstate.ReadLeftBehind(ctx, req.Private))
 		plan.Documents = manifestattr.KeepIfSameMeaning(ctx, plan.Documents, state.Documents)
 	}
 	resp.Diagnostics.Append(plan.takeWriteOnly(ctx, req.Config, r.data)...)
@@ -299,7 +299,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	state.left = readLeftBehind(ctx, req.Private).members(ctx)
+	state.left = leftBehindMembers(ctx, privstate.ReadLeftBehind(ctx, req.Private))
 	priors, groupPriors := state.allPriors(ctx), state.groupPriors(ctx)
 	for _, prior := range priors {
 		if ok, d := r.readKey(&state, prior.Record); !ok {
@@ -423,7 +423,7 @@ func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	state.left = readLeftBehind(ctx, req.Private).members(ctx)
+	state.left = leftBehindMembers(ctx, privstate.ReadLeftBehind(ctx, req.Private))
 	if state = r.adoptInApply(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
 		return
 	}
@@ -445,7 +445,7 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	state.left = readLeftBehind(ctx, req.Private).members(ctx) // a move's old files go too
+	state.left = leftBehindMembers(ctx, privstate.ReadLeftBehind(ctx, req.Private)) // a move's old files go too
 	priors, groupPriors := state.allPriors(ctx), state.groupPriors(ctx)
 	if len(priors)+len(groupPriors) == 0 {
 		return
@@ -526,8 +526,8 @@ func (r *requestResource) apply(ctx context.Context, plan, state requestModel, p
 	failed := r.data.writeMove(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), writer, p.Ops, p.Leaving, refs, diags)
 	plan.record(p, failed)
 	priors := state.allPriors(ctx)
-	left := keepLeftBehind(ctx, priors, p.Settle(failed).Records, members(pool), state.destinations(), readLeftBehind(ctx, private))
-	diags.Append(writeLeftBehind(ctx, outPrivate, left)...)
+	left := keepLeftBehind(ctx, priors, p.Settle(failed).Records, members(pool), state.destinations(), privstate.ReadLeftBehind(ctx, private))
+	diags.Append(privstate.WriteLeftBehind(ctx, outPrivate, left)...)
 	warnMoveNotFinished("Request "+plan.id(), priors, left, diags)
 	obs, _, _ := observeOf(ctx, plan.Observe)
 	wrote := p.written(ctx, state, failed)

@@ -3,7 +3,8 @@
 // responses satisfy (Reader, Writer, State), and the records whose reading and writing need
 // nothing of the resources: what a replacement will write (WriteSuccessor, ReadSuccessor) and
 // the labels each destination had when a promise last wrote there (ReadWrittenLabels,
-// WriteWrittenLabels, WithWrittenLabels).
+// WriteWrittenLabels, WithWrittenLabels), and the destinations of unfinished moves as they were
+// (LeftBehind, ReadLeftBehind, WriteLeftBehind).
 //
 // It is Terraform glue, like internal/provider, of one concern: the bookkeeping one operation
 // leaves for the next. internal/provider's resources, its fast path (which copies a private
