@@ -5,6 +5,8 @@ package provider
 // configuration, so neither knows the pool; the first plan has both, looks in every pool member's
 // folder, and plans from what it finds as if it were the prior state. What it found travels to the
 // apply in private state, so that the apply starts from the same prior without reading again.
+// That first plan also checks that the import id names the configured object (checkImportedName,
+// checkImportedRequest, at the end of this file).
 
 import (
 	"context"
@@ -23,7 +25,9 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
@@ -46,11 +50,11 @@ type adoption struct {
 }
 
 // readAdoption returns the adoption an import left, if any.
-func readAdoption(ctx context.Context, p privateReader) (adoption, bool) {
+func readAdoption(ctx context.Context, p privstate.Reader) (adoption, bool) {
 	if p == nil {
 		return adoption{}, false
 	}
-	b, d := p.GetKey(ctx, adoptKey)
+	b, d := p.GetKey(ctx, privstate.AdoptKey)
 	if d.HasError() || len(b) == 0 {
 		return adoption{}, false
 	}
@@ -61,22 +65,22 @@ func readAdoption(ctx context.Context, p privateReader) (adoption, bool) {
 	return a, true
 }
 
-func writeAdoption(ctx context.Context, p privateWriter, a adoption) diag.Diagnostics {
+func writeAdoption(ctx context.Context, p privstate.Writer, a adoption) diag.Diagnostics {
 	b, err := json.Marshal(a)
 	if err != nil {
 		var diags diag.Diagnostics
 		diags.AddError("Cannot Record Import", err.Error())
 		return diags
 	}
-	return p.SetKey(ctx, adoptKey, b)
+	return p.SetKey(ctx, privstate.AdoptKey, b)
 }
 
 // forgetAdoption removes the adoption once an apply has started from it.
-func forgetAdoption(ctx context.Context, p privateWriter) diag.Diagnostics {
+func forgetAdoption(ctx context.Context, p privstate.Writer) diag.Diagnostics {
 	if p == nil {
 		return nil
 	}
-	return p.SetKey(ctx, adoptKey, nil)
+	return p.SetKey(ctx, privstate.AdoptKey, nil)
 }
 
 // kratixForms recognises a placement as Kratix itself lays it out in modes none and
@@ -119,7 +123,7 @@ func (d *providerData) probe(ctx context.Context, kind, who string, at path.Path
 	for _, dest := range p.holders {
 		held[dest] = true
 	}
-	for _, dest := range sortedKeys(targets) {
+	for _, dest := range tfvalue.SortedKeys(targets) {
 		o := targets[dest]
 		// A folder that holds the placement in this provider's layout is looked at again only
 		// in mode none without the provider's index file: its files were found (a promise's
@@ -228,7 +232,7 @@ func probeKratixIndex(ctx context.Context, store statestore.Store, kind, who str
 	}
 	indexes := map[string][]string{}
 	var listed []string
-	for _, p := range sortedKeys(listing) {
+	for _, p := range tfvalue.SortedKeys(listing) {
 		if !index.Match(p) {
 			continue
 		}
@@ -249,7 +253,7 @@ func probeKratixIndex(ctx context.Context, store statestore.Store, kind, who str
 	if len(indexes) == 0 {
 		return rec, false, nil
 	}
-	there, err := store.Hashes(ctx, append(listed, sortedKeys(indexes)...))
+	there, err := store.Hashes(ctx, append(listed, tfvalue.SortedKeys(indexes)...))
 	if err != nil {
 		return rec, false, err
 	}
@@ -315,7 +319,7 @@ func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a
 		pool = named
 	}
 	forms := kratixForms{index: func(t layout.Target) layout.KratixIndex { return layout.KratixRequestIndex(t, out) }, hashKey: plan.hashKey()}
-	for _, rel := range sortedKeys(out.Files) {
+	for _, rel := range tfvalue.SortedKeys(out.Files) {
 		forms.contents = append(forms.contents, out.Files[rel])
 	}
 	p := r.data.probe(ctx, "Request", "Request "+id, at, pool,
@@ -345,7 +349,7 @@ func (r *requestResource) adoptRequest(ctx context.Context, plan requestModel, a
 // requestPrior is the prior state an adopted request plans from: on the destination found, holding
 // what was found there. With nothing found it is the state of a request never placed.
 func (a adoption) requestPrior(plan, state requestModel) requestModel {
-	dests := sortedKeys(a.Found)
+	dests := tfvalue.SortedKeys(a.Found)
 	if len(dests) == 0 {
 		return state
 	}
@@ -354,8 +358,8 @@ func (a adoption) requestPrior(plan, state requestModel) requestModel {
 	state.Destination = types.StringValue(dests[0])
 	state.Location, state.Root = types.StringValue(rec.Location), types.StringValue(rec.Root)
 	state.Misscheduled = types.BoolValue(false)
-	state.WrittenFiles = stringMapValue(rec.Files)
-	state.Placed = stringList(dests)
+	state.WrittenFiles = tfvalue.StringMapValue(rec.Files)
+	state.Placed = tfvalue.StringList(dests)
 	if len(dests) > 1 {
 		state.Placements = recordsToModel(a.Found)
 	}
@@ -516,7 +520,7 @@ func (r *promiseResource) adoptInApply(ctx context.Context, req resource.UpdateR
 func importedWarning(who string, found, planned map[string]placement.Record) string {
 	var recorded, written []string
 	files := 0
-	for _, dest := range sortedKeys(planned) {
+	for _, dest := range tfvalue.SortedKeys(planned) {
 		had, ok := found[dest]
 		if ok && maps.Equal(had.Files, planned[dest].Files) {
 			recorded = append(recorded, dest)
@@ -544,12 +548,12 @@ func importedWarning(who string, found, planned map[string]placement.Record) str
 // the placement found stay as they are; "" when nothing is added.
 func bookkeepingWarning(who string, found, planned map[string]placement.Record) string {
 	var lines []string
-	for _, dest := range sortedKeys(planned) {
+	for _, dest := range tfvalue.SortedKeys(planned) {
 		had, ok := found[dest]
 		if !ok {
 			continue // not found there: a plain write, shown as such
 		}
-		for _, p := range sortedKeys(planned[dest].Files) {
+		for _, p := range tfvalue.SortedKeys(planned[dest].Files) {
 			if _, there := had.Files[p]; there {
 				continue
 			}
@@ -583,4 +587,86 @@ func (a adoption) importedAt(now time.Time) time.Time {
 		return t
 	}
 	return now
+}
+
+// An import names an object by its id, the configuration by its attributes. Were they to
+// differ, the first plan would replace what the import had just adopted: to Terraform a promise
+// named otherwise is another promise, and a request in another namespace another request (placed
+// anew, perhaps on another destination). So the first plan after an import, which sees the mark
+// the import left in private state until the first apply (above), compares the two, and a
+// difference fails that plan, naming both values, before anything is written.
+
+const importMismatch = "Import ID Does Not Match Configuration"
+
+// checkImportedName compares the name an import gave a state store, destination or promise (its
+// import id) with the configured name. kind is "State store", "Destination" or "Promise".
+func checkImportedName(ctx context.Context, req resource.ModifyPlanRequest, kind string, diags *diag.Diagnostics) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	if _, imported := readAdoption(ctx, req.Private); !imported {
+		return
+	}
+	var imported, configured types.String
+	if d := req.State.GetAttribute(ctx, path.Root("name"), &imported); d.HasError() {
+		return
+	}
+	if d := req.Plan.GetAttribute(ctx, path.Root("name"), &configured); d.HasError() {
+		return
+	}
+	if imported.IsNull() || configured.IsNull() || configured.IsUnknown() || imported.ValueString() == configured.ValueString() {
+		return
+	}
+	diags.AddAttributeError(path.Root("name"), importMismatch, fmt.Sprintf(
+		"name: %s was imported as %q, but the configuration names it %q. Planned as it is, this would replace the "+
+			"imported %s with another one. If %q is the one to adopt, import it under its configured name: correct the "+
+			"import block's id to %q, or run `terraform state rm` on this resource and `terraform import` it as %q. "+
+			"If the configuration is wrong, set name = %q. Nothing was written.",
+		kind, imported.ValueString(), configured.ValueString(), strings.ToLower(kind), configured.ValueString(),
+		configured.ValueString(), configured.ValueString(), imported.ValueString()))
+}
+
+// checkImportedRequest compares a request's import id, <promise>/<namespace>/<name> (kept as its
+// id until the first apply), with its configured promise, namespace and name; each part that
+// differs is an error at the attribute that configures it. A part not known yet is not compared.
+func checkImportedRequest(plan, state requestModel, diags *diag.Diagnostics) {
+	_, parts, _, err := placement.ParseRequestImportID(state.ID.ValueString())
+	if err != nil {
+		return // ImportState refused it
+	}
+	importedID := state.ID.ValueString()
+	configured := []types.String{types.StringUnknown(), plan.Namespace, plan.Name}
+	if p := plan.promise(); p != nil {
+		configured[0] = p.Name
+	}
+	attrs := []struct {
+		what string
+		at   path.Path
+	}{
+		// Not promise.name: the configuration sets promise as a whole (promise = kratix_promise.p),
+		// and Terraform shows the line of the attribute the path names.
+		{"promise", path.Root("promise")},
+		{"namespace", path.Root("namespace")},
+		{"name", path.Root("name")},
+	}
+	suggested := plan.id()
+	if configured[0].IsUnknown() {
+		suggested = placement.RequestID("<promise>", plan.Namespace.ValueString(), plan.Name.ValueString())
+	}
+	swapped := ""
+	if configured[0].ValueString() == parts[1] && configured[1].ValueString() == parts[0] {
+		swapped = " The promise and the namespace are swapped: a request's id names the promise first."
+	}
+	for i, a := range attrs {
+		c := configured[i]
+		if c.IsUnknown() || c.IsNull() || c.ValueString() == parts[i] {
+			continue
+		}
+		diags.AddAttributeError(a.at, importMismatch, fmt.Sprintf(
+			"%s: request %s was imported with %s %q (the id is <promise>/<namespace>/<name>), but the configuration "+
+				"gives %s %q.%s Planned as it is, this would replace the imported request with another one. To adopt "+
+				"the configured request, import it as %s: correct the import block's id, or run `terraform state rm` on "+
+				"this resource and `terraform import` it again. Nothing was written.",
+			a.at, importedID, a.what, parts[i], a.what, c.ValueString(), swapped, suggested))
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -376,7 +377,7 @@ func testAdoptKratixNamed(t *testing.T, kind string) {
 		}
 	}
 	sort.Strings(names)
-	for _, p := range sortedKeys(store) {
+	for _, p := range tfvalue.SortedKeys(store) {
 		ts.put(t, p, []byte(store[p]))
 	}
 	before := ts.list(t)
@@ -471,7 +472,7 @@ func testAdoptKratixNamed(t *testing.T, kind string) {
 		// parts' documents in Kratix's order, k4's the promise's part only (and needs no
 		// remainder).
 		const k3Rest = ".kratix-aggregates/k3/aggregated.yaml/kratix-remainder.part"
-		want := append(puts(sortedKeys(ours)...), "PUT "+k3Rest, "PUT "+k3Rest, "DELETE "+k3Rest)
+		want := append(puts(tfvalue.SortedKeys(ours)...), "PUT "+k3Rest, "PUT "+k3Rest, "DELETE "+k3Rest)
 		acctest.Run(t, acctest.WritesSince(ts.journal, &mark, want...))
 	}
 	// Every file Kratix wrote is still there, unchanged (k3's aggregate in Kratix's order); the
@@ -486,8 +487,8 @@ func testAdoptKratixNamed(t *testing.T, kind string) {
 	for p := range ours {
 		want[p] = true
 	}
-	if after := ts.list(t); !reflect.DeepEqual(after, sortedKeys(want)) {
-		t.Errorf("the store's files after the apply:\n%v\nwant\n%v", after, sortedKeys(want))
+	if after := ts.list(t); !reflect.DeepEqual(after, tfvalue.SortedKeys(want)) {
+		t.Errorf("the store's files after the apply:\n%v\nwant\n%v", after, tfvalue.SortedKeys(want))
 	}
 	for p, content := range store {
 		acctest.Run(t, acctest.FileHolds(ts.view, p, content))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -109,7 +110,7 @@ func kratixWorkStore() map[string]string {
 // and the requests, each with one file <name>.yaml (or its kratixWorkOutputs), with import blocks
 // for all of them.
 func kratixWorkConfig(ts *testStore, requests []string) string {
-	names := sortedKeys(kratixWorkModes)
+	names := tfvalue.SortedKeys(kratixWorkModes)
 	var locals []string
 	for _, n := range names {
 		locals = append(locals, fmt.Sprintf("%s = %q", n, kratixWorkModes[n]))
@@ -170,7 +171,7 @@ import {
 			output = map[string]string{r + ".yaml": requestYAML(r)}
 		}
 		var files []string
-		for _, name := range sortedKeys(output) {
+		for _, name := range tfvalue.SortedKeys(output) {
 			files = append(files, fmt.Sprintf("%q = %q", name, output[name]))
 		}
 		fmt.Fprintf(&b, `
@@ -214,8 +215,8 @@ func TestAccAdoptKratixWorkNames(t *testing.T) {
 func testAdoptKratixWorkNames(t *testing.T, kind string) {
 	requireAcceptance(t)
 	ts := newTestStore(t, kind)
-	pool := sortedKeys(kratixWorkModes)
-	names := sortedKeys(kratixWorkRequests)
+	pool := tfvalue.SortedKeys(kratixWorkModes)
+	names := tfvalue.SortedKeys(kratixWorkRequests)
 	for _, name := range names {
 		r := kratixWorkRequests[name]
 		if c, _ := scheduling.Choose("default/p/"+name, pool); c == r.dest {
@@ -223,7 +224,7 @@ func testAdoptKratixWorkNames(t *testing.T, kind string) {
 		}
 	}
 	store := kratixWorkStore()
-	for _, p := range sortedKeys(store) {
+	for _, p := range tfvalue.SortedKeys(store) {
 		ts.put(t, p, []byte(store[p]))
 	}
 	before := ts.list(t)
@@ -338,7 +339,7 @@ func testAdoptKratixWorkNames(t *testing.T, kind string) {
 		}
 		// The parts, and on a2 only (see above) the remainder; no aggregate. a1's, whose
 		// documents the promise's part holds whole, needs no remainder.
-		want := append(puts(sortedKeys(added)...), "PUT "+a2Rest, "PUT "+a2Rest, "DELETE "+a2Rest)
+		want := append(puts(tfvalue.SortedKeys(added)...), "PUT "+a2Rest, "PUT "+a2Rest, "DELETE "+a2Rest)
 		acctest.Run(t, acctest.WritesSince(ts.journal, &mark, want...))
 		// First every document of Kratix's file, in its order; then what no part holds yet.
 		wantRest := []string{requestYAML("agg") + "\n---\n" + adoptDeps, requestYAML("agg")}
@@ -358,10 +359,10 @@ func testAdoptKratixWorkNames(t *testing.T, kind string) {
 	for p, content := range added {
 		want[p], store[p] = true, content
 	}
-	if after := ts.list(t); !reflect.DeepEqual(after, sortedKeys(want)) {
-		t.Errorf("the store's files after the apply:\n%v\nwant\n%v", after, sortedKeys(want))
+	if after := ts.list(t); !reflect.DeepEqual(after, tfvalue.SortedKeys(want)) {
+		t.Errorf("the store's files after the apply:\n%v\nwant\n%v", after, tfvalue.SortedKeys(want))
 	}
-	for _, p := range sortedKeys(store) {
+	for _, p := range tfvalue.SortedKeys(store) {
 		acctest.Run(t, acctest.FileHolds(ts.view, p, store[p]))
 	}
 	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -73,7 +74,7 @@ func kratixRootStore() map[string]string {
 }
 
 func kratixRootConfig(ts *testStore) string {
-	names := sortedKeys(kratixRootModes)
+	names := tfvalue.SortedKeys(kratixRootModes)
 	var modes []string
 	for _, n := range names {
 		modes = append(modes, fmt.Sprintf("%s = %q", n, kratixRootModes[n]))
@@ -139,7 +140,7 @@ import {
   id = "q"
 }
 `, ts.store, strings.Join(modes, ", "), adoptDeps, kratixRootQDeps, storeName(ts))
-	for _, r := range sortedKeys(kratixRootRequests) {
+	for _, r := range tfvalue.SortedKeys(kratixRootRequests) {
 		fmt.Fprintf(&b, `
 resource "kratix_resource_request" %[1]q {
   promise = kratix_promise.p
@@ -171,14 +172,14 @@ func TestAccAdoptKratixRootDestination(t *testing.T) {
 func testAdoptKratixRootDestination(t *testing.T, kind string) {
 	requireAcceptance(t)
 	ts := newTestStore(t, kind)
-	pool := sortedKeys(kratixRootModes)
-	for _, name := range sortedKeys(kratixRootRequests) {
+	pool := tfvalue.SortedKeys(kratixRootModes)
+	for _, name := range tfvalue.SortedKeys(kratixRootRequests) {
 		if c, _ := scheduling.Choose("default/p/"+name, pool); c == kratixRootRequests[name].dest {
 			t.Fatalf("request %s is on %s, its rendezvous choice: pick another name", name, c)
 		}
 	}
 	store := kratixRootStore()
-	for _, p := range sortedKeys(store) {
+	for _, p := range tfvalue.SortedKeys(store) {
 		ts.put(t, p, []byte(store[p]))
 	}
 	before := ts.list(t)
@@ -208,7 +209,7 @@ func testAdoptKratixRootDestination(t *testing.T, kind string) {
 			t.Errorf("%s: actions %v, want an import with at most an update in place", addr, a)
 		}
 	}
-	for _, name := range sortedKeys(kratixRootRequests) {
+	for _, name := range tfvalue.SortedKeys(kratixRootRequests) {
 		r := kratixRootRequests[name]
 		after := changes["kratix_resource_request."+name].Change.After
 		if after["destination"] != r.dest {
@@ -249,7 +250,7 @@ func testAdoptKratixRootDestination(t *testing.T, kind string) {
 	if after := ts.list(t); !reflect.DeepEqual(after, before) {
 		t.Errorf("the store's files after the apply:\n%v\nwant\n%v", after, before)
 	}
-	for _, p := range sortedKeys(store) {
+	for _, p := range tfvalue.SortedKeys(store) {
 		if got, _ := ts.read(t, p); string(got) != store[p] {
 			t.Errorf("%s holds %q, want %q as Kratix wrote it", p, got, store[p])
 		}

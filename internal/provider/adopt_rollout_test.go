@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 )
 
@@ -25,7 +26,7 @@ func TestAdoptedRolloutPrior(t *testing.T) {
 	if got := rollout.StatusOf(reportOf(ctx, state.RolloutStatus), "aaa"); !reflect.DeepEqual(got, want) {
 		t.Errorf("status %+v, want %+v", got, want)
 	}
-	if got := stringMap(ctx, state.Revisions); !reflect.DeepEqual(got, a.Revisions) {
+	if got := tfvalue.StringMap(ctx, state.Revisions); !reflect.DeepEqual(got, a.Revisions) {
 		t.Errorf("revisions %v, want %v", got, a.Revisions)
 	}
 	if state.Dependencies.ValueString() != yaml {

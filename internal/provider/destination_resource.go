@@ -23,10 +23,14 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
+	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
 var (
@@ -95,7 +99,7 @@ func (r *destinationResource) Schema(ctx context.Context, _ resource.SchemaReque
 				Validators:    []validator.String{schemautil.StorePath()},
 				PlanModifiers: []planmodifier.String{schemautil.ReplaceIfPathMoves()},
 			},
-			"taints": taintsAttribute("Taints keep promises and requests that do not tolerate them away from this "+
+			"taints": schedattr.TaintsAttribute("Taints keep promises and requests that do not tolerate them away from this "+
 				"destination, as a Kubernetes node's taints keep pods away: `NoSchedule` takes it out of service for new "+
 				"placements (what is here stays), `PreferNoSchedule` makes it the last choice of requests, `NoExecute` drains "+
 				"it (each request here moves to its next choice, written there before it is removed here; promise "+
@@ -103,7 +107,7 @@ func (r *destinationResource) Schema(ctx context.Context, _ resource.SchemaReque
 				"writes nothing by itself: the destination's apply sends no request to its store, nor does that of a promise or "+
 				"request on it whose files do not move; the plans of the promises and requests on the destination show what moves. See the guide \"Taking a "+
 				"destination out of service\".", true),
-			"weight": weightAttribute("This destination's share of resource requests relative to the other candidates' "+
+			"weight": schedattr.WeightAttribute("This destination's share of resource requests relative to the other candidates' "+
 				"(1 to 1000; unset is 1): a destination of weight 3 takes about three times the requests of one of weight 1 "+
 				"(weighted rendezvous hashing). Changing a weight moves only the requests that must move to reach the new "+
 				"shares, and only requests choosing now: a request stays where it is (see kratix_resource_request).", true),
@@ -174,7 +178,7 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 		return
 	}
 	var plan destinationModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -193,28 +197,28 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	}
 	p := placement.PlanCanaries(m.Member, plan.InitWorkloads.ValueBool())
 	plan.Root = types.StringValue(m.Target.Root)
-	plan.Files = stringMapValue(p.Records[m.Name].Files)
+	plan.Files = tfvalue.StringMapValue(p.Records[m.Name].Files)
 	if req.State.Raw.IsNull() {
-		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
-		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorOf(p.Ops))...)
+		// A new object, perhaps the successor of one Terraform deletes first: see privstate/successor.go.
+		resp.Diagnostics.Append(privstate.WriteSuccessor(ctx, resp.Private, placement.SuccessorOf(p.Ops))...)
 	}
 	if plan.InstanceID.IsNull() {
 		plan.InstanceID = types.StringUnknown() // imported: the apply gives it one
 	}
 	if !req.State.Raw.IsNull() {
 		var state destinationModel
-		resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+		resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 		warnNewTaints(m.Name, state.Taints, plan.Taints, func() ([]string, bool) { return r.data.requestsHeld(ctx, m) }, &resp.Diagnostics)
 	}
-	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.SetPlan(ctx, &resp.Plan, &plan)...)
 }
 
 // warnNewTaints says what the taints a destination gains in this plan do: a NoExecute taint drains
 // it, a NoSchedule taint takes it out of service for new placements. The plans of the promises
 // and requests on it say what each does.
 func warnNewTaints(name string, before, after types.List, held func() ([]string, bool), diags *diag.Diagnostics) {
-	was, okWas := taintsFromList(before)
-	now, okNow := taintsFromList(after)
+	was, okWas := schedattr.TaintsFromList(before)
+	now, okNow := schedattr.TaintsFromList(after)
 	if !okWas || !okNow {
 		return
 	}
@@ -250,7 +254,7 @@ func (r *destinationResource) Create(ctx context.Context, req resource.CreateReq
 	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_destination", schemautil.OpCreate, &resp.Diagnostics)
 	defer done()
 	var plan destinationModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -268,7 +272,7 @@ func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest
 	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_destination", schemautil.OpRead, &resp.Diagnostics)
 	defer done()
 	var state destinationModel
-	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
@@ -282,15 +286,15 @@ func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest
 		f.Claims = append(f.Claims, path)
 	}
 	rec := p.Records[m.Name]
-	rec.Files = stringMap(ctx, state.Files)
+	rec.Files = tfvalue.StringMap(ctx, state.Files)
 	found := r.data.readRefresh(ctx, "Destination", fmt.Sprintf("Destination %q", state.Name.ValueString()), map[string]observed{m.Name: {member: m, files: f, record: rec}}, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	if got, ok := found[m.Name]; ok {
-		state.Files = stringMapValue(got.Files)
+		state.Files = tfvalue.StringMapValue(got.Files)
 	}
-	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
+	resp.Diagnostics.Append(tfserver.SetState(ctx, &resp.State, &state)...)
 }
 
 func (r *destinationResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -299,10 +303,10 @@ func (r *destinationResource) Update(ctx context.Context, req resource.UpdateReq
 	}
 	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_destination", schemautil.OpUpdate, &resp.Diagnostics)
 	defer done()
-	resp.Diagnostics.Append(forgetAdoption(ctx, resp.Private)...) // the import's mark: see import_check.go
+	resp.Diagnostics.Append(forgetAdoption(ctx, resp.Private)...) // the import's mark: see checkImportedName, adopt.go
 	var plan, prior destinationModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
-	resp.Diagnostics.Append(getState(ctx, req.State, &prior)...)
+	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &prior)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -323,7 +327,7 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 	p := placement.PlanCanaries(m.Member, plan.InitWorkloads.ValueBool())
 	if prior != nil {
 		if was, known, _ := prior.member(); known {
-			p = placement.UpdateCanaries(&was.Member, stringMap(ctx, prior.Files), m.Member, plan.InitWorkloads.ValueBool())
+			p = placement.UpdateCanaries(&was.Member, tfvalue.StringMap(ctx, prior.Files), m.Member, plan.InitWorkloads.ValueBool())
 		}
 	}
 	message := "Update from: " + layout.CanaryWorkName
@@ -341,8 +345,8 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 	}
 	plan.ID = plan.Name
 	plan.Root = types.StringValue(m.Target.Root)
-	plan.Files = stringMapValue(p.Records[m.Name].Files)
-	diags.Append(setState(ctx, state, &plan)...)
+	plan.Files = tfvalue.StringMapValue(p.Records[m.Name].Files)
+	diags.Append(tfserver.SetState(ctx, state, &plan)...)
 }
 
 // Delete follows `cleanup`: with "none" every file stays (Kratix's default); with "all" what the
@@ -355,7 +359,7 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_destination", schemautil.OpDelete, &resp.Diagnostics)
 	defer done()
 	var state destinationModel
-	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() || state.Cleanup.ValueString() != cleanupAll {
 		return
 	}
@@ -366,12 +370,12 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 	}
 	name := state.Name.ValueString()
 	// Replaced by a destination in the same folder: the canaries it writes again stay (see
-	// successor.go), and so does every file another object wrote earlier in this apply (see
+	// privstate/successor.go), and so does every file another object wrote earlier in this apply (see
 	// writelog.go): the successor's canaries, created before this one is destroyed under
 	// create_before_destroy, and what the promises and requests on the successor wrote there.
 	// None of those is an orphan: it was written for an object the apply keeps (or one whose
 	// own destroy, which Terraform runs before this one's, has removed it already).
-	successor := readSuccessor(ctx, req.Private).With(r.data.writtenByOthers(destinationWriter(state.InstanceID.ValueString())))
+	successor := privstate.ReadSuccessor(ctx, req.Private).With(r.data.writtenByOthers(destinationWriter(state.InstanceID.ValueString())))
 	store := r.open(m.Store, name, &resp.Diagnostics)
 	if store == nil {
 		return
@@ -386,7 +390,7 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 		addStoreError(&resp.Diagnostics, "Cannot Clean Up Destination", fmt.Sprintf("Reading the index files of destination %q failed", name), err)
 		return
 	}
-	listed := sortedKeys(listing)
+	listed := tfvalue.SortedKeys(listing)
 	c := successor.SpareFiles(m.Location, placement.Cleanup(m.Target, listed, indexes), listed)
 	c.Message = "Delete from: destination/" + name
 	res, err := store.Apply(ctx, c)
@@ -398,7 +402,7 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 }
 
 // ImportState takes the destination's name; the first plan checks it against the configuration
-// (import_check.go).
+// (checkImportedName, adopt.go).
 func (r *destinationResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)
@@ -422,7 +426,7 @@ func (r *destinationResource) open(ref storeconfig.Ref, name string, diags *diag
 // not an index of ours is skipped: it is removed with the folder, the files it names are not.
 func readIndexes(ctx context.Context, store statestore.Store, prefix string, listing map[string]string) (map[string]layout.Index, error) {
 	out := map[string]layout.Index{}
-	for _, p := range sortedKeys(listing) {
+	for _, p := range tfvalue.SortedKeys(listing) {
 		if !strings.HasPrefix(p, prefix) {
 			continue
 		}

@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
@@ -91,12 +93,6 @@ func invalidPath(at path.Path, name string, err error) diag.Diagnostic {
 		"relative to the store's path, e.g. \"clusters/dev\", or \".\" for the store's path itself.", at, name, err))
 }
 
-// invalidYAML: the YAML at an attribute is not Kubernetes documents; detail says where and why.
-func invalidYAML(at path.Path, detail string) diag.Diagnostic {
-	return diag.NewAttributeErrorDiagnostic(at, "Invalid Kubernetes YAML",
-		detail+"\n\nEvery document must be a Kubernetes object with apiVersion, kind and metadata.name.")
-}
-
 func lower(s string) string {
 	if s == "" {
 		return s
@@ -126,4 +122,39 @@ func storeUnreadable(objects []string, err error) diag.Diagnostic {
 	return diag.NewErrorDiagnostic("Cannot Read State Store", storeErrorDetail(fmt.Sprintf(
 		"The refresh could not read the state store of %s; none of them was refreshed, and this error stands for all of them",
 		strings.Join(objects, ", ")), err))
+}
+
+// offlineImportWarning is the warning of the first plan after an import when the provider is
+// offline: it cannot look for what the stores hold of the object, so it plans it as new.
+func offlineImportWarning(diags *diag.Diagnostics, who string) {
+	diags.AddWarning("Import Not Looked Up",
+		fmt.Sprintf("%s was imported, and the provider is offline (offline = true), so this plan does not look in the "+
+			"stores for what they already hold of it: it plans every file as new. Plan with offline removed to adopt "+
+			"it where it is.", who))
+}
+
+// warnMoveNotFinished says, after an apply, which of a promise's or request's moves (who names
+// it) left its files where the destination was (left: what it keeps of them), and that the next
+// apply finishes them.
+func warnMoveNotFinished(who string, prior map[string]placement.Prior, left privstate.LeftBehind, diags *diag.Diagnostics) {
+	for _, dest := range tfvalue.SortedKeys(left) {
+		pr := prior[dest]
+		diags.AddWarning("Move Not Finished", fmt.Sprintf("%s stays on destination %q where it was (%s, folder %q): "+
+			"its files could not be taken from there. The next plan shows the removal left to do, and the next apply makes it.",
+			who, dest, pr.Record.Location, pr.Record.Root))
+	}
+}
+
+// warnLeftBehind says, in a plan, which placements an earlier move left where their destination
+// was and that this apply takes them from there (records: the plan's).
+func warnLeftBehind(who string, prior map[string]placement.Prior, left map[string]poolMember, records map[string]placement.Record, diags *diag.Diagnostics) {
+	for _, dest := range tfvalue.SortedKeys(left) {
+		pr, held := prior[dest]
+		r, planned := records[dest]
+		if !held || !planned || !placement.RecordedAt(pr.Record, left[dest].Member) || placement.RecordedAt(r, left[dest].Member) {
+			continue
+		}
+		diags.AddWarning("Move Not Finished", fmt.Sprintf("%s still has files on destination %q where it was (%s, folder %q), "+
+			"left by a move whose removal failed: this apply takes them from there.", who, dest, pr.Record.Location, pr.Record.Root))
+	}
 }

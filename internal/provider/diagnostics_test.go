@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
 )
 
 // Each repeated diagnostic says what failed, for which object and where, and what to do.
@@ -38,7 +39,7 @@ func TestDiagnosticConstructors(t *testing.T) {
 			[]string{`destinations[1].name: destination "a" is listed twice`, "List each destination once"}},
 		{"invalidPath", invalidPath(path.Root("path"), "dev", errors.New(`"../x" leaves the store`)), "Invalid Path", "path",
 			[]string{`path: destination "dev": "../x" leaves the store.`, `"clusters/dev"`}},
-		{"invalidYAML", invalidYAML(path.Root("documents"), "documents: document 2 (line 4): no kind"), "Invalid Kubernetes YAML", "documents",
+		{"invalidYAML", manifestattr.InvalidYAML(path.Root("documents"), "documents: document 2 (line 4): no kind"), "Invalid Kubernetes YAML", "documents",
 			[]string{"document 2 (line 4): no kind", "apiVersion, kind and metadata.name"}},
 		{"fileClaimed", fileClaimed(path.Root("documents"), placement.RequestOwner("default", "pg", "a"), "dev",
 			placement.Collision{Location: "s3://minio/b", Path: "dev/resources/x.yaml", Other: placement.RequestOwner("default", "pg", "b")}),

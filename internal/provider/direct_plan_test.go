@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
@@ -108,7 +110,7 @@ func TestDirectApplyKeepsWhatMeansTheSame(t *testing.T) {
 		if diags := s.KeepSemanticallyEqual(ctx, promiseTypeName, plan.Raw, &state); diags.HasError() {
 			t.Fatalf("%s: %s: %s", c.name, diags[0].Summary(), diags[0].Detail())
 		}
-		var got manifestsValue
+		var got manifestattr.Value
 		if diags := state.GetAttribute(ctx, path.Root("dependencies"), &got); diags.HasError() {
 			t.Fatalf("%s: %s: %s", c.name, diags[0].Summary(), diags[0].Detail())
 		}
@@ -145,8 +147,8 @@ func TestRequestWithComputedEqualsSet(t *testing.T) {
 	m.ID = types.StringValue("p/default/r")
 	m.Destination, m.Location, m.Root = types.StringValue("w-1"), types.StringValue("git+https://git.example/r.git@main"), types.StringValue("w-1")
 	m.Misscheduled = types.BoolValue(false)
-	m.WrittenFiles = stringMapValue(map[string]string{"w-1/resources/x.yaml": "0123"})
-	m.Documents = manifestsValue{StringValue: types.StringValue("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")}
+	m.WrittenFiles = tfvalue.StringMapValue(map[string]string{"w-1/resources/x.yaml": "0123"})
+	m.Documents = manifestattr.Value{StringValue: types.StringValue("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n")}
 	want := plan
 	if diags := want.Set(ctx, &m); diags.HasError() {
 		t.Fatal(diags)

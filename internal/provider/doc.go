@@ -7,10 +7,14 @@
 //
 // Files: one <object>_resource.go (schema and lifecycle, in lifecycle order) and one
 // <object>_model.go (conversion) per object; shared helpers in files named for their job
-// (values.go, pool.go for the pool's one reader, store_writer.go for store access and writes,
-// diagnostics.go, the private state of each concern in its own file: successor.go, writelog.go,
-// written_labels.go, adopt.go). Two rooms of the glue stand apart: the state_store object and the
-// provider's secrets (storeconfig), and the schema parts every resource shares (schemautil).
+// (pool.go for the pool's one reader, store_writer.go for store access and writes,
+// diagnostics.go, the private state of each concern in its own file: writelog.go,
+// left_behind.go, adopt.go). Rooms of the glue stand apart, each of one concern, with its own
+// doc: the state_store object and the provider's secrets (storeconfig), the schema parts every
+// resource shares (schemautil), the value conversions (tfvalue), the manifests attribute type and
+// its caches (manifestattr), the selector, taint, toleration and weight attributes (schedattr),
+// the rollout gate's and windows' attributes (rolloutattr), and the private-state keys with the
+// successor, written-labels and left-behind records (privstate). None imports this package.
 //
 // The design notes below say how this package keeps the rules of DESIGN.md.
 //
@@ -40,7 +44,7 @@
 // what it finds as if it were prior state, and passes it to the apply in private state
 // (`internal/provider/adopt.go`). A saved plan file holds that private state, so a request with
 // write-only content records what it found as keyed hashes, like its `written_files`, never as
-// MD5s. That first plan also compares the import id with the configuration (`import_check.go`): an
+// MD5s. That first plan also compares the import id with the configuration (`checkImportedName`, `adopt.go`): an
 // id naming another object fails it, naming both, instead of planning a replacement. Kratix's own
 // names are recognised as Kratix builds them (`internal/layout/kratix.go` cites the source): an
 // index file of mode none that Kratix wrote becomes the placement's own (`layout.Request.Kept`,
@@ -72,7 +76,7 @@
 // apply cannot be asked twice, so it is checked by what every apply step checks (the state read
 // back, the empty plan after it). Tests list the schemas' defaults, plan modifiers, computed and
 // write-only attributes, semantic-equality paths and the private-state keys, which the direct
-// answers must know. A value's attributes are edited on a copy of its map (`attrsCopy`): tftypes
+// answers must know. A value's attributes are edited on a copy of its map (`tfvalue.AttrsCopy`): tftypes
 // hands out the value's own, and a plan edited in place compares equal to the value it came from
 // (a request's hand-edited file once planned no repair that way). Models go in and out of plans
 // and states without the framework's reflection, which compiled a regular expression per field per
@@ -93,7 +97,7 @@
 // The plan of every new promise, request or destination records in private state what it will
 // write (`placement.Successor`); Terraform hands the planned private state of the replacement to
 // the delete, which spares those paths (`Plan.Spare`), so a GitOps agent never sees them go
-// (`internal/provider/successor.go`). A destination replaced in its folder keeps the canaries its
+// (`internal/provider/privstate/successor.go`). A destination replaced in its folder keeps the canaries its
 // successor writes again (`Successor.SpareFiles`). Under `create_before_destroy` the old object is
 // destroyed after its successor wrote: its delete spares every path another object wrote earlier
 // in the apply (the process's write log, `writelog.go`), so a destination's `cleanup = "all"`

@@ -4,6 +4,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
 	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
@@ -27,26 +28,26 @@ func fastPathKinds(p *kratixProvider) []tfserver.Kind {
 		}
 	}
 	// Read and a no-change plan leave these untouched: the instance token (writelog.go), the
-	// labels the files were written under (written_labels.go; they count only for a plan that
+	// labels the files were written under (privstate/written_labels.go; they count only for a plan that
 	// takes files away, which changes `placements` or `written_files`, so never a no-change
 	// plan), and the write times Read reads (observe.go). Any other key (an import being
 	// adopted, a rollout's base, a move left behind) sends the request to the framework.
-	steadyKeys := []string{instanceKey, writtenLabelsKey, writtenAtKey}
+	steadyKeys := []string{privstate.InstanceKey, privstate.WrittenLabelsKey, privstate.WrittenAtKey}
 	return []tfserver.Kind{
 		{
 			TypeName: promiseTypeName, Settled: "placements", Pool: []string{"destinations"},
 			Resource:    with(func(d *providerData) resource.ResourceWithModifyPlan { return &promiseResource{data: d} }),
-			PrivateKeys: privateKeys, SteadyPrivateKeys: steadyKeys,
+			PrivateKeys: privstate.Keys, SteadyPrivateKeys: steadyKeys,
 		},
 		{
 			TypeName:    destinationTypeName,
 			Resource:    with(func(d *providerData) resource.ResourceWithModifyPlan { return &destinationResource{data: d} }),
-			PrivateKeys: privateKeys, SteadyPrivateKeys: steadyKeys,
+			PrivateKeys: privstate.Keys, SteadyPrivateKeys: steadyKeys,
 		},
 		{
 			TypeName: requestTypeName, Settled: "written_files", Pool: []string{"promise", "destinations"},
 			Resource:    with(func(d *providerData) resource.ResourceWithModifyPlan { return &requestResource{data: d} }),
-			PrivateKeys: privateKeys, SteadyPrivateKeys: steadyKeys,
+			PrivateKeys: privstate.Keys, SteadyPrivateKeys: steadyKeys,
 		},
 	}
 }

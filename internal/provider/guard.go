@@ -15,6 +15,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -97,7 +99,7 @@ func guardSchema(text guardText) schema.SingleNestedAttribute {
 				MarkdownDescription: text.maxRemoved,
 				Validators:          []validator.Int64{int64validator.AtLeast(0)},
 			},
-			"protect": selectorsResourceSchema(text.protect),
+			"protect": schedattr.SelectorsResourceSchema(text.protect),
 			"acknowledge": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "The value a refused plan prints (`ack-` and 16 hex digits) to let that exact " +
@@ -125,7 +127,7 @@ func guardFrom(ctx context.Context, obj types.Object) (*placement.Guard, diag.Di
 		g.MaxRemoved = int(m.MaxDestinationsRemoved.ValueInt64())
 	}
 	if !m.Protect.IsNull() {
-		entries, ok, d := selectorsFromList(ctx, guardPath.AtName("protect"), m.Protect)
+		entries, ok, d := schedattr.SelectorsFromList(ctx, guardPath.AtName("protect"), m.Protect)
 		diags.Append(d...)
 		if !ok {
 			return nil, diags
@@ -238,7 +240,7 @@ func destroyAcksFrom(ctx context.Context, v types.Set, diags *diag.Diagnostics) 
 // destination it no longer knew is left alone here as in any plan.
 func destroyLosses(pool map[string]poolMember, priors ...map[string]placement.Prior) []placement.Loss {
 	members := make([]placement.Member, 0, len(pool))
-	for _, name := range sortedKeys(pool) {
+	for _, name := range tfvalue.SortedKeys(pool) {
 		members = append(members, pool[name].Member)
 	}
 	var out []placement.Loss

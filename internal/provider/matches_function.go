@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -66,7 +67,7 @@ func (f *matchesFunction) Run(ctx context.Context, req function.RunRequest, resp
 	}
 	// Terraform does not call a function whose arguments are not wholly known (no parameter
 	// allows unknown values): the result is unknown until they are.
-	labels, _ := labelsFromMap(labelMap)
+	labels, _ := schedattr.LabelsFromMap(labelMap)
 	entries, err := selectorsFromDynamic(selectors.UnderlyingValue())
 	if err != nil {
 		resp.Error = function.NewArgumentFuncError(0, err.Error())
@@ -181,7 +182,7 @@ func objectFields(v attr.Value) (map[string]attr.Value, error) {
 	return nil, fmt.Errorf("must be an object, got %s", v.Type(context.Background()))
 }
 
-// stringFields reads match_labels; a null value is no requirement on its key (see labelsFromMap).
+// stringFields reads match_labels; a null value is no requirement on its key (see schedattr.LabelsFromMap).
 func stringFields(v attr.Value) (map[string]string, error) {
 	out := map[string]string{}
 	if v.IsNull() {

@@ -53,6 +53,7 @@ import (
 	"time"
 
 	"github.com/minio/minio-go/v7"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/refmodel"
 )
 
@@ -191,7 +192,7 @@ func (c *modelTally) text() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var parts []string
-	for _, op := range sortedKeys(c.steps) {
+	for _, op := range tfvalue.SortedKeys(c.steps) {
 		parts = append(parts, fmt.Sprintf("%s %d", op, c.steps[op]))
 	}
 	return strings.Join(parts, ", ")
@@ -749,7 +750,7 @@ func (c *modelConn) commitProblems(before, after map[string]string) []string {
 // commits made and the files they changed.
 func (c *modelConn) writes(before, after map[string]string) string {
 	var out []string
-	for _, k := range sortedKeys(after) {
+	for _, k := range tfvalue.SortedKeys(after) {
 		switch b, ok := before[k]; {
 		case !ok:
 			out = append(out, "  written (new) "+k)
@@ -762,7 +763,7 @@ func (c *modelConn) writes(before, after map[string]string) string {
 			out = append(out, fmt.Sprintf("  store %d:\n%s", store, strings.TrimRight(string(log), "\n")))
 		}
 	}
-	for _, k := range sortedKeys(before) {
+	for _, k := range tfvalue.SortedKeys(before) {
 		if _, ok := after[k]; !ok {
 			out = append(out, "  deleted       "+k)
 		}

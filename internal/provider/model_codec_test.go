@@ -16,7 +16,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
-// The codec (internal/tfserver's, under model_codec.go's names) reads and writes the models of
+// The codec (internal/tfserver's GetPlan and SetPlan) reads and writes the models of
 // the three resources as the framework's Get and Set do: for values with nulls, unknowns and
 // known values at every level, valid and invalid manifests, the same model, the same value and
 // the same diagnostics.
@@ -47,13 +47,13 @@ func TestModelCodecAgreesWithTheFramework(t *testing.T) {
 
 				want, got := tc.model(), tc.model()
 				wantDiags := plan.Get(ctx, want)
-				gotDiags := getPlan(ctx, plan, got)
+				gotDiags := tfserver.GetPlan(ctx, plan, got)
 				if tfserver.Decodes(ctx, sr.Schema, raw, tc.model()) {
 					fast++
 				}
 				sameDiags(t, fmt.Sprintf("value %d: get", i), gotDiags, wantDiags)
 				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("value %d: getPlan read\n%#v\nthe framework's Get\n%#v\nfrom %v", i, got, want, raw)
+					t.Fatalf("value %d: tfserver.GetPlan read\n%#v\nthe framework's Get\n%#v\nfrom %v", i, got, want, raw)
 				}
 				if wantDiags.HasError() {
 					continue
@@ -61,10 +61,10 @@ func TestModelCodecAgreesWithTheFramework(t *testing.T) {
 				wantPlan := tfsdk.Plan{Schema: sr.Schema}
 				wantDiags = wantPlan.Set(ctx, want)
 				gotPlan := tfsdk.Plan{Schema: sr.Schema}
-				gotDiags = setPlan(ctx, &gotPlan, got)
+				gotDiags = tfserver.SetPlan(ctx, &gotPlan, got)
 				sameDiags(t, fmt.Sprintf("value %d: set", i), gotDiags, wantDiags)
 				if !gotPlan.Raw.Equal(wantPlan.Raw) {
-					t.Fatalf("value %d: setPlan wrote\n%v\nthe framework's Set\n%v", i, gotPlan.Raw, wantPlan.Raw)
+					t.Fatalf("value %d: tfserver.SetPlan wrote\n%v\nthe framework's Set\n%v", i, gotPlan.Raw, wantPlan.Raw)
 				}
 				if !wantDiags.HasError() && !gotPlan.Raw.Equal(raw) {
 					t.Fatalf("value %d: read and written back, it is\n%v\nnot\n%v", i, gotPlan.Raw, raw)

@@ -40,6 +40,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 )
 
 // down makes a store unreachable for the provider: every connection to the bucket's recorder is
@@ -139,12 +141,12 @@ func (c *modelConn) downUnchanged(down int, before, after map[string]string) []s
 	if c.Kind != "bucket" {
 		prefix = fmt.Sprintf("%d@", down)
 	}
-	for _, k := range sortedKeys(before) {
+	for _, k := range tfvalue.SortedKeys(before) {
 		if strings.HasPrefix(k, prefix) && after[k] != before[k] {
 			out = append(out, fmt.Sprintf("store %d was down, but %s changed", down, k))
 		}
 	}
-	for _, k := range sortedKeys(after) {
+	for _, k := range tfvalue.SortedKeys(after) {
 		if _, ok := before[k]; !ok && strings.HasPrefix(k, prefix) {
 			out = append(out, fmt.Sprintf("store %d was down, but %s appeared", down, k))
 		}
@@ -159,7 +161,7 @@ func (c *modelConn) faultProblems(t *testing.T, f modelFault, kept, recovered [2
 	t.Helper()
 	var out []string
 	for store := range 2 {
-		for _, p := range sortedKeys(kept[store]) {
+		for _, p := range tfvalue.SortedKeys(kept[store]) {
 			if got, ok := f.snap[store][p]; !ok || !bytes.Equal(got, kept[store][p]) {
 				out = append(out, fmt.Sprintf("store %d: %s, which the model keeps, is %s after the failed apply", store, p, map[bool]string{false: "gone", true: "changed"}[ok]))
 			}

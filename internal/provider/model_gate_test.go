@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/minio/minio-go/v7"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/refmodel"
 )
 
@@ -101,12 +102,12 @@ func (o *modelObserve) problems(t *testing.T) []string {
 	t.Helper()
 	got := o.files(t)
 	var out []string
-	for _, p := range sortedKeys(got) {
+	for _, p := range tfvalue.SortedKeys(got) {
 		if want, ok := o.want[p]; !ok || !bytes.Equal(want, got[p]) {
 			out = append(out, fmt.Sprintf("observe store %s: %s was written by the apply (the provider only reads there)\n    want %q (present %v)\n    got  %q", o.name, p, want, ok, got[p]))
 		}
 	}
-	for _, p := range sortedKeys(o.want) {
+	for _, p := range tfvalue.SortedKeys(o.want) {
 		if _, ok := got[p]; !ok {
 			out = append(out, fmt.Sprintf("observe store %s: %s was deleted by the apply (the provider only reads there)", o.name, p))
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/refmodel"
 )
 
@@ -124,7 +125,7 @@ func savedPlanApply(t *testing.T, c *cli, conn *modelConn, extra []string, hands
 	after := conn.snapshot(t)
 	var problems []string
 	for store := range before {
-		for _, p := range sortedKeys(before[store]) {
+		for _, p := range tfvalue.SortedKeys(before[store]) {
 			if _, ok := after[store][p]; !ok && !shown.covers(store, p) {
 				problems = append(problems, fmt.Sprintf("%s (store %d) was deleted by the apply, but the plan did not show it going", p, store))
 			}

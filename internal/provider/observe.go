@@ -21,7 +21,10 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
@@ -35,7 +38,7 @@ import (
 // -detailed-exitcode` return 2. A plan keeps what refresh found, except that a destination the
 // apply writes cannot have a fresh record of what it is about to get: its `fresh` is false (and
 // `applied` false on git). Freshness is judged against the time the provider last wrote each
-// destination, kept in private state (writtenAtKey).
+// destination, kept in private state (privstate.WrittenAtKey).
 
 type observeModel struct {
 	StateStore types.Object         `tfsdk:"state_store"`
@@ -76,7 +79,7 @@ func observeSchema(what string) schema.SingleNestedAttribute {
 				Optional: true, CustomType: timetypes.GoDurationType{},
 				MarkdownDescription: "A record older than this (a Go duration such as `\"15m\"`) is not fresh; unset, " +
 					"only the time of the last write counts.",
-				Validators: []validator.String{notNegative{}},
+				Validators: []validator.String{schemautil.NotNegative{}},
 			},
 		},
 	}
@@ -143,12 +146,12 @@ func checkObserveFolder(obs *observeConfig, pool []poolMember) diag.Diagnostics 
 	return diags
 }
 
-func readWrittenAt(ctx context.Context, p privateReader) map[string]time.Time {
+func readWrittenAt(ctx context.Context, p privstate.Reader) map[string]time.Time {
 	out := map[string]time.Time{}
 	var b []byte
 	var d diag.Diagnostics
 	if p != nil {
-		b, d = p.GetKey(ctx, writtenAtKey)
+		b, d = p.GetKey(ctx, privstate.WrittenAtKey)
 	}
 	if d.HasError() || len(b) == 0 {
 		return out
@@ -167,7 +170,7 @@ func readWrittenAt(ctx context.Context, p privateReader) map[string]time.Time {
 
 // writeWrittenAt records the write times of the destinations held (dests), now for those written
 // (wrote), else as before; without observe it drops the key.
-func writeWrittenAt(ctx context.Context, p privateWriter, observing bool, before map[string]time.Time, dests []string, wrote map[string]bool, now time.Time) diag.Diagnostics {
+func writeWrittenAt(ctx context.Context, p privstate.Writer, observing bool, before map[string]time.Time, dests []string, wrote map[string]bool, now time.Time) diag.Diagnostics {
 	if p == nil {
 		return nil
 	}
@@ -175,7 +178,7 @@ func writeWrittenAt(ctx context.Context, p privateWriter, observing bool, before
 		if len(before) == 0 {
 			return nil
 		}
-		return p.SetKey(ctx, writtenAtKey, nil)
+		return p.SetKey(ctx, privstate.WrittenAtKey, nil)
 	}
 	raw := map[string]string{}
 	for _, dest := range dests {
@@ -187,13 +190,13 @@ func writeWrittenAt(ctx context.Context, p privateWriter, observing bool, before
 		}
 	}
 	if len(raw) == 0 {
-		return p.SetKey(ctx, writtenAtKey, nil)
+		return p.SetKey(ctx, privstate.WrittenAtKey, nil)
 	}
 	b, err := json.Marshal(raw)
 	if err != nil {
 		return nil // a map of strings always encodes
 	}
-	return p.SetKey(ctx, writtenAtKey, b)
+	return p.SetKey(ctx, privstate.WrittenAtKey, b)
 }
 
 // rewritten says which destinations a plan changes the files of: held with other files, in
@@ -247,7 +250,7 @@ func (d *providerData) healthRecords(ctx context.Context, obs observeConfig) (ma
 		}
 		snap.records = map[string][]health.Record{}
 		var problems []error
-		for _, p := range sortedKeys(files) {
+		for _, p := range tfvalue.SortedKeys(files) {
 			dest, _ := health.DestinationOf(obs.root, p)
 			recs, err := health.Parse(p, files[p])
 			if err != nil {
@@ -284,14 +287,14 @@ func (d *providerData) readHealth(ctx context.Context, who string, obs observeCo
 	}
 	now := d.clock()
 	latest := make(map[string]health.Record, len(targets))
-	for _, dest := range sortedKeys(targets) {
+	for _, dest := range tfvalue.SortedKeys(targets) {
 		if rec, found := health.Latest(byDest[dest], subject); found {
 			latest[dest] = rec
 		}
 	}
 	trees := d.sameFolders(ctx, targets, latest)
 	out := make(map[string]health.View, len(targets))
-	for _, dest := range sortedKeys(targets) {
+	for _, dest := range tfvalue.SortedKeys(targets) {
 		rec, found := latest[dest]
 		in := health.ObserveInput{Record: rec, Found: found, Written: written[dest], MaxAge: obs.maxAge, Now: now}
 		if answers, onGit := trees[dest]; onGit {
@@ -316,7 +319,7 @@ func (d *providerData) sameFolders(ctx context.Context, targets map[string]*pool
 	questions := map[string]*question{}
 	var order []string
 	out := map[string]map[string]health.Tri{}
-	for _, dest := range sortedKeys(latest) {
+	for _, dest := range tfvalue.SortedKeys(latest) {
 		rec, m := latest[dest], targets[dest]
 		if rec.Revision == "" || m == nil || m.Location.Kind != placement.KindGit {
 			continue

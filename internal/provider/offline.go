@@ -36,11 +36,6 @@ func offlineFrom(v types.Bool) bool {
 	return v.ValueBool() || v.IsUnknown()
 }
 
-// isOffline says whether the provider plans without stores; false for an unconfigured provider.
-func (d *providerData) isOffline() bool {
-	return d != nil && d.offline
-}
-
 // errOffline is what opening a store returns when the provider is offline: nothing may reach a
 // store then, whichever path asked.
 var errOffline = errors.New("the provider is offline (offline = true in the provider block) and reaches no store")
@@ -72,13 +67,4 @@ func offlineNotice(v types.Bool, diags *diag.Diagnostics) {
 			"the configuration alone. No credential was checked, no store was read for drift or for files another "+
 			"writer holds, and no imported object was looked up, so this plan does not show what the stores hold. "+
 			"terraform apply refuses to write while the provider is offline.", why))
-}
-
-// offlineImportWarning is the warning of the first plan after an import when the provider is
-// offline: it cannot look for what the stores hold of the object, so it plans it as new.
-func offlineImportWarning(diags *diag.Diagnostics, who string) {
-	diags.AddWarning("Import Not Looked Up",
-		fmt.Sprintf("%s was imported, and the provider is offline (offline = true), so this plan does not look in the "+
-			"stores for what they already hold of it: it plans every file as new. Plan with offline removed to adopt "+
-			"it where it is.", who))
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
@@ -63,7 +64,7 @@ func (d *providerData) checkOwners(ctx context.Context, o placement.Owner, kind 
 	if diags.HasError() || d.isOffline() {
 		return diags
 	}
-	for _, key := range sortedKeys(records) {
+	for _, key := range tfvalue.SortedKeys(records) {
 		dest := destinationOf(key) // a request's workload group is keyed <destination>#<group>
 		m, ok := byName[dest]
 		r := records[key]
@@ -71,7 +72,7 @@ func (d *providerData) checkOwners(ctx context.Context, o placement.Owner, kind 
 			continue
 		}
 		var fresh, mine []string
-		for _, p := range sortedKeys(r.Files) {
+		for _, p := range tfvalue.SortedKeys(r.Files) {
 			if placement.IsIndexFile(p) {
 				mine = append(mine, p)
 				continue
@@ -92,7 +93,7 @@ func (d *providerData) checkOwners(ctx context.Context, o placement.Owner, kind 
 			return diags
 		}
 		listed := placement.ListedBy(indexes, placement.OwnIndex(mine), fresh)
-		for _, p := range sortedKeys(listed) {
+		for _, p := range tfvalue.SortedKeys(listed) {
 			other, _ := placement.IndexOwner(listed[p])
 			if other == o {
 				continue // another placement of the same owner: a request's workload group, or its default group
@@ -110,14 +111,14 @@ func (d *providerData) checkOwners(ctx context.Context, o placement.Owner, kind 
 // to prune, drift to repair or a file to clean up, and the two would undo each other's writes.
 func (d *providerData) refuseHeldFolders(o placement.Owner, records map[string]placement.Record, byName map[string]poolMember, attr func(string) tfpath.Path) diag.Diagnostics {
 	var diags diag.Diagnostics
-	for _, key := range sortedKeys(records) {
+	for _, key := range tfvalue.SortedKeys(records) {
 		dest := destinationOf(key)
 		m, ok := byName[dest]
 		r := records[key]
 		if !ok || !layout.HoldsOthers(m.Target.Mode) || m.Location.String() != r.Location {
 			continue
 		}
-		for _, p := range sortedKeys(r.Files) {
+		for _, p := range tfvalue.SortedKeys(r.Files) {
 			other, inside := d.folders.HeldFolder(destinationFolder(m), p)
 			if !inside {
 				continue
@@ -195,7 +196,7 @@ func readIndexesFrom(ctx context.Context, store statestore.Store, storePath, dir
 		return nil, err
 	}
 	out := map[string][]string{}
-	for _, p := range sortedKeys(listing) {
+	for _, p := range tfvalue.SortedKeys(listing) {
 		if !placement.IsIndexFile(p) || path.Dir(p)+"/" != dir {
 			continue
 		}
@@ -288,7 +289,7 @@ func (m requestModel) fileAttr(ctx context.Context, records map[string]placement
 			if !ok {
 				continue
 			}
-			for attr, files := range map[string]map[string]string{"files": stringMap(ctx, m.Files), "files_wo": stringMap(ctx, m.FilesWO)} {
+			for attr, files := range map[string]map[string]string{"files": tfvalue.StringMap(ctx, m.Files), "files_wo": tfvalue.StringMap(ctx, m.FilesWO)} {
 				for key := range files {
 					if clean, err := layout.NormaliseFileKey(key); err == nil && clean == rel {
 						return tfpath.Root(attr).AtMapKey(key)
@@ -317,3 +318,9 @@ func priorRecordsOf(prior map[string]placement.Prior) map[string]placement.Recor
 
 // dependenciesAttr: every file a promise writes comes from its dependencies.
 func dependenciesAttr(string) tfpath.Path { return tfpath.Root("dependencies") }
+
+// destinationOf is the destination of a key of allRecords.
+func destinationOf(key string) string {
+	dest, _, _ := strings.Cut(key, "#")
+	return dest
+}

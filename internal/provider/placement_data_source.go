@@ -19,7 +19,9 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
@@ -51,8 +53,8 @@ type placementDataModel struct {
 	// The inputs are lists of objects in types.List: Terraform validates configurations whose
 	// lists are not known yet (a Read, deferred to apply by Terraform, sees them known).
 	Destinations         types.List   `tfsdk:"destinations"`          // of placementInputDestination
-	DestinationSelectors types.List   `tfsdk:"destination_selectors"` // of selectorModel
-	ResourceSelectors    types.List   `tfsdk:"resource_selectors"`    // of selectorModel
+	DestinationSelectors types.List   `tfsdk:"destination_selectors"` // of schedattr.SelectorModel
+	ResourceSelectors    types.List   `tfsdk:"resource_selectors"`    // of schedattr.SelectorModel
 	Match                types.String `tfsdk:"match"`
 	Mode                 types.String `tfsdk:"mode"`
 	Key                  types.String `tfsdk:"key"`
@@ -92,7 +94,7 @@ func dataSelectorsSchema(description string) schema.ListNestedAttribute {
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"key": schema.StringAttribute{Required: true, MarkdownDescription: "Label key."},
 					"operator": schema.StringAttribute{Required: true, MarkdownDescription: "`In`, `NotIn`, `Exists` or `DoesNotExist`.",
-						Validators: []validator.String{stringvalidator.OneOf(operators...)}},
+						Validators: []validator.String{stringvalidator.OneOf(schedattr.Operators...)}},
 					"values": schema.ListAttribute{ElementType: types.StringType, Optional: true, MarkdownDescription: "Values for `In` and `NotIn`."},
 				}},
 			},
@@ -142,7 +144,7 @@ func (d *placementDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 					"value":    schema.StringAttribute{Optional: true, MarkdownDescription: "The value matched with `Equal`."},
 					"effect":   schema.StringAttribute{Optional: true, MarkdownDescription: "The effect matched; unset matches every effect."},
 				}}},
-			"destination_selectors": dataSelectorsSchema(selectorsDescription("The selectors, as a promise's `destination_selectors`.")),
+			"destination_selectors": dataSelectorsSchema(schedattr.SelectorsDescription("The selectors, as a promise's `destination_selectors`.")),
 			"resource_selectors": dataSelectorsSchema("Second-tier selectors, as a resource request's: added to " +
 				"`destination_selectors`, which win a key given in both (a warning names it)."),
 			"match": schema.StringAttribute{Optional: true, MarkdownDescription: "`all` (default: every entry must hold, as in Kratix) or `any` (any entry, as KubeStellar and OCM placements).",
@@ -240,7 +242,7 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 		return
 	}
 	m.Selected = selectedList(ctx, preview.Selected, byName)
-	m.Names = stringList(preview.Selected)
+	m.Names = tfvalue.StringList(preview.Selected)
 	m.Decisions = decisionList(preview.Decisions, waveOf)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
@@ -248,11 +250,11 @@ func (d *placementDataSource) Read(ctx context.Context, req datasource.ReadReque
 // previewInput reads the data source's inputs; known is false while some are not known yet.
 // byName are the destinations given, by name.
 func (m placementDataModel) previewInput(ctx context.Context) (in placement.PreviewInput, byName map[string]placementInputDestination, known bool, diags diag.Diagnostics) {
-	entries, okSel, d := selectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
+	entries, okSel, d := schedattr.SelectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
 	diags.Append(d...)
-	second, okSecond, d := selectorsFromList(ctx, path.Root("resource_selectors"), m.ResourceSelectors)
+	second, okSecond, d := schedattr.SelectorsFromList(ctx, path.Root("resource_selectors"), m.ResourceSelectors)
 	diags.Append(d...)
-	dests, okDests, d := objectsAs[placementInputDestination](ctx, m.Destinations)
+	dests, okDests, d := tfvalue.ObjectsAs[placementInputDestination](ctx, m.Destinations)
 	diags.Append(d...)
 	if diags.HasError() || !okSel || !okSecond || !okDests {
 		return in, nil, false, diags
@@ -270,14 +272,14 @@ func (m placementDataModel) previewInput(ctx context.Context) (in placement.Prev
 			continue
 		}
 		byName[name] = dest
-		labels, _ := labelsFromMap(dest.Labels) // known: Terraform reads a data source once its configuration is
-		taints, _ := taintsFromList(dest.Taints)
-		weight, _ := weightOf(dest.Weight)
+		labels, _ := schedattr.LabelsFromMap(dest.Labels) // known: Terraform reads a data source once its configuration is
+		taints, _ := schedattr.TaintsFromList(dest.Taints)
+		weight, _ := schedattr.WeightOf(dest.Weight)
 		in.Pool = append(in.Pool, scheduling.Destination{Name: name, Labels: labels, StrictMatchLabels: dest.StrictMatchLabels.ValueBool(),
 			Taints: taints, Weight: weight})
 	}
 	in.Selectors, in.Second, in.MatchAny = entries, second, m.Match.ValueString() == "any"
-	in.Tolerations, _ = tolerationsFromList(m.Tolerations)
+	in.Tolerations, _ = schedattr.TolerationsFromList(m.Tolerations)
 	if m.Mode.ValueString() == "one" {
 		in.One, in.Key, in.By = true, m.Key.ValueString(), fmt.Sprintf("key %q", m.Key.ValueString())
 		in.Replicas = int(m.Replicas.ValueInt64())

@@ -1,8 +1,10 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -10,8 +12,11 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
+	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
 // poolMemberModel is a destination as promises, requests and the placement data source receive
@@ -55,8 +60,8 @@ func poolSchema(description string) schema.ListNestedAttribute {
 			},
 			"path":                schema.StringAttribute{Optional: true, MarkdownDescription: "The destination's path in its store (required)."},
 			"strict_match_labels": schema.BoolAttribute{Optional: true, MarkdownDescription: "See kratix_destination."},
-			"taints":              taintsAttribute("See kratix_destination.", false),
-			"weight":              weightAttribute("See kratix_destination; 1 when unset.", false),
+			"taints":              schedattr.TaintsAttribute("See kratix_destination.", false),
+			"weight":              schedattr.WeightAttribute("See kratix_destination; 1 when unset.", false),
 			"filepath_mode":       schema.StringAttribute{Optional: true, MarkdownDescription: "See kratix_destination; `nestedByMetadata` when unset."},
 			"aggregated_filename": schema.StringAttribute{Optional: true, MarkdownDescription: "See kratix_destination; `aggregated.yaml` when unset."},
 		}},
@@ -123,15 +128,15 @@ func poolFromModel(at path.Path, models []poolMemberModel) (pool []poolMember, o
 		if !known {
 			return nil, false, diags
 		}
-		labels, known := labelsFromMap(m.Labels)
+		labels, known := schedattr.LabelsFromMap(m.Labels)
 		if !known {
 			return nil, false, diags
 		}
-		taints, known := taintsFromList(m.Taints)
+		taints, known := schedattr.TaintsFromList(m.Taints)
 		if !known {
 			return nil, false, diags
 		}
-		weight, known := weightOf(m.Weight)
+		weight, known := schedattr.WeightOf(m.Weight)
 		if !known {
 			return nil, false, diags
 		}
@@ -189,72 +194,6 @@ func poolModelsFromList(list types.List) (out []poolMemberModel, known bool) {
 		})
 	}
 	return out, true
-}
-
-// labelsFromMap reads a map of labels: a destination's labels, or a selector's match_labels. A
-// null value is an absent label, or no requirement on that key: null means "left out" in HCL,
-// and `zone = var.zone` with no zone given describes a destination without a zone, not one whose
-// zone is "". The promise's pool, kratix_placement and provider::kratix::matches all read labels
-// here, so they agree. known is false while the map or one of its values is unknown.
-func labelsFromMap(m types.Map) (labels map[string]string, known bool) {
-	labels = map[string]string{}
-	if m.IsUnknown() {
-		return nil, false
-	}
-	for k, v := range m.Elements() {
-		s, isString := v.(types.String)
-		if !isString || s.IsUnknown() {
-			return nil, false
-		}
-		if !s.IsNull() {
-			labels[k] = s.ValueString()
-		}
-	}
-	return labels, true
-}
-
-// taintsFromList reads a taints attribute; known is false while any of it is unknown.
-func taintsFromList(list types.List) ([]scheduling.Taint, bool) {
-	return stringObjects(list, []string{"key", "value", "effect"}, func(v []string) scheduling.Taint {
-		return scheduling.Taint{Key: v[0], Value: v[1], Effect: v[2]}
-	})
-}
-
-// stringObjects reads a list of objects of string attributes, the named ones in order (null
-// reads as ""), each made into a T; null elements are skipped, and known is false while any of it
-// is unknown.
-func stringObjects[T any](list types.List, names []string, build func([]string) T) (out []T, known bool) {
-	if list.IsUnknown() {
-		return nil, false
-	}
-	for _, e := range list.Elements() {
-		obj, ok := e.(types.Object)
-		if !ok || obj.IsNull() {
-			continue
-		}
-		if obj.IsUnknown() {
-			return nil, false
-		}
-		a := obj.Attributes()
-		vals := make([]string, len(names))
-		for i, n := range names {
-			v := storeconfig.Attr[types.String](a, n)
-			if v.IsUnknown() {
-				return nil, false
-			}
-			vals[i] = v.ValueString()
-		}
-		out = append(out, build(vals))
-	}
-	return out, true
-}
-
-// weightOf reads a weight attribute: 0 (counted as 1) when null; known is false while unknown.
-func weightOf(v types.Int64) (int, bool) {
-	if v.IsUnknown() {
-		return 0, false
-	}
-	return int(v.ValueInt64()), true
 }
 
 // destinationFolder is a member's folder with its mode, which says whether it may hold others
@@ -394,4 +333,36 @@ func (d *providerData) checkPoolCredentials(pool []poolMember, at path.Path) dia
 		}
 	}
 	return diags
+}
+
+// poolElementType is the type of one destination of a pool attribute.
+func poolElementType() types.ObjectType {
+	obj, _ := poolSchema("").NestedObject.Type().(types.ObjectType) // a nested object's type is always one
+	return types.ObjectType{AttrTypes: obj.AttrTypes}
+}
+
+// leftBehindMembers decodes the destinations a promise or request kept of its unfinished moves
+// (left_behind.go); one that no longer decodes (a provider whose pool
+// schema changed since) is left out.
+func leftBehindMembers(ctx context.Context, l privstate.LeftBehind) map[string]poolMember {
+	out := map[string]poolMember{}
+	typ := poolElementType()
+	for dest, raw := range l {
+		v, err := tfserver.DecodeValue(raw, typ.TerraformType(ctx))
+		if err != nil {
+			continue
+		}
+		obj, err := typ.ValueFromTerraform(ctx, v)
+		if err != nil {
+			continue
+		}
+		list, d := types.ListValue(typ, []attr.Value{obj})
+		if d.HasError() {
+			continue
+		}
+		if m, ok := lenientPool(list)[dest]; ok {
+			out[dest] = m
+		}
+	}
+	return out
 }

@@ -8,16 +8,24 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
 )
 
+// keysFile declares the private-state keys.
+const keysFile = "privstate/keys.go"
+
 // TestPrivateKeysAreAllListed: every key the package passes to SetKey or GetKey is a constant
-// declared in private_state.go and listed once in privateKeys, which the fast path (fast_path.go,
-// tfserver's Kind.PrivateKeys) reads back from the private state it hands to ModifyPlan and
+// declared in privstate/keys.go (keysFile) and listed once in privstate.Keys, which the fast
+// path (fast_path.go, tfserver's Kind.PrivateKeys) reads back from the private state it hands to ModifyPlan and
 // Create (a key missing there would be dropped from a planned private state); and every constant
-// of private_state.go is listed.
+// of privstate/keys.go is listed. It reads this package's files and privstate's.
 func TestPrivateKeysAreAllListed(t *testing.T) {
 	t.Parallel()
 	files, err := filepath.Glob("*.go")
+	if more, err2 := filepath.Glob("privstate/*.go"); err2 == nil {
+		files = append(files, more...)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +63,11 @@ func TestPrivateKeysAreAllListed(t *testing.T) {
 					return true
 				}
 				id, ok := n.Args[1].(*ast.Ident)
+				if sel, isSel := n.Args[1].(*ast.SelectorExpr); isSel {
+					if pkg, isPkg := sel.X.(*ast.Ident); isPkg && pkg.Name == "privstate" {
+						id, ok = sel.Sel, true
+					}
+				}
 				switch {
 				case ok:
 					used = append(used, id.Name)
@@ -66,37 +79,37 @@ func TestPrivateKeysAreAllListed(t *testing.T) {
 		})
 	}
 	listed := map[string]int{}
-	for _, k := range privateKeys {
+	for _, k := range privstate.Keys {
 		listed[k]++
 	}
 	for k, n := range listed {
 		if n != 1 {
-			t.Errorf("privateKeys lists %q %d times", k, n)
+			t.Errorf("privstate.Keys lists %q %d times", k, n)
 		}
 	}
-	if len(used) < 2*len(privateKeys) {
-		t.Fatalf("found %d key uses, fewer than a SetKey and a GetKey per listed key (%d): the search is broken", len(used), 2*len(privateKeys))
+	if len(used) < 2*len(privstate.Keys) {
+		t.Fatalf("found %d key uses, fewer than a SetKey and a GetKey per listed key (%d): the search is broken", len(used), 2*len(privstate.Keys))
 	}
 	for _, name := range used {
 		c := consts[name]
-		if c.file != "private_state.go" {
-			t.Errorf("private state key %s is declared in %q, not in private_state.go", name, c.file)
+		if c.file != keysFile {
+			t.Errorf("private state key %s is declared in %q, not in %s", name, c.file, keysFile)
 		}
 		if listed[c.value] == 0 {
-			t.Errorf("private state key %s (%q) is not in privateKeys", name, c.value)
+			t.Errorf("private state key %s (%q) is not in privstate.Keys", name, c.value)
 		}
 	}
 	var declared []string
 	for name, c := range consts {
-		if c.file == "private_state.go" {
+		if c.file == keysFile {
 			declared = append(declared, c.value)
 			if listed[c.value] == 0 {
-				t.Errorf("private_state.go declares %s (%q), which privateKeys does not list", name, c.value)
+				t.Errorf("%s declares %s (%q), which privstate.Keys does not list", keysFile, name, c.value)
 			}
 		}
 	}
-	if len(declared) != len(privateKeys) {
+	if len(declared) != len(privstate.Keys) {
 		slices.Sort(declared)
-		t.Errorf("private_state.go declares %v, privateKeys lists %v", declared, privateKeys)
+		t.Errorf("%s declares %v, privstate.Keys lists %v", keysFile, declared, privstate.Keys)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // registry holds one command's knowledge and starts empty with the next; a process that serves
 // several commands (a debug server reattached through TF_REATTACH_PROVIDERS) is configured again
 // by each and starts empty too (providerData is built by Configure). Nothing here is kept on
-// disk or reaches state: what must cross commands goes through private state (private_state.go).
+// disk or reaches state: what must cross commands goes through private state (privstate/keys.go).
 //
 // Each registry answers one question that a single resource cannot answer from its own inputs,
 // and so makes one operation depend on others of the same command. The fields say why each
@@ -49,7 +49,7 @@ type processState struct {
 	writes writeLog
 	// outages: the stores the refreshes of this command could not read. Why: a store down
 	// fails every object on it, and one error per store reads better than one per object.
-	// Written and read by refreshWith (store_writer.go) through join (refresh_outage.go).
+	// Written and read by refreshWith (store_writer.go) through join.
 	outages outages
 	// healthReads: each observe folder's records, read once per command. Why: every promise
 	// and request observing a folder needs the same records, and a fleet would otherwise list

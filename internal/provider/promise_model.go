@@ -11,6 +11,9 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -20,22 +23,22 @@ const (
 )
 
 type promiseModel struct {
-	ID                       types.String   `tfsdk:"id"`
-	Name                     types.String   `tfsdk:"name"`
-	DestinationSelectors     types.List     `tfsdk:"destination_selectors"` // of selectorModel; may be unknown at plan
-	Dependencies             manifestsValue `tfsdk:"dependencies"`
-	Destinations             types.List     `tfsdk:"destinations"` // of poolMemberModel; may be unknown at plan
-	Tolerations              types.List     `tfsdk:"tolerations"`
-	OnUnschedule             types.String   `tfsdk:"on_unschedule"`
-	ScheduledDestinations    types.List     `tfsdk:"scheduled_destinations"`
-	MisscheduledDestinations types.List     `tfsdk:"misscheduled_destinations"`
-	Placements               types.Map      `tfsdk:"placements"`
-	Rollout                  types.Object   `tfsdk:"rollout"`        // rolloutModel; null without one
-	Revisions                types.Map      `tfsdk:"revisions"`      // null without rollout
-	RolloutStatus            types.Object   `tfsdk:"rollout_status"` // rolloutStatusModel; null without rollout
-	Guard                    types.Object   `tfsdk:"guard"`          // guardModel; see guard.go
-	Observe                  types.Object   `tfsdk:"observe"`        // observeModel; see observe.go
-	Health                   types.Map      `tfsdk:"health"`         // of healthAttrTypes; null without observe
+	ID                       types.String       `tfsdk:"id"`
+	Name                     types.String       `tfsdk:"name"`
+	DestinationSelectors     types.List         `tfsdk:"destination_selectors"` // of schedattr.SelectorModel; may be unknown at plan
+	Dependencies             manifestattr.Value `tfsdk:"dependencies"`
+	Destinations             types.List         `tfsdk:"destinations"` // of poolMemberModel; may be unknown at plan
+	Tolerations              types.List         `tfsdk:"tolerations"`
+	OnUnschedule             types.String       `tfsdk:"on_unschedule"`
+	ScheduledDestinations    types.List         `tfsdk:"scheduled_destinations"`
+	MisscheduledDestinations types.List         `tfsdk:"misscheduled_destinations"`
+	Placements               types.Map          `tfsdk:"placements"`
+	Rollout                  types.Object       `tfsdk:"rollout"`        // rolloutModel; null without one
+	Revisions                types.Map          `tfsdk:"revisions"`      // null without rollout
+	RolloutStatus            types.Object       `tfsdk:"rollout_status"` // rolloutStatusModel; null without rollout
+	Guard                    types.Object       `tfsdk:"guard"`          // guardModel; see guard.go
+	Observe                  types.Object       `tfsdk:"observe"`        // observeModel; see observe.go
+	Health                   types.Map          `tfsdk:"health"`         // of healthAttrTypes; null without observe
 
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 
@@ -69,11 +72,11 @@ func (m promiseModel) dependencies() (layout.Dependencies, bool) {
 // input is what the placement engine plans the promise from: the configuration, and what state
 // says the promise held. ok is false while some input is unknown.
 func (m promiseModel) input(ctx context.Context, state promiseModel) (placement.Promise, []poolMember, bool, diag.Diagnostics) {
-	entries, okSel, diags := selectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
+	entries, okSel, diags := schedattr.SelectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
 	pool, okPool, d := poolFromList(path.Root("destinations"), m.Destinations)
 	diags.Append(d...)
 	deps, okDeps := m.dependencies()
-	tolerations, okTol := tolerationsFromList(m.Tolerations)
+	tolerations, okTol := schedattr.TolerationsFromList(m.Tolerations)
 	if !okSel || !okPool || !okDeps || !okTol || m.Name.IsUnknown() || m.OnUnschedule.IsUnknown() || diags.HasError() {
 		return placement.Promise{}, nil, false, diags
 	}
@@ -101,17 +104,17 @@ func placePromise(in placement.Promise, decisions []scheduling.Decision) (placem
 // dependenciesOf lays out a promise's YAML, serialised canonically; ok is false when it does not
 // parse (the attribute's validation reports why).
 func dependenciesOf(name, yaml string) (layout.Dependencies, bool) {
-	r := readManifests(yaml)
-	if r.err != nil {
+	r := manifestattr.Read(yaml)
+	if r.Err != nil {
 		return layout.Dependencies{Promise: name}, false
 	}
-	return layout.Dependencies{Promise: name, All: r.all, CRDs: r.crds, Others: r.others}, true
+	return layout.Dependencies{Promise: name, All: r.All, CRDs: r.CRDs, Others: r.Others}, true
 }
 
 // record sets the computed attributes from an outcome.
 func (m *promiseModel) record(o placement.Outcome) {
-	m.ScheduledDestinations = stringList(o.Scheduled)
-	m.MisscheduledDestinations = stringList(o.Misscheduled)
+	m.ScheduledDestinations = tfvalue.StringList(o.Scheduled)
+	m.MisscheduledDestinations = tfvalue.StringList(o.Misscheduled)
 	m.Placements = recordsToModel(o.Records)
 }
 
@@ -184,7 +187,7 @@ func recordsFromModel(ctx context.Context, m types.Map) map[string]placement.Rec
 	for dest, pm := range models {
 		out[dest] = placement.Record{
 			Store: pm.Store.ValueString(), Location: pm.Location.ValueString(), Root: pm.Root.ValueString(),
-			Misscheduled: pm.Misscheduled.ValueBool(), Files: stringMap(ctx, pm.Files),
+			Misscheduled: pm.Misscheduled.ValueBool(), Files: tfvalue.StringMap(ctx, pm.Files),
 		}
 	}
 	return out
@@ -195,7 +198,7 @@ func recordsToModel(records map[string]placement.Record) types.Map {
 	for dest, r := range records {
 		elems[dest] = types.ObjectValueMust(placementAttrTypes, map[string]attr.Value{
 			"store": types.StringValue(r.Store), "location": types.StringValue(r.Location), "root": types.StringValue(r.Root),
-			"misscheduled": types.BoolValue(r.Misscheduled), "files": stringMapValue(r.Files),
+			"misscheduled": types.BoolValue(r.Misscheduled), "files": tfvalue.StringMapValue(r.Files),
 		})
 	}
 	return types.MapValueMust(types.ObjectType{AttrTypes: placementAttrTypes}, elems)

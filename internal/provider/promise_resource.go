@@ -20,9 +20,15 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/rolloutattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
+	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
 var (
@@ -63,17 +69,17 @@ func (r *promiseResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				Validators:          []validator.String{schemautil.DNSName()},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
-			"destination_selectors": placementSelectorsSchema(selectorsDescription("Which destinations of the pool receive the dependencies.")),
+			"destination_selectors": schedattr.PlacementSelectorsSchema(schedattr.SelectorsDescription("Which destinations of the pool receive the dependencies.")),
 			"dependencies": schema.StringAttribute{
 				Required:   true,
-				CustomType: manifestsType{},
+				CustomType: manifestattr.Type{},
 				MarkdownDescription: "The dependencies: multi-document Kubernetes YAML, each document an object with " +
 					"apiVersion, kind and metadata.name. What is written is a canonical serialisation, so a change of " +
 					"formatting only (key order, indentation, comments) is no change.",
 			},
 			"destinations": poolSchema("The candidate pool: the destinations this promise may be scheduled to, " +
 				"usually `values(kratix_destination.workers)`. Names, and store folders, must be unique."),
-			"tolerations": tolerationsAttribute("the promise's dependencies"),
+			"tolerations": schedattr.TolerationsAttribute("the promise's dependencies"),
 			"on_unschedule": schema.StringAttribute{
 				Optional: true, Computed: true, Default: stringdefault.StaticString(onUnscheduleKeep),
 				MarkdownDescription: "What happens to the files of a destination that stops matching: `keep` (Kratix's " +
@@ -122,14 +128,14 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	var plan, state promiseModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
 	proposed := plan
 	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
-		state.left = readLeftBehind(ctx, req.Private).members(ctx)
+		resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
+		state.left = leftBehindMembers(ctx, privstate.ReadLeftBehind(ctx, req.Private))
 		// Terraform accepts the prior value of an attribute in place of the configured one when
 		// the provider says they are equivalent: a change of formatting only plans nothing.
-		plan.Dependencies = keepIfSameMeaning(ctx, plan.Dependencies, state.Dependencies)
+		plan.Dependencies = manifestattr.KeepIfSameMeaning(ctx, plan.Dependencies, state.Dependencies)
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -141,7 +147,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	policy, known, policyDiags := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout)
-	policyDiags.Append(checkGateObserves(policy, plan.Observe)...)
+	policyDiags.Append(rolloutattr.CheckGateObserves(policy, plan.Observe)...)
 	if known && !policyDiags.HasError() {
 		sp.staging = plan.stage(ctx, state, sp.in, placement.Selected(sp.decisions), policy, req.Private, r.data.clock())
 		sp.in.Staged = sp.staging.staged()
@@ -161,8 +167,8 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	plan.record(p.Settle(nil))
 	plan.Health = healthPlanned
 	if req.State.Raw.IsNull() {
-		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
-		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorHolding(p.Ops, p.Records))...)
+		// A new object, perhaps the successor of one Terraform deletes first: see privstate/successor.go.
+		resp.Diagnostics.Append(privstate.WriteSuccessor(ctx, resp.Private, placement.SuccessorHolding(p.Ops, p.Records))...)
 	}
 	plan.recordRollout(ctx, state, sp.staging, p.Records)
 	if sp.replacing {
@@ -172,7 +178,7 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if plan.sameComputed(proposed) {
 		return // the usual no-change plan: writing the same value back costs a conversion of the whole promise
 	}
-	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.SetPlan(ctx, &resp.Plan, &plan)...)
 }
 
 // promisePlanning is what a promise's plan decides, step by step.
@@ -181,7 +187,7 @@ type promisePlanning struct {
 	pool      []poolMember
 	decisions []scheduling.Decision
 	adopted   *adoption // what an import found, being adopted
-	replacing bool      // a new promise going on with the rollout its folders hold (replace_rollout.go)
+	replacing bool      // a new promise going on with the rollout its folders hold (adoptReplaced, adopt_rollout.go)
 	staging   staging
 	policy    *rollout.Policy
 	placed    placement.Plan
@@ -199,7 +205,7 @@ func (r *promiseResource) schedule(ctx context.Context, req resource.ModifyPlanR
 	}
 	sp.adopted, *state = r.adoptInPlan(ctx, req, resp, plan, *state, schedule)
 	// A new promise with a rollout whose folders hold it mid-rollout (the replacement of one, by
-	// `-replace` or a taint) goes on where the stores say it stands: see replace_rollout.go.
+	// `-replace` or a taint) goes on where the stores say it stands: see adoptReplaced, adopt_rollout.go.
 	sp.replacing, *state = r.adoptReplaced(ctx, req, resp, plan, *state, schedule, ok)
 	if resp.Diagnostics.Append(diags...); !ok || resp.Diagnostics.HasError() {
 		return sp, false
@@ -210,7 +216,7 @@ func (r *promiseResource) schedule(ctx context.Context, req resource.ModifyPlanR
 		sp.in.Prior = priorsOf(state.prior(ctx))
 		sp.decisions = placement.SchedulePromise(sp.in)
 	}
-	withWrittenLabels(sp.in.Prior, readWrittenLabels(ctx, req.Private))
+	privstate.WithWrittenLabels(sp.in.Prior, privstate.ReadWrittenLabels(ctx, req.Private))
 	resp.Diagnostics.Append(r.data.claimFolders(fmt.Sprintf("kratix_promise %q", plan.Name.ValueString()),
 		func(i int) path.Path { return path.Root("destinations").AtListIndex(i).AtName("path") }, pool)...)
 	return sp, !resp.Diagnostics.HasError()
@@ -251,7 +257,7 @@ func (r *promiseResource) check(ctx context.Context, plan, state promiseModel, s
 	}
 	diags.Append(r.data.warnTakeOverAtPlan(ctx, who, p.Ops, refsOf(state.prior(ctx)).add(sp.pool...), dependenciesAttr)...)
 	healthPlanned, d := healthPlan(ctx, plan.Observe, sp.pool, state.Health,
-		func() []string { return sortedKeys(p.Records) },
+		func() []string { return tfvalue.SortedKeys(p.Records) },
 		func() map[string]bool { return rewritten(priorRecordsOf(sp.in.Prior), p.Records, p.Ops, nil) })
 	diags.Append(d...)
 	return healthPlanned, !diags.HasError()
@@ -269,13 +275,13 @@ func (r *promiseResource) Create(ctx context.Context, req resource.CreateRequest
 	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_promise", schemautil.OpCreate, &resp.Diagnostics)
 	defer done()
 	var plan promiseModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	writer := ensureInstance(ctx, resp.Private, &resp.Diagnostics)
 	// A replacement in the middle of a rollout keeps, as its plan recorded them, the destinations
-	// waiting for their wave (see replace_rollout.go); a plain create has none.
+	// waiting for their wave (see adoptReplaced, adopt_rollout.go); a plain create has none.
 	kept := plan.keptPrior(ctx)
 	r.apply(ctx, plan, kept, nil, resp.Private, writer, &resp.State, &resp.Diagnostics)
 	if !kept.Placements.IsNull() && !resp.Diagnostics.HasError() {
@@ -294,11 +300,11 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_promise", schemautil.OpRead, &resp.Diagnostics)
 	defer done()
 	var state promiseModel
-	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	state.left = readLeftBehind(ctx, req.Private).members(ctx)
+	state.left = leftBehindMembers(ctx, privstate.ReadLeftBehind(ctx, req.Private))
 	prior := state.prior(ctx)
 	if len(prior) == 0 {
 		return
@@ -311,7 +317,7 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 			continue // not in the recorded pool: nothing to reach it with
 		}
 		at := held(dest)
-		at.Kept = sortedKeys(pr.Files) // an adopted index file of Kratix's keeps its name
+		at.Kept = tfvalue.SortedKeys(pr.Files) // an adopted index file of Kratix's keeps its name
 		f, err := layout.DependencyFiles(pr.member.Target, at)
 		if err != nil {
 			continue
@@ -347,7 +353,7 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 		}
 	}
 	if changed {
-		resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
+		resp.Diagnostics.Append(tfserver.SetState(ctx, &resp.State, &state)...)
 	}
 }
 
@@ -358,12 +364,12 @@ func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest
 	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_promise", schemautil.OpUpdate, &resp.Diagnostics)
 	defer done()
 	var plan, state promiseModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
-	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	state.left = readLeftBehind(ctx, req.Private).members(ctx)
+	state.left = leftBehindMembers(ctx, privstate.ReadLeftBehind(ctx, req.Private))
 	if state = r.adoptInApply(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
 		return
 	}
@@ -374,7 +380,7 @@ func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest
 // Delete removes the promise's owned folders from every destination it wrote to, misscheduled
 // ones included, as Kratix cascades a promise's deletion. When Terraform deletes the promise to
 // replace it (a create that failed somewhere leaves it tainted), what the replacement writes
-// again stays: see successor.go; and so does what another instance wrote earlier in the same
+// again stays: see privstate/successor.go; and so does what another instance wrote earlier in the same
 // apply, as the replacement does before a create_before_destroy deletes the old object: see
 // writelog.go.
 func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -384,11 +390,11 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_promise", schemautil.OpDelete, &resp.Diagnostics)
 	defer done()
 	var state promiseModel
-	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	state.left = readLeftBehind(ctx, req.Private).members(ctx) // a move's old files go too
+	state.left = leftBehindMembers(ctx, privstate.ReadLeftBehind(ctx, req.Private)) // a move's old files go too
 	prior := state.prior(ctx)
 	deps, _ := state.dependencies()
 	p, err := placement.RemovePromise(deps, priorsOf(prior))
@@ -396,13 +402,13 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 		resp.Diagnostics.Append(cannotLayOut("Promise", err))
 		return
 	}
-	p = p.Spare(readSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
+	p = p.Spare(privstate.ReadSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
 	who := fmt.Sprintf("Promise %q", state.Name.ValueString())
 	failed := r.data.writeOps(ctx, "Promise", who, "Delete from: promise/"+state.Name.ValueString(), "", p.Ops, refsOf(prior), &resp.Diagnostics)
 	if len(failed) > 0 {
 		// Keep what could not be removed, so that the next destroy tries again.
 		state.record(p.Settle(failed))
-		resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
+		resp.Diagnostics.Append(tfserver.SetState(ctx, &resp.State, &state)...)
 	}
 }
 
@@ -412,7 +418,7 @@ func (r *promiseResource) guardDestroy(ctx context.Context, st tfsdk.State) diag
 		return nil
 	}
 	var state promiseModel
-	if diags := getState(ctx, st, &state); diags.HasError() || state.Guard.IsNull() {
+	if diags := tfserver.GetState(ctx, st, &state); diags.HasError() || state.Guard.IsNull() {
 		return diags
 	}
 	name := state.Name.ValueString()
@@ -435,15 +441,15 @@ func (r *promiseResource) ImportState(ctx context.Context, req resource.ImportSt
 //
 // With a rollout, each destination gets the revision the plan gave it in `revisions`. writer is
 // the object's instance token, for the write log (writelog.go); outPrivate keeps the labels the
-// files were written under (written_labels.go).
-func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, private privateReader, outPrivate privateWriter, writer string, out *tfsdk.State, diags *diag.Diagnostics) {
+// files were written under (privstate/written_labels.go).
+func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, private privstate.Reader, outPrivate privstate.Writer, writer string, out *tfsdk.State, diags *diag.Diagnostics) {
 	in, pool, ok, d := plan.input(ctx, state)
 	diags.Append(d...)
 	if !ok || diags.HasError() {
 		diags.Append(notKnown("Promise Not Known", "The promise's inputs are"))
 		return
 	}
-	withWrittenLabels(in.Prior, readWrittenLabels(ctx, private))
+	privstate.WithWrittenLabels(in.Prior, privstate.ReadWrittenLabels(ctx, private))
 	s := plan.given(ctx, state, in, private)
 	in.Staged = s.staged()
 	p, d := planPromise(in)
@@ -456,15 +462,15 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	plan.ID = plan.Name
 	o := p.Settle(failed)
 	plan.record(o)
-	left := keepLeftBehind(ctx, in.Prior, o.Records, in.Pool, state.Destinations, readLeftBehind(ctx, private))
-	diags.Append(writeLeftBehind(ctx, outPrivate, left)...)
+	left := keepLeftBehind(ctx, in.Prior, o.Records, in.Pool, state.Destinations, privstate.ReadLeftBehind(ctx, private))
+	diags.Append(privstate.WriteLeftBehind(ctx, outPrivate, left)...)
 	warnMoveNotFinished(fmt.Sprintf("Promise %q", name), in.Prior, left, diags)
-	diags.Append(writeWrittenLabels(ctx, outPrivate, placement.WrittenLabels(in.Prior, o, in.Pool))...)
+	diags.Append(privstate.WriteWrittenLabels(ctx, outPrivate, placement.WrittenLabels(in.Prior, o, in.Pool))...)
 	obs, _, _ := observeOf(ctx, plan.Observe)
 	wrote := rewritten(priorRecordsOf(in.Prior), p.Records, p.Ops, failed)
-	diags.Append(writeWrittenAt(ctx, outPrivate, obs != nil, readWrittenAt(ctx, private), sortedKeys(o.Records), wrote, r.data.clock())...)
+	diags.Append(writeWrittenAt(ctx, outPrivate, obs != nil, readWrittenAt(ctx, private), tfvalue.SortedKeys(o.Records), wrote, r.data.clock())...)
 	if policy, _, _ := rolloutPolicy(ctx, path.Root("rollout"), plan.Rollout); policy != nil {
 		plan.settleRollout(ctx, state, s, policy.MinWait, r.data.clock(), p.Records, o.Records)
 	}
-	diags.Append(setState(ctx, out, &plan)...)
+	diags.Append(tfserver.SetState(ctx, out, &plan)...)
 }

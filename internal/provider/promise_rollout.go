@@ -19,8 +19,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/rolloutattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
@@ -34,8 +40,8 @@ type rolloutModel struct {
 	Waves   types.List           `tfsdk:"waves"` // of waveModel
 	MinWait timetypes.GoDuration `tfsdk:"min_wait"`
 	Paused  types.Bool           `tfsdk:"paused"`
-	Gate    types.Object         `tfsdk:"gate"`    // gateModel; see rollout_gate.go
-	Windows types.List           `tfsdk:"windows"` // of windowModel
+	Gate    types.Object         `tfsdk:"gate"`    // rolloutattr's gateModel
+	Windows types.List           `tfsdk:"windows"` // of rolloutattr's windowModel
 	Revert  types.String         `tfsdk:"revert"`
 }
 
@@ -94,7 +100,7 @@ func rolloutSchema() schema.SingleNestedAttribute {
 				Validators: []validator.List{listvalidator.SizeAtLeast(1)},
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"name": schema.StringAttribute{Required: true, MarkdownDescription: "The wave's name, shown in plans and in `rollout_status`."},
-					"destination_selectors": placementSelectorsSchema("Which scheduled destinations the wave takes. " +
+					"destination_selectors": schedattr.PlacementSelectorsSchema("Which scheduled destinations the wave takes. " +
 						"Entries combine with AND, as in `destination_selectors`; no entries means every scheduled destination " +
 						"no earlier wave took (`strict_match_labels` plays no part here: it decides scheduling, not waves)."),
 					"max_destinations": schema.Int64Attribute{
@@ -111,13 +117,13 @@ func rolloutSchema() schema.SingleNestedAttribute {
 				Optional: true, CustomType: timetypes.GoDurationType{},
 				MarkdownDescription: "Least time between the applies of two waves of one rollout, a Go duration such as " +
 					"`\"1h\"`. Until it has passed, a plan writes nothing and says when the next wave may go.",
-				Validators: []validator.String{notNegative{}},
+				Validators: []validator.String{schemautil.NotNegative{}},
 			},
 			"paused": schema.BoolAttribute{
 				Optional: true, MarkdownDescription: "`true` stops the rollout where it is: no wave goes until it is `false` again.",
 			},
-			"gate":    gateSchema(),
-			"windows": windowsSchema(),
+			"gate":    rolloutattr.GateSchema(),
+			"windows": rolloutattr.WindowsSchema(),
 			"revert": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "How a change of `dependencies` back to the revision that last went everywhere goes: " +
@@ -172,26 +178,6 @@ func rolloutStatusSchema() schema.SingleNestedAttribute {
 	}
 }
 
-// notNegative refuses a negative duration. Text that is no duration at all is the
-// GoDuration type's to report.
-type notNegative struct{}
-
-func (notNegative) Description(context.Context) string {
-	return "must be a duration of zero or more, such as \"30m\""
-}
-
-func (v notNegative) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (notNegative) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if d, err := time.ParseDuration(req.ConfigValue.ValueString()); err == nil && d < 0 {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Duration",
-			fmt.Sprintf("%q is a negative duration: give one of zero or more, such as \"30m\" or \"2h\".", req.ConfigValue.ValueString()))
-	}
-}
-
 // rolloutPolicy converts `rollout`: nil without one; ok is false while any of it is unknown.
 func rolloutPolicy(ctx context.Context, at path.Path, obj types.Object) (policy *rollout.Policy, ok bool, diags diag.Diagnostics) {
 	if obj.IsNull() {
@@ -213,10 +199,10 @@ func rolloutPolicy(ctx context.Context, at path.Path, obj types.Object) (policy 
 		return nil, false, diags
 	}
 	policy.Waves = waves
-	if policy.Gate, ok = gateOf(ctx, m.Gate, &diags); !ok {
+	if policy.Gate, ok = rolloutattr.GateOf(ctx, m.Gate, &diags); !ok {
 		return nil, false, diags
 	}
-	if policy.Windows, ok = windowsOf(ctx, at.AtName("windows"), m.Windows, &diags); !ok {
+	if policy.Windows, ok = rolloutattr.WindowsOf(ctx, at.AtName("windows"), m.Windows, &diags); !ok {
 		return nil, false, diags
 	}
 	if m.Revert.IsUnknown() {
@@ -228,7 +214,7 @@ func rolloutPolicy(ctx context.Context, at path.Path, obj types.Object) (policy 
 
 // wavesFromList converts rollout waves; ok is false while any of it is unknown or invalid.
 func wavesFromList(ctx context.Context, at path.Path, list types.List) (waves []rollout.Wave, names []string, ok bool, diags diag.Diagnostics) {
-	models, known, d := objectsAs[waveModel](ctx, list)
+	models, known, d := tfvalue.ObjectsAs[waveModel](ctx, list)
 	if diags.Append(d...); !known || diags.HasError() {
 		return nil, nil, false, diags
 	}
@@ -244,7 +230,7 @@ func wavesFromList(ctx context.Context, at path.Path, list types.List) (waves []
 			return nil, nil, false, diags
 		}
 		seen[w.Name.ValueString()] = i
-		entries, known, d := selectorsFromList(ctx, at.AtListIndex(i).AtName("destination_selectors"), w.DestinationSelectors)
+		entries, known, d := schedattr.SelectorsFromList(ctx, at.AtListIndex(i).AtName("destination_selectors"), w.DestinationSelectors)
 		if diags.Append(d...); !known || diags.HasError() {
 			return nil, nil, false, diags
 		}
@@ -257,12 +243,12 @@ func wavesFromList(ctx context.Context, at path.Path, list types.List) (waves []
 	return waves, names, true, diags
 }
 
-// privateReader is what ModifyPlan, Read and apply have of private state.
-func readRolloutBase(ctx context.Context, p privateReader) *rolloutBase {
+// privstate.Reader is what ModifyPlan, Read and apply have of private state.
+func readRolloutBase(ctx context.Context, p privstate.Reader) *rolloutBase {
 	if p == nil {
 		return nil
 	}
-	b, _ := p.GetKey(ctx, rolloutBaseKey)
+	b, _ := p.GetKey(ctx, privstate.RolloutBaseKey)
 	if len(b) == 0 {
 		return nil
 	}
@@ -306,7 +292,7 @@ func (s staging) staged() map[string]*layout.Dependencies {
 
 // stage runs the rollout over in, the promise as planned, and the destinations scheduled: it
 // tells rollout.Stage what state says each destination holds.
-func (m promiseModel) stage(ctx context.Context, state promiseModel, in placement.Promise, scheduled []string, policy *rollout.Policy, private privateReader, now time.Time) staging {
+func (m promiseModel) stage(ctx context.Context, state promiseModel, in placement.Promise, scheduled []string, policy *rollout.Policy, private privstate.Reader, now time.Time) staging {
 	if policy == nil {
 		return staging{} // every destination gets the configured dependencies; nothing to hash
 	}
@@ -334,7 +320,7 @@ func (m promiseModel) stage(ctx context.Context, state promiseModel, in placemen
 	}
 	r := rollout.Stage(rollout.StageInput{
 		Policy: *policy, Status: status, Revision: rollout.Revision(in.Dependencies.All), Prior: s.prior,
-		Scheduled: dests, Revisions: stringMap(ctx, state.Revisions), Present: present,
+		Scheduled: dests, Revisions: tfvalue.StringMap(ctx, state.Revisions), Present: present,
 		Staged: priorKnown && len(in.Prior) > 0, BaseKnown: s.baseDeps != nil, Now: now,
 		Health: gateHealth(ctx, policy.Gate, state.Health),
 	})
@@ -400,7 +386,7 @@ func reportOf(ctx context.Context, obj types.Object) *rollout.Report {
 		Revision: m.Revision.ValueString(), Completed: m.CompletedRevision.ValueString(), WavesDone: int(m.WavesDone.ValueInt64()),
 		NextWave: m.NextWave.ValueString(), HasNextWave: !m.NextWave.IsNull() && !m.NextWave.IsUnknown(),
 		NextWaveNotBefore: stampOf(m.NextWaveNotBefore), LastWaveAt: stampOf(m.LastWaveAt), CheckedAt: stampOf(m.CheckedAt),
-		Waves: stringMap(ctx, m.Waves), Failed: m.Failed.ValueString(),
+		Waves: tfvalue.StringMap(ctx, m.Waves), Failed: m.Failed.ValueString(),
 	}
 	if !m.Waiting.IsNull() && !m.Waiting.IsUnknown() {
 		_ = m.Waiting.ElementsAs(ctx, &r.Waiting, false) // a list of strings
@@ -418,7 +404,7 @@ func reportValue(r rollout.Report) types.Object {
 		"revision": types.StringValue(r.Revision), "completed_revision": types.StringValue(r.Completed),
 		"waves_done": types.Int64Value(int64(r.WavesDone)),
 		"next_wave":  next, "next_wave_not_before": stampValue(r.NextWaveNotBefore),
-		"waiting": stringList(r.Waiting), "waves": stringMapValue(r.Waves),
+		"waiting": tfvalue.StringList(r.Waiting), "waves": tfvalue.StringMapValue(r.Waves),
 		"last_wave_at": stampValue(r.LastWaveAt), "checked_at": stampValue(r.CheckedAt),
 		"failed_revision": optionalString(r.Failed),
 	})
@@ -458,7 +444,7 @@ func (m *promiseModel) recordRollout(ctx context.Context, state promiseModel, s 
 		m.RolloutStatus = types.ObjectNull(rolloutStatusAttrTypes)
 		return
 	}
-	m.Revisions = stringMapValue(s.r.Revisions(sortedKeys(records), stringMap(ctx, state.Revisions)))
+	m.Revisions = tfvalue.StringMapValue(s.r.Revisions(tfvalue.SortedKeys(records), tfvalue.StringMap(ctx, state.Revisions)))
 	var before rollout.Report
 	if r := reportOf(ctx, state.RolloutStatus); r != nil {
 		before = *r
@@ -476,7 +462,7 @@ func (s staging) rolloutMessage(name string) string {
 
 // setBase finds the completed revision's YAML and its layout input: the prior configuration's
 // when that is it (already parsed), else what the rollout in flight kept in private state.
-func (s *staging) setBase(ctx context.Context, name, completed string, prior layout.Dependencies, priorKnown bool, private privateReader) {
+func (s *staging) setBase(ctx context.Context, name, completed string, prior layout.Dependencies, priorKnown bool, private privstate.Reader) {
 	if priorKnown && s.prior == completed {
 		s.base = &rolloutBase{Revision: completed, Dependencies: string(prior.All)}
 		s.baseDeps = &prior
@@ -491,11 +477,11 @@ func (s *staging) setBase(ctx context.Context, name, completed string, prior lay
 
 // given is the staging the plan decided, read back from its `revisions` and `rollout_status`,
 // for in, the promise as configured.
-func (m promiseModel) given(ctx context.Context, state promiseModel, in placement.Promise, private privateReader) staging {
+func (m promiseModel) given(ctx context.Context, state promiseModel, in placement.Promise, private privstate.Reader) staging {
 	if m.Revisions.IsNull() || m.RolloutStatus.IsNull() {
 		return staging{}
 	}
-	s := staging{r: &rollout.Staging{Revision: rollout.Revision(in.Dependencies.All), Give: stringMap(ctx, m.Revisions)}}
+	s := staging{r: &rollout.Staging{Revision: rollout.Revision(in.Dependencies.All), Give: tfvalue.StringMap(ctx, m.Revisions)}}
 	priorDeps, priorKnown := state.dependencies()
 	if priorKnown {
 		s.prior = rollout.Revision(priorDeps.All)
@@ -520,10 +506,10 @@ func (m *promiseModel) settleRollout(ctx context.Context, state promiseModel, s 
 		written[dest] = sameRecord(planned[dest], rec)
 	}
 	revisions, missed := rollout.SettleRevisions(rollout.Settling{
-		Revision: s.r.Revision, Prior: s.prior, Given: s.r.Give, Before: stringMap(ctx, state.Revisions),
-		Planned: sortedKeys(planned), Written: written,
+		Revision: s.r.Revision, Prior: s.prior, Given: s.r.Give, Before: tfvalue.StringMap(ctx, state.Revisions),
+		Planned: tfvalue.SortedKeys(planned), Written: written,
 	})
-	if v := stringMapValue(revisions); !v.Equal(m.Revisions) {
+	if v := tfvalue.StringMapValue(revisions); !v.Equal(m.Revisions) {
 		m.Revisions = v
 	}
 	if r := reportOf(ctx, m.RolloutStatus); r != nil {
@@ -534,7 +520,7 @@ func (m *promiseModel) settleRollout(ctx context.Context, state promiseModel, s 
 
 // keepRolloutBase keeps the completed revision's YAML while a rollout is in flight, and drops it
 // once it is complete.
-func keepRolloutBase(ctx context.Context, prior privateReader, out privateState, s staging) diag.Diagnostics {
+func keepRolloutBase(ctx context.Context, prior privstate.Reader, out privstate.State, s staging) diag.Diagnostics {
 	if out == nil {
 		return nil
 	}
@@ -543,23 +529,23 @@ func keepRolloutBase(ctx context.Context, prior privateReader, out privateState,
 		if err != nil {
 			return nil
 		}
-		return out.SetKey(ctx, rolloutBaseKey, b)
+		return out.SetKey(ctx, privstate.RolloutBaseKey, b)
 	}
 	if readRolloutBase(ctx, prior) != nil {
-		return out.SetKey(ctx, rolloutBaseKey, nil)
+		return out.SetKey(ctx, privstate.RolloutBaseKey, nil)
 	}
 	return nil
 }
 
 // heldDependencies says which dependencies a destination holds, for Read to look at its files:
 // the completed revision's while it waits in a rollout, else the configured ones.
-func (m promiseModel) heldDependencies(ctx context.Context, deps layout.Dependencies, private privateReader) func(string) layout.Dependencies {
+func (m promiseModel) heldDependencies(ctx context.Context, deps layout.Dependencies, private privstate.Reader) func(string) layout.Dependencies {
 	base := readRolloutBase(ctx, private)
 	if base == nil || m.Revisions.IsNull() || base.Revision == rollout.Revision(deps.All) {
 		return func(string) layout.Dependencies { return deps }
 	}
 	baseDeps, ok := dependenciesOf(m.Name.ValueString(), base.Dependencies)
-	revisions := stringMap(ctx, m.Revisions)
+	revisions := tfvalue.StringMap(ctx, m.Revisions)
 	return func(dest string) layout.Dependencies {
 		if ok && revisions[dest] == base.Revision {
 			return baseDeps
@@ -573,4 +559,26 @@ func (m promiseModel) heldDependencies(ctx context.Context, deps layout.Dependen
 func sameRecord(a, b placement.Record) bool {
 	return a.Store == b.Store && a.Location == b.Location && a.Root == b.Root && a.Misscheduled == b.Misscheduled &&
 		(a.Files == nil) == (b.Files == nil) && maps.Equal(a.Files, b.Files)
+}
+
+// gateHealth is what a gate reads of `health`, as the last refresh found it; nil without a gate,
+// which reads nothing.
+func gateHealth(ctx context.Context, gate *rollout.Gate, m types.Map) map[string]rollout.Health {
+	if gate == nil {
+		return nil
+	}
+	views := healthFromModel(ctx, m)
+	out := make(map[string]rollout.Health, len(views))
+	for dest, v := range views {
+		h := rollout.Health{Found: v.Found, State: v.State, Fresh: v.Fresh, LastRun: v.LastRun}
+		switch v.Applied {
+		case health.Yes:
+			h.Applied = rollout.AppliedYes
+		case health.No:
+			h.Applied = rollout.AppliedNo
+			h.Reports = "another revision"
+		}
+		out[dest] = h
+	}
+	return out
 }

@@ -86,3 +86,8 @@ func (d *providerData) open(m storeconfig.Ref, createBucket bool) (statestore.St
 	}
 	return d.pool.Git(*cfg.Git)
 }
+
+// isOffline says whether the provider plans without stores; false for an unconfigured provider.
+func (d *providerData) isOffline() bool {
+	return d != nil && d.offline
+}

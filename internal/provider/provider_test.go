@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
@@ -47,7 +48,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer func() { _ = os.RemoveAll(cache) }()
-	if err := os.Setenv(cacheDirEnv, cache); err != nil {
+	if err := os.Setenv(manifestattr.CacheDirEnv, cache); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 )
 
 // A request this state does not hold yet may be placed already: its state removed (`terraform
@@ -30,7 +31,7 @@ func (r *requestResource) heldElsewhere(ctx context.Context, plan requestModel, 
 		return ""
 	}
 	if groups, _ := plan.groupConfigs(); len(groups) > 0 {
-		if out, _, err = splitGroups(out, sortedKeys(groups)); err != nil || len(out.Files) == 0 {
+		if out, _, err = splitGroups(out, tfvalue.SortedKeys(groups)); err != nil || len(out.Files) == 0 {
 			return ""
 		}
 	}
@@ -41,7 +42,7 @@ func (r *requestResource) heldElsewhere(ctx context.Context, plan requestModel, 
 		}
 	}
 	forms := kratixForms{index: func(t layout.Target) layout.KratixIndex { return layout.KratixRequestIndex(t, out) }, hashKey: plan.hashKey()}
-	for _, rel := range sortedKeys(out.Files) {
+	for _, rel := range tfvalue.SortedKeys(out.Files) {
 		forms.contents = append(forms.contents, out.Files[rel])
 	}
 	var scratch diag.Diagnostics // a store that cannot be read here fails the apply, which says why

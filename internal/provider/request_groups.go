@@ -16,7 +16,9 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -35,7 +37,7 @@ var groupPlacementAttrTypes = map[string]attr.Type{
 }
 
 func groupsSchema() schema.MapNestedAttribute {
-	selectors := placementSelectorsSchema("Where the group goes: the destinations of the promise's pool that these select. " +
+	selectors := schedattr.PlacementSelectorsSchema("Where the group goes: the destinations of the promise's pool that these select. " +
 		"The promise's `destination_selectors` are not added, as Kratix does for a `directory` entry of " +
 		"`destination-selectors.yaml`.")
 	selectors.Optional, selectors.Required = false, true
@@ -104,7 +106,7 @@ func (m requestModel) groupPriors(ctx context.Context) map[string]groupPrior {
 			continue
 		}
 		p := placement.Prior{Record: placement.Record{Store: storeconfig.Attr[types.String](a, "store").ValueString(), Location: storeconfig.Attr[types.String](a, "location").ValueString(),
-			Root: storeconfig.Attr[types.String](a, "root").ValueString(), Misscheduled: storeconfig.Attr[types.Bool](a, "misscheduled").ValueBool(), Files: stringMap(ctx, storeconfig.Attr[types.Map](a, "files"))}}
+			Root: storeconfig.Attr[types.String](a, "root").ValueString(), Misscheduled: storeconfig.Attr[types.Bool](a, "misscheduled").ValueBool(), Files: tfvalue.StringMap(ctx, storeconfig.Attr[types.Map](a, "files"))}}
 		if mem := findMember(m.destinations(), dest); mem != nil {
 			p.Member = &mem.Member
 			p.Record.Store = mem.Member.Store
@@ -124,7 +126,7 @@ type groupPrior struct {
 // the keys as written, which groupConfigs folds by folder.
 func (m requestModel) checkGroups(files []string) diag.Diagnostics {
 	var diags diag.Diagnostics
-	for _, e := range layout.ValidateGroups(sortedKeys(m.Groups.Elements()), files) {
+	for _, e := range layout.ValidateGroups(tfvalue.SortedKeys(m.Groups.Elements()), files) {
 		at := path.Root("groups").AtMapKey(e.Key)
 		diags.AddAttributeError(at, "Invalid Workload Group", fmt.Sprintf("%s: %s", at, e.Message))
 	}
@@ -160,7 +162,7 @@ func splitGroups(out layout.Request, dirs []string) (layout.Request, map[string]
 // splitKinds is the documents of files split for splitByKind, serialised; nil for none.
 func splitKinds(files map[string][]byte) (crds, others []byte) {
 	var all []manifest.Document
-	for _, rel := range sortedKeys(files) {
+	for _, rel := range tfvalue.SortedKeys(files) {
 		docs, err := manifest.Parse(files[rel])
 		if err != nil {
 			continue // files need not be YAML; only splitByKind looks inside them
@@ -194,10 +196,10 @@ func (m requestModel) planGroups(ctx context.Context, state requestModel, groups
 	var diags diag.Diagnostics
 	planned, gone := map[string]placement.RequestPlan{}, map[string]placement.Plan{}
 	priors := state.groupPriors(ctx)
-	for _, dir := range sortedKeys(groups) {
+	for _, dir := range tfvalue.SortedKeys(groups) {
 		g := groups[dir]
 		at := path.Root("groups").AtMapKey(g.key).AtName("destination_selectors")
-		entries, ok, d := selectorsFromList(ctx, at, g.selectors)
+		entries, ok, d := schedattr.SelectorsFromList(ctx, at, g.selectors)
 		if diags.Append(d...); !ok || d.HasError() {
 			return nil, nil, diags
 		}
@@ -216,7 +218,7 @@ func (m requestModel) planGroups(ctx context.Context, state requestModel, groups
 		}
 		planned[dir] = p
 	}
-	for _, dir := range sortedKeys(priors) {
+	for _, dir := range tfvalue.SortedKeys(priors) {
 		if _, kept := groups[dir]; kept {
 			continue
 		}
@@ -240,7 +242,7 @@ func merged(main placement.RequestPlan, groups map[string]placement.RequestPlan,
 		return p
 	}
 	lists := [][]placement.Op{main.Ops}
-	for _, dir := range sortedKeys(groups) {
+	for _, dir := range tfvalue.SortedKeys(groups) {
 		g := groups[dir]
 		lists = append(lists, g.Ops)
 		p.Warnings = append(p.Warnings, g.Warnings...)
@@ -250,7 +252,7 @@ func merged(main placement.RequestPlan, groups map[string]placement.RequestPlan,
 			}
 		}
 	}
-	for _, dir := range sortedKeys(gone) {
+	for _, dir := range tfvalue.SortedKeys(gone) {
 		lists = append(lists, gone[dir].Ops)
 	}
 	p.Ops = placement.MergeOps(lists...)
@@ -272,12 +274,6 @@ func (p requestPlan) allRecords() map[string]placement.Record {
 	return out
 }
 
-// destinationOf is the destination of a key of allRecords.
-func destinationOf(key string) string {
-	dest, _, _ := strings.Cut(key, "#")
-	return dest
-}
-
 // priorGroupRecords is what state says each group held, keyed as allRecords keys them.
 func (m requestModel) priorGroupRecords(ctx context.Context) map[string]placement.Record {
 	out := map[string]placement.Record{}
@@ -292,12 +288,12 @@ func (m requestModel) priorGroupRecords(ctx context.Context) map[string]placemen
 func (p requestPlan) groupLosses(ctx context.Context, state requestModel, pool []placement.Member) []placement.Loss {
 	var out []placement.Loss
 	priors := state.groupPriors(ctx)
-	for _, dir := range sortedKeys(p.groups) {
+	for _, dir := range tfvalue.SortedKeys(p.groups) {
 		if before, held := priors[dir]; held {
 			out = append(out, placement.RequestLosses(before.dest, &before.prior, p.groups[dir], pool)...)
 		}
 	}
-	for _, dir := range sortedKeys(p.gone) {
+	for _, dir := range tfvalue.SortedKeys(p.gone) {
 		before := priors[dir]
 		out = append(out, placement.Losses(map[string]placement.Prior{before.dest: before.prior}, nil, pool)...)
 	}
@@ -320,7 +316,7 @@ func (m *requestModel) recordGroups(p requestPlan, failed map[string]bool) {
 	}
 	for dir, g := range p.gone {
 		o := g.Settle(failed)
-		for _, dest := range sortedKeys(o.Records) {
+		for _, dest := range tfvalue.SortedKeys(o.Records) {
 			elems[dir] = groupPlacementValue(dest, o.Records[dest], true)
 		}
 	}
@@ -342,7 +338,7 @@ func firstRecord(p placement.RequestPlan, o placement.Outcome) (string, placemen
 			return p.Chosen.Name, rec, true
 		}
 	}
-	for _, dest := range sortedKeys(o.Records) {
+	for _, dest := range tfvalue.SortedKeys(o.Records) {
 		return dest, o.Records[dest], true
 	}
 	return "", placement.Record{}, false
@@ -352,12 +348,12 @@ func groupPlacementValue(dest string, r placement.Record, ok bool) attr.Value {
 	if !ok {
 		return types.ObjectValueMust(groupPlacementAttrTypes, map[string]attr.Value{
 			"destination": types.StringNull(), "store": types.StringNull(), "location": types.StringNull(), "root": types.StringNull(),
-			"misscheduled": types.BoolValue(false), "files": stringMapValue(map[string]string{}),
+			"misscheduled": types.BoolValue(false), "files": tfvalue.StringMapValue(map[string]string{}),
 		})
 	}
 	return types.ObjectValueMust(groupPlacementAttrTypes, map[string]attr.Value{
 		"destination": types.StringValue(dest), "store": types.StringValue(r.Store), "location": types.StringValue(r.Location),
-		"root": types.StringValue(r.Root), "misscheduled": types.BoolValue(r.Misscheduled), "files": stringMapValue(r.Files),
+		"root": types.StringValue(r.Root), "misscheduled": types.BoolValue(r.Misscheduled), "files": tfvalue.StringMapValue(r.Files),
 	})
 }
 
@@ -367,7 +363,7 @@ func (p requestPlan) chosenNames() []string {
 	for _, m := range p.All {
 		out = append(out, m.Name)
 	}
-	for _, dir := range sortedKeys(p.groups) {
+	for _, dir := range tfvalue.SortedKeys(p.groups) {
 		if c := p.groups[dir].Chosen; c != nil && !slices.Contains(out, c.Name) {
 			out = append(out, c.Name)
 		}
@@ -379,7 +375,7 @@ func (p requestPlan) chosenNames() []string {
 // when a store could not be read.
 func (r *requestResource) readGroups(ctx context.Context, state *requestModel, priors map[string]groupPrior, parts map[string]layout.Request, diags *diag.Diagnostics) bool {
 	elems := maps.Clone(state.GroupPlacements.Elements())
-	for _, dir := range sortedKeys(priors) {
+	for _, dir := range tfvalue.SortedKeys(priors) {
 		g := priors[dir]
 		mem := findMember(state.destinations(), g.dest)
 		if g.prior.Member == nil || mem == nil {
@@ -390,7 +386,7 @@ func (r *requestResource) readGroups(ctx context.Context, state *requestModel, p
 			part = layout.Request{Promise: state.promiseName(), Namespace: state.Namespace.ValueString(), Name: state.Name.ValueString(),
 				Pipeline: state.Pipeline.ValueString(), Group: dir}
 		}
-		part.Kept = sortedKeys(g.prior.Record.Files)
+		part.Kept = tfvalue.SortedKeys(g.prior.Record.Files)
 		f, err := layout.RequestFiles(g.prior.Member.Target, part)
 		if err != nil {
 			continue
@@ -413,7 +409,7 @@ func (r *requestResource) readGroups(ctx context.Context, state *requestModel, p
 // groupsHolding are the folders of groups that hold at least one of files.
 func groupsHolding(groups map[string]groupConfig, files map[string][]byte) []string {
 	var out []string
-	for _, dir := range sortedKeys(groups) {
+	for _, dir := range tfvalue.SortedKeys(groups) {
 		for name := range files {
 			if strings.HasPrefix(name, dir+"/") {
 				out = append(out, dir)
@@ -436,7 +432,7 @@ func (p requestPlan) heldAfter() []string {
 			set[dest] = true
 		}
 	}
-	return sortedKeys(set)
+	return tfvalue.SortedKeys(set)
 }
 
 // written says which destinations the plan changes the files of (see rewritten), state holding

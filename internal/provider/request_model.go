@@ -15,6 +15,9 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -27,32 +30,32 @@ type promiseRefModel struct {
 }
 
 type requestModel struct {
-	ID                   types.String   `tfsdk:"id"`
-	Promise              types.Object   `tfsdk:"promise"` // promiseRefModel; unknown when chosen by a condition known after apply
-	Name                 types.String   `tfsdk:"name"`
-	Namespace            types.String   `tfsdk:"namespace"`
-	Pipeline             types.String   `tfsdk:"pipeline"`
-	Documents            manifestsValue `tfsdk:"documents"`
-	Files                types.Map      `tfsdk:"files"`
-	DestinationSelectors types.List     `tfsdk:"destination_selectors"`
-	Tolerations          types.List     `tfsdk:"tolerations"`
-	Replicas             types.Int64    `tfsdk:"replicas"`
-	Spread               types.Object   `tfsdk:"spread"` // {topology_key}
-	Destination          types.String   `tfsdk:"destination"`
-	Placed               types.List     `tfsdk:"destinations"`
-	Placements           types.Map      `tfsdk:"placements"`       // of placementAttrTypes; null for one placement
-	Groups               types.Map      `tfsdk:"groups"`           // of {destination_selectors}
-	GroupPlacements      types.Map      `tfsdk:"group_placements"` // of groupPlacementAttrTypes; null without groups
-	Misscheduled         types.Bool     `tfsdk:"misscheduled"`
-	Location             types.String   `tfsdk:"location"`
-	Root                 types.String   `tfsdk:"root"`
-	WrittenFiles         types.Map      `tfsdk:"written_files"`
-	DocumentsWO          types.String   `tfsdk:"documents_wo"`
-	FilesWO              types.Map      `tfsdk:"files_wo"`
-	ContentWOVersion     types.Int64    `tfsdk:"content_wo_version"`
-	Guard                types.Object   `tfsdk:"guard"`   // guardModel; see guard.go
-	Observe              types.Object   `tfsdk:"observe"` // observeModel; see observe.go
-	Health               types.Map      `tfsdk:"health"`  // of healthAttrTypes; null without observe
+	ID                   types.String       `tfsdk:"id"`
+	Promise              types.Object       `tfsdk:"promise"` // promiseRefModel; unknown when chosen by a condition known after apply
+	Name                 types.String       `tfsdk:"name"`
+	Namespace            types.String       `tfsdk:"namespace"`
+	Pipeline             types.String       `tfsdk:"pipeline"`
+	Documents            manifestattr.Value `tfsdk:"documents"`
+	Files                types.Map          `tfsdk:"files"`
+	DestinationSelectors types.List         `tfsdk:"destination_selectors"`
+	Tolerations          types.List         `tfsdk:"tolerations"`
+	Replicas             types.Int64        `tfsdk:"replicas"`
+	Spread               types.Object       `tfsdk:"spread"` // {topology_key}
+	Destination          types.String       `tfsdk:"destination"`
+	Placed               types.List         `tfsdk:"destinations"`
+	Placements           types.Map          `tfsdk:"placements"`       // of placementAttrTypes; null for one placement
+	Groups               types.Map          `tfsdk:"groups"`           // of {destination_selectors}
+	GroupPlacements      types.Map          `tfsdk:"group_placements"` // of groupPlacementAttrTypes; null without groups
+	Misscheduled         types.Bool         `tfsdk:"misscheduled"`
+	Location             types.String       `tfsdk:"location"`
+	Root                 types.String       `tfsdk:"root"`
+	WrittenFiles         types.Map          `tfsdk:"written_files"`
+	DocumentsWO          types.String       `tfsdk:"documents_wo"`
+	FilesWO              types.Map          `tfsdk:"files_wo"`
+	ContentWOVersion     types.Int64        `tfsdk:"content_wo_version"`
+	Guard                types.Object       `tfsdk:"guard"`   // guardModel; see guard.go
+	Observe              types.Object       `tfsdk:"observe"` // observeModel; see observe.go
+	Health               types.Map          `tfsdk:"health"`  // of healthAttrTypes; null without observe
 
 	// secret is the provider's content_hash_key when the content is write-only (see
 	// request_write_only.go); never stored.
@@ -151,13 +154,13 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (requestPlan
 		m.DocumentsWO.IsUnknown() || !mapKnown(m.FilesWO) || (m.writeOnly() && m.secret == nil) {
 		return requestPlan{}, nil, false, diags
 	}
-	promiseEntries, okP, d := selectorsFromList(ctx, path.Root("promise").AtName("destination_selectors"), promise.DestinationSelectors)
+	promiseEntries, okP, d := schedattr.SelectorsFromList(ctx, path.Root("promise").AtName("destination_selectors"), promise.DestinationSelectors)
 	diags.Append(d...)
-	own, okR, d := selectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
+	own, okR, d := schedattr.SelectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
 	diags.Append(d...)
 	pool, okPool, d := poolFromList(path.Root("promise").AtName("destinations"), promise.Destinations)
 	diags.Append(d...)
-	tolerations, okTol := tolerationsFromList(m.Tolerations)
+	tolerations, okTol := schedattr.TolerationsFromList(m.Tolerations)
 	spreadKey, okSpread := m.spreadKey()
 	groups, okGroups := m.groupConfigs()
 	if !okP || !okR || !okPool || !okTol || !okSpread || !okGroups || m.Replicas.IsUnknown() || diags.HasError() {
@@ -174,11 +177,11 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (requestPlan
 	}
 	var parts map[string]layout.Request
 	if len(groups) > 0 {
-		if d := m.checkGroups(sortedKeys(out.Files)); d.HasError() {
+		if d := m.checkGroups(tfvalue.SortedKeys(out.Files)); d.HasError() {
 			diags.Append(d...)
 			return requestPlan{}, nil, false, diags
 		}
-		if out, parts, err = splitGroups(out, sortedKeys(groups)); err != nil {
+		if out, parts, err = splitGroups(out, tfvalue.SortedKeys(groups)); err != nil {
 			diags.AddAttributeError(path.Root("groups"), "Invalid Workload Group", err.Error())
 			return requestPlan{}, nil, false, diags
 		}
@@ -192,7 +195,7 @@ func (m requestModel) plan(ctx context.Context, state requestModel) (requestPlan
 		in.Prior = &pr
 	}
 	in.OtherPriors = state.otherPriors(ctx)
-	in.PriorOrder = stringListOf(ctx, state.Placed)
+	in.PriorOrder = tfvalue.StringListOf(ctx, state.Placed)
 	var p placement.RequestPlan
 	if len(groups) > 0 && len(out.Files) == 0 {
 		// Every file is in a group: Kratix leaves the default group out, and so does this.
@@ -221,7 +224,7 @@ func (m requestModel) prior(ctx context.Context) (placement.Prior, bool) {
 	dest := m.Destination.ValueString()
 	p := placement.Prior{Record: placement.Record{
 		Location: m.Location.ValueString(), Root: m.Root.ValueString(), Misscheduled: m.Misscheduled.ValueBool(),
-		Files: stringMap(ctx, m.WrittenFiles),
+		Files: tfvalue.StringMap(ctx, m.WrittenFiles),
 	}}
 	if mem := m.memberFor(dest, p.Record); mem != nil {
 		p.Member = &mem.Member
@@ -265,7 +268,7 @@ func (m requestModel) allPriors(ctx context.Context) map[string]placement.Prior 
 
 func (m requestModel) refs() storeRefs {
 	refs := storeRefs{}
-	dests := append([]string{m.Destination.ValueString()}, sortedKeys(m.otherPriors(context.Background()))...)
+	dests := append([]string{m.Destination.ValueString()}, tfvalue.SortedKeys(m.otherPriors(context.Background()))...)
 	for _, g := range m.groupPriors(context.Background()) {
 		dests = append(dests, g.dest)
 	}
@@ -274,7 +277,7 @@ func (m requestModel) refs() storeRefs {
 			refs.add(*mem)
 		}
 	}
-	for _, dest := range sortedKeys(m.left) {
+	for _, dest := range tfvalue.SortedKeys(m.left) {
 		refs.add(m.left[dest])
 	}
 	return refs
@@ -285,8 +288,8 @@ func (m requestModel) refs() storeRefs {
 // files, canaries, other placements' files). documents counts as the file <name>.yaml.
 func (m requestModel) checkFileKeys(ctx context.Context) diag.Diagnostics {
 	var diags diag.Diagnostics
-	files, filesWO := stringMap(ctx, m.Files), stringMap(ctx, m.FilesWO)
-	keys := append(sortedKeys(files), sortedKeys(filesWO)...)
+	files, filesWO := tfvalue.StringMap(ctx, m.Files), tfvalue.StringMap(ctx, m.FilesWO)
+	keys := append(tfvalue.SortedKeys(files), tfvalue.SortedKeys(filesWO)...)
 	if !m.Documents.IsNull() || !m.DocumentsWO.IsNull() {
 		keys = append(keys, m.Name.ValueString()+".yaml")
 	}
@@ -312,7 +315,7 @@ func (m requestModel) output(ctx context.Context) (layout.Request, error) {
 		Pipeline: m.Pipeline.ValueString(), Files: map[string][]byte{},
 	}
 	for attr, files := range map[string]types.Map{"files": m.Files, "files_wo": m.FilesWO} {
-		for rel, content := range stringMap(ctx, files) {
+		for rel, content := range tfvalue.StringMap(ctx, files) {
 			clean, err := layout.NormaliseFileKey(rel)
 			if err != nil {
 				return req, fmt.Errorf("%s[%q]: %w", attr, rel, err)
@@ -335,7 +338,7 @@ func (m requestModel) output(ctx context.Context) (layout.Request, error) {
 		docs, _ := manifest.Parse([]byte(m.DocumentsWO.ValueString()))
 		req.Files[m.Name.ValueString()+".yaml"] = manifest.Canonical(docs)
 	}
-	for _, rel := range sortedKeys(req.Files) {
+	for _, rel := range tfvalue.SortedKeys(req.Files) {
 		docs, err := manifest.Parse(req.Files[rel])
 		if err != nil {
 			continue // files need not be YAML; only splitByKind looks inside them
@@ -363,7 +366,7 @@ func (m *requestModel) record(p requestPlan, failed map[string]bool) {
 	m.ID = types.StringValue(m.id())
 	m.Misscheduled = types.BoolValue(false)
 	m.Destination, m.Location, m.Root = types.StringNull(), types.StringNull(), types.StringNull()
-	m.WrittenFiles = stringMapValue(map[string]string{})
+	m.WrittenFiles = tfvalue.StringMapValue(map[string]string{})
 	m.Placements = types.MapNull(types.ObjectType{AttrTypes: placementAttrTypes})
 	m.DocumentsWO, m.FilesWO = types.StringNull(), types.MapNull(types.StringType) // never in plan or state
 	records := o.Records
@@ -381,12 +384,12 @@ func (m *requestModel) record(p requestPlan, failed map[string]bool) {
 			order = append(order, mem.Name)
 		}
 	}
-	for _, dest := range sortedKeys(records) {
+	for _, dest := range tfvalue.SortedKeys(records) {
 		if !slices.Contains(order, dest) {
 			order = append(order, dest)
 		}
 	}
-	m.Placed = stringList(order)
+	m.Placed = tfvalue.StringList(order)
 	if len(order) == 0 {
 		return
 	}
@@ -394,7 +397,7 @@ func (m *requestModel) record(p requestPlan, failed map[string]bool) {
 	m.Destination = types.StringValue(order[0])
 	m.Location, m.Root = types.StringValue(first.Location), types.StringValue(first.Root)
 	m.Misscheduled = types.BoolValue(first.Misscheduled)
-	m.WrittenFiles = stringMapValue(first.Files)
+	m.WrittenFiles = tfvalue.StringMapValue(first.Files)
 	if m.multi() || len(records) > 1 {
 		m.Placements = recordsToModel(records)
 	}
@@ -417,7 +420,7 @@ func (m requestModel) withComputed(ctx context.Context, base tftypes.Value) (tft
 // withTopLevel is the object base with the top-level attributes given replaced.
 func withTopLevel(ctx context.Context, base tftypes.Value, values map[string]attr.Value) (tftypes.Value, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	attrs, err := attrsCopy(base)
+	attrs, err := tfvalue.AttrsCopy(base)
 	if err != nil || base.IsNull() {
 		diags.AddError("Unexpected Request Value", fmt.Sprintf("the request is not an object: %v", err))
 		return base, diags

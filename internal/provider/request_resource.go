@@ -21,7 +21,12 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
+	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
 
 var (
@@ -62,7 +67,7 @@ func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "The promise this request is for: pass the promise resource, `promise = kratix_promise.jenkins`.",
 				Attributes: map[string]schema.Attribute{
 					"name":                  schema.StringAttribute{Optional: true, MarkdownDescription: "The promise's name (required)."},
-					"destination_selectors": selectorsResourceSchema("The promise's selectors."),
+					"destination_selectors": schedattr.SelectorsResourceSchema("The promise's selectors."),
 					"destinations":          pool,
 				},
 			},
@@ -84,7 +89,7 @@ func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				PlanModifiers:       []planmodifier.String{schemautil.ReplaceIfSet()},
 			},
 			"documents": schema.StringAttribute{
-				Optional: true, CustomType: manifestsType{},
+				Optional: true, CustomType: manifestattr.Type{},
 				MarkdownDescription: "Multi-document Kubernetes YAML, written (canonically serialised) as `<name>.yaml`. " +
 					"A change of formatting only is no change.",
 			},
@@ -93,9 +98,9 @@ func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "Files by path, as a pipeline leaves them in `/kratix/output`, written byte for byte. " +
 					"With `documents` too, both are written.",
 			},
-			"destination_selectors": placementSelectorsSchema("Selectors added to the promise's, as a pipeline's " +
+			"destination_selectors": schedattr.PlacementSelectorsSchema("Selectors added to the promise's, as a pipeline's " +
 				"`destination-selectors.yaml` does. On a key the promise also selects, the promise wins and the plan warns."),
-			"tolerations": tolerationsAttribute("the request"),
+			"tolerations": schedattr.TolerationsAttribute("the request"),
 			"replicas": schema.Int64Attribute{
 				Optional: true,
 				MarkdownDescription: "How many destinations the request is written to (unset: one). Each is a rendezvous choice " +
@@ -167,11 +172,11 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 	var plan, state requestModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
 	if !req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
-		state.left = readLeftBehind(ctx, req.Private).members(ctx)
-		plan.Documents = keepIfSameMeaning(ctx, plan.Documents, state.Documents)
+		resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
+		state.left = leftBehindMembers(ctx, privstate.ReadLeftBehind(ctx, req.Private))
+		plan.Documents = manifestattr.KeepIfSameMeaning(ctx, plan.Documents, state.Documents)
 	}
 	resp.Diagnostics.Append(plan.takeWriteOnly(ctx, req.Config, r.data)...)
 	if resp.Diagnostics.HasError() {
@@ -205,8 +210,8 @@ func (r *requestResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	plan.record(p, nil)
 	plan.Health = healthPlanned
 	if req.State.Raw.IsNull() {
-		// A new object, perhaps the successor of one Terraform deletes first: see successor.go.
-		resp.Diagnostics.Append(writeSuccessor(ctx, resp.Private, placement.SuccessorHolding(p.Ops, p.Records))...)
+		// A new object, perhaps the successor of one Terraform deletes first: see privstate/successor.go.
+		resp.Diagnostics.Append(privstate.WriteSuccessor(ctx, resp.Private, placement.SuccessorHolding(p.Ops, p.Records))...)
 	}
 	raw, diags := plan.withComputed(ctx, req.Plan.Raw)
 	resp.Diagnostics.Append(diags...)
@@ -272,7 +277,7 @@ func (r *requestResource) Create(ctx context.Context, req resource.CreateRequest
 	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_resource_request", schemautil.OpCreate, &resp.Diagnostics)
 	defer done()
 	var plan requestModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
 	resp.Diagnostics.Append(plan.takeWriteOnly(ctx, req.Config, r.data)...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -290,11 +295,11 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_resource_request", schemautil.OpRead, &resp.Diagnostics)
 	defer done()
 	var state requestModel
-	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() || r.data == nil {
 		return
 	}
-	state.left = readLeftBehind(ctx, req.Private).members(ctx)
+	state.left = leftBehindMembers(ctx, privstate.ReadLeftBehind(ctx, req.Private))
 	priors, groupPriors := state.allPriors(ctx), state.groupPriors(ctx)
 	for _, prior := range priors {
 		if ok, d := r.readKey(&state, prior.Record); !ok {
@@ -329,7 +334,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 		}
 	}
 	if state.Placed.IsNull() { // saved before `destinations` existed
-		state.Placed = stringList(append([]string{state.Destination.ValueString()}, sortedKeys(state.otherPriors(ctx))...))
+		state.Placed = tfvalue.StringList(append([]string{state.Destination.ValueString()}, tfvalue.SortedKeys(state.otherPriors(ctx))...))
 	}
 	var held []string
 	for dest := range priors {
@@ -339,7 +344,7 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 		held = append(held, g.dest)
 	}
 	r.readRequestHealth(ctx, req, &state, held, &resp.Diagnostics)
-	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
+	resp.Diagnostics.Append(tfserver.SetState(ctx, &resp.State, &state)...)
 }
 
 // refreshPlacements reads what the request's default group holds on each destination it is
@@ -347,14 +352,14 @@ func (r *requestResource) Read(ctx context.Context, req resource.ReadRequest, re
 // out, or a store that cannot be read).
 func (r *requestResource) refreshPlacements(ctx context.Context, state *requestModel, priors map[string]placement.Prior, out layout.Request, diags *diag.Diagnostics) bool {
 	observe := map[string]observed{}
-	for _, dest := range sortedKeys(priors) {
+	for _, dest := range tfvalue.SortedKeys(priors) {
 		prior := priors[dest]
 		mem := state.memberFor(dest, prior.Record)
 		if prior.Member == nil || mem == nil {
 			continue
 		}
 		o := out
-		o.Kept = sortedKeys(prior.Record.Files) // an adopted index file of Kratix's keeps its name
+		o.Kept = tfvalue.SortedKeys(prior.Record.Files) // an adopted index file of Kratix's keeps its name
 		f, err := layout.RequestFiles(prior.Member.Target, o)
 		if err != nil {
 			return false
@@ -369,7 +374,7 @@ func (r *requestResource) refreshPlacements(ctx context.Context, state *requestM
 		return false
 	}
 	if rec, ok := found[state.Destination.ValueString()]; ok {
-		state.WrittenFiles = stringMapValue(rec.Files)
+		state.WrittenFiles = tfvalue.StringMapValue(rec.Files)
 	}
 	if !state.Placements.IsNull() {
 		records := recordsFromModel(ctx, state.Placements)
@@ -412,13 +417,13 @@ func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest
 	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_resource_request", schemautil.OpUpdate, &resp.Diagnostics)
 	defer done()
 	var plan, state requestModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
-	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(tfserver.GetPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 	resp.Diagnostics.Append(plan.takeWriteOnly(ctx, req.Config, r.data)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	state.left = readLeftBehind(ctx, req.Private).members(ctx)
+	state.left = leftBehindMembers(ctx, privstate.ReadLeftBehind(ctx, req.Private))
 	if state = r.adoptInApply(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
 		return
 	}
@@ -427,7 +432,7 @@ func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest
 }
 
 // Delete removes the request's owned folder (or its files and index, or its part of an
-// aggregate) from its destination, sparing what a replacement writes again (successor.go) or
+// aggregate) from its destination, sparing what a replacement writes again (privstate/successor.go) or
 // another instance wrote earlier in the same apply (writelog.go).
 func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	if r.data.refuseOffline("kratix_resource_request", "delete", &resp.Diagnostics) {
@@ -436,11 +441,11 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 	ctx, done := schemautil.StartOp(ctx, req.State, "kratix_resource_request", schemautil.OpDelete, &resp.Diagnostics)
 	defer done()
 	var state requestModel
-	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	state.left = readLeftBehind(ctx, req.Private).members(ctx) // a move's old files go too
+	state.left = leftBehindMembers(ctx, privstate.ReadLeftBehind(ctx, req.Private)) // a move's old files go too
 	priors, groupPriors := state.allPriors(ctx), state.groupPriors(ctx)
 	if len(priors)+len(groupPriors) == 0 {
 		return
@@ -452,7 +457,7 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 		return
 	}
 	lists := [][]placement.Op{p.Ops}
-	for _, dir := range sortedKeys(groupPriors) {
+	for _, dir := range tfvalue.SortedKeys(groupPriors) {
 		g := groupPriors[dir]
 		out.Group, out.Files = dir, nil
 		gp, err := placement.RemoveRequest(out, map[string]placement.Prior{g.dest: g.prior})
@@ -463,10 +468,10 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 		lists = append(lists, gp.Ops)
 	}
 	p.Ops = placement.MergeOps(lists...)
-	p = p.Spare(readSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
+	p = p.Spare(privstate.ReadSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
 	failed := r.data.writeOps(ctx, "Request", "Request "+state.id(), "Delete from: request/"+state.id(), "", p.Ops, state.refs(), &resp.Diagnostics)
 	if len(failed) > 0 {
-		resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...) // kept, so that the next destroy tries again
+		resp.Diagnostics.Append(tfserver.SetState(ctx, &resp.State, &state)...) // kept, so that the next destroy tries again
 	}
 }
 
@@ -477,7 +482,7 @@ func (r *requestResource) guardDestroy(ctx context.Context, st tfsdk.State) diag
 		return nil
 	}
 	var state requestModel
-	if diags := getState(ctx, st, &state); diags.HasError() || state.Guard.IsNull() {
+	if diags := tfserver.GetState(ctx, st, &state); diags.HasError() || state.Guard.IsNull() {
 		return diags
 	}
 	priors := []map[string]placement.Prior{state.otherPriors(ctx)}
@@ -510,7 +515,7 @@ func (r *requestResource) ImportState(ctx context.Context, req resource.ImportSt
 // apply makes the request's destination hold what the plan decided, compared with what it holds
 // now (not with state), and records what was written. writer is the object's instance token,
 // for the write log (writelog.go).
-func (r *requestResource) apply(ctx context.Context, plan, state requestModel, private privateReader, outPrivate privateWriter, writer string, planned tftypes.Value, out *tfsdk.State, diags *diag.Diagnostics) {
+func (r *requestResource) apply(ctx context.Context, plan, state requestModel, private privstate.Reader, outPrivate privstate.Writer, writer string, planned tftypes.Value, out *tfsdk.State, diags *diag.Diagnostics) {
 	p, pool, ok, d := plan.plan(ctx, state)
 	diags.Append(d...)
 	if !ok || diags.HasError() {
@@ -521,8 +526,8 @@ func (r *requestResource) apply(ctx context.Context, plan, state requestModel, p
 	failed := r.data.writeMove(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), writer, p.Ops, p.Leaving, refs, diags)
 	plan.record(p, failed)
 	priors := state.allPriors(ctx)
-	left := keepLeftBehind(ctx, priors, p.Settle(failed).Records, members(pool), state.destinations(), readLeftBehind(ctx, private))
-	diags.Append(writeLeftBehind(ctx, outPrivate, left)...)
+	left := keepLeftBehind(ctx, priors, p.Settle(failed).Records, members(pool), state.destinations(), privstate.ReadLeftBehind(ctx, private))
+	diags.Append(privstate.WriteLeftBehind(ctx, outPrivate, left)...)
 	warnMoveNotFinished("Request "+plan.id(), priors, left, diags)
 	obs, _, _ := observeOf(ctx, plan.Observe)
 	wrote := p.written(ctx, state, failed)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/manifest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
 )
 
 // A request's content may be given write-only (secrets): documents_wo and files_wo reach the
@@ -114,7 +115,7 @@ func (writeOnlyYAML) ValidateString(_ context.Context, req validator.StringReque
 		return
 	}
 	if err := checkWriteOnlyYAML(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.Append(invalidYAML(req.Path, fmt.Sprintf("%s: %v", req.Path, err)))
+		resp.Diagnostics.Append(manifestattr.InvalidYAML(req.Path, fmt.Sprintf("%s: %v", req.Path, err)))
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 )
 
 // TestAccRequest_writeOnlySecret writes a Kubernetes Secret through documents_wo, with TF_LOG=TRACE,
@@ -425,7 +426,7 @@ resource "kratix_resource_request" "r" {
 	}
 	_ = plan.Close()
 	if _, ok := searched["plan file entry tfplan"]; !ok {
-		t.Fatalf("the plan file has no tfplan entry: %v", sortedKeys(searched))
+		t.Fatalf("the plan file has no tfplan entry: %v", tfvalue.SortedKeys(searched))
 	}
 	run("apply", "tfplan")
 	if got, _ := ts.read(t, file); !strings.Contains(string(got), "password: "+password) {

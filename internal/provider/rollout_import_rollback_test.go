@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 )
 
 // TestAccRolloutImportAfterRollback: v2's canary reports degraded until the gate's timeout, and
@@ -57,7 +58,7 @@ func TestAccRolloutImportAfterRollback(t *testing.T) {
 		}
 		holds := func(what string, want map[string]string) {
 			t.Helper()
-			for _, d := range sortedKeys(want) {
+			for _, d := range tfvalue.SortedKeys(want) {
 				got, ok := ts.read(t, rolloutDepFile(d))
 				if !ok || string(got) != rolloutNamespace(want[d]) {
 					t.Errorf("%s: %s holds %q (found %v), want %s", what, d, got, ok, want[d])

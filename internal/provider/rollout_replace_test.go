@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 )
 
 // TestAccRolloutReplaceWhileGateHolds: v2's canary wave is written and the gate holds (no
@@ -38,7 +40,7 @@ func TestAccRolloutReplaceWhileGateHolds(t *testing.T) {
 		}
 		holds := func(what string, want map[string]string) {
 			t.Helper()
-			for _, d := range sortedKeys(want) {
+			for _, d := range tfvalue.SortedKeys(want) {
 				got, ok := ts.read(t, rolloutDepFile(d))
 				if !ok || string(got) != rolloutNamespace(want[d]) {
 					t.Errorf("%s: %s holds %q (found %v), want %s", what, d, got, ok, want[d])
@@ -110,7 +112,7 @@ func TestAccRolloutReplaceCreateBeforeDestroyWhileGateHolds(t *testing.T) {
 		}
 		holds := func(what string, want map[string]string) {
 			t.Helper()
-			for _, d := range sortedKeys(want) {
+			for _, d := range tfvalue.SortedKeys(want) {
 				got, ok := ts.read(t, rolloutDepFile(d))
 				if !ok || string(got) != rolloutNamespace(want[d]) {
 					t.Errorf("%s: %s holds %q (found %v), want %s", what, d, got, ok, want[d])

@@ -19,6 +19,7 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/testinfra"
 )
 
@@ -72,7 +73,7 @@ func rolloutConfigWith(ts *testStore, ns, rolloutExtra, promiseExtra string, ext
 // namespace given, and nothing else under the promise's folder.
 func fleetHolds(ts *testStore, want map[string]string) statecheck.StateCheck {
 	var checks []statecheck.StateCheck
-	for _, d := range sortedKeys(want) {
+	for _, d := range tfvalue.SortedKeys(want) {
 		checks = append(checks,
 			acctest.FileHolds(ts.view, rolloutDepFile(d), rolloutNamespace(want[d])),
 			acctest.FolderHolds(ts.view, d+"/dependencies/p/", rolloutDepFile(d)))

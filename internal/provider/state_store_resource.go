@@ -426,7 +426,7 @@ func (r *stateStoreResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 	ctx, done := schemautil.StartOp(ctx, req.Plan, "kratix_state_store", schemautil.OpUpdate, &resp.Diagnostics)
 	defer done()
-	resp.Diagnostics.Append(forgetAdoption(ctx, resp.Private)...) // the import's mark: see import_check.go
+	resp.Diagnostics.Append(forgetAdoption(ctx, resp.Private)...) // the import's mark: see checkImportedName, adopt.go
 	var state stateStoreModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -457,7 +457,7 @@ func (r *stateStoreResource) Delete(_ context.Context, _ resource.DeleteRequest,
 }
 
 // ImportState takes the store's name; the first plan checks it against the configuration
-// (import_check.go).
+// (checkImportedName, adopt.go).
 func (r *stateStoreResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), req.ID)...)

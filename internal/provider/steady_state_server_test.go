@@ -211,9 +211,9 @@ func TestPromiseSchemaSteadyStateFeatures(t *testing.T) {
 	slices.Sort(found)
 	want := []string{
 		// ModifyPlan keeps the prior value when the configured one means the same
-		// (keepIfSameMeaning), and Read never changes it, so the framework's semantic
+		// (manifestattr.KeepIfSameMeaning), and Read never changes it, so the framework's semantic
 		// equality after Read, which can only put the prior value back, changes nothing.
-		".dependencies custom type provider.manifestsType",
+		".dependencies custom type manifestattr.Type",
 		".id stringplanmodifier.useStateForUnknownModifier",
 		".name stringplanmodifier.requiresReplaceIfModifier",
 		".observe.max_age custom type timetypes.GoDurationType", // see rollout.min_wait below

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -16,6 +17,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/memo"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
@@ -196,7 +198,7 @@ func (d *providerData) refreshWith(ctx context.Context, kind, who string, placem
 		byLocation[key] = append(byLocation[key], dest)
 		refs.add(o.member)
 	}
-	for _, key := range sortedKeys(byLocation) {
+	for _, key := range tfvalue.SortedKeys(byLocation) {
 		dests := byLocation[key]
 		store, err := d.openRef(refs, key, placements[dests[0]].member.Member.Store)
 		if errors.Is(err, storeconfig.ErrSecretsUnknown) || errors.Is(err, errOffline) {
@@ -312,7 +314,7 @@ func aggregateFresh(ctx context.Context, store statestore.Store, a layout.Aggreg
 		return false, nil, err
 	}
 	contents := map[string][]byte{}
-	for _, p := range sortedKeys(parts) {
+	for _, p := range tfvalue.SortedKeys(parts) {
 		c, err := store.Read(ctx, p)
 		if statestore.IsNotFound(err) {
 			delete(parts, p)
@@ -373,7 +375,7 @@ func rekey(ctx context.Context, store statestore.Store, q placement.Query, obs *
 // rekeyFiles replaces, in found (store path => MD5), every MD5 by the keyed hash of the content
 // the store holds there, and drops the files that are gone since they were listed.
 func rekeyFiles(ctx context.Context, store statestore.Store, found map[string]string, key []byte) error {
-	for _, p := range sortedKeys(found) {
+	for _, p := range tfvalue.SortedKeys(found) {
 		content, err := store.Read(ctx, p)
 		if statestore.IsNotFound(err) {
 			delete(found, p)
@@ -419,13 +421,13 @@ func (d *providerData) warnTakeOverAtPlan(ctx context.Context, who string, ops [
 		if !ok {
 			continue // a repository: see above
 		}
-		found, err := sw.Writing(layout.Prefix(op.Member.Target.StorePath)).Hashes(ctx, sortedKeys(op.Fresh))
+		found, err := sw.Writing(layout.Prefix(op.Member.Target.StorePath)).Hashes(ctx, tfvalue.SortedKeys(op.Fresh))
 		if err != nil {
 			tflog.Debug(ctx, "take-over check skipped", map[string]any{"who": who, "store": store.Describe(), "error": err.Error()})
 			continue
 		}
 		var held []string
-		for _, p := range sortedKeys(found) {
+		for _, p := range tfvalue.SortedKeys(found) {
 			if want, ok := op.Fresh[p]; ok && found[p] != want {
 				held = append(held, p)
 			}
@@ -478,4 +480,32 @@ func warnTakeOver(store statestore.Store, who string, fresh map[string]string, r
 					who, p, store.Describe()))
 		}
 	}
+}
+
+// storeWide reports whether err says the whole store cannot be read (unreachable, refused
+// credentials or certificates, plain HTTP where TLS was expected, no such bucket, repository or branch), as opposed to a failure
+// of one path.
+func storeWide(err error) bool {
+	var se *statestore.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Kind {
+	case statestore.KindNetwork, statestore.KindTimeout, statestore.KindAuth, statestore.KindTLS,
+		statestore.KindHostKey, statestore.KindPlainHTTP, statestore.KindMissingBucket, statestore.KindMissingBranch,
+		statestore.KindMissingRepo:
+		return true
+	}
+	return false
+}
+
+// outageLabel names an object that could not be refreshed, with its destinations on the store
+// unless it is a destination itself.
+func outageLabel(kind, who string, dests []string) string {
+	if kind == "Destination" {
+		return who
+	}
+	sorted := append([]string(nil), dests...)
+	sort.Strings(sorted)
+	return fmt.Sprintf("%s (on %s)", who, strings.Join(sorted, ", "))
 }

@@ -7,11 +7,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
 )
 
 // What an apply writes stays written for the rest of that apply.
 //
-// The successor list (successor.go) covers a replacement that deletes the old object first. With
+// The successor list (privstate/successor.go) covers a replacement that deletes the old object first. With
 // `lifecycle { create_before_destroy = true }` Terraform does the opposite: it creates the new
 // object, updates what depends on it, and only then deletes the old ("deposed") object, in a
 // delete that gets the old object's private state and nothing of its successor's. That delete
@@ -36,15 +37,15 @@ import (
 // What the log cannot cover is an apply that stops between the successor's create and the old
 // object's destroy (a failure in between): the next command destroys the deposed object with an
 // empty log, and its files go until the apply after writes them back, as before.
-// (The key is instanceKey, private_state.go.)
+// (The key is privstate.InstanceKey.)
 
 // readInstance returns the token of the object whose private state this is; "" for an object
 // created by a version of the provider without tokens (or before its first write).
-func readInstance(ctx context.Context, p privateReader) string {
+func readInstance(ctx context.Context, p privstate.Reader) string {
 	if p == nil {
 		return ""
 	}
-	b, d := p.GetKey(ctx, instanceKey)
+	b, d := p.GetKey(ctx, privstate.InstanceKey)
 	if d.HasError() || len(b) == 0 {
 		return ""
 	}
@@ -56,14 +57,14 @@ func readInstance(ctx context.Context, p privateReader) string {
 }
 
 // ensureInstance returns the object's token, giving it one first if it has none.
-func ensureInstance(ctx context.Context, p privateState, diags *diag.Diagnostics) string {
+func ensureInstance(ctx context.Context, p privstate.State, diags *diag.Diagnostics) string {
 	if token := readInstance(ctx, p); token != "" {
 		return token
 	}
 	token := newInstanceID() // the same kind of value as a destination's instance_id
 	if p != nil {
 		b, _ := json.Marshal(token)
-		diags.Append(p.SetKey(ctx, instanceKey, b)...)
+		diags.Append(p.SetKey(ctx, privstate.InstanceKey, b)...)
 	}
 	return token
 }
@@ -85,7 +86,7 @@ func (d *providerData) writtenByOthers(writer string) placement.Successor {
 // recordKept notes the files of the destinations a replacement keeps waiting for their wave as
 // written by the replacement (writer): it did not write them, but it holds them, and under
 // create_before_destroy the deposed object's delete, which comes after, must spare them as it
-// spares what the successor wrote (replace_rollout.go).
+// spares what the successor wrote (adoptReplaced, adopt_rollout.go).
 func (d *providerData) recordKept(records map[string]placement.Record, writer string) {
 	if d == nil {
 		return

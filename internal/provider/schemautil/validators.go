@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -179,5 +180,25 @@ func (l labelPart) ValidateString(_ context.Context, req validator.StringRequest
 	if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Value",
 			fmt.Sprintf("%s: %q is not a valid value (a Kubernetes label value): %s.", req.Path, v, strings.Join(errs, "; ")))
+	}
+}
+
+// NotNegative refuses a negative duration. Text that is no duration at all is the
+// GoDuration type's to report.
+type NotNegative struct{}
+
+func (NotNegative) Description(context.Context) string {
+	return "must be a duration of zero or more, such as \"30m\""
+}
+
+func (v NotNegative) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (NotNegative) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if d, err := time.ParseDuration(req.ConfigValue.ValueString()); err == nil && d < 0 {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Duration",
+			fmt.Sprintf("%q is a negative duration: give one of zero or more, such as \"30m\" or \"2h\".", req.ConfigValue.ValueString()))
 	}
 }

@@ -1,4 +1,4 @@
-package provider
+package manifestattr
 
 import (
 	"bytes"
@@ -10,12 +10,12 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/memo/sealed"
 )
 
-// bigManifests is a text above manifestDiskMin: the generated release.
+// bigManifests is a text above diskMin: the generated release.
 func bigManifests(t *testing.T) string {
 	t.Helper()
 	s := string(fixtures.Pipelines())
-	if len(s) < manifestDiskMin {
-		t.Fatalf("the generated release is %d bytes, below the cache's minimum %d", len(s), manifestDiskMin)
+	if len(s) < diskMin {
+		t.Fatalf("the generated release is %d bytes, below the cache's minimum %d", len(s), diskMin)
 	}
 	return s
 }
@@ -27,26 +27,26 @@ func TestManifestDiskRoundTrip(t *testing.T) {
 	c := sealed.Open(t.TempDir(), "manifests")
 	text := bigManifests(t)
 	key := sha256.Sum256([]byte(text))
-	want := parseManifests(text)
-	if len(want.crds) == 0 || len(want.others) == 0 {
+	want := parse(text)
+	if len(want.CRDs) == 0 || len(want.Others) == 0 {
 		t.Fatal("the release should hold CRDs and other documents")
 	}
-	if loadManifests(c, key) != nil {
+	if load(c, key) != nil {
 		t.Fatal("an empty cache answered")
 	}
-	storeManifests(c, key, want)
-	got := loadManifests(c, key)
+	store(c, key, want)
+	got := load(c, key)
 	if got == nil {
 		t.Fatal("the stored entry is not found")
 	}
-	for name, pair := range map[string][2][]byte{"all": {got.all, want.all}, "crds": {got.crds, want.crds}, "others": {got.others, want.others}} {
+	for name, pair := range map[string][2][]byte{"all": {got.All, want.All}, "crds": {got.CRDs, want.CRDs}, "others": {got.Others, want.Others}} {
 		if !bytes.Equal(pair[0], pair[1]) {
 			t.Errorf("%s: loaded %d bytes, stored %d", name, len(pair[0]), len(pair[1]))
 		}
 	}
 	// The whole is the documents in their order: CRDs and the rest are separate pieces of it.
-	if len(got.all) != len(got.crds)+len(got.others)+len("---\n") {
-		t.Errorf("all is %d bytes; crds %d and others %d with one separator between", len(got.all), len(got.crds), len(got.others))
+	if len(got.All) != len(got.CRDs)+len(got.Others)+len("---\n") {
+		t.Errorf("all is %d bytes; crds %d and others %d with one separator between", len(got.All), len(got.CRDs), len(got.Others))
 	}
 }
 
@@ -58,8 +58,8 @@ func TestManifestDiskKeepsOnlyLargeTextsThatParse(t *testing.T) {
 	broken := big + "\n---\nkind: [\n"
 	for name, text := range map[string]string{"small": small, "not parsing": broken} {
 		key := sha256.Sum256([]byte(text))
-		storeManifests(c, key, parseManifests(text))
-		if got := loadManifests(c, key); got != nil {
+		store(c, key, parse(text))
+		if got := load(c, key); got != nil {
 			t.Errorf("%s: kept on disk", name)
 		}
 	}
@@ -70,31 +70,31 @@ func TestManifestDiskKeepsOnlyLargeTextsThatParse(t *testing.T) {
 }
 
 // TestReadManifestsLoadsFromDisk shows a provider process answering from an entry another
-// process wrote: the entry, planted here with bytes no parse would give, is what readManifests
+// process wrote: the entry, planted here with bytes no parse would give, is what Read
 // returns, and a text whose entry is damaged is read again.
 func TestReadManifestsLoadsFromDisk(t *testing.T) {
 	dir := t.TempDir()
-	t.Setenv(cacheDirEnv, dir)
+	t.Setenv(CacheDirEnv, dir)
 	c := sealed.Open(dir, "manifests")
 	text := bigManifests(t) + "\n# a text no other test reads\n"
 	key := sha256.Sum256([]byte(text))
-	planted := &manifests{all: bytes.Repeat([]byte("x"), manifestDiskMin)}
-	storeManifests(c, key, planted)
+	planted := &Parsed{All: bytes.Repeat([]byte("x"), diskMin)}
+	store(c, key, planted)
 
-	old := manifestDisk
-	manifestDisk = func() sealed.Cache { return c }
-	t.Cleanup(func() { manifestDisk = old; manifestCache.Clear() })
+	old := disk
+	disk = func() sealed.Cache { return c }
+	t.Cleanup(func() { disk = old; manifestCache.Clear() })
 	manifestCache.Clear()
 
-	if got := readManifests(text); !bytes.Equal(got.all, planted.all) {
-		t.Fatalf("readManifests gave %d bytes starting %q, not the entry on disk", len(got.all), got.all[:min(len(got.all), 20)])
+	if got := Read(text); !bytes.Equal(got.All, planted.All) {
+		t.Fatalf("Read gave %d bytes starting %q, not the entry on disk", len(got.All), got.All[:min(len(got.All), 20)])
 	}
 	manifestCache.Clear()
 	if err := os.WriteFile(c.Path(key), []byte("damaged"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	got := readManifests(text)
-	if bytes.Equal(got.all, planted.all) || !bytes.HasPrefix(got.all, []byte("apiVersion: ")) {
-		t.Fatalf("with the entry damaged, readManifests gave %q..., want the release read again", got.all[:min(len(got.all), 20)])
+	got := Read(text)
+	if bytes.Equal(got.All, planted.All) || !bytes.HasPrefix(got.All, []byte("apiVersion: ")) {
+		t.Fatalf("with the entry damaged, Read gave %q..., want the release read again", got.All[:min(len(got.All), 20)])
 	}
 }

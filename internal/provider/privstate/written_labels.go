@@ -1,4 +1,4 @@
-package provider
+package privstate
 
 import (
 	"context"
@@ -15,15 +15,15 @@ import (
 // protected destination relabelled in one plan and stripped in a later one (on_unschedule
 // switched to "delete") is refused as the same change made in one plan is. The labels are the
 // user's own configuration, not secrets.
-// (The key is writtenLabelsKey, private_state.go.)
+// (The key is WrittenLabelsKey, keys.go.)
 
-// readWrittenLabels returns the labels recorded by the last apply, by destination; nil when none
+// ReadWrittenLabels returns the labels recorded by the last apply, by destination; nil when none
 // were (a promise applied before they were kept, or a create).
-func readWrittenLabels(ctx context.Context, p privateReader) map[string]map[string]string {
+func ReadWrittenLabels(ctx context.Context, p Reader) map[string]map[string]string {
 	if p == nil {
 		return nil
 	}
-	b, d := p.GetKey(ctx, writtenLabelsKey)
+	b, d := p.GetKey(ctx, WrittenLabelsKey)
 	if d.HasError() || len(b) == 0 {
 		return nil
 	}
@@ -34,22 +34,22 @@ func readWrittenLabels(ctx context.Context, p privateReader) map[string]map[stri
 	return out
 }
 
-func writeWrittenLabels(ctx context.Context, p privateWriter, labels map[string]map[string]string) diag.Diagnostics {
+func WriteWrittenLabels(ctx context.Context, p Writer, labels map[string]map[string]string) diag.Diagnostics {
 	if p == nil {
 		return nil
 	}
 	if len(labels) == 0 {
-		return p.SetKey(ctx, writtenLabelsKey, nil)
+		return p.SetKey(ctx, WrittenLabelsKey, nil)
 	}
 	b, err := json.Marshal(labels)
 	if err != nil {
 		return nil // maps of strings always encode
 	}
-	return p.SetKey(ctx, writtenLabelsKey, b)
+	return p.SetKey(ctx, WrittenLabelsKey, b)
 }
 
-// withWrittenLabels gives each prior placement the labels its files were written under.
-func withWrittenLabels(prior map[string]placement.Prior, labels map[string]map[string]string) {
+// WithWrittenLabels gives each prior placement the labels its files were written under.
+func WithWrittenLabels(prior map[string]placement.Prior, labels map[string]map[string]string) {
 	for dest, pr := range prior {
 		if l, ok := labels[dest]; ok {
 			pr.WrittenLabels = l

@@ -1,4 +1,4 @@
-package provider
+package schedattr
 
 import (
 	"context"
@@ -13,21 +13,22 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
 // Taints, tolerations and weights: how a platform team takes a destination out of service and
 // sends more to bigger ones. The rules are Kubernetes' (package scheduling); these are their
-// attributes, their validators and the tolerations' reader. A destination's taints and weight are
-// read with the rest of the pool (pool.go: taintsFromList, weightOf).
+// attributes, their validators and their readers (TolerationsFromList, TaintsFromList, WeightOf;
+// a destination's taints and weight are read with the rest of the pool, in the provider's pool.go).
 
 var (
 	taintEffects       = []string{scheduling.EffectNoSchedule, scheduling.EffectPreferNoSchedule, scheduling.EffectNoExecute}
 	maxWeight    int64 = 1000
 )
 
-// taintsAttribute is kratix_destination's taints, and the pool's copy of them.
-func taintsAttribute(description string, validated bool) schema.ListNestedAttribute {
+// TaintsAttribute is kratix_destination's taints, and the pool's copy of them.
+func TaintsAttribute(description string, validated bool) schema.ListNestedAttribute {
 	key := schema.StringAttribute{Required: validated, Optional: !validated,
 		MarkdownDescription: "The taint's key, a Kubernetes label key such as `maintenance` or `example.com/drain`."}
 	value := schema.StringAttribute{Optional: true,
@@ -47,8 +48,8 @@ func taintsAttribute(description string, validated bool) schema.ListNestedAttrib
 	return a
 }
 
-// tolerationsAttribute is the tolerations of a promise or a request.
-func tolerationsAttribute(what string) schema.ListNestedAttribute {
+// TolerationsAttribute is the tolerations of a promise or a request.
+func TolerationsAttribute(what string) schema.ListNestedAttribute {
 	return schema.ListNestedAttribute{
 		Optional: true,
 		MarkdownDescription: "Taints of destinations that " + what + " tolerates, with Kubernetes' matching rules: a " +
@@ -85,7 +86,7 @@ func (tolerationsValidator) ValidateList(_ context.Context, req validator.ListRe
 		return
 	}
 	for i, e := range req.ConfigValue.Elements() {
-		one, known := tolerationsFromList(types.ListValueMust(e.Type(context.Background()), []attr.Value{e}))
+		one, known := TolerationsFromList(types.ListValueMust(e.Type(context.Background()), []attr.Value{e}))
 		if !known || len(one) == 0 {
 			continue
 		}
@@ -96,8 +97,8 @@ func (tolerationsValidator) ValidateList(_ context.Context, req validator.ListRe
 	}
 }
 
-// weightAttribute is kratix_destination's weight, and the pool's copy of it.
-func weightAttribute(description string, validated bool) schema.Int64Attribute {
+// WeightAttribute is kratix_destination's weight, and the pool's copy of it.
+func WeightAttribute(description string, validated bool) schema.Int64Attribute {
 	a := schema.Int64Attribute{Optional: true, MarkdownDescription: description}
 	if validated {
 		a.Validators = []validator.Int64{int64validator.Between(1, maxWeight)}
@@ -105,8 +106,8 @@ func weightAttribute(description string, validated bool) schema.Int64Attribute {
 	return a
 }
 
-// tolerationsFromList reads a tolerations attribute; known is false while any of it is unknown.
-func tolerationsFromList(list types.List) ([]scheduling.Toleration, bool) {
+// TolerationsFromList reads a tolerations attribute; known is false while any of it is unknown.
+func TolerationsFromList(list types.List) ([]scheduling.Toleration, bool) {
 	return stringObjects(list, []string{"key", "operator", "value", "effect"}, func(v []string) scheduling.Toleration {
 		return scheduling.Toleration{Key: v[0], Operator: v[1], Value: v[2], Effect: v[3]}
 	})
@@ -123,7 +124,7 @@ func (taintsValidator) Description(context.Context) string {
 func (v taintsValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
 
 func (taintsValidator) ValidateList(_ context.Context, req validator.ListRequest, resp *validator.ListResponse) {
-	taints, known := taintsFromList(req.ConfigValue)
+	taints, known := TaintsFromList(req.ConfigValue)
 	if !known || req.ConfigValue.IsNull() {
 		return
 	}
@@ -135,4 +136,48 @@ func (taintsValidator) ValidateList(_ context.Context, req validator.ListRequest
 	if err := scheduling.ValidateTaints(taints); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Taints", fmt.Sprintf("%s: %s.", req.Path, strings.ReplaceAll(err.Error(), "\n", "; ")))
 	}
+}
+
+// TaintsFromList reads a taints attribute; known is false while any of it is unknown.
+func TaintsFromList(list types.List) ([]scheduling.Taint, bool) {
+	return stringObjects(list, []string{"key", "value", "effect"}, func(v []string) scheduling.Taint {
+		return scheduling.Taint{Key: v[0], Value: v[1], Effect: v[2]}
+	})
+}
+
+// stringObjects reads a list of objects of string attributes, the named ones in order (null
+// reads as ""), each made into a T; null elements are skipped, and known is false while any of it
+// is unknown.
+func stringObjects[T any](list types.List, names []string, build func([]string) T) (out []T, known bool) {
+	if list.IsUnknown() {
+		return nil, false
+	}
+	for _, e := range list.Elements() {
+		obj, ok := e.(types.Object)
+		if !ok || obj.IsNull() {
+			continue
+		}
+		if obj.IsUnknown() {
+			return nil, false
+		}
+		a := obj.Attributes()
+		vals := make([]string, len(names))
+		for i, n := range names {
+			v := storeconfig.Attr[types.String](a, n)
+			if v.IsUnknown() {
+				return nil, false
+			}
+			vals[i] = v.ValueString()
+		}
+		out = append(out, build(vals))
+	}
+	return out, true
+}
+
+// WeightOf reads a weight attribute: 0 (counted as 1) when null; known is false while unknown.
+func WeightOf(v types.Int64) (int, bool) {
+	if v.IsUnknown() {
+		return 0, false
+	}
+	return int(v.ValueInt64()), true
 }

@@ -1,4 +1,4 @@
-package provider
+package manifestattr
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -18,32 +19,32 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/memo"
 )
 
-// manifestsType is a string of multi-document Kubernetes YAML. Two values that differ only in
+// Type is a string of multi-document Kubernetes YAML. Two values that differ only in
 // formatting (key order, indentation, comments) are semantically equal, so reformatting the
 // configuration plans nothing; and a value that is not Kubernetes YAML fails validation with the
 // document and line.
-type manifestsType struct{ basetypes.StringType }
+type Type struct{ basetypes.StringType }
 
 var (
-	_ basetypes.StringTypable                    = manifestsType{}
-	_ basetypes.StringValuableWithSemanticEquals = manifestsValue{}
-	_ xattr.ValidateableAttribute                = manifestsValue{}
+	_ basetypes.StringTypable                    = Type{}
+	_ basetypes.StringValuableWithSemanticEquals = Value{}
+	_ xattr.ValidateableAttribute                = Value{}
 )
 
-func (t manifestsType) String() string { return "manifestsType" }
+func (t Type) String() string { return "Type" }
 
-func (t manifestsType) Equal(o attr.Type) bool {
-	_, ok := o.(manifestsType)
+func (t Type) Equal(o attr.Type) bool {
+	_, ok := o.(Type)
 	return ok
 }
 
-func (t manifestsType) ValueType(context.Context) attr.Value { return manifestsValue{} }
+func (t Type) ValueType(context.Context) attr.Value { return Value{} }
 
-func (t manifestsType) ValueFromString(_ context.Context, in basetypes.StringValue) (basetypes.StringValuable, diag.Diagnostics) {
-	return manifestsValue{StringValue: in}, nil
+func (t Type) ValueFromString(_ context.Context, in basetypes.StringValue) (basetypes.StringValuable, diag.Diagnostics) {
+	return Value{StringValue: in}, nil
 }
 
-func (t manifestsType) ValueFromTerraform(ctx context.Context, in tftypes.Value) (attr.Value, error) {
+func (t Type) ValueFromTerraform(ctx context.Context, in tftypes.Value) (attr.Value, error) {
 	v, err := t.StringType.ValueFromTerraform(ctx, in)
 	if err != nil {
 		return nil, err
@@ -52,68 +53,69 @@ func (t manifestsType) ValueFromTerraform(ctx context.Context, in tftypes.Value)
 	if !ok {
 		return nil, fmt.Errorf("unexpected value type %T", v)
 	}
-	return manifestsValue{StringValue: s}, nil
+	return Value{StringValue: s}, nil
 }
 
-type manifestsValue struct{ basetypes.StringValue }
+// Value is a value of Type.
+type Value struct{ basetypes.StringValue }
 
-func (v manifestsValue) Type(context.Context) attr.Type { return manifestsType{} }
+func (v Value) Type(context.Context) attr.Type { return Type{} }
 
-func (v manifestsValue) Equal(o attr.Value) bool {
-	other, ok := o.(manifestsValue)
+func (v Value) Equal(o attr.Value) bool {
+	other, ok := o.(Value)
 	return ok && v.StringValue.Equal(other.StringValue)
 }
 
 // StringSemanticEquals compares the canonical serialisations: the bytes the provider would write.
-func (v manifestsValue) StringSemanticEquals(_ context.Context, prior basetypes.StringValuable) (bool, diag.Diagnostics) {
-	p, ok := prior.(manifestsValue)
+func (v Value) StringSemanticEquals(_ context.Context, prior basetypes.StringValuable) (bool, diag.Diagnostics) {
+	p, ok := prior.(Value)
 	if !ok {
 		return false, nil
 	}
-	a, errA := canonical(v.ValueString())
-	b, errB := canonical(p.ValueString())
+	a, errA := Canonical(v.ValueString())
+	b, errB := Canonical(p.ValueString())
 	return errA == nil && errB == nil && bytes.Equal(a, b), nil
 }
 
-func (v manifestsValue) ValidateAttribute(_ context.Context, req xattr.ValidateAttributeRequest, resp *xattr.ValidateAttributeResponse) {
+func (v Value) ValidateAttribute(_ context.Context, req xattr.ValidateAttributeRequest, resp *xattr.ValidateAttributeResponse) {
 	if v.IsNull() || v.IsUnknown() {
 		return
 	}
-	if err := readManifests(v.ValueString()).err; err != nil {
+	if err := Read(v.ValueString()).Err; err != nil {
 		var me *manifest.Error
 		detail := err.Error()
 		if errors.As(err, &me) {
 			detail = fmt.Sprintf("%s: document %d (line %d): %s", req.Path, me.Document, me.Line, me.Message)
 		}
-		resp.Diagnostics.Append(invalidYAML(req.Path, detail))
+		resp.Diagnostics.Append(InvalidYAML(req.Path, detail))
 	}
 }
 
-// canonical is the canonical serialisation of s: the bytes the provider would write.
-func canonical(s string) ([]byte, error) {
-	r := readManifests(s)
-	return r.all, r.err
+// Canonical is the canonical serialisation of s: the bytes the provider would write.
+func Canonical(s string) ([]byte, error) {
+	r := Read(s)
+	return r.All, r.Err
 }
 
-// readManifests parses s and serialises it canonically, whole and split into CRDs and the
+// Read parses s and serialises it canonically, whole and split into CRDs and the
 // rest. One Terraform command validates, compares and lays out the same documents several times
 // (validation, semantic equality, the plan, then again for the apply), in as many as three
 // provider processes, and a large manifest (Tekton's 1.9 MiB) takes a tenth of a second to parse
 // and as long to serialise. So each text is read once per process (manifestCache) and, when the
-// machine allows, once per machine (manifestDisk: the next process and the next command load the
+// machine allows, once per machine (disk: the next process and the next command load the
 // bytes). The result is shared: its byte slices are never modified.
-func readManifests(s string) *manifests {
+func Read(s string) *Parsed {
 	key := memo.TextKey(s)
 	if v, ok := manifestCache.Load(key); ok {
-		if r, ok := v.(*manifests); ok {
+		if r, ok := v.(*Parsed); ok {
 			return r
 		}
 	}
-	disk := manifestDisk()
-	r := loadManifests(disk, key)
+	disk := disk()
+	r := load(disk, key)
 	if r == nil {
-		r = parseManifests(s)
-		storeManifests(disk, key, r)
+		r = parse(s)
+		store(disk, key, r)
 	}
 	if manifestCacheSize.Add(1) > manifestCacheMax {
 		manifestCache.Clear() // a long-lived process that saw many texts starts over
@@ -123,12 +125,12 @@ func readManifests(s string) *manifests {
 	return r
 }
 
-// parseManifests reads s: each document is serialised once, and the whole stream, its CRDs and
+// parse reads s: each document is serialised once, and the whole stream, its CRDs and
 // the rest are joined from those pieces.
-func parseManifests(s string) *manifests {
+func parse(s string) *Parsed {
 	docs, err := manifest.Parse([]byte(s))
 	if err != nil {
-		return &manifests{err: err}
+		return &Parsed{Err: err}
 	}
 	parts := manifest.Encode(docs)
 	var crds, others [][]byte
@@ -140,17 +142,17 @@ func parseManifests(s string) *manifests {
 		}
 	}
 	// Each joined anew, so that an append by any reader never writes into bytes another shares.
-	return &manifests{all: manifest.Join(parts), crds: manifest.Join(crds), others: manifest.Join(others)}
+	return &Parsed{All: manifest.Join(parts), CRDs: manifest.Join(crds), Others: manifest.Join(others)}
 }
 
-// manifests is one text of documents as readManifests read it.
-type manifests struct {
-	all, crds, others []byte // canonical; crds and others nil when there are none
-	err               error  // the parse error, *manifest.Error when it has a position
+// Parsed is one text of documents as Read read it.
+type Parsed struct {
+	All, CRDs, Others []byte // canonical; CRDs and Others nil when there are none
+	Err               error  // the parse error, *manifest.Error when it has a position
 }
 
 var (
-	manifestCache     sync.Map // sha256 of the text => *manifests
+	manifestCache     sync.Map // sha256 of the text => *Parsed
 	manifestCacheSize atomic.Int64
 )
 
@@ -158,9 +160,9 @@ var (
 // requests repeat within one command.
 const manifestCacheMax = 256
 
-// keepIfSameMeaning returns the prior value when the planned one means the same YAML: Terraform
+// KeepIfSameMeaning returns the prior value when the planned one means the same YAML: Terraform
 // accepts it in place of the configured one, so a change of formatting only plans nothing.
-func keepIfSameMeaning(ctx context.Context, planned, prior manifestsValue) manifestsValue {
+func KeepIfSameMeaning(ctx context.Context, planned, prior Value) Value {
 	if prior.IsNull() || prior.IsUnknown() || planned.IsUnknown() {
 		return planned
 	}
@@ -168,4 +170,10 @@ func keepIfSameMeaning(ctx context.Context, planned, prior manifestsValue) manif
 		return prior
 	}
 	return planned
+}
+
+// InvalidYAML: the YAML at an attribute is not Kubernetes documents; detail says where and why.
+func InvalidYAML(at path.Path, detail string) diag.Diagnostic {
+	return diag.NewAttributeErrorDiagnostic(at, "Invalid Kubernetes YAML",
+		detail+"\n\nEvery document must be a Kubernetes object with apiVersion, kind and metadata.name.")
 }

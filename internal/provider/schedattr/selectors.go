@@ -1,26 +1,25 @@
-package provider
+package schedattr
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	rschema "github.com/hashicorp/terraform-plugin-framework/resource/schema"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
-// selectorModel is one selector entry. match_expressions is a types.List, as the whole list of
-// entries is (see selectorsFromList): either may be unknown at plan.
-type selectorModel struct {
+// SelectorModel is one selector entry. match_expressions is a types.List, as the whole list of
+// entries is (see SelectorsFromList): either may be unknown at plan.
+type SelectorModel struct {
 	MatchLabels      types.Map  `tfsdk:"match_labels"`
 	MatchExpressions types.List `tfsdk:"match_expressions"`
 }
@@ -31,15 +30,15 @@ type requirementModel struct {
 	Values   types.List   `tfsdk:"values"`
 }
 
-var operators = []string{"In", "NotIn", "Exists", "DoesNotExist"}
+var Operators = []string{"In", "NotIn", "Exists", "DoesNotExist"}
 
-func selectorsDescription(what string) string {
+func SelectorsDescription(what string) string {
 	return what + " Entries combine with AND, as in Kratix: their `match_labels` merge into one map (the first " +
 		"entry wins a key given twice) and every `match_expressions` requirement must hold. No entries means every " +
 		"destination, except labelled destinations with `strict_match_labels`."
 }
 
-func selectorsResourceSchema(description string) rschema.ListNestedAttribute {
+func SelectorsResourceSchema(description string) rschema.ListNestedAttribute {
 	return rschema.ListNestedAttribute{
 		Optional:            true,
 		MarkdownDescription: description,
@@ -56,7 +55,7 @@ func selectorsResourceSchema(description string) rschema.ListNestedAttribute {
 					"key": rschema.StringAttribute{Required: true, MarkdownDescription: "Label key."},
 					"operator": rschema.StringAttribute{
 						Required: true, MarkdownDescription: "`In`, `NotIn`, `Exists` or `DoesNotExist`.",
-						Validators: []validator.String{stringvalidator.OneOf(operators...)},
+						Validators: []validator.String{stringvalidator.OneOf(Operators...)},
 					},
 					"values": rschema.ListAttribute{
 						ElementType: types.StringType, Optional: true,
@@ -68,66 +67,40 @@ func selectorsResourceSchema(description string) rschema.ListNestedAttribute {
 	}
 }
 
-// placementSelectorsSchema is selectorsResourceSchema for selectors that place work (a
+// PlacementSelectorsSchema is SelectorsResourceSchema for selectors that place work (a
 // promise's, a request's, a wave's), where an empty entry is refused
 // (schemautil.EmptySelectorValidator): it selects everything, and is most often a selector
 // written without match_labels. A guard's protect keeps allowing it.
-func placementSelectorsSchema(description string) rschema.ListNestedAttribute {
-	s := selectorsResourceSchema(description)
+func PlacementSelectorsSchema(description string) rschema.ListNestedAttribute {
+	s := SelectorsResourceSchema(description)
 	s.NestedObject.Validators = []validator.Object{schemautil.EmptySelectorValidator{}}
 	return s
 }
 
-// selectorsFromList converts a list of selector entries and validates them with Kubernetes'
+// SelectorsFromList converts a list of selector entries and validates them with Kubernetes'
 // rules. ok is false while the list, or anything in it, is unknown: a conditional such as
 // `cond ? [{...}] : []` on a value known after apply is unknown as a whole at plan.
-func selectorsFromList(ctx context.Context, at path.Path, list types.List) (entries []scheduling.Selector, ok bool, diags diag.Diagnostics) {
-	models, known, diags := objectsAs[selectorModel](ctx, list)
+func SelectorsFromList(ctx context.Context, at path.Path, list types.List) (entries []scheduling.Selector, ok bool, diags diag.Diagnostics) {
+	models, known, diags := tfvalue.ObjectsAs[SelectorModel](ctx, list)
 	if !known || diags.HasError() {
 		return nil, false, diags
 	}
 	return selectorsFromModel(ctx, at, models)
 }
 
-// objectsAs converts a list of objects. known is false when the list or one of its elements is
-// unknown. A null element is T's zero value (every attribute null), so indexes stay those of the
-// configuration.
-func objectsAs[T any](ctx context.Context, list types.List) (out []T, known bool, diags diag.Diagnostics) {
-	if list.IsUnknown() {
-		return nil, false, nil
-	}
-	for _, e := range list.Elements() {
-		if e.IsUnknown() {
-			return nil, false, nil
-		}
-		var m T
-		obj, isObject := e.(types.Object)
-		if !isObject || obj.IsNull() {
-			out = append(out, m)
-			continue
-		}
-		diags.Append(obj.As(ctx, &m, basetypes.ObjectAsOptions{})...)
-		if diags.HasError() {
-			return nil, false, diags
-		}
-		out = append(out, m)
-	}
-	return out, true, diags
-}
-
 // selectorsFromModel converts selector entries and validates them with Kubernetes' rules. ok is
 // false while any of it is unknown.
-func selectorsFromModel(ctx context.Context, at path.Path, models []selectorModel) (entries []scheduling.Selector, ok bool, diags diag.Diagnostics) {
+func selectorsFromModel(ctx context.Context, at path.Path, models []SelectorModel) (entries []scheduling.Selector, ok bool, diags diag.Diagnostics) {
 	for _, m := range models {
 		if m.MatchLabels.IsUnknown() {
 			return nil, false, nil
 		}
-		labels, known := labelsFromMap(m.MatchLabels)
+		labels, known := LabelsFromMap(m.MatchLabels)
 		if !known {
 			return nil, false, nil
 		}
 		sel := scheduling.Selector{MatchLabels: labels}
-		requirements, known, d := objectsAs[requirementModel](ctx, m.MatchExpressions)
+		requirements, known, d := tfvalue.ObjectsAs[requirementModel](ctx, m.MatchExpressions)
 		if !known || d.HasError() {
 			return nil, false, d
 		}
@@ -143,7 +116,7 @@ func selectorsFromModel(ctx context.Context, at path.Path, models []selectorMode
 						return nil, false, nil
 					}
 					if s.IsNull() {
-						continue // left out, as a null label is (see labelsFromMap)
+						continue // left out, as a null label is (see LabelsFromMap)
 					}
 					values = append(values, s.ValueString())
 				}
@@ -173,12 +146,4 @@ func selectorsFromModel(ctx context.Context, at path.Path, models []selectorMode
 		diags.AddAttributeError(p, "Invalid Selector", fmt.Sprintf("%s: %s", p, fe.Message))
 	}
 	return entries, !diags.HasError(), diags
-}
-
-func stringList(names []string) types.List {
-	elems := make([]attr.Value, len(names))
-	for i, n := range names {
-		elems[i] = types.StringValue(n)
-	}
-	return types.ListValueMust(types.StringType, elems)
 }

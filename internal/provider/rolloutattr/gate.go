@@ -1,4 +1,4 @@
-package provider
+package rolloutattr
 
 import (
 	"context"
@@ -17,6 +17,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 )
 
@@ -43,7 +45,7 @@ const (
 	windowDeny  = "deny"
 )
 
-func gateSchema() schema.SingleNestedAttribute {
+func GateSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Optional: true,
 		MarkdownDescription: "Holds the next wave until the destinations of the waves already written report, through " +
@@ -69,13 +71,13 @@ func gateSchema() schema.SingleNestedAttribute {
 			"settle": schema.StringAttribute{
 				Optional: true, CustomType: timetypes.GoDurationType{},
 				MarkdownDescription: "How long after a wave is written its destinations' records start to count (a Go duration).",
-				Validators:          []validator.String{notNegative{}},
+				Validators:          []validator.String{schemautil.NotNegative{}},
 			},
 			"timeout": schema.StringAttribute{
 				Optional: true, CustomType: timetypes.GoDurationType{},
 				MarkdownDescription: "How long after a wave is written the gate may take to pass; then it has failed and " +
 					"`on_failure` says what happens. Unset: the gate holds as long as it takes.",
-				Validators: []validator.String{notNegative{}},
+				Validators: []validator.String{schemautil.NotNegative{}},
 			},
 			"on_failure": schema.StringAttribute{
 				Optional: true,
@@ -88,7 +90,7 @@ func gateSchema() schema.SingleNestedAttribute {
 	}
 }
 
-func windowsSchema() schema.ListNestedAttribute {
+func WindowsSchema() schema.ListNestedAttribute {
 	return schema.ListNestedAttribute{
 		Optional: true,
 		MarkdownDescription: "When waves may be written. Outside every `allow` window (when there is one) or inside a " +
@@ -116,8 +118,8 @@ func windowsSchema() schema.ListNestedAttribute {
 	}
 }
 
-// gateOf converts `rollout.gate`: nil without one; ok is false while any of it is unknown.
-func gateOf(ctx context.Context, obj types.Object, diags *diag.Diagnostics) (*rollout.Gate, bool) {
+// GateOf converts `rollout.gate`: nil without one; ok is false while any of it is unknown.
+func GateOf(ctx context.Context, obj types.Object, diags *diag.Diagnostics) (*rollout.Gate, bool) {
 	if obj.IsNull() {
 		return nil, true
 	}
@@ -155,13 +157,13 @@ func durationOf(v timetypes.GoDuration) time.Duration {
 	return d
 }
 
-// windowsOf converts `rollout.windows`, each parsed once so that a schedule or time zone that is
+// WindowsOf converts `rollout.windows`, each parsed once so that a schedule or time zone that is
 // wrong is an error on its attribute; ok is false while any of it is unknown or wrong.
-func windowsOf(ctx context.Context, at path.Path, list types.List, diags *diag.Diagnostics) ([]rollout.Window, bool) {
+func WindowsOf(ctx context.Context, at path.Path, list types.List, diags *diag.Diagnostics) ([]rollout.Window, bool) {
 	if list.IsNull() {
 		return nil, true
 	}
-	models, known, d := objectsAs[windowModel](ctx, list)
+	models, known, d := tfvalue.ObjectsAs[windowModel](ctx, list)
 	if diags.Append(d...); !known || diags.HasError() {
 		return nil, false
 	}
@@ -185,31 +187,9 @@ func windowsOf(ctx context.Context, at path.Path, list types.List, diags *diag.D
 	return out, true
 }
 
-// gateHealth is what a gate reads of `health`, as the last refresh found it; nil without a gate,
-// which reads nothing.
-func gateHealth(ctx context.Context, gate *rollout.Gate, m types.Map) map[string]rollout.Health {
-	if gate == nil {
-		return nil
-	}
-	views := healthFromModel(ctx, m)
-	out := make(map[string]rollout.Health, len(views))
-	for dest, v := range views {
-		h := rollout.Health{Found: v.Found, State: v.State, Fresh: v.Fresh, LastRun: v.LastRun}
-		switch v.Applied {
-		case health.Yes:
-			h.Applied = rollout.AppliedYes
-		case health.No:
-			h.Applied = rollout.AppliedNo
-			h.Reports = "another revision"
-		}
-		out[dest] = h
-	}
-	return out
-}
-
-// checkGateObserves refuses a gate without observe: it would have nothing to read and hold
+// CheckGateObserves refuses a gate without observe: it would have nothing to read and hold
 // every rollout forever.
-func checkGateObserves(policy *rollout.Policy, observe types.Object) diag.Diagnostics {
+func CheckGateObserves(policy *rollout.Policy, observe types.Object) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if policy == nil || policy.Gate == nil || !observe.IsNull() {
 		return diags

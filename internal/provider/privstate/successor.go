@@ -1,4 +1,4 @@
-package provider
+package privstate
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 // a moment later, instead of removing it for a GitOps agent to prune. A plain create never
 // reads it, and it does not outlive the plan: the framework starts a create's private state
 // empty, so no later destroy can mistake it for a replacement's.
-// (The key is successorKey, private_state.go.)
+// (The key is SuccessorKey, keys.go.)
 
 // successorData is the private state's value: a gzip of the JSON of the Successor, since a
 // large fleet lists many paths that share long prefixes.
@@ -28,12 +28,12 @@ type successorData struct {
 	Z string `json:"z"`
 }
 
-func writeSuccessor(ctx context.Context, p privateWriter, s placement.Successor) diag.Diagnostics {
+func WriteSuccessor(ctx context.Context, p Writer, s placement.Successor) diag.Diagnostics {
 	if p == nil {
 		return nil
 	}
 	if len(s) == 0 {
-		return p.SetKey(ctx, successorKey, nil)
+		return p.SetKey(ctx, SuccessorKey, nil)
 	}
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
@@ -44,16 +44,16 @@ func writeSuccessor(ctx context.Context, p privateWriter, s placement.Successor)
 		return nil
 	}
 	b, _ := json.Marshal(successorData{Z: base64.StdEncoding.EncodeToString(buf.Bytes())})
-	return p.SetKey(ctx, successorKey, b)
+	return p.SetKey(ctx, SuccessorKey, b)
 }
 
-// readSuccessor returns what the successor of the object being deleted will write; nil when it
+// ReadSuccessor returns what the successor of the object being deleted will write; nil when it
 // is not being replaced (or the plan could not say).
-func readSuccessor(ctx context.Context, p privateReader) placement.Successor {
+func ReadSuccessor(ctx context.Context, p Reader) placement.Successor {
 	if p == nil {
 		return nil
 	}
-	b, d := p.GetKey(ctx, successorKey)
+	b, d := p.GetKey(ctx, SuccessorKey)
 	if d.HasError() || len(b) == 0 {
 		return nil
 	}
