@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/guardattr"
 )
 
 // TestDocsAgreeOnBranchDefault: every page of docs/ that describes a git store's `branch`
@@ -63,7 +65,7 @@ func TestDocsAgreeOnBranchDefault(t *testing.T) {
 // of the labels a promise's files were written under.
 func TestDocsRequestGuardNamesOnlyRequests(t *testing.T) {
 	t.Parallel()
-	g := requestGuardSchema()
+	g := guardattr.RequestSchema()
 	texts := []string{g.MarkdownDescription}
 	for name, a := range g.Attributes {
 		texts = append(texts, name+": "+a.GetMarkdownDescription())

@@ -17,6 +17,7 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/guardattr"
 )
 
 // ackOf states an acknowledgement independently of the provider, from the form its description
@@ -204,7 +205,7 @@ func TestAccGuard(t *testing.T) {
 func TestGuardDiagnostics(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	typ, ok := promiseGuardSchema().GetType().(types.ObjectType)
+	typ, ok := guardattr.PromiseSchema().GetType().(types.ObjectType)
 	if !ok {
 		t.Fatal("guard is not an object")
 	}
@@ -224,11 +225,11 @@ func TestGuardDiagnostics(t *testing.T) {
 		"null guard":          types.ObjectNull(typ.AttrTypes),
 		"within the limit":    guard(types.Int64Value(1), types.StringNull()),
 	} {
-		if d := checkGuard(ctx, g, placement.GuardPromise, "jenkins", `Promise "jenkins"`, losses); len(d) > 0 {
+		if d := guardattr.Check(ctx, g, placement.GuardPromise, "jenkins", `Promise "jenkins"`, losses); len(d) > 0 {
 			t.Errorf("%s: %v", what, d)
 		}
 	}
-	d := checkGuard(ctx, guard(types.Int64Value(0), types.StringNull()), placement.GuardPromise, "jenkins", `Promise "jenkins"`, losses)
+	d := guardattr.Check(ctx, guard(types.Int64Value(0), types.StringNull()), placement.GuardPromise, "jenkins", `Promise "jenkins"`, losses)
 	if !d.HasError() || len(d) != 1 {
 		t.Fatalf("refusal: %v", d)
 	}
@@ -239,7 +240,7 @@ func TestGuardDiagnostics(t *testing.T) {
 	if !strings.Contains(d[0].Detail(), `guard = { ..., acknowledge = "`+ack+`" }`) || !strings.Contains(d[0].Detail(), "  - a: every file of the placement is removed") {
 		t.Errorf("refusal detail:\n%s", d[0].Detail())
 	}
-	d = checkGuard(ctx, guard(types.Int64Value(0), types.StringValue(ack)), placement.GuardPromise, "jenkins", `Promise "jenkins"`, losses)
+	d = guardattr.Check(ctx, guard(types.Int64Value(0), types.StringValue(ack)), placement.GuardPromise, "jenkins", `Promise "jenkins"`, losses)
 	if d.HasError() || d.WarningsCount() != 1 || !strings.Contains(d[0].Detail(), "  - a: every file of the placement is removed") {
 		t.Errorf("acknowledged: %v", d)
 	}

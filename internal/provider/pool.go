@@ -15,6 +15,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
 )
@@ -363,6 +364,21 @@ func leftBehindMembers(ctx context.Context, l privstate.LeftBehind) map[string]p
 		if m, ok := lenientPool(list)[dest]; ok {
 			out[dest] = m
 		}
+	}
+	return out
+}
+
+// destroyLosses is what each destination loses when a resource that held priors is destroyed:
+// every placement is removed. pool is the pool the resource last saw (its state's), so that a
+// destination it no longer knew is left alone here as in any plan.
+func destroyLosses(pool map[string]poolMember, priors ...map[string]placement.Prior) []placement.Loss {
+	members := make([]placement.Member, 0, len(pool))
+	for _, name := range tfvalue.SortedKeys(pool) {
+		members = append(members, pool[name].Member)
+	}
+	var out []placement.Loss
+	for _, p := range priors {
+		out = append(out, placement.Losses(p, nil, members)...)
 	}
 	return out
 }

@@ -36,7 +36,7 @@ type promiseModel struct {
 	Rollout                  types.Object       `tfsdk:"rollout"`        // rolloutModel; null without one
 	Revisions                types.Map          `tfsdk:"revisions"`      // null without rollout
 	RolloutStatus            types.Object       `tfsdk:"rollout_status"` // rolloutStatusModel; null without rollout
-	Guard                    types.Object       `tfsdk:"guard"`          // guardModel; see guard.go
+	Guard                    types.Object       `tfsdk:"guard"`          // guardattr.Model
 	Observe                  types.Object       `tfsdk:"observe"`        // observeModel; see observe.go
 	Health                   types.Map          `tfsdk:"health"`         // of healthAttrTypes; null without observe
 

@@ -20,6 +20,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/guardattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/rolloutattr"
@@ -95,7 +96,7 @@ func (r *promiseResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "Destinations written earlier that no longer match; their files are kept and not updated.",
 			},
 			// A map of objects, not of nested attributes, for the reason given at poolSchema.
-			"guard": promiseGuardSchema(),
+			"guard": guardattr.PromiseSchema(),
 			"placements": schema.MapAttribute{
 				Computed:    true,
 				ElementType: types.ObjectType{AttrTypes: placementAttrTypes},
@@ -240,7 +241,7 @@ func (r *promiseResource) check(ctx context.Context, plan, state promiseModel, s
 	}
 	if !plan.Guard.IsNull() {
 		losses := placement.Losses(sp.in.Prior, p.Records, sp.in.Pool)
-		if diags.Append(checkGuard(ctx, plan.Guard, placement.GuardPromise, name, who, losses)...); diags.HasError() {
+		if diags.Append(guardattr.Check(ctx, plan.Guard, placement.GuardPromise, name, who, losses)...); diags.HasError() {
 			return types.Map{}, false
 		}
 	}
@@ -412,7 +413,7 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	}
 }
 
-// guardDestroy judges the promise's destroy with the guard its state holds (checkDestroyGuard).
+// guardDestroy judges the promise's destroy with the guard its state holds (guardattr.CheckDestroy).
 func (r *promiseResource) guardDestroy(ctx context.Context, st tfsdk.State) diag.Diagnostics {
 	if st.Raw.IsNull() {
 		return nil
@@ -423,7 +424,7 @@ func (r *promiseResource) guardDestroy(ctx context.Context, st tfsdk.State) diag
 	}
 	name := state.Name.ValueString()
 	losses := destroyLosses(lenientPool(state.Destinations), priorsOf(state.prior(ctx)))
-	return checkDestroyGuard(ctx, state.Guard, r.data.acksForDestroy(), placement.GuardPromise, name, fmt.Sprintf("Promise %q", name), losses)
+	return guardattr.CheckDestroy(ctx, state.Guard, r.data.acksForDestroy(), placement.GuardPromise, name, fmt.Sprintf("Promise %q", name), losses)
 }
 
 // ImportState takes the promise's name. Without the configuration it cannot know the pool, so it

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/guardattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
@@ -76,7 +77,7 @@ func (p *kratixProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 			"secrets":                  storeconfig.SecretsSchema(),
 			"content_hash_key":         contentHashKeySchema(),
 			"offline":                  offlineSchema(),
-			"destroy_acknowledgements": destroyAcksSchema(),
+			"destroy_acknowledgements": guardattr.DestroyAcksSchema(),
 		},
 	}
 }
@@ -97,7 +98,7 @@ func (p *kratixProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	}
 	data.configureSecrets(ctx, cfg.Secrets, &resp.Diagnostics)
 	data.hashKey, data.hashKeyUnknown = cfg.ContentHashKey.ValueString(), cfg.ContentHashKey.IsUnknown()
-	data.destroyAcks = destroyAcksFrom(ctx, cfg.DestroyAcks, &resp.Diagnostics)
+	data.destroyAcks = guardattr.DestroyAcksFrom(ctx, cfg.DestroyAcks, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

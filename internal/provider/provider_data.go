@@ -21,7 +21,7 @@ type providerData struct {
 	// hashKey is content_hash_key from the provider block ("" when unset; see contentSecret).
 	hashKey        string
 	hashKeyUnknown bool
-	// destroyAcks are the provider block's destroy_acknowledgements (guard.go).
+	// destroyAcks are the provider block's destroy_acknowledgements (guardattr).
 	destroyAcks map[string]bool
 	// offline is the provider's offline attribute: plan without stores, refuse to apply (offline.go).
 	offline bool
@@ -90,4 +90,12 @@ func (d *providerData) open(m storeconfig.Ref, createBucket bool) (statestore.St
 // isOffline says whether the provider plans without stores; false for an unconfigured provider.
 func (d *providerData) isOffline() bool {
 	return d != nil && d.offline
+}
+
+// acksForDestroy is the provider block's destroy_acknowledgements; nil when unconfigured.
+func (d *providerData) acksForDestroy() map[string]bool {
+	if d == nil {
+		return nil
+	}
+	return d.destroyAcks
 }

@@ -53,7 +53,7 @@ type requestModel struct {
 	DocumentsWO          types.String       `tfsdk:"documents_wo"`
 	FilesWO              types.Map          `tfsdk:"files_wo"`
 	ContentWOVersion     types.Int64        `tfsdk:"content_wo_version"`
-	Guard                types.Object       `tfsdk:"guard"`   // guardModel; see guard.go
+	Guard                types.Object       `tfsdk:"guard"`   // guardattr.Model
 	Observe              types.Object       `tfsdk:"observe"` // observeModel; see observe.go
 	Health               types.Map          `tfsdk:"health"`  // of healthAttrTypes; null without observe
 

@@ -21,6 +21,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/health"
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/guardattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/privstate"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
@@ -146,7 +147,7 @@ func (r *requestResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 			},
 			"location": schema.StringAttribute{Computed: true, MarkdownDescription: "Where the chosen destination's store is, normalised: `s3://<endpoint>/<bucket>` or `git+<url>@<branch>`."},
 			"root":     schema.StringAttribute{Computed: true, MarkdownDescription: "The chosen destination's folder in its store."},
-			"guard":    requestGuardSchema(),
+			"guard":    guardattr.RequestSchema(),
 			"observe":  observeSchema("the request"),
 			"health":   healthSchema("the request"),
 			"written_files": schema.MapAttribute{
@@ -239,7 +240,7 @@ func (r *requestResource) check(ctx context.Context, req resource.ModifyPlanRequ
 		}
 		losses = append(losses, p.groupLosses(ctx, state, members(pool))...)
 		if len(losses) > 0 {
-			if diags.Append(checkGuard(ctx, plan.Guard, placement.GuardRequest, plan.key(), "Request "+plan.id(), losses)...); diags.HasError() {
+			if diags.Append(guardattr.Check(ctx, plan.Guard, placement.GuardRequest, plan.key(), "Request "+plan.id(), losses)...); diags.HasError() {
 				return false
 			}
 		}
@@ -475,7 +476,7 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 	}
 }
 
-// guardDestroy judges the request's destroy with the guard its state holds (checkDestroyGuard):
+// guardDestroy judges the request's destroy with the guard its state holds (guardattr.CheckDestroy):
 // it loses every file on its destination, its replicas' and its groups'.
 func (r *requestResource) guardDestroy(ctx context.Context, st tfsdk.State) diag.Diagnostics {
 	if st.Raw.IsNull() {
@@ -493,7 +494,7 @@ func (r *requestResource) guardDestroy(ctx context.Context, st tfsdk.State) diag
 		priors = append(priors, map[string]placement.Prior{g.dest: g.prior})
 	}
 	losses := destroyLosses(lenientPool(state.destinations()), priors...)
-	return checkDestroyGuard(ctx, state.Guard, r.data.acksForDestroy(), placement.GuardRequest, state.key(), "Request "+state.id(), losses)
+	return guardattr.CheckDestroy(ctx, state.Guard, r.data.acksForDestroy(), placement.GuardRequest, state.key(), "Request "+state.id(), losses)
 }
 
 // ImportState takes `<promise>/<namespace>/<name>`, or `<promise>/<namespace>/<name>@<destination>`

@@ -1,4 +1,4 @@
-package provider
+package guardattr
 
 import (
 	"context"
@@ -16,7 +16,6 @@ import (
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
-	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -26,24 +25,24 @@ import (
 // answered without the framework (internal/tfserver), which applies only the schema's one
 // default.
 
-type guardModel struct {
+type Model struct {
 	MaxDestinationsRemoved types.Int64  `tfsdk:"max_destinations_removed"`
 	Protect                types.List   `tfsdk:"protect"`
 	Acknowledge            types.String `tfsdk:"acknowledge"`
 }
 
-var guardPath = path.Root("guard")
+var Path = path.Root("guard")
 
-// guardText is what a resource's guard attribute says about that resource: the change it
+// text is what a resource's guard attribute says about that resource: the change it
 // refuses, what loses nothing, and the meaning of max_destinations_removed and protect there.
-type guardText struct {
+type text struct {
 	refuses, losesNothing, maxRemoved, protect string
 }
 
-// promiseGuardSchema is kratix_promise's guard: the promise writes to many destinations, any of
+// PromiseSchema is kratix_promise's guard: the promise writes to many destinations, any of
 // which can lose files.
-func promiseGuardSchema() schema.SingleNestedAttribute {
-	return guardSchema(guardText{
+func PromiseSchema() schema.SingleNestedAttribute {
+	return schemaOf(text{
 		refuses: "remove files from more than `max_destinations_removed` destinations, or delete any " +
 			"file on a destination `protect` selects",
 		losesNothing: "Files already misscheduled (`on_unschedule = \"keep\"`) and destinations that leave the " +
@@ -62,10 +61,10 @@ func promiseGuardSchema() schema.SingleNestedAttribute {
 	})
 }
 
-// requestGuardSchema is kratix_resource_request's guard: a request lives on one destination, so
+// RequestSchema is kratix_resource_request's guard: a request lives on one destination, so
 // the guard counts that destination only, and a move off it is refused whenever a guard is set.
-func requestGuardSchema() schema.SingleNestedAttribute {
-	return guardSchema(guardText{
+func RequestSchema() schema.SingleNestedAttribute {
+	return schemaOf(text{
 		refuses: "move the request off its destination (to another destination when its destination leaves " +
 			"the promise's `destinations` or is drained by a `NoExecute` taint, to none, or to another store or folder of the same destination: refused " +
 			"whenever a guard is set, even `guard = {}`), or delete any of its files there that " +
@@ -84,7 +83,7 @@ func requestGuardSchema() schema.SingleNestedAttribute {
 	})
 }
 
-func guardSchema(text guardText) schema.SingleNestedAttribute {
+func schemaOf(text text) schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		Optional: true,
 		MarkdownDescription: "A blast-radius guard: refuse, during plan, a change that would " + text.refuses + ". " +
@@ -111,13 +110,13 @@ func guardSchema(text guardText) schema.SingleNestedAttribute {
 	}
 }
 
-// guardFrom converts the guard. It returns nil when there is none, or while some of it is
+// From converts the guard. It returns nil when there is none, or while some of it is
 // unknown (the plan is not final; the next one checks).
-func guardFrom(ctx context.Context, obj types.Object) (*placement.Guard, diag.Diagnostics) {
+func From(ctx context.Context, obj types.Object) (*placement.Guard, diag.Diagnostics) {
 	if obj.IsNull() || obj.IsUnknown() {
 		return nil, nil
 	}
-	var m guardModel
+	var m Model
 	diags := obj.As(ctx, &m, basetypes.ObjectAsOptions{})
 	if diags.HasError() || m.MaxDestinationsRemoved.IsUnknown() || m.Protect.IsUnknown() || m.Acknowledge.IsUnknown() {
 		return nil, diags
@@ -127,7 +126,7 @@ func guardFrom(ctx context.Context, obj types.Object) (*placement.Guard, diag.Di
 		g.MaxRemoved = int(m.MaxDestinationsRemoved.ValueInt64())
 	}
 	if !m.Protect.IsNull() {
-		entries, ok, d := schedattr.SelectorsFromList(ctx, guardPath.AtName("protect"), m.Protect)
+		entries, ok, d := schedattr.SelectorsFromList(ctx, Path.AtName("protect"), m.Protect)
 		diags.Append(d...)
 		if !ok {
 			return nil, diags
@@ -138,15 +137,15 @@ func guardFrom(ctx context.Context, obj types.Object) (*placement.Guard, diag.Di
 	return g, diags
 }
 
-// checkDestroyGuard judges the destroy of a resource by what it does, as checkGuard judges a
+// CheckDestroy judges the destroy of a resource by what it does, as Check judges a
 // change: every destination it holds files on loses them (losses). Terraform plans a destroy
 // through the provider too, so a destroy the guard refuses stops at plan, whether it comes from
 // `terraform destroy`, a resource removed from the configuration, `-target` of a destination the
 // resource depends on, or a replacement. A refused destroy is let through by an acknowledge the
 // resource's state already holds: set it in the configuration and apply (which changes no file),
 // then destroy.
-func checkDestroyGuard(ctx context.Context, obj types.Object, providerAcks map[string]bool, kind, name, who string, losses []placement.Loss) diag.Diagnostics {
-	g, diags := guardFrom(ctx, obj)
+func CheckDestroy(ctx context.Context, obj types.Object, providerAcks map[string]bool, kind, name, who string, losses []placement.Loss) diag.Diagnostics {
+	g, diags := From(ctx, obj)
 	if g == nil || diags.HasError() {
 		return diags
 	}
@@ -193,12 +192,12 @@ func lossList(losses []placement.Loss) string {
 	return list.String()
 }
 
-// destroyAcksSchema is the provider block's destroy_acknowledgements: acknowledgements of destroys
+// DestroyAcksSchema is the provider block's destroy_acknowledgements: acknowledgements of destroys
 // that the destroyed object's own state cannot hold. Terraform plans a destroy from the state
 // alone, and some states cannot be changed by an apply first: the deposed object an interrupted
 // create_before_destroy leaves behind is destroyed by the next plan, and nothing can set its
 // guard's acknowledge.
-func destroyAcksSchema() provschema.Attribute {
+func DestroyAcksSchema() provschema.Attribute {
 	return provschema.SetAttribute{
 		ElementType: types.StringType,
 		Optional:    true,
@@ -210,17 +209,9 @@ func destroyAcksSchema() provschema.Attribute {
 	}
 }
 
-// acksForDestroy is the provider block's destroy_acknowledgements; nil when unconfigured.
-func (d *providerData) acksForDestroy() map[string]bool {
-	if d == nil {
-		return nil
-	}
-	return d.destroyAcks
-}
-
-// destroyAcksFrom reads destroy_acknowledgements; unknown values acknowledge nothing (a plan that
+// DestroyAcksFrom reads destroy_acknowledgements; unknown values acknowledge nothing (a plan that
 // needs them is refused until they are known).
-func destroyAcksFrom(ctx context.Context, v types.Set, diags *diag.Diagnostics) map[string]bool {
+func DestroyAcksFrom(ctx context.Context, v types.Set, diags *diag.Diagnostics) map[string]bool {
 	if v.IsNull() || v.IsUnknown() {
 		return nil
 	}
@@ -235,26 +226,11 @@ func destroyAcksFrom(ctx context.Context, v types.Set, diags *diag.Diagnostics) 
 	return out
 }
 
-// destroyLosses is what each destination loses when a resource that held priors is destroyed:
-// every placement is removed. pool is the pool the resource last saw (its state's), so that a
-// destination it no longer knew is left alone here as in any plan.
-func destroyLosses(pool map[string]poolMember, priors ...map[string]placement.Prior) []placement.Loss {
-	members := make([]placement.Member, 0, len(pool))
-	for _, name := range tfvalue.SortedKeys(pool) {
-		members = append(members, pool[name].Member)
-	}
-	var out []placement.Loss
-	for _, p := range priors {
-		out = append(out, placement.Losses(p, nil, members)...)
-	}
-	return out
-}
-
-// checkGuard applies the resource's guard, if any, to the losses of its plan: an error at
+// Check applies the resource's guard, if any, to the losses of its plan: an error at
 // `guard` that lists the destinations and prints the acknowledgement, or a warning when the
 // change was acknowledged. who is "Promise \"jenkins\"" or "Request postgres/default/db".
-func checkGuard(ctx context.Context, obj types.Object, kind, name, who string, losses []placement.Loss) diag.Diagnostics {
-	g, diags := guardFrom(ctx, obj)
+func Check(ctx context.Context, obj types.Object, kind, name, who string, losses []placement.Loss) diag.Diagnostics {
+	g, diags := From(ctx, obj)
 	if g == nil || diags.HasError() {
 		return diags
 	}
@@ -264,7 +240,7 @@ func checkGuard(ctx context.Context, obj types.Object, kind, name, who string, l
 	}
 	list := lossList(v.Losses)
 	if v.Acknowledged {
-		diags.AddAttributeWarning(guardPath, "Acknowledged Change Proceeds", fmt.Sprintf(
+		diags.AddAttributeWarning(Path, "Acknowledged Change Proceeds", fmt.Sprintf(
 			"%s: the guard would refuse this change (%s), and acknowledge = %q lets it through. Destinations that lose files:\n\n%s\n"+
 				"Remove acknowledge after the apply: it lets nothing else through.",
 			who, strings.Join(v.Rules, "; "), v.Ack, list))
@@ -274,7 +250,7 @@ func checkGuard(ctx context.Context, obj types.Object, kind, name, who string, l
 	if g.Acknowledge != "" {
 		stale = fmt.Sprintf("\n\nacknowledge = %q stands for another change, not this one.", g.Acknowledge)
 	}
-	diags.AddAttributeError(guardPath, "Change Refused by the Guard", fmt.Sprintf(
+	diags.AddAttributeError(Path, "Change Refused by the Guard", fmt.Sprintf(
 		"%s: this plan breaks the guard:\n\n  - %s\n\nDestinations that lose files:\n\n%s\n"+
 			"To make exactly this change, set\n\n  guard = { ..., acknowledge = %q }\n\n"+
 			"(keeping the guard's other settings). The value is valid only for this exact set of destinations and "+
