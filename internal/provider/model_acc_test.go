@@ -198,7 +198,8 @@ func (c *modelTally) text() string {
 	return strings.Join(parts, ", ")
 }
 
-// opsEnv is the part of a reproduction command that restricts operations and modes.
+// opsEnv is the part of a reproduction command that restricts operations and modes, or turns
+// the store faults off.
 func opsEnv(s modelSettings) string {
 	out := ""
 	if !slices.Equal(s.ops, refmodel.DefaultOps()) {
@@ -206,6 +207,9 @@ func opsEnv(s modelSettings) string {
 	}
 	if !slices.Equal(s.modes, refmodel.Modes) {
 		out += " KRATIX_MODEL_MODES=" + strings.Join(s.modes, ",")
+	}
+	if !s.faults {
+		out += " KRATIX_MODEL_FAULTS=0" // the faults change the random draws: a seed replays only with the same setting
 	}
 	return out
 }
