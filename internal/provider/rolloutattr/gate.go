@@ -22,8 +22,9 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 )
 
-// A rollout's gate and windows: the configuration (`rollout.gate`, `rollout.windows`) and what
-// the gate reads (`health`, as the last refresh found it). The decisions are package rollout's.
+// A rollout's gate and windows: the configuration (`rollout.gate`, `rollout.windows`). What the
+// gate reads (`health`, as the last refresh found it) is the glue's (promise_rollout.go's
+// gateHealth); the decisions are package rollout's.
 
 type gateModel struct {
 	States            types.List           `tfsdk:"states"`
@@ -90,6 +91,7 @@ func GateSchema() schema.SingleNestedAttribute {
 	}
 }
 
+// WindowsSchema is `rollout.windows`: when waves may be written.
 func WindowsSchema() schema.ListNestedAttribute {
 	return schema.ListNestedAttribute{
 		Optional: true,
