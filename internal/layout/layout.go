@@ -73,7 +73,12 @@ func Root(storePath, destinationPath string) (string, error) {
 	if err := CheckRelative(destinationPath); err != nil {
 		return "", fmt.Errorf("destination %w", err)
 	}
-	return clean(path.Join(strings.TrimPrefix(storePath, "/"), strings.TrimPrefix(destinationPath, "/"))), nil
+	root := clean(path.Join(strings.TrimPrefix(storePath, "/"), strings.TrimPrefix(destinationPath, "/")))
+	if InRegistry(storePath, root) {
+		return "", fmt.Errorf("destination path %q is inside %s/, the folder the provider keeps for its records of "+
+			"owners and published objects: no destination may have its folder there", destinationPath, RegistryDir)
+	}
+	return root, nil
 }
 
 // Join joins a root and a relative path into a store path.

@@ -61,6 +61,7 @@ type providerModel struct {
 	ContentHashKey types.String `tfsdk:"content_hash_key"`
 	Offline        types.Bool   `tfsdk:"offline"`
 	DestroyAcks    types.Set    `tfsdk:"destroy_acknowledgements"`
+	Owner          types.String `tfsdk:"owner"`
 }
 
 func (p *kratixProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -78,6 +79,7 @@ func (p *kratixProvider) Schema(_ context.Context, _ provider.SchemaRequest, res
 			"content_hash_key":         contentHashKeySchema(),
 			"offline":                  offlineSchema(),
 			"destroy_acknowledgements": guardattr.DestroyAcksSchema(),
+			"owner":                    ownerSchema(),
 		},
 	}
 }
@@ -99,6 +101,7 @@ func (p *kratixProvider) Configure(ctx context.Context, req provider.ConfigureRe
 	data.configureSecrets(ctx, cfg.Secrets, &resp.Diagnostics)
 	data.hashKey, data.hashKeyUnknown = cfg.ContentHashKey.ValueString(), cfg.ContentHashKey.IsUnknown()
 	data.destroyAcks = guardattr.DestroyAcksFrom(ctx, cfg.DestroyAcks, &resp.Diagnostics)
+	data.owner = ownerFrom(cfg.Owner, p.lookupEnv, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}

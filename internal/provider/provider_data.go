@@ -23,6 +23,8 @@ type providerData struct {
 	hashKeyUnknown bool
 	// destroyAcks are the provider block's destroy_acknowledgements (guardattr).
 	destroyAcks map[string]bool
+	// owner is who this configuration writes for across workspaces ("" when unnamed; owner.go).
+	owner string
 	// offline is the provider's offline attribute: plan without stores, refuse to apply (offline.go).
 	offline bool
 	// processState holds the registries one command shares between its operations
