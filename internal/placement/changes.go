@@ -34,6 +34,14 @@ type Change struct {
 	Seen map[string][]string
 	// Aggregates are rebuilt from their parts after the writes and deletes.
 	Aggregates []layout.Aggregate
+	// Stakes are the owner records (stakes.go) of the placements this change writes or takes
+	// away, by path. The writer judges each against what the store holds (Judge) and turns the
+	// verdicts into Put, Delete and Guards before the store makes the change.
+	Stakes map[string]Stake
+	// Guards make the change conditional: each path must hold content with this MD5 ("" for
+	// absent) when the change is made, or the store makes none of it and fails with a conflict
+	// (statestore.ErrGuard). Two writers that read an owner record at once cannot both take it.
+	Guards map[string]string
 }
 
 // Leaves reports whether clearing a folder leaves the file at p, found there and not in Put:
@@ -75,7 +83,7 @@ func (c *Change) watch(folders []string, recorded map[string]string) {
 
 // Empty reports whether the change asks for nothing.
 func (c Change) Empty() bool {
-	return len(c.Put) == 0 && len(c.Delete) == 0 && len(c.Prune) == 0 && len(c.Aggregates) == 0
+	return len(c.Put) == 0 && len(c.Delete) == 0 && len(c.Prune) == 0 && len(c.Aggregates) == 0 && len(c.Stakes) == 0
 }
 
 // Op is the change of one resource operation at one store location.
@@ -123,6 +131,9 @@ type ops struct {
 	// roots are, by location, the folders of every destination this operation knows of (see
 	// know): the canaries of any mode at these roots are never deleted.
 	roots map[string]map[string]bool
+	// object, when set, is the promise or request the operation is for ("promise/db"): each
+	// placement it writes or takes away gets its owner record (stakes.go).
+	object string
 }
 
 // know notes the folders of destinations the operation knows of, as they are now or were: the
@@ -194,6 +205,34 @@ func (o *ops) write(m Member, f layout.Files, dest string, recorded map[string]s
 	if f.Aggregate != nil {
 		op.Change.Aggregates = append(op.Change.Aggregates, *f.Aggregate)
 	}
+	o.stake(op, m, Stake{Root: m.Target.Root, Files: stakeFiles(f, nil)})
+}
+
+// stake notes the owner record of a placement in m's folder; one that holds wins over one given
+// up at the same path (a placement that leaves a folder under one destination's name and comes
+// back under another's, or a request's workload groups), and two that hold join their files.
+func (o *ops) stake(op *Op, m Member, s Stake) {
+	if o.object == "" {
+		return
+	}
+	addStake(&op.Change, StakePath(m.Target.StorePath, m.Target.Root, o.object), s)
+}
+
+func addStake(c *Change, p string, s Stake) {
+	if c.Stakes == nil {
+		c.Stakes = map[string]Stake{}
+	}
+	before, ok := c.Stakes[p]
+	switch {
+	case !ok || before.Release && !s.Release:
+		c.Stakes[p] = s
+	case !before.Release && !s.Release:
+		before.Files = unique(append(append([]string(nil), before.Files...), s.Files...))
+		c.Stakes[p] = before
+	case before.Release && s.Release:
+		before.Files = unique(append(append([]string(nil), before.Files...), s.Files...))
+		c.Stakes[p] = before
+	}
 }
 
 // remove takes a placement laid out as f away from m: its owned folders, its claims, what it
@@ -211,6 +250,7 @@ func (o *ops) remove(m Member, f layout.Files, dest string, recorded map[string]
 	if f.Aggregate != nil {
 		op.Change.Aggregates = append(op.Change.Aggregates, *f.Aggregate)
 	}
+	o.stake(op, m, Stake{Root: m.Target.Root, Files: stakeFiles(f, recorded), Release: true})
 }
 
 // owns says whether a path recorded by a placement in m is one it may delete. State is not

@@ -39,6 +39,9 @@ func MergeOps(lists ...[]Op) []Op {
 				into.Change.watch([]string{folder}, setOf(seen))
 			}
 			into.Change.Aggregates = append(into.Change.Aggregates, op.Change.Aggregates...)
+			for _, sp := range sortedKeys(op.Change.Stakes) {
+				addStake(&into.Change, sp, op.Change.Stakes[sp])
+			}
 			for _, d := range op.Destinations {
 				if !slices.Contains(into.Destinations, d) {
 					into.Destinations = append(into.Destinations, d)

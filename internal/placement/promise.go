@@ -67,7 +67,7 @@ func Selected(decisions []scheduling.Decision) []string {
 // (SchedulePromise's) select and drop: the second half of PlanPromise.
 func PlacePromise(in Promise, decisions []scheduling.Decision) (Plan, error) {
 	p := Plan{Records: map[string]Record{}, prior: in.Prior}
-	var o ops
+	o := ops{object: PromiseObject(in.Name)}
 	o.know(in.Pool...)
 	o.knowPrior(in.Prior)
 	members := map[string]Member{}
@@ -155,12 +155,21 @@ func PlacePromise(in Promise, decisions []scheduling.Decision) (Plan, error) {
 func RemovePromise(deps layout.Dependencies, prior map[string]Prior) (Plan, error) {
 	deps.Kept = keptFiles(prior)
 	filesAt := func(m Member) (layout.Files, error) { return layout.DependencyFiles(m.Target, deps) }
-	return removeAll(prior, filesAt)
+	return removeAll(PromiseObject(deps.Promise), prior, filesAt)
 }
 
-func removeAll(prior map[string]Prior, filesAt func(Member) (layout.Files, error)) (Plan, error) {
+// PromiseObject and RequestObject name a promise and a request as owner records and commit
+// messages do: "promise/db", "request/db/default/one".
+func PromiseObject(name string) string { return "promise/" + name }
+
+// RequestObject: see PromiseObject.
+func RequestObject(promise, namespace, name string) string {
+	return "request/" + RequestID(promise, namespace, name)
+}
+
+func removeAll(object string, prior map[string]Prior, filesAt func(Member) (layout.Files, error)) (Plan, error) {
 	p := Plan{Records: map[string]Record{}, prior: prior}
-	var o ops
+	o := ops{object: object}
 	o.knowPrior(prior)
 	for _, dest := range sortedKeys(prior) {
 		if err := unplace(&o, prior[dest], dest, filesAt); err != nil {

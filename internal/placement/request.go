@@ -133,7 +133,7 @@ func PlanRequest(in Request) (RequestPlan, []scheduling.Decision, error) {
 		return p, decisions, nil
 	}
 	filesAt := func(m Member) (layout.Files, error) { return layout.RequestFiles(m.Target, in.Output) }
-	var o ops
+	o := ops{object: RequestObject(in.Output.Promise, in.Output.Namespace, in.Output.Name)}
 	o.know(in.Pool...)
 	o.knowPrior(p.prior)
 	// Make before break: while the request leaves a destination, every one it stays on is written
@@ -335,7 +335,7 @@ func reasonFor(decisions []scheduling.Decision, name string) string {
 func RemoveRequest(out layout.Request, prior map[string]Prior) (Plan, error) {
 	out.Kept = keptFiles(prior)
 	filesAt := func(m Member) (layout.Files, error) { return layout.RequestFiles(m.Target, out) }
-	return removeAll(prior, filesAt)
+	return removeAll(RequestObject(out.Promise, out.Namespace, out.Name), prior, filesAt)
 }
 
 // noExecute returns d's NoExecute taints that tols do not tolerate: those that drain it.

@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -87,6 +88,7 @@ func (p Plan) Spare(s Successor) Plan {
 			}
 		}
 		op.Change.Aggregates = aggs
+		op.Change.Stakes = withoutTaken(op.Change.Stakes, keeps)
 		if op.Change.Empty() {
 			continue
 		}
@@ -196,6 +198,22 @@ func successorKeeps(records map[string]Record) Successor {
 	}
 	for loc, paths := range out {
 		out[loc] = unique(paths)
+	}
+	return out
+}
+
+// withoutTaken drops the owner records given up for placements whose files the successor writes
+// again: the successor holds them now.
+func withoutTaken(stakes map[string]Stake, keeps []string) map[string]Stake {
+	var out map[string]Stake
+	for p, st := range stakes {
+		if st.Release && slices.ContainsFunc(keeps, st.Covers) {
+			continue
+		}
+		if out == nil {
+			out = map[string]Stake{}
+		}
+		out[p] = st
 	}
 	return out
 }
