@@ -29,6 +29,10 @@ func (b *bucketStore) apply(ctx context.Context, change Change, snap *writeSnaps
 	if err := checkChangePaths(change); err != nil {
 		return Result{}, b.fail("write", KindConfig, err)
 	}
+	var guarded Result
+	if change, err = b.guard(ctx, change, &guarded); err != nil {
+		return Result{}, err
+	}
 	prefixes := append([]string(nil), change.Prune...)
 	files := map[string]bool{} // file -> whether its MD5 is needed
 	for _, p := range change.Delete {
@@ -83,7 +87,7 @@ func (b *bucketStore) apply(ctx context.Context, change Change, snap *writeSnaps
 	sort.Strings(toPut)
 	sort.Strings(toDelete)
 
-	res := Result{Unseen: unseen}
+	res := Result{Unseen: unseen, Written: guarded.Written, Replaced: guarded.Replaced}
 	for _, a := range change.Aggregates {
 		if err := b.seedRemainder(ctx, a, partsUnder(change.Put, a.Dir), &res); err != nil {
 			sortResult(&res)

@@ -417,6 +417,9 @@ func (s *gitStore) commitBatch(ctx context.Context, rt *retrier, batch *[]*pendi
 	if err := s.fetchAggregated(ctx, files, *batch); err != nil {
 		return plumbing.ZeroHash, flatTree{}, err
 	}
+	if err := s.fetchBlobs(ctx, guardedBlobs(files, *batch)); err != nil {
+		return plumbing.ZeroHash, flatTree{}, err
+	}
 	if optimistic {
 		for _, p := range *batch {
 			res, next, commit, err := p.s.commitOn(parent, head, p.change)
@@ -450,6 +453,9 @@ func (s *gitStore) commitBatch(ctx context.Context, rt *retrier, batch *[]*pendi
 // alter the tree.
 func (s *gitStore) commitOn(parent plumbing.Hash, base flatTree, change Change) (Result, flatTree, plumbing.Hash, error) {
 	st := s.r.repo.Storer
+	if err := s.checkGuards(base.files, change.Guards); err != nil {
+		return Result{}, flatTree{}, plumbing.ZeroHash, err
+	}
 	files := maps.Clone(base.files)
 	res, err := applyToFiles(st, files, change)
 	if err != nil {

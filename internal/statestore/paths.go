@@ -51,6 +51,11 @@ func checkChangePaths(c Change) error {
 			return err
 		}
 	}
+	for p := range c.Guards {
+		if err := checkPath(p); err != nil {
+			return err
+		}
+	}
 	for _, a := range c.Aggregates {
 		if err := checkPath(a.File); err != nil {
 			return err
