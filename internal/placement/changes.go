@@ -215,6 +215,7 @@ func (o *ops) stake(op *Op, m Member, s Stake) {
 	if o.object == "" {
 		return
 	}
+	s.Holder.Object = o.object
 	addStake(&op.Change, StakePath(m.Target.StorePath, m.Target.Root, o.object), s)
 }
 

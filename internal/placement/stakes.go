@@ -53,6 +53,11 @@ func (h Holder) String() string {
 
 // Stake is an owner record a change holds or gives up.
 type Stake struct {
+	// Holder is who holds or gives it up: the plan names the object, the writer (As) the owner
+	// and the instance.
+	Holder Holder
+	// TakeOver: an import takes the placement over on purpose, whoever holds it.
+	TakeOver bool
 	// Root is the destination's folder the record covers.
 	Root string
 	// Files are the files and owned folders (ending in "/") of the placement there, sorted.
@@ -198,4 +203,23 @@ func stakeFiles(f layout.Files, recorded map[string]string) []string {
 		}
 	}
 	return sortedKeys(set)
+}
+
+// As returns the operations with their owner records held, or given up, by the instance of
+// owner's object: what the writer knows and the plan does not.
+func As(ops []Op, owner, instance string, takeOver bool) []Op {
+	out := make([]Op, len(ops))
+	for i, op := range ops {
+		out[i] = op
+		if len(op.Change.Stakes) == 0 {
+			continue
+		}
+		stakes := make(map[string]Stake, len(op.Change.Stakes))
+		for p, s := range op.Change.Stakes {
+			s.Holder.Owner, s.Holder.Instance, s.TakeOver = owner, instance, takeOver
+			stakes[p] = s
+		}
+		out[i].Change.Stakes = stakes
+	}
+	return out
 }

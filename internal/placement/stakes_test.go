@@ -94,6 +94,7 @@ func TestWithoutCovered(t *testing.T) {
 // Every placement a promise writes gets its owner record, one per folder, covering its owned
 // folder; one it leaves gives its record up, covering what it held there.
 func TestPromiseStakes(t *testing.T) {
+	jenkins := placement.Holder{Object: "promise/jenkins"} // the writer names the owner and the instance (As)
 	other := member("other", locA(), storePath, "kratix/other", layout.ModeNone, map[string]string{"env": "dev"})
 	p := planPromise(t, placement.Promise{
 		Name: "jenkins", Selector: envSelector("dev"), Dependencies: deps(depsYAML),
@@ -101,8 +102,8 @@ func TestPromiseStakes(t *testing.T) {
 	})
 	a := opAt(t, p.Ops, locA())
 	equal(t, "Stakes", a.Change.Stakes, map[string]placement.Stake{
-		"kratix/.kratix-registry/owners/@kratix%2Fdev/promise_jenkins.yaml": {Root: devRoot, Files: []string{nestedDepsDir}},
-		"kratix/.kratix-registry/owners/@kratix%2Fother/promise_jenkins.yaml": {Root: "kratix/other", Files: []string{
+		"kratix/.kratix-registry/owners/@kratix%2Fdev/promise_jenkins.yaml": {Holder: jenkins, Root: devRoot, Files: []string{nestedDepsDir}},
+		"kratix/.kratix-registry/owners/@kratix%2Fother/promise_jenkins.yaml": {Holder: jenkins, Root: "kratix/other", Files: []string{
 			"kratix/other/.kratix/kratix-platform-system-jenkins-static-deps.other-5058f.yaml",
 			"kratix/other/static/jenkins-dependencies.yaml",
 		}},
@@ -113,6 +114,19 @@ func TestPromiseStakes(t *testing.T) {
 		t.Fatal(err)
 	}
 	equal(t, "Stakes of the removal", opAt(t, gone.Ops, locA()).Change.Stakes, map[string]placement.Stake{
-		"kratix/.kratix-registry/owners/@kratix%2Fdev/promise_jenkins.yaml": {Root: devRoot, Files: []string{nestedDepsDir}, Release: true},
+		"kratix/.kratix-registry/owners/@kratix%2Fdev/promise_jenkins.yaml": {Holder: jenkins, Root: devRoot, Files: []string{nestedDepsDir}, Release: true},
 	})
+}
+
+func TestAs(t *testing.T) {
+	ops := []placement.Op{{Change: placement.Change{Stakes: map[string]placement.Stake{
+		"r.yaml": {Holder: placement.Holder{Object: "promise/p"}, Root: "dev"},
+	}}}, {}}
+	got := placement.As(ops, "fleet", "0a", true)
+	equal(t, "stakes", got[0].Change.Stakes, map[string]placement.Stake{
+		"r.yaml": {Holder: placement.Holder{Owner: "fleet", Object: "promise/p", Instance: "0a"}, TakeOver: true, Root: "dev"},
+	})
+	if ops[0].Change.Stakes["r.yaml"].Holder.Owner != "" {
+		t.Error("As changed the plan's operations in place")
+	}
 }

@@ -9,13 +9,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	tfpath "github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/promise-platform/terraform-provider-kratix/internal/layout"
+	"github.com/promise-platform/terraform-provider-kratix/internal/memo"
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
@@ -323,4 +326,207 @@ func dependenciesAttr(string) tfpath.Path { return tfpath.Root("dependencies") }
 func destinationOf(key string) string {
 	dest, _, _ := strings.Cut(key, "#")
 	return dest
+}
+
+// Owner records at write time (placement/stakes.go says what they are). Before a write, the
+// writer reads the owner records its change holds or gives up, from one listing of the
+// location's records, and judges each (placement.Judge): records it may take are put, guarded on
+// what was read, so that of two workspaces racing for one placement exactly one writes; a record
+// another owner holds refuses the whole write; a placement another instance holds now (a
+// create_before_destroy successor, whichever process wrote it) keeps its files. The plan makes
+// the same judgement from the process's shared listing (checkStakes), so a refusal shows at plan
+// unless the other owner came in between.
+
+// stakeRefused is a write refused because another owner holds a placement it would write.
+type stakeRefused struct {
+	path  string // the owner record
+	stake placement.Stake
+	there placement.Holder
+}
+
+func (e *stakeRefused) Error() string {
+	return fmt.Sprintf("owner record %s says %s holds folder %q", e.path, e.there, e.stake.Root)
+}
+
+// resolveStakes turns the owner records of a change into puts, deletes and guards, judged
+// against what the store holds now; it returns a *stakeRefused when another owner holds one.
+func resolveStakes(ctx context.Context, store statestore.Store, storePath, who string, c placement.Change, diags *diag.Diagnostics) (placement.Change, error) {
+	if len(c.Stakes) == 0 {
+		return c, nil
+	}
+	listed, err := store.List(ctx, placement.StakesPrefix(storePath))
+	if err != nil && !statestore.IsNotFound(err) {
+		return c, err
+	}
+	out := c
+	out.Stakes = nil
+	out.Put = maps.Clone(c.Put)
+	if out.Put == nil {
+		out.Put = map[string][]byte{}
+	}
+	out.Guards = maps.Clone(c.Guards)
+	if out.Guards == nil {
+		out.Guards = map[string]string{}
+	}
+	var drop []string
+	for _, p := range tfvalue.SortedKeys(c.Stakes) {
+		st := c.Stakes[p]
+		sum, found := listed[p]
+		if found && !st.Release && sum == memo.MD5(placement.RenderStake(st.Holder, st)) {
+			continue // it holds exactly what this write would put: ours, as it is
+		}
+		var there *placement.Holder
+		if found {
+			content, err := store.Read(ctx, p)
+			switch {
+			case statestore.IsNotFound(err):
+				sum, found = "", false
+			case err != nil:
+				return c, err
+			default:
+				h, _, perr := placement.ParseStake(content)
+				if perr != nil {
+					h = placement.Holder{Owner: "(unreadable)", Object: "(unreadable owner record: " + perr.Error() + ")"}
+				}
+				there = &h
+			}
+		}
+		switch placement.Judge(st.Holder, there, st.Release, st.TakeOver) {
+		case placement.Refuse:
+			return c, &stakeRefused{path: p, stake: st, there: *there}
+		case placement.Take:
+			content := placement.RenderStake(st.Holder, st)
+			if found && sum == memo.MD5(content) {
+				continue
+			}
+			out.Put[p] = content
+			out.Guards[p] = sum // "" when absent
+		case placement.Drop:
+			drop = append(drop, p)
+			out.Guards[p] = sum
+		case placement.Spare:
+			out = out.WithoutCovered(st)
+			if !there.Lineage(st.Holder) {
+				diags.AddWarning("Files Kept For Another Owner", fmt.Sprintf(
+					"%s no longer holds folder %q, but owner record %s says %s holds what it wrote there now, so it "+
+						"stays: one placement has one owner, and removing it would take it from the other.",
+					who, st.Root, p, *there))
+			}
+		}
+	}
+	out.Delete = append(out.Delete, drop...)
+	return out, nil
+}
+
+// applyWithStakes resolves a change's owner records and makes it; a change that lost a race for
+// an owner record (statestore.ErrGuard) is judged again on what the store holds now, once.
+func applyWithStakes(ctx context.Context, store statestore.Store, storePath, who string, c placement.Change, diags *diag.Diagnostics) (placement.Change, statestore.Result, error) {
+	var res statestore.Result
+	for attempt := 0; ; attempt++ {
+		resolved, err := resolveStakes(ctx, store, storePath, who, c, diags)
+		if err != nil {
+			return resolved, res, err
+		}
+		res, err = writingView(store, storePath).Apply(ctx, resolved)
+		if !errors.Is(err, statestore.ErrGuard) || attempt > 0 {
+			return resolved, res, err
+		}
+	}
+}
+
+// refusedWrite is the error of a write refused by an owner record: at apply, when the other
+// owner took the placement after this plan was made (a race of two first applies), or at plan.
+func refusedWrite(at tfpath.Path, who string, r *stakeRefused, store string) diag.Diagnostic {
+	detail := fmt.Sprintf("%s would write in folder %q of %s, but %s holds that placement (owner record %s). "+
+		"One placement has one owner, across workspaces: nothing was written there.\n\n"+
+		"If the other owner should keep it, remove it from this configuration, or place it on other destinations. "+
+		"To take it over on purpose, have the other owner drop it from its state (terraform state rm), then import "+
+		"it here (terraform import), which makes this workspace its owner. This workspace writes as %s.",
+		who, r.stake.Root, store, r.there, r.path, ownerText(r.stake.Holder.Owner))
+	if at.Equal(tfpath.Empty()) {
+		return diag.NewErrorDiagnostic("Placement Held By Another Owner", detail)
+	}
+	return diag.NewAttributeErrorDiagnostic(at, "Placement Held By Another Owner", detail)
+}
+
+func ownerText(owner string) string {
+	if owner == "" {
+		return "the unnamed owner (set owner in the provider block to name it)"
+	}
+	return fmt.Sprintf("owner %q", owner)
+}
+
+// checkStakes refuses, at plan, the placements an owner's plan would take that another owner
+// holds: for each placement new to its folder (not held there before), the owner record at its
+// path, found through the listing the process shares, read once per content. takeOver: an
+// import's first apply, which takes over on purpose.
+func (d *providerData) checkStakes(ctx context.Context, who string, ops []placement.Op, pool []poolMember, takeOver bool, attr tfpath.Path) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if d == nil || d.isOffline() || takeOver {
+		return diags
+	}
+	for _, op := range ops {
+		held := 0
+		for _, st := range op.Change.Stakes {
+			if !st.Release {
+				held++
+			}
+		}
+		if held == 0 {
+			continue
+		}
+		i := slices.IndexFunc(pool, func(m poolMember) bool { return m.Location.String() == op.Location.String() })
+		if i < 0 {
+			continue
+		}
+		store, err := d.open(pool[i].Store, false)
+		if err != nil {
+			continue // the plan's credential checks report it
+		}
+		view := sharedView(store, op.Member.Target.StorePath)
+		listed, err := view.List(ctx, placement.StakesPrefix(op.Member.Target.StorePath))
+		if err != nil {
+			continue // unreadable now: the apply judges again
+		}
+		for _, p := range tfvalue.SortedKeys(op.Change.Stakes) {
+			st := op.Change.Stakes[p]
+			if _, found := listed[p]; !found || st.Release || !freshUnder(op.Fresh, st.Root) {
+				continue // asked only for a placement new to its folder: one held already is ours
+			}
+			content, err := view.Read(ctx, p)
+			if err != nil {
+				continue
+			}
+			there, _, err := placement.ParseStake(content)
+			if err != nil {
+				there = placement.Holder{Owner: "(unreadable)", Object: "(unreadable owner record: " + err.Error() + ")"}
+			}
+			me := st.Holder
+			me.Owner = d.owner
+			if placement.Judge(me, &there, false, false) == placement.Refuse {
+				st.Holder = me
+				diags.Append(refusedWrite(attr, who, &stakeRefused{path: p, stake: st, there: there}, store.Describe()))
+			}
+		}
+	}
+	return diags
+}
+
+// owned names the instance of an object as the holder of its operations' owner records.
+func (d *providerData) owned(ops []placement.Op, instance string, takeOver bool) []placement.Op {
+	if d == nil {
+		return ops
+	}
+	return placement.As(ops, d.owner, instance, takeOver)
+}
+
+// freshUnder reports whether an operation takes over a file in the folder root.
+func freshUnder(fresh map[string]string, root string) bool {
+	prefix := layout.Prefix(root)
+	for p := range fresh {
+		if strings.HasPrefix(p, prefix) {
+			return true
+		}
+	}
+	return false
 }

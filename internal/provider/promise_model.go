@@ -45,6 +45,9 @@ type promiseModel struct {
 	// left are the destinations as they were for placements a move left behind, read from
 	// private state (left_behind.go); never in state.
 	left map[string]poolMember
+	// imported is set, on the plan an import's first apply makes, before that apply forgets the
+	// import: its writes take the placements over on purpose (placement.Stake.TakeOver).
+	imported bool
 }
 
 type placementModel struct {

@@ -256,6 +256,9 @@ func (r *promiseResource) check(ctx context.Context, plan, state promiseModel, s
 	if diags.Append(r.data.checkOwners(ctx, placement.PromiseOwner(name), "Promise", p.Records, priorRecordsOf(sp.in.Prior), sp.pool, dependenciesAttr)...); diags.HasError() {
 		return types.Map{}, false
 	}
+	if diags.Append(r.data.checkStakes(ctx, who, p.Ops, sp.pool, sp.adopted != nil, path.Root("destinations"))...); diags.HasError() {
+		return types.Map{}, false
+	}
 	diags.Append(r.data.warnTakeOverAtPlan(ctx, who, p.Ops, refsOf(state.prior(ctx)).add(sp.pool...), dependenciesAttr)...)
 	healthPlanned, d := healthPlan(ctx, plan.Observe, sp.pool, state.Health,
 		func() []string { return tfvalue.SortedKeys(p.Records) },
@@ -371,6 +374,7 @@ func (r *promiseResource) Update(ctx context.Context, req resource.UpdateRequest
 		return
 	}
 	state.left = leftBehindMembers(ctx, privstate.ReadLeftBehind(ctx, req.Private))
+	_, plan.imported = readAdoption(ctx, req.Private)
 	if state = r.adoptInApply(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
 		return
 	}
@@ -405,7 +409,8 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	}
 	p = p.Spare(privstate.ReadSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
 	who := fmt.Sprintf("Promise %q", state.Name.ValueString())
-	failed := r.data.writeOps(ctx, "Promise", who, "Delete from: promise/"+state.Name.ValueString(), "", p.Ops, refsOf(prior), &resp.Diagnostics)
+	ops := r.data.owned(p.Ops, readInstance(ctx, req.Private), false)
+	failed := r.data.writeOps(ctx, "Promise", who, "Delete from: promise/"+state.Name.ValueString(), "", ops, refsOf(prior), &resp.Diagnostics)
 	if len(failed) > 0 {
 		// Keep what could not be removed, so that the next destroy tries again.
 		state.record(p.Settle(failed))
@@ -459,7 +464,8 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	}
 	name := plan.Name.ValueString()
 	refs := refsOf(state.prior(ctx)).add(pool...)
-	failed := r.data.writeOps(ctx, "Promise", fmt.Sprintf("Promise %q", name), "Update from: promise/"+name, writer, p.Ops, refs, diags)
+	ops := r.data.owned(p.Ops, writer, plan.imported)
+	failed := r.data.writeOps(ctx, "Promise", fmt.Sprintf("Promise %q", name), "Update from: promise/"+name, writer, ops, refs, diags)
 	plan.ID = plan.Name
 	o := p.Settle(failed)
 	plan.record(o)

@@ -250,6 +250,9 @@ func (r *requestResource) check(ctx context.Context, req resource.ModifyPlanRequ
 	if diags.Append(r.data.checkOwners(ctx, plan.owner(), "Request", records, priorRecords, pool, plan.fileAttr(ctx, records))...); diags.HasError() {
 		return false
 	}
+	if diags.Append(r.data.checkStakes(ctx, "Request "+plan.id(), p.Ops, pool, adopted != nil, path.Root("name"))...); diags.HasError() {
+		return false
+	}
 	diags.Append(r.data.warnTakeOverAtPlan(ctx, "Request "+plan.id(), p.Ops, state.refs().add(pool...), plan.fileAttr(ctx, records))...)
 	if adopted != nil && p.Chosen != nil {
 		if w := adopted.notFoundWarning(plan, p.Chosen.Name); w != "" {
@@ -425,6 +428,7 @@ func (r *requestResource) Update(ctx context.Context, req resource.UpdateRequest
 		return
 	}
 	state.left = leftBehindMembers(ctx, privstate.ReadLeftBehind(ctx, req.Private))
+	_, plan.imported = readAdoption(ctx, req.Private)
 	if state = r.adoptInApply(ctx, req, resp, plan, state); resp.Diagnostics.HasError() {
 		return
 	}
@@ -470,7 +474,8 @@ func (r *requestResource) Delete(ctx context.Context, req resource.DeleteRequest
 	}
 	p.Ops = placement.MergeOps(lists...)
 	p = p.Spare(privstate.ReadSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
-	failed := r.data.writeOps(ctx, "Request", "Request "+state.id(), "Delete from: request/"+state.id(), "", p.Ops, state.refs(), &resp.Diagnostics)
+	ops := r.data.owned(p.Ops, readInstance(ctx, req.Private), false)
+	failed := r.data.writeOps(ctx, "Request", "Request "+state.id(), "Delete from: request/"+state.id(), "", ops, state.refs(), &resp.Diagnostics)
 	if len(failed) > 0 {
 		resp.Diagnostics.Append(tfserver.SetState(ctx, &resp.State, &state)...) // kept, so that the next destroy tries again
 	}
@@ -524,7 +529,7 @@ func (r *requestResource) apply(ctx context.Context, plan, state requestModel, p
 		return
 	}
 	refs := state.refs().add(pool...)
-	failed := r.data.writeMove(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), writer, p.Ops, p.Leaving, refs, diags)
+	failed := r.data.writeMove(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), writer, r.data.owned(p.Ops, writer, plan.imported), p.Leaving, refs, diags)
 	plan.record(p, failed)
 	priors := state.allPriors(ctx)
 	left := keepLeftBehind(ctx, priors, p.Settle(failed).Records, members(pool), state.destinations(), privstate.ReadLeftBehind(ctx, private))

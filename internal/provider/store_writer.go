@@ -62,9 +62,15 @@ func (d *providerData) writeOps(ctx context.Context, kind, who, message, writer 
 			continue
 		}
 		change.Message = message
-		res, err := writingView(store, op.Member.Target.StorePath).Apply(ctx, change)
+		_, res, err := applyWithStakes(ctx, store, op.Member.Target.StorePath, who, change, diags)
 		warnTakeOver(store, who, op.Fresh, res.Replaced, diags)
 		warnUnseen(store, who, res.Unseen, diags)
+		var refused *stakeRefused
+		if errors.As(err, &refused) {
+			diags.Append(refusedWrite(tfpath.Empty(), who, refused, store.Describe()))
+			failed[key] = true
+			continue
+		}
 		if err != nil {
 			d.writes.record(key, writer, res.Written)
 			addStoreError(diags, "Cannot Write "+kind,
