@@ -39,10 +39,14 @@ func ownerConfig(st *workspaceStore, owner string, promises map[string]string) s
 func sortedKeysOf(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }
 
 // depsAt is where promise name's dependencies land on destination dev (nestedByMetadata).
-func depsAt(name string) string { return "dev/dependencies/" + name + "/5058f/static/" + name + "-dependencies.yaml" }
+func depsAt(name string) string {
+	return "dev/dependencies/" + name + "/5058f/static/" + name + "-dependencies.yaml"
+}
 
 // ownerRecordAt is the owner record of promise name on destination dev (store path "").
-func ownerRecordAt(name string) string { return ".kratix-registry/owners/@dev/promise_" + name + ".yaml" }
+func ownerRecordAt(name string) string {
+	return ".kratix-registry/owners/@dev/promise_" + name + ".yaml"
+}
 
 // holder reads the owner and object an owner record names.
 func holder(t *testing.T, files map[string]string, p string) (owner, object string) {
