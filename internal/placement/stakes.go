@@ -19,6 +19,7 @@ package placement
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -221,5 +222,56 @@ func As(ops []Op, owner, instance string, takeOver bool) []Op {
 		}
 		out[i].Change.Stakes = stakes
 	}
+	return out
+}
+
+// StakesAt is the listing prefix of the owner records of the placements in the folder root.
+func StakesAt(storePath, root string) string {
+	return StakesPrefix(storePath) + "@" + url.PathEscape(root) + "/"
+}
+
+// SpareForeign takes out of a destination's cleanup (Cleanup) what the owner records of other
+// owners cover: their files stay, a folder removed whole is removed file by file (under, by
+// folder: what it holds) without theirs, and an aggregate that keeps one of their parts is
+// rebuilt from the parts that stay instead of deleted.
+func SpareForeign(c Change, foreign []Stake, under map[string][]string, agg *layout.Aggregate) Change {
+	if len(foreign) == 0 {
+		return c
+	}
+	covered := func(p string) bool {
+		for _, s := range foreign {
+			if s.Covers(p) {
+				return true
+			}
+		}
+		return false
+	}
+	out := c
+	out.Delete = nil
+	keepsAggregate := false
+	for _, d := range c.Delete {
+		switch {
+		case !strings.HasSuffix(d, "/"):
+			if !covered(d) {
+				out.Delete = append(out.Delete, d)
+			}
+		case !slices.ContainsFunc(under[d], covered):
+			out.Delete = append(out.Delete, d)
+		default:
+			for _, p := range under[d] {
+				if !covered(p) {
+					out.Delete = append(out.Delete, p)
+				}
+			}
+			if agg != nil && d == agg.Dir {
+				keepsAggregate = true
+			}
+		}
+	}
+	if keepsAggregate {
+		out.Delete = slices.DeleteFunc(out.Delete, func(p string) bool { return p == agg.File })
+		out.Aggregates = append(slices.Clone(c.Aggregates), *agg)
+	}
+	out.Delete = unique(out.Delete)
 	return out
 }

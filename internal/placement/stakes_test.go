@@ -130,3 +130,26 @@ func TestAs(t *testing.T) {
 		t.Error("As changed the plan's operations in place")
 	}
 }
+
+// A destination's cleanup in one workspace leaves what another owner's placements hold there:
+// their files, and their part of a shared aggregate, which is rebuilt from what stays.
+func TestSpareForeign(t *testing.T) {
+	agg := layout.Aggregate{File: aggFile, Dir: aggPartsDir}
+	cleanup := placement.Change{Delete: []string{aggPartsDir, aggFile, "kratix/dev/kratix-canary-namespace.yaml"}}
+	other := aggPartsDir + "cache-static-deps.dev-5058f.part"
+	foreign := []placement.Stake{{Holder: placement.Holder{Owner: "b", Object: "promise/cache"}, Root: devRoot, Files: []string{other}}}
+	got := placement.SpareForeign(cleanup, foreign, map[string][]string{aggPartsDir: {aggDepsPart, other}}, &agg)
+	sameSet(t, "Delete", got.Delete, []string{aggDepsPart, "kratix/dev/kratix-canary-namespace.yaml"})
+	equal(t, "Aggregates", got.Aggregates, []layout.Aggregate{agg})
+
+	// No other owner's part there: the folder and the aggregate go whole, as before.
+	alone := placement.SpareForeign(cleanup, foreign, map[string][]string{aggPartsDir: {aggDepsPart}}, &agg)
+	sameSet(t, "Delete", alone.Delete, []string{aggPartsDir, aggFile, "kratix/dev/kratix-canary-namespace.yaml"})
+	if len(alone.Aggregates) != 0 {
+		t.Errorf("Aggregates = %v, want none", alone.Aggregates)
+	}
+
+	nested := placement.Change{Delete: []string{nestedDepsFile, "kratix/dev/dependencies/cache/5058f/static/cache-dependencies.yaml"}}
+	cache := []placement.Stake{{Root: devRoot, Files: []string{"kratix/dev/dependencies/cache/5058f/"}}}
+	sameSet(t, "Delete", placement.SpareForeign(nested, cache, nil, nil).Delete, []string{nestedDepsFile})
+}

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -161,7 +160,6 @@ func TestAccCreateBeforeDestroyDestinationCleanupKeepsWhatWasWritten(t *testing.
 func TestAccCreateBeforeDestroyInterrupted(t *testing.T) {
 	t.Parallel()
 	requireAcceptance(t)
-	skipOpenFinding(t, "issue 37, finding 1, open: Terraform plans a deposed object's destroy again in the apply, from its state, so only its refresh can hand the delete what the live object holds")
 	onStores(t, func(t *testing.T, kind string) {
 		ts := newTestStore(t, kind)
 		c := newCLI(t, sceneOnStore(t, "cbd_failed_apply", ts))
@@ -226,7 +224,6 @@ func TestAccCreateBeforeDestroyInterrupted(t *testing.T) {
 func TestAccCreateBeforeDestroyInterruptedAfterAMove(t *testing.T) {
 	t.Parallel()
 	requireAcceptance(t)
-	skipOpenFinding(t, "issue 37, finding 1, open: Terraform plans a deposed object's destroy again in the apply, from its state, so only its refresh can hand the delete what the live object holds")
 	onStores(t, func(t *testing.T, kind string) {
 		ts := newTestStore(t, kind)
 		c := newCLI(t, sceneOnStore(t, "cbd_failed_apply", ts))
@@ -281,13 +278,4 @@ func TestAccCreateBeforeDestroyInterruptedAfterAMove(t *testing.T) {
 			t.Errorf("the plan after destroying the deposed promise is not empty: %v\n%s", err, out)
 		}
 	})
-}
-
-// skipOpenFinding skips a test that shows a defect not fixed yet, unless KRATIX_OPEN_FINDINGS=1
-// asks to see it fail (TF_ACC=1 KRATIX_OPEN_FINDINGS=1 go test -run <name> ./internal/provider/).
-func skipOpenFinding(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("KRATIX_OPEN_FINDINGS") == "" {
-		t.Skip(why + " (KRATIX_OPEN_FINDINGS=1 runs it)")
-	}
 }

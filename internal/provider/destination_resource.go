@@ -392,6 +392,10 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 	}
 	listed := tfvalue.SortedKeys(listing)
 	c := successor.SpareFiles(m.Location, placement.Cleanup(m.Target, listed, indexes), listed)
+	if c, err = r.data.spareForeign(ctx, store, m, fmt.Sprintf("Destination %q", name), c, &resp.Diagnostics); err != nil {
+		addStoreError(&resp.Diagnostics, "Cannot Clean Up Destination", fmt.Sprintf("Reading the owner records of destination %q failed", name), err)
+		return
+	}
 	c.Message = "Delete from: destination/" + name
 	res, err := store.Apply(ctx, c)
 	if err != nil {

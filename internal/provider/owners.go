@@ -530,3 +530,53 @@ func freshUnder(fresh map[string]string, root string) bool {
 	}
 	return false
 }
+
+// spareForeign takes out of a destination's cleanup (cleanup = "all") what other owners'
+// placements hold in its folder, as their owner records say: a cleanup removes what this
+// workspace put there and Kratix's layout, never another workspace's files or its part of a
+// shared aggregate.
+func (d *providerData) spareForeign(ctx context.Context, store statestore.Store, m poolMember, who string, c placement.Change, diags *diag.Diagnostics) (placement.Change, error) {
+	listed, err := store.List(ctx, placement.StakesAt(m.Target.StorePath, m.Target.Root))
+	if err != nil && !statestore.IsNotFound(err) {
+		return c, err
+	}
+	var foreign []placement.Stake
+	var holders []string
+	for _, p := range tfvalue.SortedKeys(listed) {
+		content, err := store.Read(ctx, p)
+		if statestore.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return c, err
+		}
+		h, st, err := placement.ParseStake(content)
+		if err != nil || d == nil || h.Owner == d.owner {
+			continue
+		}
+		st.Holder = h
+		foreign = append(foreign, st)
+		holders = append(holders, h.String())
+	}
+	if len(foreign) == 0 {
+		return c, nil
+	}
+	under := map[string][]string{}
+	for _, del := range c.Delete {
+		if strings.HasSuffix(del, "/") {
+			files, err := store.List(ctx, del)
+			if err != nil && !statestore.IsNotFound(err) {
+				return c, err
+			}
+			under[del] = tfvalue.SortedKeys(files)
+		}
+	}
+	var agg *layout.Aggregate
+	if m.Target.Mode == layout.ModeAggregatedYAML {
+		a := layout.AggregateOf(m.Target)
+		agg = &a
+	}
+	diags.AddWarning("Files Kept For Another Owner", fmt.Sprintf("%s's cleanup leaves what other owners hold in its "+
+		"folder %q: %s. Their workspaces remove them when they no longer place them here.", who, m.Target.Root, strings.Join(holders, "; ")))
+	return placement.SpareForeign(c, foreign, under, agg), nil
+}

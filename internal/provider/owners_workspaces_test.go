@@ -199,3 +199,52 @@ func testOwnersAcrossWorkspaces(t *testing.T, st *workspaceStore) {
 		t.Fatalf("%s's plan after the import's apply is not empty: %v\n%s", loser, err, out)
 	}
 }
+
+// TestAccCleanupLeavesOtherOwners: a destination in aggregatedYAML mode shared by two
+// workspaces, as the troubleshooting guide allows: team A owns it (cleanup = "all") and places
+// promise pa; team B names it as a literal pool member and places pb. Team A's destroy removes
+// what team A put there, and leaves team B's part: the aggregate then holds pb's document alone,
+// and team B's next plan is empty (issue 37, finding 8: both parts went).
+func TestAccCleanupLeavesOtherOwners(t *testing.T) {
+	t.Parallel()
+	requireAcceptance(t)
+	t.Run("git-http", func(t *testing.T) { testCleanupLeavesOtherOwners(t, newGitWorkspaceStore(t, 2)) })
+	t.Run("bucket", func(t *testing.T) { testCleanupLeavesOtherOwners(t, newBucketWorkspaceStore(t)) })
+}
+
+func testCleanupLeavesOtherOwners(t *testing.T, st *workspaceStore) {
+	withOwner := func(owner string) string {
+		return requiredKratix + strings.Replace(st.provider, `provider "kratix" {`, "provider \"kratix\" {\n  owner = "+q(owner), 1)
+	}
+	storeA := st.store(0)
+	storeA.Label = "s"
+	a := newCLI(t, map[string]string{"main.tf": withOwner("team-a") + storeA.String() +
+		kratixDestination{Label: "shared", Name: q("shared"), Path: q("shared"), FilepathMode: q("aggregatedYAML"),
+			Cleanup: q("all"), StateStore: "kratix_state_store.s"}.String() +
+		kratixPromise{Label: "pa", Name: q("pa"), Destinations: "[kratix_destination.shared]", Dependencies: q(namespaceDoc("pa"))}.String()})
+	shared := hclObj{{"name", q("shared")}, {"path", q("shared")}, {"filepath_mode", q("aggregatedYAML")}, {"state_store", st.store(1).inline()}}
+	b := newCLI(t, map[string]string{"main.tf": withOwner("team-b") +
+		kratixPromise{Label: "pb", Name: q("pb"), Destinations: "[" + shared.inline() + "]", Dependencies: q(namespaceDoc("pb"))}.String()})
+	for name, c := range map[string]*cli{"team-a": a, "team-b": b} {
+		if out, err := c.run("apply", "-auto-approve"); err != nil {
+			t.Fatalf("%s's apply: %v\n%s", name, err, errorLines(out))
+		}
+	}
+	if got, want := st.files(t)["shared/aggregated.yaml"], namespaceDoc("pa")+"\n---\n"+namespaceDoc("pb"); got != want {
+		t.Fatalf("the shared aggregate holds %q, want both documents joined %q", got, want)
+	}
+	out, err := a.run("destroy", "-auto-approve")
+	if err != nil {
+		t.Fatalf("team-a's destroy: %v\n%s", err, errorLines(out))
+	}
+	if !strings.Contains(strings.Join(strings.Fields(out), " "), "Files Kept For Another Owner") {
+		t.Errorf("team-a's destroy does not say what it left for team-b:\n%s", out)
+	}
+	files := st.files(t)
+	if got := files["shared/aggregated.yaml"]; got != namespaceDoc("pb") {
+		t.Fatalf("after team-a's destroy the shared aggregate holds %q, want team-b's document alone %q", got, namespaceDoc("pb"))
+	}
+	if out, err := b.run("plan", "-detailed-exitcode"); err != nil {
+		t.Fatalf("team-b's plan after team-a's destroy is not empty: %v\n%s", err, out)
+	}
+}
