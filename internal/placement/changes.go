@@ -216,7 +216,8 @@ func (o *ops) stake(op *Op, m Member, s Stake) {
 		return
 	}
 	s.Holder.Object = o.object
-	addStake(&op.Change, StakePath(m.Target.StorePath, m.Target.Root, o.object), s)
+	s.File = OwnersFile(m.Target.StorePath, o.object)
+	addStake(&op.Change, StakeKey(s.File, s.Root), s)
 }
 
 func addStake(c *Change, p string, s Stake) {

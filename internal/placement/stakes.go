@@ -1,24 +1,24 @@
 package placement
 
-// Owner records: one file, one owner, across workspaces. Every placement a promise or a request
-// writes in a destination's folder has an owner record in the store's registry
-// (layout.RegistryDir), at a path made of the folder and the object, so that whoever else comes to
-// write, prune or delete there (another workspace, another state, a deposed object of this one)
-// reads who holds it:
+// Owner records: one file, one owner, across workspaces. Every promise and request keeps, in the
+// registry of each store it writes to (layout.RegistryDir), one owner record that says, folder by
+// folder, who holds its placement there, so that whoever else comes to write, prune or delete
+// there (another workspace, another state, a deposed object of this one) reads who holds it:
 //
-//	<store path>/.kratix-registry/owners/@<folder, path-escaped>/<kind>_<id with "/" as "_">.yaml
+//	<store path>/.kratix-registry/owners/<kind>_<id with "/" as "_">.yaml
 //
-// The record names the holder (the provider's owner, the object, the instance of the object that
-// wrote last) and the files and folders it covers there. The write that takes a placement makes
-// the record hold it, on the condition that the record is still what the write read (absent, or
-// the same content): two first applies racing for one placement meet at one path, and the
-// store's compare-and-swap lets exactly one through (statestore.Change.Guards). A removal gives
-// the record up only while its own instance holds it: a successor that took the placement over
-// (create_before_destroy, an interrupted apply) keeps its files. Judge says what a write may do.
+// Each entry names the holder (the provider's owner and the instance of the object that wrote
+// last) and the files and folders it covers in its folder. A write that takes a placement
+// rewrites the record on the condition that it still holds what the write read (absent, or the
+// same content): two first applies racing for one placement meet at one path, and the store's
+// compare-and-swap lets exactly one through (statestore.Change.Guards); shards of one promise in
+// several workspaces, each on its own folders, take turns. A removal gives an entry up only while
+// its own instance holds it: a successor that took the placement over (create_before_destroy, an
+// interrupted apply) keeps its files. Judge says what a write may do with one entry, Settle what
+// becomes of a record.
 
 import (
 	"fmt"
-	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -36,7 +36,7 @@ const OwnersDir = "owners"
 // new at each create.
 type Holder struct {
 	Owner    string `json:"owner"`
-	Object   string `json:"object"`
+	Object   string `json:"-"`
 	Instance string `json:"instance,omitempty"`
 }
 
@@ -52,64 +52,152 @@ func (h Holder) String() string {
 	return fmt.Sprintf("%s of owner %q", h.Object, h.Owner)
 }
 
-// Stake is an owner record a change holds or gives up.
+// Stake is one folder's entry in an owner record, as a change holds or gives it up.
 type Stake struct {
+	// File is the owner record (OwnersFile) the entry is in.
+	File string
 	// Holder is who holds or gives it up: the plan names the object, the writer (As) the owner
 	// and the instance.
 	Holder Holder
 	// TakeOver: an import takes the placement over on purpose, whoever holds it.
 	TakeOver bool
-	// Root is the destination's folder the record covers.
+	// Root is the destination's folder the entry covers.
 	Root string
 	// Files are the files and owned folders (ending in "/") of the placement there, sorted.
 	Files []string
-	// Release: the placement leaves the folder, and the record goes with it if it is still ours.
+	// Release: the placement leaves the folder, and the entry goes with it if it is still ours.
 	Release bool
 }
 
-// StakePath is where the owner record of object's placement in the folder root is kept, in the
-// registry of a store whose path is storePath.
-func StakePath(storePath, root, object string) string {
-	return layout.RegistryPrefix(storePath) + OwnersDir + "/@" + url.PathEscape(root) + "/" + strings.ReplaceAll(object, "/", "_") + ".yaml"
+// OwnersFile is the owner record of object's placements in the registry of a store whose path
+// is storePath.
+func OwnersFile(storePath, object string) string {
+	return StakesPrefix(storePath) + strings.ReplaceAll(object, "/", "_") + ".yaml"
 }
 
-// IsStake reports whether a store path is an owner record.
-func IsStake(p string) bool {
-	return strings.Contains("/"+p, "/"+layout.RegistryDir+"/"+OwnersDir+"/@") && strings.HasSuffix(p, ".yaml")
-}
+// StakeKey keys a change's stakes: one per record and folder.
+func StakeKey(file, root string) string { return file + "#" + root }
 
 // StakesPrefix is the listing prefix of every owner record of a store whose path is storePath.
 func StakesPrefix(storePath string) string {
 	return layout.RegistryPrefix(storePath) + OwnersDir + "/"
 }
 
-type stakeFile struct {
-	Holder `json:",inline"`
-	Root   string   `json:"root"`
-	Files  []string `json:"files"`
+// Entry is one folder of an owner record.
+type Entry struct {
+	Root     string   `json:"root"`
+	Owner    string   `json:"owner"`
+	Instance string   `json:"instance,omitempty"`
+	Files    []string `json:"files"`
 }
 
-const stakeHeader = "# Owner record of terraform-provider-kratix: who holds this placement's files in folder %q.\n" +
+// Holder is who holds the entry's folder, for the record's object.
+func (e Entry) Holder(object string) Holder {
+	return Holder{Owner: e.Owner, Object: object, Instance: e.Instance}
+}
+
+// Stake is the entry as a stake held.
+func (e Entry) Stake(file, object string) Stake {
+	return Stake{File: file, Holder: e.Holder(object), Root: e.Root, Files: e.Files}
+}
+
+type ownersFile struct {
+	Object  string  `json:"object"`
+	Folders []Entry `json:"folders"`
+}
+
+const ownersHeader = "# Owner record of terraform-provider-kratix: who holds %s's placements, folder by folder.\n" +
 	"# Another owner's plan that would write, prune or delete them is refused. Do not edit.\n"
 
-// RenderStake is the content of an owner record.
-func RenderStake(h Holder, s Stake) []byte {
-	files := append([]string(nil), s.Files...)
-	sort.Strings(files)
-	body, _ := yaml.Marshal(stakeFile{Holder: h, Root: s.Root, Files: files}) // plain strings always marshal
-	return append([]byte(fmt.Sprintf(stakeHeader, s.Root)), body...)
+// RenderOwners is the content of an owner record; entries are sorted by folder.
+func RenderOwners(object string, entries []Entry) []byte {
+	sorted := append([]Entry(nil), entries...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Root < sorted[j].Root })
+	for i := range sorted {
+		sorted[i].Files = append([]string{}, sorted[i].Files...)
+		sort.Strings(sorted[i].Files)
+	}
+	body, _ := yaml.Marshal(ownersFile{Object: object, Folders: sorted}) // plain strings always marshal
+	return append([]byte(fmt.Sprintf(ownersHeader, object)), body...)
 }
 
-// ParseStake reads an owner record.
-func ParseStake(content []byte) (Holder, Stake, error) {
-	var f stakeFile
+// ParseOwners reads an owner record.
+func ParseOwners(content []byte) (object string, entries []Entry, err error) {
+	var f ownersFile
 	if err := yaml.UnmarshalStrict(content, &f); err != nil {
-		return Holder{}, Stake{}, fmt.Errorf("reading owner record: %w", err)
+		return "", nil, fmt.Errorf("reading owner record: %w", err)
 	}
 	if f.Object == "" {
-		return Holder{}, Stake{}, fmt.Errorf("reading owner record: it names no object")
+		return "", nil, fmt.Errorf("reading owner record: it names no object")
 	}
-	return f.Holder, Stake{Root: f.Root, Files: f.Files}, nil
+	return f.Object, f.Folders, nil
+}
+
+// Refusal is a stake another owner (or another object) holds.
+type Refusal struct {
+	Stake Stake
+	There Holder
+}
+
+// Settled is what a change makes of one owner record (Settle).
+type Settled struct {
+	// Content is what the record must hold; nil when no entry is left and it goes.
+	Content []byte
+	// Changed: Content differs from what the record holds.
+	Changed bool
+	// Refused are the stakes another holder has: the change must not be made.
+	Refused []Refusal
+	// Spared are the stakes given up that another instance holds now (with that holder): their
+	// files stay.
+	Spared []Refusal
+}
+
+// Settle judges the stakes a change holds or gives up in one owner record (all with the same
+// File and object) against what it holds now (current; nil when absent).
+func Settle(current []byte, stakes []Stake) (Settled, error) {
+	var out Settled
+	byRoot := map[string]Entry{}
+	object := ""
+	if current != nil {
+		obj, entries, err := ParseOwners(current)
+		if err != nil {
+			return out, err
+		}
+		object = obj
+		for _, e := range entries {
+			byRoot[e.Root] = e
+		}
+	}
+	sort.Slice(stakes, func(i, j int) bool { return stakes[i].Root < stakes[j].Root })
+	for _, st := range stakes {
+		if object == "" {
+			object = st.Holder.Object
+		}
+		var there *Holder
+		if e, ok := byRoot[st.Root]; ok {
+			h := e.Holder(object)
+			there = &h
+		}
+		switch Judge(st.Holder, there, st.Release, st.TakeOver) {
+		case Refuse:
+			out.Refused = append(out.Refused, Refusal{Stake: st, There: *there})
+		case Take:
+			byRoot[st.Root] = Entry{Root: st.Root, Owner: st.Holder.Owner, Instance: st.Holder.Instance, Files: st.Files}
+		case Drop:
+			delete(byRoot, st.Root)
+		case Spare:
+			out.Spared = append(out.Spared, Refusal{Stake: st, There: *there})
+		}
+	}
+	if len(byRoot) > 0 {
+		entries := make([]Entry, 0, len(byRoot))
+		for _, e := range byRoot {
+			entries = append(entries, e)
+		}
+		out.Content = RenderOwners(object, entries)
+	}
+	out.Changed = string(out.Content) != string(current) || (current == nil) != (out.Content == nil)
+	return out, nil
 }
 
 // StakeVerdict is what a change may do with one owner record.
@@ -225,11 +313,6 @@ func As(ops []Op, owner, instance string, takeOver bool) []Op {
 	return out
 }
 
-// StakesAt is the listing prefix of the owner records of the placements in the folder root.
-func StakesAt(storePath, root string) string {
-	return StakesPrefix(storePath) + "@" + url.PathEscape(root) + "/"
-}
-
 // SpareForeign takes out of a destination's cleanup (Cleanup) what the owner records of other
 // owners cover: their files stay, a folder removed whole is removed file by file (under, by
 // folder: what it holds) without theirs, and an aggregate that keeps one of their parts is
@@ -274,4 +357,11 @@ func SpareForeign(c Change, foreign []Stake, under map[string][]string, agg *lay
 	}
 	out.Delete = unique(out.Delete)
 	return out
+}
+
+// Covering is the stake a holder has on what st covers: what a change that gives st up must
+// leave when h holds the folder now.
+func (h Holder) Covering(st Stake) Stake {
+	st.Holder = h
+	return st
 }

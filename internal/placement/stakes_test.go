@@ -7,49 +7,93 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
 )
 
-func TestStakePath(t *testing.T) {
-	for _, c := range []struct{ storePath, root, object, want string }{
-		{"kratix", "kratix/dev", "promise/jenkins", "kratix/.kratix-registry/owners/@kratix%2Fdev/promise_jenkins.yaml"},
-		{"", "", "request/postgres/default/db", ".kratix-registry/owners/@/request_postgres_default_db.yaml"},
-		{"", "clusters/eu/w 1", "promise/a.b", ".kratix-registry/owners/@clusters%2Feu%2Fw%201/promise_a.b.yaml"},
+func TestOwnersFile(t *testing.T) {
+	for _, c := range []struct{ storePath, object, want string }{
+		{"kratix", "promise/jenkins", "kratix/.kratix-registry/owners/promise_jenkins.yaml"},
+		{"", "request/postgres/default/db", ".kratix-registry/owners/request_postgres_default_db.yaml"},
+		{"/fleet/", "promise/a.b", "fleet/.kratix-registry/owners/promise_a.b.yaml"},
 	} {
-		got := placement.StakePath(c.storePath, c.root, c.object)
-		if got != c.want {
-			t.Errorf("StakePath(%q, %q, %q) = %q, want %q", c.storePath, c.root, c.object, got, c.want)
-		}
-		if !placement.IsStake(got) {
-			t.Errorf("IsStake(%q) = false", got)
-		}
-	}
-	for _, p := range []string{"kratix/dev/dependencies/x.yaml", "kratix/.kratix-registry/destinations/dev.yaml", ".kratix-registry/owners/x.yaml"} {
-		if placement.IsStake(p) {
-			t.Errorf("IsStake(%q) = true", p)
+		if got := placement.OwnersFile(c.storePath, c.object); got != c.want {
+			t.Errorf("OwnersFile(%q, %q) = %q, want %q", c.storePath, c.object, got, c.want)
 		}
 	}
 }
 
-func TestRenderAndParseStake(t *testing.T) {
-	h := placement.Holder{Owner: "platform-eu", Object: "promise/jenkins", Instance: "0123456789abcdef"}
-	got := string(placement.RenderStake(h, placement.Stake{Root: devRoot, Files: []string{nestedDepsDir, "kratix/dev/b.yaml"}}))
-	want := "# Owner record of terraform-provider-kratix: who holds this placement's files in folder \"kratix/dev\".\n" +
-		"# Another owner's plan that would write, prune or delete them is refused. Do not edit.\n" +
-		"files:\n- kratix/dev/b.yaml\n- kratix/dev/dependencies/jenkins/5058f/\n" +
-		"instance: 0123456789abcdef\nobject: promise/jenkins\nowner: platform-eu\nroot: kratix/dev\n"
-	if got != want {
-		t.Fatalf("RenderStake:\n%s\nwant:\n%s", got, want)
+const jenkinsRecord = "# Owner record of terraform-provider-kratix: who holds promise/jenkins's placements, folder by folder.\n" +
+	"# Another owner's plan that would write, prune or delete them is refused. Do not edit.\n" +
+	"folders:\n" +
+	"- files:\n  - kratix/dev/dependencies/jenkins/5058f/\n  instance: \"01\"\n  owner: platform-eu\n  root: kratix/dev\n" +
+	"- files:\n  - kratix/prod/a.yaml\n  - kratix/prod/b.yaml\n  owner: \"\"\n  root: kratix/prod\n" +
+	"object: promise/jenkins\n"
+
+func TestRenderAndParseOwners(t *testing.T) {
+	entries := []placement.Entry{
+		{Root: "kratix/prod", Files: []string{"kratix/prod/b.yaml", "kratix/prod/a.yaml"}},
+		{Root: devRoot, Owner: "platform-eu", Instance: "01", Files: []string{nestedDepsDir}},
 	}
-	gotH, gotS, err := placement.ParseStake([]byte(want))
-	if err != nil || gotH != h || gotS.Root != devRoot || len(gotS.Files) != 2 || gotS.Files[0] != "kratix/dev/b.yaml" {
-		t.Errorf("ParseStake = %+v, %+v, %v", gotH, gotS, err)
+	if got := string(placement.RenderOwners("promise/jenkins", entries)); got != jenkinsRecord {
+		t.Fatalf("RenderOwners:\n%s\nwant:\n%s", got, jenkinsRecord)
 	}
-	for _, bad := range []string{"owner: x\n", "object: promise/x\nsurprise: 1\n", "- a\n"} {
-		if _, _, err := placement.ParseStake([]byte(bad)); err == nil {
-			t.Errorf("ParseStake(%q): want an error", bad)
+	object, got, err := placement.ParseOwners([]byte(jenkinsRecord))
+	if err != nil || object != "promise/jenkins" || len(got) != 2 || got[0].Owner != "platform-eu" || got[1].Root != "kratix/prod" {
+		t.Errorf("ParseOwners = %q, %+v, %v", object, got, err)
+	}
+	for _, bad := range []string{"folders: []\n", "object: promise/x\nsurprise: 1\n", "- a\n"} {
+		if _, _, err := placement.ParseOwners([]byte(bad)); err == nil {
+			t.Errorf("ParseOwners(%q): want an error", bad)
 		}
 	}
-	unnamed, _, err := placement.ParseStake([]byte("object: promise/x\nowner: \"\"\nroot: r\nfiles: []\n"))
-	if err != nil || unnamed.Owner != "" || unnamed.String() != "promise/x of the unnamed owner" {
-		t.Errorf("unnamed owner: %+v %v", unnamed, err)
+	if s := (placement.Holder{Object: "promise/x"}).String(); s != "promise/x of the unnamed owner" {
+		t.Errorf("the unnamed owner reads %q", s)
+	}
+}
+
+func TestSettleOwners(t *testing.T) {
+	file := "kratix/.kratix-registry/owners/promise_jenkins.yaml"
+	eu := placement.Holder{Owner: "platform-eu", Object: "promise/jenkins", Instance: "01"}
+	us := placement.Holder{Owner: "platform-us", Object: "promise/jenkins", Instance: "07"}
+	successor := placement.Holder{Owner: "platform-eu", Object: "promise/jenkins", Instance: "02"}
+
+	// Another owner's shard takes a folder of its own: the record keeps both.
+	got, err := placement.Settle([]byte(jenkinsRecord), []placement.Stake{{File: file, Holder: us, Root: "kratix/us", Files: []string{"kratix/us/x/"}}})
+	if err != nil || !got.Changed || len(got.Refused) != 0 {
+		t.Fatalf("Settle = %+v, %v", got, err)
+	}
+	_, entries, _ := placement.ParseOwners(got.Content)
+	if len(entries) != 3 || entries[2].Root != "kratix/us" || entries[2].Owner != "platform-us" || entries[2].Instance != "07" {
+		t.Errorf("entries = %+v", entries)
+	}
+
+	// It would take platform-eu's folder: refused, the record as it was.
+	got, _ = placement.Settle([]byte(jenkinsRecord), []placement.Stake{{File: file, Holder: us, Root: devRoot}})
+	if len(got.Refused) != 1 || got.Refused[0].There != eu {
+		t.Errorf("Refused = %+v, want platform-eu's folder", got.Refused)
+	}
+
+	// A successor takes the folder over; the deposed instance then spares it.
+	got, _ = placement.Settle([]byte(jenkinsRecord), []placement.Stake{{File: file, Holder: successor, Root: devRoot, Files: []string{nestedDepsDir}}})
+	_, entries, _ = placement.ParseOwners(got.Content)
+	if !got.Changed || entries[0].Instance != "02" {
+		t.Fatalf("the successor's take: %+v", entries)
+	}
+	deposed, _ := placement.Settle(got.Content, []placement.Stake{{File: file, Holder: eu, Root: devRoot, Release: true}})
+	if deposed.Changed || len(deposed.Spared) != 1 || deposed.Spared[0].There != successor {
+		t.Errorf("the deposed instance's removal: %+v, want the folder spared for the successor", deposed)
+	}
+
+	// The holder leaves both folders: no entry is left, and the record goes.
+	gone, _ := placement.Settle([]byte(jenkinsRecord), []placement.Stake{
+		{File: file, Holder: eu, Root: devRoot, Release: true},
+		{File: file, Holder: placement.Holder{Object: "promise/jenkins"}, Root: "kratix/prod", Release: true},
+	})
+	if gone.Content != nil || !gone.Changed {
+		t.Errorf("after the last entry: %+v, want no content", gone)
+	}
+
+	// Nothing new: unchanged.
+	same, _ := placement.Settle([]byte(jenkinsRecord), []placement.Stake{{File: file, Holder: eu, Root: devRoot, Files: []string{nestedDepsDir}}})
+	if same.Changed {
+		t.Errorf("taking what it holds changed the record:\n%s", same.Content)
 	}
 }
 
@@ -101,9 +145,10 @@ func TestPromiseStakes(t *testing.T) {
 		Pool: []placement.Member{dev(""), other},
 	})
 	a := opAt(t, p.Ops, locA())
+	const file = "kratix/.kratix-registry/owners/promise_jenkins.yaml"
 	equal(t, "Stakes", a.Change.Stakes, map[string]placement.Stake{
-		"kratix/.kratix-registry/owners/@kratix%2Fdev/promise_jenkins.yaml": {Holder: jenkins, Root: devRoot, Files: []string{nestedDepsDir}},
-		"kratix/.kratix-registry/owners/@kratix%2Fother/promise_jenkins.yaml": {Holder: jenkins, Root: "kratix/other", Files: []string{
+		file + "#kratix/dev": {File: file, Holder: jenkins, Root: devRoot, Files: []string{nestedDepsDir}},
+		file + "#kratix/other": {File: file, Holder: jenkins, Root: "kratix/other", Files: []string{
 			"kratix/other/.kratix/kratix-platform-system-jenkins-static-deps.other-5058f.yaml",
 			"kratix/other/static/jenkins-dependencies.yaml",
 		}},
@@ -114,7 +159,7 @@ func TestPromiseStakes(t *testing.T) {
 		t.Fatal(err)
 	}
 	equal(t, "Stakes of the removal", opAt(t, gone.Ops, locA()).Change.Stakes, map[string]placement.Stake{
-		"kratix/.kratix-registry/owners/@kratix%2Fdev/promise_jenkins.yaml": {Holder: jenkins, Root: devRoot, Files: []string{nestedDepsDir}, Release: true},
+		file + "#kratix/dev": {File: file, Holder: jenkins, Root: devRoot, Files: []string{nestedDepsDir}, Release: true},
 	})
 }
 

@@ -329,34 +329,33 @@ func destinationOf(key string) string {
 }
 
 // Owner records at write time (placement/stakes.go says what they are). Before a write, the
-// writer reads the owner records its change holds or gives up, from one listing of the
-// location's records, and judges each (placement.Judge): records it may take are put, guarded on
-// what was read, so that of two workspaces racing for one placement exactly one writes; a record
-// another owner holds refuses the whole write; a placement another instance holds now (a
-// create_before_destroy successor, whichever process wrote it) keeps its files. The plan makes
-// the same judgement from the process's shared listing (checkStakes), so a refusal shows at plan
-// unless the other owner came in between.
+// writer reads the owner record of the object at each location it writes to (one read per record)
+// and settles the entries its change holds or gives up (placement.Settle): the record is
+// rewritten guarded on what was read, so that of two workspaces racing for one placement exactly
+// one writes, and shards of one promise take turns; an entry another owner holds refuses the whole
+// write; a placement another instance holds now (a create_before_destroy successor, whichever
+// process wrote it) keeps its files. The plan makes the same judgement from the process's shared
+// listing (checkStakes), so a refusal shows at plan unless the other owner came in between.
 
 // stakeRefused is a write refused because another owner holds a placement it would write.
 type stakeRefused struct {
-	path  string // the owner record
-	stake placement.Stake
-	there placement.Holder
+	placement.Refusal
 }
 
 func (e *stakeRefused) Error() string {
-	return fmt.Sprintf("owner record %s says %s holds folder %q", e.path, e.there, e.stake.Root)
+	return fmt.Sprintf("owner record %s says %s holds folder %q", e.Stake.File, e.There, e.Stake.Root)
 }
 
-// resolveStakes turns the owner records of a change into puts, deletes and guards, judged
+// resolveStakes turns the owner records of a change into puts, deletes and guards, settled
 // against what the store holds now; it returns a *stakeRefused when another owner holds one.
-func resolveStakes(ctx context.Context, store statestore.Store, storePath, who string, c placement.Change, diags *diag.Diagnostics) (placement.Change, error) {
+func resolveStakes(ctx context.Context, store statestore.Store, who string, c placement.Change, diags *diag.Diagnostics) (placement.Change, error) {
 	if len(c.Stakes) == 0 {
 		return c, nil
 	}
-	listed, err := store.List(ctx, placement.StakesPrefix(storePath))
-	if err != nil && !statestore.IsNotFound(err) {
-		return c, err
+	byFile := map[string][]placement.Stake{}
+	for _, key := range tfvalue.SortedKeys(c.Stakes) {
+		st := c.Stakes[key]
+		byFile[st.File] = append(byFile[st.File], st)
 	}
 	out := c
 	out.Stakes = nil
@@ -368,68 +367,59 @@ func resolveStakes(ctx context.Context, store statestore.Store, storePath, who s
 	if out.Guards == nil {
 		out.Guards = map[string]string{}
 	}
-	var drop []string
-	for _, p := range tfvalue.SortedKeys(c.Stakes) {
-		st := c.Stakes[p]
-		sum, found := listed[p]
-		if found && !st.Release && sum == memo.MD5(placement.RenderStake(st.Holder, st)) {
-			continue // it holds exactly what this write would put: ours, as it is
+	for _, file := range tfvalue.SortedKeys(byFile) {
+		current, err := store.Read(ctx, file)
+		if statestore.IsNotFound(err) {
+			current, err = nil, nil
 		}
-		var there *placement.Holder
-		if found {
-			content, err := store.Read(ctx, p)
-			switch {
-			case statestore.IsNotFound(err):
-				sum, found = "", false
-			case err != nil:
-				return c, err
-			default:
-				h, _, perr := placement.ParseStake(content)
-				if perr != nil {
-					h = placement.Holder{Owner: "(unreadable)", Object: "(unreadable owner record: " + perr.Error() + ")"}
-				}
-				there = &h
-			}
+		if err != nil {
+			return c, err
 		}
-		switch placement.Judge(st.Holder, there, st.Release, st.TakeOver) {
-		case placement.Refuse:
-			return c, &stakeRefused{path: p, stake: st, there: *there}
-		case placement.Take:
-			content := placement.RenderStake(st.Holder, st)
-			if found && sum == memo.MD5(content) {
-				continue
-			}
-			out.Put[p] = content
-			out.Guards[p] = sum // "" when absent
-		case placement.Drop:
-			drop = append(drop, p)
-			out.Guards[p] = sum
-		case placement.Spare:
-			out = out.WithoutCovered(st)
-			if !there.Lineage(st.Holder) {
+		settled, err := placement.Settle(current, byFile[file])
+		if err != nil {
+			return c, fmt.Errorf("%s: %w; move it aside if nothing else reads it, and apply again", file, err)
+		}
+		if len(settled.Refused) > 0 {
+			return c, &stakeRefused{settled.Refused[0]}
+		}
+		for _, sp := range settled.Spared {
+			out = out.WithoutCovered(sp.There.Covering(sp.Stake))
+			if !sp.There.Lineage(sp.Stake.Holder) {
 				diags.AddWarning("Files Kept For Another Owner", fmt.Sprintf(
-					"%s no longer holds folder %q, but owner record %s says %s holds what it wrote there now, so it "+
+					"%s no longer holds folder %q, but owner record %s says %s holds it now, so what it wrote there "+
 						"stays: one placement has one owner, and removing it would take it from the other.",
-					who, st.Root, p, *there))
+					who, sp.Stake.Root, file, sp.There))
 			}
+		}
+		if !settled.Changed {
+			continue
+		}
+		out.Guards[file] = ""
+		if current != nil {
+			out.Guards[file] = memo.MD5(current)
+		}
+		if settled.Content == nil {
+			out.Delete = append(out.Delete, file)
+		} else {
+			out.Put[file] = settled.Content
 		}
 	}
-	out.Delete = append(out.Delete, drop...)
 	return out, nil
 }
 
 // applyWithStakes resolves a change's owner records and makes it; a change that lost a race for
-// an owner record (statestore.ErrGuard) is judged again on what the store holds now, once.
-func applyWithStakes(ctx context.Context, store statestore.Store, storePath, who string, c placement.Change, diags *diag.Diagnostics) (placement.Change, statestore.Result, error) {
-	var res statestore.Result
-	for attempt := 0; ; attempt++ {
-		resolved, err := resolveStakes(ctx, store, storePath, who, c, diags)
+// an owner record (statestore.ErrGuard: another workspace wrote it in between) is settled again
+// on what the store holds now, a few times.
+func applyWithStakes(ctx context.Context, store statestore.Store, storePath, who string, c placement.Change, diags *diag.Diagnostics) (statestore.Result, error) {
+	const attempts = 8
+	for attempt := 1; ; attempt++ {
+		resolved, err := resolveStakes(ctx, store, who, c, diags)
 		if err != nil {
-			return resolved, res, err
+			return statestore.Result{}, err
 		}
-		res, err = writingView(store, storePath).Apply(ctx, resolved)
-		if !errors.Is(err, statestore.ErrGuard) || attempt > 0 {
-			return resolved, res, err
+		res, err := writingView(store, storePath).Apply(ctx, resolved)
+		if !errors.Is(err, statestore.ErrGuard) || attempt == attempts || ctx.Err() != nil {
+			return res, err
 		}
 	}
 }
@@ -442,7 +432,7 @@ func refusedWrite(at tfpath.Path, who string, r *stakeRefused, store string) dia
 		"If the other owner should keep it, remove it from this configuration, or place it on other destinations. "+
 		"To take it over on purpose, have the other owner drop it from its state (terraform state rm), then import "+
 		"it here (terraform import), which makes this workspace its owner. This workspace writes as %s.",
-		who, r.stake.Root, store, r.there, r.path, ownerText(r.stake.Holder.Owner))
+		who, r.Stake.Root, store, r.There, r.Stake.File, ownerText(r.Stake.Holder.Owner))
 	if at.Equal(tfpath.Empty()) {
 		return diag.NewErrorDiagnostic("Placement Held By Another Owner", detail)
 	}
@@ -457,23 +447,24 @@ func ownerText(owner string) string {
 }
 
 // checkStakes refuses, at plan, the placements an owner's plan would take that another owner
-// holds: for each placement new to its folder (not held there before), the owner record at its
-// path, found through the listing the process shares, read once per content. takeOver: an
-// import's first apply, which takes over on purpose.
+// holds: for each placement new to its folder (not held there before), the entry of its folder
+// in the object's owner record, found through the listing the process shares and read once per
+// content. takeOver: an import's first apply, which takes over on purpose.
 func (d *providerData) checkStakes(ctx context.Context, who string, ops []placement.Op, pool []poolMember, takeOver bool, attr tfpath.Path) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if d == nil || d.isOffline() || takeOver {
 		return diags
 	}
 	for _, op := range ops {
-		held := 0
-		for _, st := range op.Change.Stakes {
-			if !st.Release {
-				held++
+		var fresh []placement.Stake
+		for _, key := range tfvalue.SortedKeys(op.Change.Stakes) {
+			if st := op.Change.Stakes[key]; !st.Release && freshUnder(op.Fresh, st.Root) {
+				st.Holder.Owner = d.owner
+				fresh = append(fresh, st)
 			}
 		}
-		if held == 0 {
-			continue
+		if len(fresh) == 0 {
+			continue // asked only for a placement new to its folder: one held already is ours
 		}
 		i := slices.IndexFunc(pool, func(m poolMember) bool { return m.Location.String() == op.Location.String() })
 		if i < 0 {
@@ -483,41 +474,33 @@ func (d *providerData) checkStakes(ctx context.Context, who string, ops []placem
 		if err != nil {
 			continue // the plan's credential checks report it
 		}
-		view := sharedView(store, op.Member.Target.StorePath)
-		listed, err := view.List(ctx, placement.StakesPrefix(op.Member.Target.StorePath))
-		if err != nil {
-			continue // unreadable now: the apply judges again
+		view := sharedView(store, pool[i].Target.StorePath)
+		listed, err := view.List(ctx, placement.StakesPrefix(pool[i].Target.StorePath))
+		if err != nil || len(listed) == 0 {
+			continue // unreadable now (the apply judges again), or no record at all
 		}
-		for _, p := range tfvalue.SortedKeys(op.Change.Stakes) {
-			st := op.Change.Stakes[p]
-			if _, found := listed[p]; !found || st.Release || !freshUnder(op.Fresh, st.Root) {
-				continue // asked only for a placement new to its folder: one held already is ours
-			}
-			content, err := view.Read(ctx, p)
-			if err != nil {
+		read := map[string][]byte{}
+		for _, st := range fresh {
+			if _, found := listed[st.File]; !found {
 				continue
 			}
-			there, _, err := placement.ParseStake(content)
-			if err != nil {
-				there = placement.Holder{Owner: "(unreadable)", Object: "(unreadable owner record: " + err.Error() + ")"}
+			content, ok := read[st.File]
+			if !ok {
+				if content, err = view.Read(ctx, st.File); err != nil {
+					continue
+				}
+				read[st.File] = content
 			}
-			me := st.Holder
-			me.Owner = d.owner
-			if placement.Judge(me, &there, false, false) == placement.Refuse {
-				st.Holder = me
-				diags.Append(refusedWrite(attr, who, &stakeRefused{path: p, stake: st, there: there}, store.Describe()))
+			settled, err := placement.Settle(content, []placement.Stake{st})
+			if err != nil {
+				continue // the apply says what is wrong with it
+			}
+			for _, r := range settled.Refused {
+				diags.Append(refusedWrite(attr, who, &stakeRefused{r}, store.Describe()))
 			}
 		}
 	}
 	return diags
-}
-
-// owned names the instance of an object as the holder of its operations' owner records.
-func (d *providerData) owned(ops []placement.Op, instance string, takeOver bool) []placement.Op {
-	if d == nil {
-		return ops
-	}
-	return placement.As(ops, d.owner, instance, takeOver)
 }
 
 // freshUnder reports whether an operation takes over a file in the folder root.
@@ -531,12 +514,20 @@ func freshUnder(fresh map[string]string, root string) bool {
 	return false
 }
 
+// owned names the instance of an object as the holder of its operations' owner records.
+func (d *providerData) owned(ops []placement.Op, instance string, takeOver bool) []placement.Op {
+	if d == nil {
+		return ops
+	}
+	return placement.As(ops, d.owner, instance, takeOver)
+}
+
 // spareForeign takes out of a destination's cleanup (cleanup = "all") what other owners'
 // placements hold in its folder, as their owner records say: a cleanup removes what this
 // workspace put there and Kratix's layout, never another workspace's files or its part of a
 // shared aggregate.
 func (d *providerData) spareForeign(ctx context.Context, store statestore.Store, m poolMember, who string, c placement.Change, diags *diag.Diagnostics) (placement.Change, error) {
-	listed, err := store.List(ctx, placement.StakesAt(m.Target.StorePath, m.Target.Root))
+	listed, err := store.List(ctx, placement.StakesPrefix(m.Target.StorePath))
 	if err != nil && !statestore.IsNotFound(err) {
 		return c, err
 	}
@@ -550,13 +541,16 @@ func (d *providerData) spareForeign(ctx context.Context, store statestore.Store,
 		if err != nil {
 			return c, err
 		}
-		h, st, err := placement.ParseStake(content)
-		if err != nil || d == nil || h.Owner == d.owner {
+		object, entries, err := placement.ParseOwners(content)
+		if err != nil {
 			continue
 		}
-		st.Holder = h
-		foreign = append(foreign, st)
-		holders = append(holders, h.String())
+		for _, e := range entries {
+			if e.Root == m.Target.Root && (d == nil || e.Owner != d.owner) {
+				foreign = append(foreign, e.Stake(p, object))
+				holders = append(holders, e.Holder(object).String())
+			}
+		}
 	}
 	if len(foreign) == 0 {
 		return c, nil

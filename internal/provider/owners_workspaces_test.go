@@ -43,19 +43,19 @@ func depsAt(name string) string {
 	return "dev/dependencies/" + name + "/5058f/static/" + name + "-dependencies.yaml"
 }
 
-// ownerRecordAt is the owner record of promise name on destination dev (store path "").
+// ownerRecordAt is the owner record of promise name (store path "").
 func ownerRecordAt(name string) string {
-	return ".kratix-registry/owners/@dev/promise_" + name + ".yaml"
+	return ".kratix-registry/owners/promise_" + name + ".yaml"
 }
 
-// holder reads the owner and object an owner record names.
+// holder reads the owner of folder dev and the object an owner record names.
 func holder(t *testing.T, files map[string]string, p string) (owner, object string) {
 	t.Helper()
 	content, ok := files[p]
 	if !ok {
 		t.Fatalf("no owner record at %s; the store holds %v", p, sortedKeysOf(files))
 	}
-	if m := regexp.MustCompile(`(?m)^owner: (.*)$`).FindStringSubmatch(content); m != nil {
+	if m := regexp.MustCompile(`(?m)^  owner: (.*)\n  root: dev$`).FindStringSubmatch(content); m != nil {
 		owner = m[1]
 	}
 	if m := regexp.MustCompile(`(?m)^object: (.*)$`).FindStringSubmatch(content); m != nil {

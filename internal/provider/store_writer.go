@@ -62,7 +62,7 @@ func (d *providerData) writeOps(ctx context.Context, kind, who, message, writer 
 			continue
 		}
 		change.Message = message
-		_, res, err := applyWithStakes(ctx, store, op.Member.Target.StorePath, who, change, diags)
+		res, err := applyWithStakes(ctx, store, op.Member.Target.StorePath, who, change, diags)
 		warnTakeOver(store, who, op.Fresh, res.Replaced, diags)
 		warnUnseen(store, who, res.Unseen, diags)
 		var refused *stakeRefused
