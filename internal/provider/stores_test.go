@@ -31,7 +31,8 @@ type testStore struct {
 	location string
 
 	// view is the store as the test's own client sees it, for the checks of package acctest;
-	// read and list go through it.
+	// read and list go through it. It lists the GitOps layout (acctest.Layout): the owner
+	// records in the registry are bookkeeping, checked by the owner tests (owners_workspaces_test.go).
 	view acctest.Store
 
 	read   func(t *testing.T, path string) ([]byte, bool) // content, and whether it exists
@@ -79,7 +80,13 @@ func (j recorderJournal) String() string { return "bucket " + j.bucket }
 
 func (j recorderJournal) Writes(context.Context) ([]string, error) {
 	w, _ := j.recorder.snapshot()
-	return w, nil
+	out := w[:0:0]
+	for _, write := range w {
+		if _, key, _ := strings.Cut(write, " "); !acctest.InRegistry(key) {
+			out = append(out, write) // the layout's writes: the registry's are the owner tests' business
+		}
+	}
+	return out, nil
 }
 
 func (j recorderJournal) Requests() (int, bool) {
@@ -88,13 +95,14 @@ func (j recorderJournal) Requests() (int, bool) {
 }
 
 // commitJournal is the journal of branch main of repo on the shared git server: its commits,
-// less the seed and the test's own edits. It counts no requests.
+// less the seed, the test's own edits and those that change only the registry (the owner
+// records). It counts no requests.
 type commitJournal struct{ repo string }
 
 func (j commitJournal) String() string { return "repository " + j.repo + "@main" }
 
 func (j commitJournal) Writes(context.Context) ([]string, error) {
-	newestFirst, err := gitServer.CommitMessages(j.repo, "main")
+	newestFirst, err := gitServer.LayoutCommitMessages(j.repo, "main", acctest.Registry) // the owner tests check the registry's
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +185,7 @@ func bucketOn(t *testing.T, srv *testinfra.MinIO, bucket, accessKey, secretKey, 
 		path = q(path)
 	}
 	recorder := startS3Recorder(t, srv.Endpoint)
-	view := acctest.Bucket(client, bucket)
+	view := acctest.Layout(acctest.Bucket(client, bucket))
 	return &testStore{
 		kind:     "bucket",
 		recorder: recorder,
@@ -222,7 +230,7 @@ func newGitTestStore(t *testing.T, kind string) *testStore {
 	}
 	ts.provider = kratixProviderBlock{Secrets: []hclAttr{secret}}.String()
 	ts.store = kratixStateStore{Name: q(repo), SecretRef: q("s"), Git: hclObj{{"url", q(url)}}}.body()
-	ts.view = acctest.GitBranch(gitServer, repo, "main")
+	ts.view = acctest.Layout(acctest.GitBranch(gitServer, repo, "main"))
 	ts.read, ts.list = viewRead(ts.view), viewList(ts.view)
 	ts.put = func(t *testing.T, path string, content []byte) {
 		if err := gitServer.PushFile(repo, "main", path, content, "edit by hand: "+path); err != nil {

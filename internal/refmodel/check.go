@@ -33,15 +33,20 @@ func folderFiles(m *Model, initial, snap map[string][]byte, root string) map[str
 	return actual
 }
 
-// isPart: p is in a store path's aggregate parts folder.
+// isPart: p is in a store path's aggregate parts folder, or in its registry (the owner records,
+// bookkeeping outside every destination folder that the model does not state; the owner tests
+// check them).
 func isPart(p string) bool {
 	for _, sp := range modelStorePaths {
-		if strings.HasPrefix(p, inFolder(sp, modelAggregatesDir)+"/") {
+		if strings.HasPrefix(p, inFolder(sp, modelAggregatesDir)+"/") || strings.HasPrefix(p, inFolder(sp, modelRegistryDir)+"/") {
 			return true
 		}
 	}
 	return false
 }
+
+// modelRegistryDir is where, under a store's path, the provider keeps its owner records.
+const modelRegistryDir = ".kratix-registry"
 
 // outsideFolders reports files that are in no destination folder the model knows, not in an
 // aggregate parts folder (<store path>/.kratix-aggregates/), and not in the store from the start.

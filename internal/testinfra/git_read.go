@@ -130,3 +130,36 @@ func (g *GitServer) Log(name, branch string) ([]Commit, error) {
 	}
 	return commits, nil
 }
+
+// LayoutCommitMessages is CommitMessages without the commits that change only paths under a
+// folder called ignored (".kratix-registry/", at any depth): what a test of a GitOps layout reads
+// as the provider's writes when its bookkeeping is checked elsewhere.
+func (g *GitServer) LayoutCommitMessages(name, branch, ignored string) ([]string, error) {
+	repo, commit, err := g.branchTip(name, branch)
+	if err != nil {
+		return nil, fmt.Errorf("read commit messages: %w", err)
+	}
+	out, err := runGit(repo, nil, "log", "-z", "--format=%H %s", commit)
+	if err != nil {
+		return nil, fmt.Errorf("read commit messages of %s@%s: %w", name, branch, err)
+	}
+	var messages []string
+	for _, line := range splitNUL(out) {
+		hash, subject, _ := strings.Cut(line, " ")
+		paths, err := runGit(repo, nil, "diff-tree", "--root", "--no-commit-id", "--name-only", "-r", "-z", hash)
+		if err != nil {
+			return nil, fmt.Errorf("read the paths of commit %s: %w", hash, err)
+		}
+		changed := splitNUL(paths)
+		layout := len(changed) == 0
+		for _, p := range changed {
+			if !strings.Contains("/"+p, "/"+ignored) {
+				layout = true
+			}
+		}
+		if layout {
+			messages = append(messages, subject)
+		}
+	}
+	return messages, nil
+}
