@@ -223,8 +223,8 @@ func Judge(me Holder, there *Holder, release, takeOver bool) StakeVerdict {
 	switch {
 	case release && there == nil:
 		return Nothing
-	case release && *there == me:
-		return Drop
+	case release && (*there == me || takeOver):
+		return Drop // an import's apply gives up what it took over, whoever wrote the entry
 	case release:
 		return Spare
 	case there == nil || there.Lineage(me) || takeOver:
@@ -364,4 +364,31 @@ func SpareForeign(c Change, foreign []Stake, under map[string][]string, agg *lay
 func (h Holder) Covering(st Stake) Stake {
 	st.Holder = h
 	return st
+}
+
+// HoldAll is what an import's first apply adds to its operations: an owner record entry for
+// every placement the object holds now (records, by destination, at pool's members), taken over
+// from whoever held it, so that the imported object owns its placements from then on, written
+// again or not. An entry the operations hold already wins (MergeOps).
+func HoldAll(object string, records map[string]Record, pool []Member) []Op {
+	o := ops{object: object}
+	for _, dest := range sortedKeys(records) {
+		r := records[dest]
+		name, _, _ := strings.Cut(dest, "#") // a request's workload group is keyed <destination>#<group>
+		i := slices.IndexFunc(pool, func(m Member) bool {
+			return m.Name == name && m.Location.String() == r.Location && m.Target.Root == r.Root
+		})
+		if i < 0 || len(r.Files) == 0 {
+			continue
+		}
+		var files []string
+		for p, v := range r.Files {
+			if v != Stale && !strings.HasPrefix(v, AggregateMark) {
+				files = append(files, p)
+			}
+		}
+		sort.Strings(files)
+		o.stake(o.at(pool[i], name), pool[i], Stake{Root: r.Root, Files: files})
+	}
+	return o.list()
 }

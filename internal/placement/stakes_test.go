@@ -118,6 +118,7 @@ func TestJudge(t *testing.T) {
 		{"leaving, ours: drop it", &me, true, false, placement.Drop},
 		{"leaving, a successor holds it: spare", &successor, true, false, placement.Spare},
 		{"leaving, another owner holds it: spare", &otherOwner, true, false, placement.Spare},
+		{"an import leaving what it took over: drop it", &successor, true, true, placement.Drop},
 	} {
 		if got := placement.Judge(me, c.there, c.release, c.takeOver); got != c.want {
 			t.Errorf("%s: Judge = %v, want %v", c.name, got, c.want)
@@ -197,4 +198,25 @@ func TestSpareForeign(t *testing.T) {
 	nested := placement.Change{Delete: []string{nestedDepsFile, "kratix/dev/dependencies/cache/5058f/static/cache-dependencies.yaml"}}
 	cache := []placement.Stake{{Root: devRoot, Files: []string{"kratix/dev/dependencies/cache/5058f/"}}}
 	sameSet(t, "Delete", placement.SpareForeign(nested, cache, nil, nil).Delete, []string{nestedDepsFile})
+}
+
+// An import's first apply holds every placement the object has, written again or not.
+func TestHoldAll(t *testing.T) {
+	records := map[string]placement.Record{
+		"dev":       {Location: locA().String(), Root: devRoot, Files: map[string]string{nestedDepsFile: depsMD5}},
+		"dev#extra": {Location: locA().String(), Root: devRoot, Files: map[string]string{"kratix/dev/extra.yaml": "beef"}},
+		"gone":      {Location: locA().String(), Root: "kratix/gone", Files: map[string]string{"kratix/gone/x.yaml": "beef"}},
+	}
+	ops := placement.HoldAll("promise/jenkins", records, []placement.Member{dev("")})
+	if len(ops) != 1 {
+		t.Fatalf("%d ops, want 1 (the destination that left the pool has none)", len(ops))
+	}
+	const file = "kratix/.kratix-registry/owners/promise_jenkins.yaml"
+	equal(t, "Stakes", ops[0].Change.Stakes, map[string]placement.Stake{
+		file + "#kratix/dev": {File: file, Holder: placement.Holder{Object: "promise/jenkins"}, Root: devRoot,
+			Files: []string{nestedDepsFile, "kratix/dev/extra.yaml"}},
+	})
+	if len(ops[0].Change.Put) != 0 || len(ops[0].Change.Delete) != 0 {
+		t.Errorf("HoldAll writes files: %+v", ops[0].Change)
+	}
 }

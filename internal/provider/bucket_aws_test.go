@@ -54,7 +54,7 @@ func TestAccBucketStore_awsChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	view := acctest.Bucket(client, bucket)
+	view := acctest.Layout(acctest.Bucket(client, bucket))
 	config := func(auth hclObj, dependency string) string {
 		return kratixStateStore{
 			Label: "s", Name: q(bucket),

@@ -190,7 +190,9 @@ func TestAccQuickstart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "worker-1/dependencies/kratix-canary-namespace.yaml\n" +
+	want := ".kratix-registry/owners/promise_team-namespace.yaml\n" +
+		".kratix-registry/owners/request_team-namespace_default_team-a-quota.yaml\n" +
+		"worker-1/dependencies/kratix-canary-namespace.yaml\n" +
 		"worker-1/dependencies/team-namespace/5058f/static/team-namespace-dependencies.yaml\n" +
 		"worker-1/resources/default/team-namespace/team-a-quota/instance-configure/5058f/team-a-quota.yaml\n" +
 		"worker-1/resources/kratix-canary-configmap.yaml\n" +

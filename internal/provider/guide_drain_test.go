@@ -192,7 +192,9 @@ func TestAccGuideDrain(t *testing.T) {
 	log := git("log", "--format=%s", "--name-status", "-M100%", before+"..main")
 	for _, n := range leaving {
 		file := "/resources/default/postgres/" + n + "/instance-configure/5058f/" + n + ".yaml"
-		rename := "Update from: request/postgres/default/" + n + "\n\nR100\tworker-1" + file + "\t" + first(n, rest) + file
+		// The request's owner record moves its entry from worker-1's folder to the new one.
+		rename := "Update from: request/postgres/default/" + n + "\n\nM\t.kratix-registry/owners/request_postgres_default_" + n + ".yaml\n" +
+			"R100\tworker-1" + file + "\t" + first(n, rest) + file
 		if !strings.Contains(log, rename) {
 			t.Errorf("the drain's commits do not rename %s's file from worker-1 to %s:\n%s", n, first(n, rest), log)
 		}

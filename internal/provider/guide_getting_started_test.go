@@ -38,6 +38,9 @@ func TestAccGuideGettingStarted(t *testing.T) {
 		dep1 = "worker-1/dependencies/elastic-cloud/5058f/static/elastic-cloud-dependencies.yaml"
 		dep2 = "worker-2/dependencies/elastic-cloud/5058f/static/elastic-cloud-dependencies.yaml"
 		req1 = "worker-1/resources/default/elastic-cloud/example/instance-configure/5058f/example.yaml"
+		// The owner records of the promise and the request, in the store's registry.
+		promiseRecord = ".kratix-registry/owners/promise_elastic-cloud.yaml"
+		requestRecord = ".kratix-registry/owners/request_elastic-cloud_default_example.yaml"
 	)
 	canaries := []string{
 		"worker-1/dependencies/kratix-canary-namespace.yaml", "worker-1/resources/kratix-canary-configmap.yaml",
@@ -105,14 +108,14 @@ func TestAccGuideGettingStarted(t *testing.T) {
 		"Warning: Request Scheduling", "worker-1: missing label pvCapacity=large",
 		"worker-2: missing label environment=dev; missing label pvCapacity=large")
 	apply()
-	expectFiles(append(canaries, dep1)...)
+	expectFiles(append(canaries, dep1, promiseRecord)...)
 
 	// 4. worker-1 gets pvCapacity=large: the request's own selector is met there.
 	tfvars("worker_labels = {\n  worker-1 = { environment = \"dev\", pvCapacity = \"large\" }\n  worker-2 = {}\n}\n")
 	expectPlan(2, `+ destination = "worker-1"`, `+ root = "worker-1"`, `+ "`+req1+`" = "`+reqHash+`"`,
 		"Plan: 0 to add, 3 to change, 0 to destroy.", `+ request_destination = "worker-1"`)
 	apply()
-	expectFiles(append(canaries, dep1, req1)...)
+	expectFiles(append(canaries, dep1, req1, promiseRecord, requestRecord)...)
 
 	// 5. The relabel: the promise moves to worker-2, worker-1 is misscheduled and keeps its file,
 	// the request stays on worker-1, misscheduled.
@@ -125,7 +128,7 @@ func TestAccGuideGettingStarted(t *testing.T) {
 		`Destination "worker-1" no longer matches promise "elastic-cloud" (environment=dev but destination has environment=prod). Its files stay and are no longer updated (misscheduled); set on_unschedule = "delete" to remove them.`,
 		`Request elastic-cloud/default/example stays on destination "worker-1", which no longer matches (environment=dev but destination has environment=prod): it is misscheduled and still updated.`)
 	apply()
-	expectFiles(append(canaries, dep1, dep2, req1)...)
+	expectFiles(append(canaries, dep1, dep2, req1, promiseRecord, requestRecord)...)
 
 	// 6. on_unschedule = "delete": one commit removes the misscheduled file, and only it.
 	tfvars("worker_labels = {\n  worker-1 = { environment = \"prod\", pvCapacity = \"large\" }\n" +
@@ -134,12 +137,12 @@ func TestAccGuideGettingStarted(t *testing.T) {
 		"Plan: 0 to add, 1 to change, 0 to destroy.",
 		`Destination "worker-1" no longer matches promise "elastic-cloud" (environment=dev but destination has environment=prod): its files will be removed (on_unschedule = "delete").`)
 	apply()
-	expectFiles(append(canaries, dep2, req1)...)
+	expectFiles(append(canaries, dep2, req1, promiseRecord, requestRecord)...)
 	out, err := exec.Command("git", "--git-dir", repo, "show", "--name-status", "--format=%s", "main").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := strings.TrimSpace(string(out)), "Update from: promise/elastic-cloud\n\nD\t"+dep1; got != want {
+	if got, want := strings.TrimSpace(string(out)), "Update from: promise/elastic-cloud\n\nM\t"+promiseRecord+"\nD\t"+dep1; got != want {
 		t.Errorf("the last commit is\n%s\nwant\n%s", got, want)
 	}
 	expectPlan(0)

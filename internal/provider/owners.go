@@ -368,7 +368,7 @@ func resolveStakes(ctx context.Context, store statestore.Store, who string, c pl
 		out.Guards = map[string]string{}
 	}
 	for _, file := range tfvalue.SortedKeys(byFile) {
-		current, err := store.Read(ctx, file)
+		current, err := store.Read(ctx, file) // one read per object and store location
 		if statestore.IsNotFound(err) {
 			current, err = nil, nil
 		}
@@ -474,22 +474,21 @@ func (d *providerData) checkStakes(ctx context.Context, who string, ops []placem
 		if err != nil {
 			continue // the plan's credential checks report it
 		}
-		view := sharedView(store, pool[i].Target.StorePath)
-		listed, err := view.List(ctx, placement.StakesPrefix(pool[i].Target.StorePath))
-		if err != nil || len(listed) == 0 {
-			continue // unreadable now (the apply judges again), or no record at all
-		}
 		read := map[string][]byte{}
 		for _, st := range fresh {
-			if _, found := listed[st.File]; !found {
-				continue
-			}
 			content, ok := read[st.File]
 			if !ok {
-				if content, err = view.Read(ctx, st.File); err != nil {
-					continue
+				// One read per object and store location; none at all is there yet on a first
+				// apply, which then costs a GET that finds nothing, where a listing of the
+				// registry would cost a LIST.
+				if content, err = store.Read(ctx, st.File); err != nil {
+					read[st.File] = nil
+					continue // absent, or unreadable now: the apply judges again
 				}
 				read[st.File] = content
+			}
+			if content == nil {
+				continue
 			}
 			settled, err := placement.Settle(content, []placement.Stake{st})
 			if err != nil {

@@ -464,7 +464,11 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	}
 	name := plan.Name.ValueString()
 	refs := refsOf(state.prior(ctx)).add(pool...)
-	ops := r.data.owned(p.Ops, writer, plan.imported)
+	ops := p.Ops
+	if plan.imported {
+		ops = placement.MergeOps(ops, placement.HoldAll(placement.PromiseObject(name), p.Records, members(pool)))
+	}
+	ops = r.data.owned(ops, writer, plan.imported)
 	failed := r.data.writeOps(ctx, "Promise", fmt.Sprintf("Promise %q", name), "Update from: promise/"+name, writer, ops, refs, diags)
 	plan.ID = plan.Name
 	o := p.Settle(failed)

@@ -529,7 +529,11 @@ func (r *requestResource) apply(ctx context.Context, plan, state requestModel, p
 		return
 	}
 	refs := state.refs().add(pool...)
-	failed := r.data.writeMove(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), writer, r.data.owned(p.Ops, writer, plan.imported), p.Leaving, refs, diags)
+	ops := p.Ops
+	if plan.imported {
+		ops = placement.MergeOps(ops, placement.HoldAll(placement.RequestObject(plan.promiseName(), plan.Namespace.ValueString(), plan.Name.ValueString()), p.allRecords(), members(pool)))
+	}
+	failed := r.data.writeMove(ctx, "Request", "Request "+plan.id(), "Update from: request/"+plan.id(), writer, r.data.owned(ops, writer, plan.imported), p.Leaving, refs, diags)
 	plan.record(p, failed)
 	priors := state.allPriors(ctx)
 	left := keepLeftBehind(ctx, priors, p.Settle(failed).Records, members(pool), state.destinations(), privstate.ReadLeftBehind(ctx, private))

@@ -55,14 +55,18 @@ func (b *bucketStore) guard(ctx context.Context, change Change, res *Result) (Ch
 	rest.Guards = nil
 	for _, p := range sortedGuards(change.Guards) {
 		want := change.Guards[p]
-		etag, found, err := b.current(ctx, p)
-		if err != nil {
-			return change, err
-		}
-		if found != want {
-			return change, b.fail(opWrite, KindConflict, guardFailed(p, want, found))
-		}
 		content, put := change.Put[p]
+		etag, found := "", ""
+		if want != "" || !put || b.noConditionalPuts.Load() {
+			// A file read absent and now put needs no read: the conditional PUT is the check.
+			var err error
+			if etag, found, err = b.current(ctx, p); err != nil {
+				return change, err
+			}
+			if found != want {
+				return change, b.fail(opWrite, KindConflict, guardFailed(p, want, found))
+			}
+		}
 		if !put {
 			continue
 		}
@@ -81,7 +85,7 @@ func (b *bucketStore) guard(ctx context.Context, change Change, res *Result) (Ch
 			opts = putOptions(p, sum) // the check above is the guard, with a window this server cannot close
 		}
 		b.puts.Add(1)
-		_, err = b.client.PutObject(ctx, b.cfg.BucketName, p, bytes.NewReader(content), int64(len(content)), opts)
+		_, err := b.client.PutObject(ctx, b.cfg.BucketName, p, bytes.NewReader(content), int64(len(content)), opts)
 		b.noteOutcome(p, sum, false, err)
 		switch minio.ToErrorResponse(err).Code {
 		case "PreconditionFailed", "ConditionalRequestConflict":
