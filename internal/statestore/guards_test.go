@@ -106,7 +106,7 @@ func TestGuardsRace(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					_, errs[i] = st.Apply(ctx, Change{Message: "race", Guards: map[string]string{"race/r.yaml": ""},
-						Put: map[string][]byte{"race/r.yaml": []byte{byte('a' + i), '\n'}, "race/f" + string(rune('a'+i)) + ".yaml": []byte("x\n")}})
+						Put: map[string][]byte{"race/r.yaml": {byte('a' + i), '\n'}, "race/f" + string(rune('a'+i)) + ".yaml": []byte("x\n")}})
 				}()
 			}
 			wg.Wait()
