@@ -127,5 +127,5 @@ func (p *kratixProvider) DataSources(context.Context) []func() datasource.DataSo
 }
 
 func (p *kratixProvider) Functions(context.Context) []func() function.Function {
-	return []func() function.Function{NewMatchesFunction}
+	return []func() function.Function{NewMatchesFunction, NewShardFunction}
 }
