@@ -354,13 +354,18 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 	if !plan.InitWorkloads.ValueBool() {
 		message = "Delete from: " + layout.CanaryWorkName
 	}
+	regPath, record, held := registrationPath(m), []byte(nil), ""
+	if prior != nil && rewritesRegistration(plan) {
+		// An update: the store may hold this very record already (an import of a destination
+		// registered by this owner): adopt it, its instance_id included, without a write.
+		held = r.data.adoptRegistration(ctx, m, &plan)
+	}
 	if plan.InstanceID.IsUnknown() || plan.InstanceID.IsNull() {
 		plan.InstanceID = types.StringValue(newInstanceID())
 	}
 	who := fmt.Sprintf("Destination %q", plan.Name.ValueString())
 	writer := destinationWriter(plan.InstanceID.ValueString())
-	regPath, record := registrationPath(m), []byte(nil)
-	if prior == nil || rewritesRegistration(plan) {
+	if held == "" && (prior == nil || rewritesRegistration(plan)) {
 		if prior == nil {
 			if r.data.checkRegistrationFree(ctx, m, false, diags); diags.HasError() {
 				return
@@ -369,39 +374,36 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 		rec, _ := registrationOf(ctx, plan, r.data.ownerName(), r.data.clock())
 		record = registry.RenderDestination(rec)
 	}
-	ops, alone := p.Ops, false
-	if record != nil {
-		ops, alone = withRegistration(ops, m, regPath, record)
+	ops := p.Ops
+	if record != nil && prior == nil {
+		// Created: the record is part of the destination's own change (one commit on git).
+		ops = withRegistration(ops, m, regPath, record)
 	}
-	if alone {
-		// Only the record: best-effort on an update (see registration.go); its commit names it.
+	if failed := r.data.writeOps(ctx, "Destination", who, message, writer, ops, storeRefs{}.add(m), diags); len(failed) > 0 {
+		return
+	}
+	if record != nil && prior != nil {
+		// Updated: the record alone, best-effort (see registration.go); its commit names it.
 		var wd diag.Diagnostics
-		failed := r.data.writeOps(ctx, "Destination", who, "Update from: "+regPath, writer, ops, storeRefs{}.add(m), &wd)
-		if prior == nil {
-			diags.Append(wd...)
-			if len(failed) > 0 {
-				return
-			}
-		} else if len(failed) > 0 {
+		alone := withRegistration(nil, m, regPath, record)
+		if failed := r.data.writeOps(ctx, "Destination", who, "Update from: "+regPath, writer, alone, storeRefs{}.add(m), &wd); len(failed) > 0 {
 			record = nil
 		}
 		for _, d := range wd {
-			if prior == nil {
-				break
-			}
-			if d.Severity() == diag.SeverityError {
-				diags.AddAttributeWarning(path.Root("registration"), "Registration Not Written", fmt.Sprintf("Destination %q: its "+
-					"record %s could not be written (%s). %s\n\nThe destination's other changes are applied (its labels, weight and "+
-					"taints write nothing else); its record in the store still says what it said before, and the next plan "+
-					"writes it again.", m.Name, regPath, strings.ToLower(d.Summary()), d.Detail()))
-			} else {
+			if d.Severity() != diag.SeverityError {
 				diags.Append(d)
+				continue
 			}
+			diags.AddAttributeWarning(path.Root("registration"), "Registration Not Written", fmt.Sprintf("Destination %q: its "+
+				"record %s could not be written (%s). %s\n\nThe destination's other changes are applied (its labels, weight and "+
+				"taints write nothing else); its record in the store still says what it said before, and the next plan "+
+				"writes it again.", m.Name, regPath, strings.ToLower(d.Summary()), d.Detail()))
 		}
-	} else if failed := r.data.writeOps(ctx, "Destination", who, message, writer, ops, storeRefs{}.add(m), diags); len(failed) > 0 {
-		return
 	}
-	if record != nil || rewritesRegistration(plan) {
+	switch {
+	case held != "":
+		plan.Registration = tfvalue.StringMapValue(map[string]string{regPath: held})
+	case record != nil || rewritesRegistration(plan):
 		plan.Registration = registrationValue(regPath, record)
 	}
 	plan.ID = plan.Name

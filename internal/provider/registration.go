@@ -9,12 +9,16 @@ package provider
 // empties the attribute, so the next plan writes it again.
 //
 // Where each write goes:
-//   - create, or a change of what the record says together with the canaries: a Put in the
-//     destination's own Change (one commit on git; on a bucket one PUT of one object, which
-//     S3 makes visible whole or not at all);
-//   - a change of labels, weight or taints only, which writes nothing else (issue 37 point 5:
-//     a drain must work while a store is down): the record alone, best-effort; a failure is a
-//     warning, state keeps the registration empty, and the next plan writes it again;
+//   - create: a Put in the destination's own Change (one commit on git with its canaries; on a
+//     bucket one PUT of one object, which S3 makes visible whole or not at all);
+//   - update (a change of what the record says: labels, weight, taints, cleanup, ...; or a
+//     record missing or edited in the store): the record alone, after the canaries' write,
+//     best-effort: a change of labels, weight or taints writes nothing else (issue 37 point 5:
+//     a drain must work while a store is down), so a failure is a warning, state keeps the
+//     path with an empty MD5, and the next plan writes it again. On git it is a commit of its
+//     own ("Update from: <record path>"). A record the store holds already, this owner's and
+//     saying the same (an import of a destination this owner registered), is adopted without
+//     a write, its instance_id with it;
 //   - destroy: removed when the record is still this destination's (the same owner and
 //     instance_id; a replacement's record has a new instance_id, another owner's is never
 //     deleted).
@@ -139,16 +143,19 @@ func (d *providerData) checkRegistrationFree(ctx context.Context, m poolMember, 
 		return // reported where the store is opened for the write
 	}
 	p := registrationPath(m)
-	if atPlan {
-		// The plan's shared listing says whether there is a record at all: no GET for a free name.
-		sums, err := sharedView(store, m.Target.StorePath).Hashes(ctx, []string{p})
-		if err != nil {
-			tflog.Debug(ctx, "the registry could not be read at plan", map[string]any{"path": p, "error": err.Error()})
-			return
-		}
-		if _, ok := sums[p]; !ok {
-			return
-		}
+	// The writes' shared listing (the one the plan's take-over warning and the apply's writes
+	// use) says whether there is a record at all: no request of its own, no GET for a free name.
+	sums, err := writingView(store, m.Target.StorePath).Hashes(ctx, []string{p})
+	switch {
+	case err != nil && atPlan:
+		tflog.Debug(ctx, "the registry could not be read at plan", map[string]any{"path": p, "error": err.Error()})
+		return
+	case err != nil:
+		addStoreError(diags, "Cannot Register Destination", fmt.Sprintf("Destination %q: looking for its record %s in %s failed", m.Name, p, store.Describe()), err)
+		return
+	}
+	if _, ok := sums[p]; !ok {
+		return
 	}
 	rec, found, err := readRegistration(ctx, store, p)
 	var bad badRecord
@@ -186,8 +193,8 @@ func ownerText(owner string) string {
 }
 
 // withRegistration adds the record's Put to the destination's own Change at its location, or,
-// when the operation has none, makes an Op of it alone (alone true).
-func withRegistration(ops []placement.Op, m poolMember, p string, content []byte) (_ []placement.Op, alone bool) {
+// when the operation has none there, makes an Op of it alone.
+func withRegistration(ops []placement.Op, m poolMember, p string, content []byte) []placement.Op {
 	for i, op := range ops {
 		if op.Location.String() == m.Location.String() {
 			put := map[string][]byte{p: content}
@@ -195,11 +202,47 @@ func withRegistration(ops []placement.Op, m poolMember, p string, content []byte
 				put[k] = v
 			}
 			ops[i].Change.Put = put
-			return ops, false
+			return ops
 		}
 	}
 	return append(ops, placement.Op{Location: m.Location, Member: m.Member, Destinations: []string{m.Name},
-		Change: placement.Change{Put: map[string][]byte{p: content}}}), len(ops) == 0
+		Change: placement.Change{Put: map[string][]byte{p: content}}})
+}
+
+// adoptRegistration returns the MD5 of the record the store holds for destination m when it is
+// this owner's and says what the plan's record would (with plan's instance_id, or, while that is
+// unknown, as after an import, the record's, which plan then takes): nothing to write. Else "".
+// A store that cannot be read says nothing here: the write that follows reports it.
+func (d *providerData) adoptRegistration(ctx context.Context, m poolMember, plan *destinationModel) string {
+	if d == nil {
+		return ""
+	}
+	store, err := d.open(m.Store, false)
+	if err != nil {
+		return ""
+	}
+	p := registrationPath(m)
+	sums, err := writingView(store, m.Target.StorePath).Hashes(ctx, []string{p})
+	if err != nil || sums[p] == "" {
+		return ""
+	}
+	held, found, err := readRegistration(ctx, store, p)
+	if err != nil || !found || held.Owner != d.owner {
+		return ""
+	}
+	candidate := *plan
+	if candidate.InstanceID.IsUnknown() || candidate.InstanceID.IsNull() {
+		if held.Instance == "" {
+			return ""
+		}
+		candidate.InstanceID = types.StringValue(held.Instance)
+	}
+	want, ok := registrationOf(ctx, candidate, d.owner, time.Time{})
+	if !ok || !want.Same(held) {
+		return ""
+	}
+	plan.InstanceID = candidate.InstanceID
+	return sums[p]
 }
 
 // registrationValue is the `registration` of a record written with content, or, when it was not
