@@ -39,9 +39,11 @@ func TestAccGuideGettingStarted(t *testing.T) {
 		dep2 = "worker-2/dependencies/elastic-cloud/5058f/static/elastic-cloud-dependencies.yaml"
 		req1 = "worker-1/resources/default/elastic-cloud/example/instance-configure/5058f/example.yaml"
 	)
+	// The canaries, and each destination's registration record (issue 39).
 	canaries := []string{
 		"worker-1/dependencies/kratix-canary-namespace.yaml", "worker-1/resources/kratix-canary-configmap.yaml",
 		"worker-2/dependencies/kratix-canary-namespace.yaml", "worker-2/resources/kratix-canary-configmap.yaml",
+		".kratix-registry/destinations/worker-1.yaml", ".kratix-registry/destinations/worker-2.yaml",
 	}
 	tfvars := func(body string) {
 		t.Helper()
