@@ -47,6 +47,8 @@ func TestShardMovesFewNames(t *testing.T) {
 				t.Fatalf("%s moved from shard %d to %d growing %d shards to %d, not to the new shard", name, before, after, n, n+1)
 			}
 		}
+		t.Logf("%2d -> %2d shards: %4d of %d names moved (%.1f%%; 1/(N+1) = %.1f%%), shard sizes %v", n, n+1, moved, names,
+			100*float64(moved)/names, 100/float64(n+1), count)
 		if want := float64(names) / float64(n+1); float64(moved) < 0.8*want || float64(moved) > 1.2*want {
 			t.Errorf("growing %d shards to %d moved %d names, want about %.0f", n, n+1, moved, want)
 		}
