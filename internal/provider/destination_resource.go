@@ -313,7 +313,7 @@ func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest
 	if got, ok := found[m.Name]; ok {
 		state.Files = tfvalue.StringMapValue(got.Files)
 	}
-	state.Registration = r.data.refreshRegistration(ctx, m, state.Registration)
+	state.Registration = r.data.refreshRegistration(ctx, m, state)
 	resp.Diagnostics.Append(tfserver.SetState(ctx, &resp.State, &state)...)
 }
 

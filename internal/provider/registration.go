@@ -254,11 +254,15 @@ func registrationValue(p string, content []byte) types.Map {
 	return tfvalue.StringMapValue(map[string]string{p: memo.MD5(content)})
 }
 
-// refreshRegistration is Read's look at the record: its MD5 from the shared listing. A record
-// missing, or other than what was written, leaves the registration empty. A store that cannot
-// be read leaves it as it is (the canaries' refresh reports the store).
-func (d *providerData) refreshRegistration(ctx context.Context, m poolMember, held types.Map) types.Map {
-	if held.IsNull() || held.IsUnknown() || d == nil {
+// refreshRegistration is Read's look at the record of the destination in state: its MD5 from
+// the shared listing. A record missing, or other than what was written, leaves the registration
+// empty, so the next plan writes it again. State saved before registration existed (null) adopts
+// a record the store holds already, this owner's and saying what this destination would (one
+// read, once): nothing to write. A store that cannot be read leaves it as it is (the canaries'
+// refresh reports the store).
+func (d *providerData) refreshRegistration(ctx context.Context, m poolMember, state destinationModel) types.Map {
+	held := state.Registration
+	if held.IsUnknown() || d == nil {
 		return held
 	}
 	store, err := d.open(m.Store, false)
@@ -269,6 +273,17 @@ func (d *providerData) refreshRegistration(ctx context.Context, m poolMember, he
 	sums, err := sharedView(store, m.Target.StorePath).Hashes(ctx, []string{p})
 	if err != nil {
 		return held
+	}
+	if held.IsNull() {
+		if sums[p] == "" {
+			return held
+		}
+		rec, found, err := readRegistration(ctx, store, p)
+		want, ok := registrationOf(ctx, state, d.owner, time.Time{})
+		if err != nil || !found || !ok || rec.Owner != d.owner || !want.Same(rec) {
+			return held
+		}
+		return tfvalue.StringMapValue(map[string]string{p: sums[p]})
 	}
 	if want := tfvalue.StringMap(ctx, held)[p]; want != "" && sums[p] == want {
 		return held

@@ -4,7 +4,10 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -234,4 +237,63 @@ type laterCheck struct{ build func() statecheck.StateCheck }
 
 func (l laterCheck) CheckState(ctx context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
 	l.build().CheckState(ctx, req, resp)
+}
+
+// TestAccRegistration_stateBeforeRecords: a destination's state saved before registration
+// existed (no `registration`), while the store holds the record this destination would write
+// (its owner's, saying the same): the refresh adopts it, the plan is empty, and nothing is
+// written. With the record gone too, the plan writes it.
+func TestAccRegistration_stateBeforeRecords(t *testing.T) {
+	t.Parallel()
+	requireAcceptance(t)
+	ts := newTestStore(t, "bucket")
+	c := newCLI(t, map[string]string{"main.tf": requiredKratix + ownedBy(ts.provider, "", "fleet") +
+		kratixStateStore{Label: "s", Body: ts.store}.String() +
+		kratixDestination{Label: "w1", Name: q("w1"), Path: q("w1"), StateStore: "kratix_state_store.s", Labels: `{ env = "dev" }`}.String()})
+	if out, err := c.run("apply", "-auto-approve"); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	// The state as a provider without registration saved it.
+	dropRegistration := func() {
+		t.Helper()
+		raw, err := os.ReadFile(filepath.Join(c.dir, "terraform.tfstate"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st map[string]any
+		if err := json.Unmarshal(raw, &st); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range st["resources"].([]any) {
+			for _, inst := range r.(map[string]any)["instances"].([]any) {
+				delete(inst.(map[string]any)["attributes"].(map[string]any), "registration")
+			}
+		}
+		st["serial"] = st["serial"].(float64) + 1
+		out, _ := json.Marshal(st)
+		if err := os.WriteFile(filepath.Join(c.dir, "terraform.tfstate"), out, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dropRegistration()
+	mark := ts.mark(t)
+	if out, err := c.run("apply", "-auto-approve"); err != nil || !strings.Contains(out, "0 added, 0 changed, 0 destroyed") {
+		t.Errorf("with the record in the store, the apply after the upgrade should change nothing: %v\n%s", err, out)
+	}
+	// The journal itself, records included (WritesAfter would leave them out).
+	w, err := ts.journal.Writes(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w) != mark.Writes {
+		t.Errorf("the apply after the upgrade wrote %v", w[mark.Writes:])
+	}
+	if got := stateValues(t, c, "kratix_destination.w1")["registration"]; fmt.Sprint(got) == "<nil>" || fmt.Sprint(got) == "map[]" {
+		t.Errorf("registration after the upgrade is %v, want the record's path and MD5", got)
+	}
+	dropRegistration()
+	ts.remove(t, ".kratix-registry/destinations/w1.yaml")
+	if out, err := c.run("plan", "-detailed-exitcode"); err == nil || !strings.Contains(out, `".kratix-registry/destinations/w1.yaml" = (known after apply)`) {
+		t.Errorf("without the record the plan should write it: %v\n%s", err, out)
+	}
 }
