@@ -376,7 +376,11 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 	}
 	ops := p.Ops
 	if record != nil && prior == nil {
-		// Created: the record is part of the destination's own change (one commit on git).
+		// Created: the record is part of the destination's own change (one commit on git); without
+		// canaries to write (init_workloads = false), the commit is named for the record.
+		if !slices.ContainsFunc(ops, func(op placement.Op) bool { return len(op.Change.Put) > 0 }) {
+			message = "Update from: " + regPath
+		}
 		ops = withRegistration(ops, m, regPath, record)
 	}
 	if failed := r.data.writeOps(ctx, "Destination", who, message, writer, ops, storeRefs{}.add(m), diags); len(failed) > 0 {
@@ -446,7 +450,7 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 	if state.Cleanup.ValueString() != cleanupAll {
 		if len(deregistered) > 0 {
 			if _, err := store.Apply(ctx, placement.Change{Message: "Delete from: " + deregistered[0], Delete: deregistered}); err != nil {
-				addStoreError(&resp.Diagnostics, "Cannot Deregister Destination", fmt.Sprintf("Removing the record of destination %q failed", name), err)
+				resp.Diagnostics.Append(registrationLeft(name, deregistered[0], "removing it failed", err))
 			}
 		}
 		return

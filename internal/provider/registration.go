@@ -291,6 +291,16 @@ func (d *providerData) refreshRegistration(ctx context.Context, m poolMember, st
 	return tfvalue.StringMapValue(map[string]string{})
 }
 
+// registrationLeft is the warning of a destroy that could not remove the destination's record:
+// a destroy never fails for it (a destination moved away from a store that is down must go, as
+// its canaries stay with cleanup = "none"), so the record stays, out of date, until removed.
+func registrationLeft(name, p, what string, err error) diag.Diagnostic {
+	return diag.NewWarningDiagnostic("Registration Not Removed", fmt.Sprintf("Destination %q is destroyed, but its record %s "+
+		"stays in the store. Other workspaces still find the destination there (data.kratix_destinations) until the file "+
+		"is removed: delete it by hand once the store is back, or create the destination again, which takes it over.\n\n%s",
+		name, p, storeErrorDetail("The record: "+what, err)))
+}
+
 // deregister removes destination m's record, written by instance, when it is still this
 // owner's and this instance's: from the change a cleanup makes (c non-nil), else in a write of
 // its own. A record of another owner or another instance (a replacement's) stays.
@@ -304,7 +314,7 @@ func (d *providerData) deregister(ctx context.Context, store statestore.Store, m
 				"it is left as it is.", m.Name, p, store.Describe(), bad.err))
 			return false
 		}
-		addStoreError(diags, "Cannot Deregister Destination", fmt.Sprintf("Destination %q: reading its record %s failed", m.Name, p), err)
+		diags.Append(registrationLeft(m.Name, p, "reading it failed", err))
 		return false
 	}
 	if !found {
