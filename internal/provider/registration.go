@@ -21,7 +21,9 @@ package provider
 //     a write, its instance_id with it;
 //   - destroy: removed when the record is still this destination's (the same owner and
 //     instance_id; a replacement's record has a new instance_id, another owner's is never
-//     deleted).
+//     deleted), best-effort: a destination moved away from a store that is down must go, so
+//     a store that cannot be reached leaves the record with the warning "Registration Not
+//     Removed".
 //
 // A create whose record exists with another owner is refused at plan, and at apply when the
 // record appeared since.
