@@ -69,3 +69,26 @@ func TestChecks(t *testing.T) {
 		})
 	}
 }
+
+func TestGitOpsOnly(t *testing.T) {
+	got := GitOpsOnly([]string{
+		".kratix-registry/destinations/w1.yaml",
+		"fleet/.kratix-registry/destinations/w1.yaml",
+		"fleet/w1/dependencies/kratix-canary-namespace.yaml",
+		"fleet/.kratix-registry-old/x.yaml",
+		"PUT fleet/.kratix-registry/destinations/w1.yaml",
+		"DELETE .kratix-registry/destinations/w1.yaml",
+		"PUT fleet/w1/resources/kratix-canary-configmap.yaml",
+		"Update from: destination/w1",
+		"Update from: fleet/.kratix-registry/destinations/w1.yaml",
+	})
+	want := []string{
+		"fleet/w1/dependencies/kratix-canary-namespace.yaml",
+		"fleet/.kratix-registry-old/x.yaml",
+		"PUT fleet/w1/resources/kratix-canary-configmap.yaml",
+		"Update from: destination/w1",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("GitOpsOnly = %q, want %q", got, want)
+	}
+}

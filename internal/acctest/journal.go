@@ -41,7 +41,8 @@ func MarkNow(ctx context.Context, j Journal) (Mark, error) {
 	return m, nil
 }
 
-// WritesAfter lists the writes j recorded after m, oldest first.
+// WritesAfter lists the writes j recorded after m, oldest first, but those of the registry's
+// records (GitOpsOnly).
 func WritesAfter(ctx context.Context, j Journal, m Mark) ([]string, error) {
 	w, err := j.Writes(ctx)
 	if err != nil {
@@ -50,7 +51,7 @@ func WritesAfter(ctx context.Context, j Journal, m Mark) ([]string, error) {
 	if m.Writes > len(w) {
 		return nil, fmt.Errorf("%s: the mark is at write %d, but the journal holds only %d", j, m.Writes, len(w))
 	}
-	return w[m.Writes:], nil
+	return GitOpsOnly(w[m.Writes:]), nil
 }
 
 // SetMark is a check that always passes and sets *m to where j stands when it runs: a step's

@@ -11,7 +11,6 @@ import (
 	"io"
 	"io/fs"
 	"sort"
-	"strings"
 
 	"github.com/minio/minio-go/v7"
 
@@ -22,7 +21,8 @@ import (
 type Store interface {
 	// String names the store in failure messages.
 	String() string
-	// Files lists the path of every file the store holds, sorted.
+	// Files lists the path of every file the store holds, sorted, but the registry's records
+	// (GitOpsOnly).
 	Files(ctx context.Context) ([]string, error)
 	// Read returns the content of the file at path and true, or false if there is none.
 	Read(ctx context.Context, path string) ([]byte, bool, error)
@@ -49,7 +49,7 @@ func (b bucketStore) Files(ctx context.Context) ([]string, error) {
 		out = append(out, o.Key)
 	}
 	sort.Strings(out)
-	return out, nil
+	return GitOpsOnly(out), nil
 }
 
 func (b bucketStore) Read(ctx context.Context, path string) ([]byte, bool, error) {
@@ -87,7 +87,7 @@ func (g gitStore) Files(context.Context) ([]string, error) {
 		return nil, err
 	}
 	sort.Strings(files)
-	return files, nil
+	return GitOpsOnly(files), nil
 }
 
 func (g gitStore) Read(_ context.Context, path string) ([]byte, bool, error) {
@@ -106,7 +106,7 @@ func (g gitStore) Read(_ context.Context, path string) ([]byte, bool, error) {
 const Registry = ".kratix-registry/"
 
 // InRegistry reports whether a store path is in a registry.
-func InRegistry(p string) bool { return strings.Contains("/"+p, "/"+Registry) }
+func InRegistry(p string) bool { return IsRecord(p) }
 
 // Layout is s without its registry: the GitOps layout as the clusters read it, for checks
 // that compare a whole store with what the destinations must hold. The owner records are

@@ -310,8 +310,10 @@ func TestAccAdoptKratixStore(t *testing.T) {
 		}
 		acctest.Run(t, acctest.NoWritesSince(ts.journal, &mark))
 		if kind != "bucket" {
-			if n := gitCommits(t, ts); n != commits {
-				t.Errorf("the apply made %d commits, want none", n-commits)
+			// One commit per adopted destination, each writing only its registration record (issue
+			// 39), which the journal leaves out: NoWritesSince above sees no other.
+			if n := gitCommits(t, ts); n-commits != len(adoptModes) {
+				t.Errorf("the apply made %d commits, want %d, one per destination's record", n-commits, len(adoptModes))
 			}
 		}
 		if after := ts.list(t); !reflect.DeepEqual(after, before) {

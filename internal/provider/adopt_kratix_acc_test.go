@@ -346,9 +346,11 @@ func testAdoptKratixWorkNames(t *testing.T, kind string) {
 		if got := ts.recorder.putBodies(a2Rest); !reflect.DeepEqual(got, wantRest) {
 			t.Errorf("the PUTs of %s were\n%q\nwant\n%q", a2Rest, got, wantRest)
 		}
-	} else if n := gitCommits(t, ts) - commits; n != 2 {
-		// One for the promise's parts, one for agg's part: nothing else is written.
-		t.Errorf("the apply made %d commits, want 2 (the promise's parts, agg's part): %v", n, ts.writesSince(t, mark))
+	} else if w := ts.writesSince(t, mark); len(w) != 2 {
+		// One for the promise's parts, one for agg's part: nothing else of the layout is written
+		// (the adopted destinations' registration records, issue 39, are commits of their own,
+		// which the journal leaves out).
+		t.Errorf("the apply made %d commits of the layout, want 2 (the promise's parts, agg's part): %v (%d commits in all)", len(w), w, gitCommits(t, ts)-commits)
 	}
 	// Every file Kratix wrote is there with its content, a2's aggregate in Kratix's order; the
 	// files added are exactly the parts.

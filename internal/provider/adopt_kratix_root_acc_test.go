@@ -244,8 +244,10 @@ func testAdoptKratixRootDestination(t *testing.T, kind string) {
 		if p := ts.recorder.probeWrites(); len(p) > 0 {
 			t.Errorf("the apply probed the imported store: %v", p)
 		}
-	} else if n := gitCommits(t, ts) - commits; n != 0 {
-		t.Errorf("the apply made %d commits, want none: %v", n, ts.writesSince(t, mark))
+	} else if n, w := gitCommits(t, ts)-commits, ts.writesSince(t, mark); n != 7 || len(w) != 0 {
+		// One commit per adopted destination, each writing its registration record and nothing
+		// else (issue 39; the journal leaves out commits named for a record: see acctest.GitOpsOnly).
+		t.Errorf("the apply made %d commits, want 7, one per destination's record: %v", n, ts.writesSince(t, mark))
 	}
 	if after := ts.list(t); !reflect.DeepEqual(after, before) {
 		t.Errorf("the store's files after the apply:\n%v\nwant\n%v", after, before)

@@ -30,6 +30,7 @@ type destinationModel struct {
 	Cleanup            types.String `tfsdk:"cleanup"`
 	Root               types.String `tfsdk:"root"`
 	Files              types.Map    `tfsdk:"files"`
+	Registration       types.Map    `tfsdk:"registration"`
 	InstanceID         types.String `tfsdk:"instance_id"`
 
 	Timeouts timeouts.Value `tfsdk:"timeouts"`

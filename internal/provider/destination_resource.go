@@ -28,6 +28,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/storeconfig"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
+	"github.com/promise-platform/terraform-provider-kratix/internal/registry"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
@@ -161,6 +162,19 @@ func (r *destinationResource) Schema(ctx context.Context, _ resource.SchemaReque
 				MarkdownDescription: "The canary files this destination keeps in the store: path to the MD5 of their " +
 					"content. Known during plan; a file missing or changed in the store shows here as a difference.",
 			},
+			"registration": schema.MapAttribute{
+				ElementType: types.StringType, Computed: true,
+				MarkdownDescription: "The destination's registration record in its store, path to the MD5 of its content: " +
+					"Kratix's `Destination` object (labels, path, filepath mode, state store reference) with this provider's " +
+					"extensions (owner, taints, weight, instance id, the time written) in annotations under `" +
+					registry.AnnotationPrefix + "`, at `<store path>/" + layout.RegistryDir + "/destinations/<name>.yaml`, " +
+					"outside every destination's folder, where `data.kratix_destinations` in other workspaces finds it. " +
+					"It is written on create and whenever what it says changes (the MD5 is then known after apply, as the " +
+					"record holds the time it was written), removed on destroy when it is still this owner's, and " +
+					"written again when it is deleted or edited in the store. Creating a destination whose record another " +
+					"owner (the provider's `owner`) holds is refused. A change of labels, weight or taints writes only the " +
+					"record, and a store that cannot be reached then is a warning, not an error: the next plan writes it again.",
+			},
 		},
 		Blocks: map[string]schema.Block{"timeouts": schemautil.TimeoutsBlock(ctx, schemautil.OpCreate, schemautil.OpRead, schemautil.OpUpdate, schemautil.OpDelete)},
 	}
@@ -205,11 +219,16 @@ func (r *destinationResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if plan.InstanceID.IsNull() {
 		plan.InstanceID = types.StringUnknown() // imported: the apply gives it one
 	}
+	var prior *destinationModel
 	if !req.State.Raw.IsNull() {
 		var state destinationModel
 		resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
 		warnNewTaints(m.Name, state.Taints, plan.Taints, func() ([]string, bool) { return r.data.requestsHeld(ctx, m) }, &resp.Diagnostics)
+		prior = &state
+	} else if r.data.checkRegistrationFree(ctx, m, true, &resp.Diagnostics); resp.Diagnostics.HasError() {
+		return
 	}
+	plan.Registration = plannedRegistration(ctx, r.data, m, plan, prior)
 	resp.Diagnostics.Append(tfserver.SetPlan(ctx, &resp.Plan, &plan)...)
 }
 
@@ -294,6 +313,7 @@ func (r *destinationResource) Read(ctx context.Context, req resource.ReadRequest
 	if got, ok := found[m.Name]; ok {
 		state.Files = tfvalue.StringMapValue(got.Files)
 	}
+	state.Registration = r.data.refreshRegistration(ctx, m, state)
 	resp.Diagnostics.Append(tfserver.SetState(ctx, &resp.State, &state)...)
 }
 
@@ -334,14 +354,61 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 	if !plan.InitWorkloads.ValueBool() {
 		message = "Delete from: " + layout.CanaryWorkName
 	}
+	regPath, record, held := registrationPath(m), []byte(nil), ""
+	if prior != nil && rewritesRegistration(plan) {
+		// An update: the store may hold this very record already (an import of a destination
+		// registered by this owner): adopt it, its instance_id included, without a write.
+		held = r.data.adoptRegistration(ctx, m, &plan)
+	}
 	if plan.InstanceID.IsUnknown() || plan.InstanceID.IsNull() {
 		plan.InstanceID = types.StringValue(newInstanceID())
 	}
 	who := fmt.Sprintf("Destination %q", plan.Name.ValueString())
 	writer := destinationWriter(plan.InstanceID.ValueString())
-	failed := r.data.writeOps(ctx, "Destination", who, message, writer, p.Ops, storeRefs{}.add(m), diags)
-	if len(failed) > 0 {
+	if held == "" && (prior == nil || rewritesRegistration(plan)) {
+		if prior == nil {
+			if r.data.checkRegistrationFree(ctx, m, false, diags); diags.HasError() {
+				return
+			}
+		}
+		rec, _ := registrationOf(ctx, plan, r.data.ownerName(), r.data.clock())
+		record = registry.RenderDestination(rec)
+	}
+	ops := p.Ops
+	if record != nil && prior == nil {
+		// Created: the record is part of the destination's own change (one commit on git); without
+		// canaries to write (init_workloads = false), the commit is named for the record.
+		if !slices.ContainsFunc(ops, func(op placement.Op) bool { return len(op.Change.Put) > 0 }) {
+			message = "Update from: " + regPath
+		}
+		ops = withRegistration(ops, m, regPath, record)
+	}
+	if failed := r.data.writeOps(ctx, "Destination", who, message, writer, ops, storeRefs{}.add(m), diags); len(failed) > 0 {
 		return
+	}
+	if record != nil && prior != nil {
+		// Updated: the record alone, best-effort (see registration.go); its commit names it.
+		var wd diag.Diagnostics
+		alone := withRegistration(nil, m, regPath, record)
+		if failed := r.data.writeOps(ctx, "Destination", who, "Update from: "+regPath, writer, alone, storeRefs{}.add(m), &wd); len(failed) > 0 {
+			record = nil
+		}
+		for _, d := range wd {
+			if d.Severity() != diag.SeverityError {
+				diags.Append(d)
+				continue
+			}
+			diags.AddAttributeWarning(path.Root("registration"), "Registration Not Written", fmt.Sprintf("Destination %q: its "+
+				"record %s could not be written (%s). %s\n\nThe destination's other changes are applied (its labels, weight and "+
+				"taints write nothing else); its record in the store still says what it said before, and the next plan "+
+				"writes it again.", m.Name, regPath, strings.ToLower(d.Summary()), d.Detail()))
+		}
+	}
+	switch {
+	case held != "":
+		plan.Registration = tfvalue.StringMapValue(map[string]string{regPath: held})
+	case record != nil || rewritesRegistration(plan):
+		plan.Registration = registrationValue(regPath, record)
 	}
 	plan.ID = plan.Name
 	plan.Root = types.StringValue(m.Target.Root)
@@ -360,7 +427,7 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 	defer done()
 	var state destinationModel
 	resp.Diagnostics.Append(tfserver.GetState(ctx, req.State, &state)...)
-	if resp.Diagnostics.HasError() || state.Cleanup.ValueString() != cleanupAll {
+	if resp.Diagnostics.HasError() {
 		return
 	}
 	m, ok, d := state.member()
@@ -369,6 +436,25 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 		return
 	}
 	name := state.Name.ValueString()
+	store := r.open(m.Store, name, &resp.Diagnostics)
+	if store == nil {
+		return
+	}
+	var deregistered []string
+	if r.data.deregister(ctx, store, m, state.InstanceID.ValueString(), &resp.Diagnostics) {
+		deregistered = []string{registrationPath(m)}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if state.Cleanup.ValueString() != cleanupAll {
+		if len(deregistered) > 0 {
+			if _, err := store.Apply(ctx, placement.Change{Message: "Delete from: " + deregistered[0], Delete: deregistered}); err != nil {
+				resp.Diagnostics.Append(registrationLeft(name, deregistered[0], "removing it failed", err))
+			}
+		}
+		return
+	}
 	// Replaced by a destination in the same folder: the canaries it writes again stay (see
 	// privstate/successor.go), and so does every file another object wrote earlier in this apply (see
 	// writelog.go): the successor's canaries, created before this one is destroyed under
@@ -376,10 +462,6 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 	// None of those is an orphan: it was written for an object the apply keeps (or one whose
 	// own destroy, which Terraform runs before this one's, has removed it already).
 	successor := privstate.ReadSuccessor(ctx, req.Private).With(r.data.writtenByOthers(destinationWriter(state.InstanceID.ValueString())))
-	store := r.open(m.Store, name, &resp.Diagnostics)
-	if store == nil {
-		return
-	}
 	listing, err := store.List(ctx, layout.Prefix(m.Target.Root))
 	if err != nil {
 		addStoreError(&resp.Diagnostics, "Cannot Clean Up Destination", fmt.Sprintf("Listing the files of destination %q failed", name), err)
@@ -397,6 +479,7 @@ func (r *destinationResource) Delete(ctx context.Context, req resource.DeleteReq
 		return
 	}
 	c.Message = "Delete from: destination/" + name
+	c.Delete = append(c.Delete, deregistered...)
 	res, err := store.Apply(ctx, c)
 	if err != nil {
 		addStoreError(&resp.Diagnostics, "Cannot Clean Up Destination", fmt.Sprintf("Removing the files of destination %q failed", name), err)

@@ -27,7 +27,7 @@ func TestDirectCreateKinds(t *testing.T) {
 	}
 	want := map[string]string{
 		destinationTypeName: "defaults [aggregated_filename cleanup filepath_mode init_workloads strict_match_labels]; " +
-			"computed [files id instance_id root]; modifiers [filepath_mode aggregated_filename id instance_id name path state_store]",
+			"computed [files id instance_id registration root]; modifiers [filepath_mode aggregated_filename id instance_id name path state_store]",
 		requestTypeName: "defaults [namespace pipeline]; computed [destination destinations group_placements health id location misscheduled placements root written_files]; " +
 			"modifiers [id name namespace pipeline]",
 		promiseTypeName: "defaults [on_unschedule]; computed [health id misscheduled_destinations placements revisions rollout_status scheduled_destinations]; " +

@@ -190,7 +190,8 @@ func TestAccQuickstart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ".kratix-registry/owners/promise_team-namespace.yaml\n" +
+	want := ".kratix-registry/destinations/worker-1.yaml\n.kratix-registry/destinations/worker-2.yaml\n" + // registration records (issue 39)
+		".kratix-registry/owners/promise_team-namespace.yaml\n" + // owner records (issue 39)
 		".kratix-registry/owners/request_team-namespace_default_team-a-quota.yaml\n" +
 		"worker-1/dependencies/kratix-canary-namespace.yaml\n" +
 		"worker-1/dependencies/team-namespace/5058f/static/team-namespace-dependencies.yaml\n" +

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/acctest"
 )
 
 // TestAccGuideDrain walks the guide "Taking a destination out of service" with its example, the
@@ -44,6 +46,24 @@ func TestAccGuideDrain(t *testing.T) {
 			t.Fatalf("git %v: %v", args, err)
 		}
 		return strings.TrimSpace(string(out))
+	}
+	// gitOps is what the repository holds of the GitOps layout, and gitOpsCommits the subjects of
+	// the commits since rev that wrote it: the destinations' registration records (issue 39),
+	// which a change of taints rewrites in commits of their own, are left out (acctest.GitOpsOnly).
+	gitOps := func() string {
+		var out []string
+		for _, l := range strings.Split(git("ls-tree", "-r", "main"), "\n") {
+			if f := strings.Split(l, "\t"); len(f) == 2 && !acctest.IsRecord(f[1]) {
+				out = append(out, l)
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	gitOpsCommits := func(rev string) []string {
+		if out := git("log", "--format=%s", rev+"..main"); out != "" {
+			return acctest.GitOpsOnly(strings.Split(out, "\n"))
+		}
+		return nil
 	}
 	// said collects everything the provider said in this run, whitespace folded: the human plan
 	// output (wrapped at 78 columns) and each diagnostic of the JSON plans (Terraform folds
@@ -134,11 +154,11 @@ func TestAccGuideDrain(t *testing.T) {
 
 	// Cordon: nothing changes in the repository; a new request would go to its next choice.
 	setMaintenance(`{ "worker-1" = "NoSchedule" }`)
-	tree := git("rev-parse", "main^{tree}")
+	tree := gitOps()
 	plan(2, "Warning: Destination Cordoned", `Destination "worker-1" is tainted maintenance:NoSchedule: nothing new is`)
 	cli.apply(t)
-	if got := git("rev-parse", "main^{tree}"); got != tree {
-		t.Errorf("the cordon changed the repository's files: tree %s -> %s", tree, got)
+	if got := gitOps(); got != tree {
+		t.Errorf("the cordon changed the repository's files:\n%s\n->\n%s", tree, got)
 	}
 	if got := nextRequest(); !strings.Contains(got, `"destination":"`+first("catalog", rest)+`"`) ||
 		!strings.Contains(got, `worker-1: tainted maintenance:NoSchedule, not tolerated`) {
@@ -199,7 +219,7 @@ func TestAccGuideDrain(t *testing.T) {
 			t.Errorf("the drain's commits do not rename %s's file from worker-1 to %s:\n%s", n, first(n, rest), log)
 		}
 	}
-	if n := strings.Count(log, "Update from:"); n != len(leaving) {
+	if n := len(gitOpsCommits(before)); n != len(leaving) {
 		t.Errorf("the drain made %d commits, want %d (one per moved request):\n%s", n, len(leaving), log)
 	}
 	if !slices.Contains(strings.Split(git("ls-tree", "-r", "--name-only", "main"), "\n"), "worker-1/dependencies/postgres/5058f/static/postgres-dependencies.yaml") {
@@ -236,7 +256,7 @@ func TestAccGuideDrain(t *testing.T) {
 		t.Errorf("bringing worker-1 back moves a request:\n%s", out)
 	}
 	cli.apply(t)
-	if got := git("rev-parse", "main"); got != head {
+	if got := gitOpsCommits(head); len(got) > 0 {
 		t.Errorf("bringing worker-1 back committed: %s", git("log", "--format=%s", "--name-status", head+"..main"))
 	}
 	if got := placed(); !maps.Equal(got, drained) {

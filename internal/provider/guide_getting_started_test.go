@@ -42,9 +42,11 @@ func TestAccGuideGettingStarted(t *testing.T) {
 		promiseRecord = ".kratix-registry/owners/promise_elastic-cloud.yaml"
 		requestRecord = ".kratix-registry/owners/request_elastic-cloud_default_example.yaml"
 	)
+	// The canaries, and each destination's registration record (issue 39).
 	canaries := []string{
 		"worker-1/dependencies/kratix-canary-namespace.yaml", "worker-1/resources/kratix-canary-configmap.yaml",
 		"worker-2/dependencies/kratix-canary-namespace.yaml", "worker-2/resources/kratix-canary-configmap.yaml",
+		".kratix-registry/destinations/worker-1.yaml", ".kratix-registry/destinations/worker-2.yaml",
 	}
 	tfvars := func(body string) {
 		t.Helper()

@@ -432,14 +432,15 @@ func refusedWrite(at tfpath.Path, who string, r *stakeRefused, store string) dia
 		"If the other owner should keep it, remove it from this configuration, or place it on other destinations. "+
 		"To take it over on purpose, have the other owner drop it from its state (terraform state rm), then import "+
 		"it here (terraform import), which makes this workspace its owner. This workspace writes as %s.",
-		who, r.Stake.Root, store, r.There, r.Stake.File, ownerText(r.Stake.Holder.Owner))
+		who, r.Stake.Root, store, r.There, r.Stake.File, ownerNamed(r.Stake.Holder.Owner))
 	if at.Equal(tfpath.Empty()) {
 		return diag.NewErrorDiagnostic("Placement Held By Another Owner", detail)
 	}
 	return diag.NewAttributeErrorDiagnostic(at, "Placement Held By Another Owner", detail)
 }
 
-func ownerText(owner string) string {
+// ownerNamed spells the owner this workspace writes as: owner "fleet", or the unnamed owner.
+func ownerNamed(owner string) string {
 	if owner == "" {
 		return "the unnamed owner (set owner in the provider block to name it)"
 	}

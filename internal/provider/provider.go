@@ -123,9 +123,9 @@ func (p *kratixProvider) Resources(context.Context) []func() resource.Resource {
 }
 
 func (p *kratixProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{NewPlacementDataSource}
+	return []func() datasource.DataSource{NewPlacementDataSource, NewDestinationsDataSource}
 }
 
 func (p *kratixProvider) Functions(context.Context) []func() function.Function {
-	return []func() function.Function{NewMatchesFunction}
+	return []func() function.Function{NewMatchesFunction, NewShardFunction}
 }

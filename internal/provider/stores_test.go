@@ -297,6 +297,17 @@ func newFileRepo(t *testing.T) string {
 	return bare
 }
 
+// gitOpsCommitCount is commitCount without the commits that write only a registration record
+// (named for it: acctest.GitOpsOnly), which a change of a destination's labels makes (issue 39).
+func gitOpsCommitCount(t *testing.T, bare string) int {
+	t.Helper()
+	out, err := exec.Command("git", "--git-dir", bare, "log", "--format=%s", "main").Output()
+	if err != nil {
+		t.Fatalf("listing the commits of %s: %v", bare, err)
+	}
+	return len(acctest.GitOpsOnly(strings.Split(strings.TrimSpace(string(out)), "\n")))
+}
+
 func commitCount(t *testing.T, bare string) int {
 	t.Helper()
 	out, err := exec.Command("git", "--git-dir", bare, "rev-list", "--count", "main").Output()

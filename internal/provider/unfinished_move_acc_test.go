@@ -41,8 +41,10 @@ func refusedCount(ts *testStore) int {
 //
 //   - w1's labels, weight and a NoSchedule taint change, and both stores are down during the
 //     apply of that plan: the apply succeeds (the destination, the promise and the request have
-//     nothing to write), and no request reached either bucket (the recorders count even those
-//     they drop).
+//     nothing to write but w1's registration record, which is best-effort: a warning), no
+//     request reached bucket b, and bucket a saw only the record's write (the recorders count
+//     even those they drop); with the stores back, the next plan writes w1's record and nothing
+//     else, and the plan after it is empty.
 //   - w1 drained (NoExecute) with store a down during the apply: the destination and the promise
 //     have nothing to write (no "Cannot Write Destination" or "Cannot Write Promise"), so the
 //     request is applied: it is written on w2, its removal from w1 fails, and the apply says
@@ -95,9 +97,16 @@ func testTouchNoStore(t *testing.T, kind string) {
 	if err != nil {
 		t.Errorf("with both stores down, the apply of a change of labels, weight and taints only failed:\n%s", out)
 	}
+	if flat := strings.Join(strings.Fields(out), " "); !strings.Contains(flat, "Registration Not Written") ||
+		!strings.Contains(flat, `Destination "w1": its record .kratix-registry/destinations/w1.yaml could not be written`) {
+		t.Errorf("the apply should warn that w1's record could not be written:\n%s", out)
+	}
 	if a.recorder != nil {
-		if got := a.recorder.refusedSince(refusedA); len(got) > 0 {
-			t.Errorf("the apply of labels, weight and taints sent %d requests to bucket a: %v", len(got), got)
+		// The record's write: the listing of the bucket it starts with, or the record itself.
+		for _, r := range a.recorder.refusedSince(refusedA) {
+			if r != "GET /"+strings.TrimPrefix(a.view.String(), "bucket ")+"/" && !strings.Contains(r, ".kratix-registry/destinations/w1.yaml") {
+				t.Errorf("the apply of labels, weight and taints sent bucket a a request other than w1's record's: %s", r)
+			}
 		}
 		if got := b.recorder.refusedSince(refusedB); len(got) > 0 {
 			t.Errorf("the apply of labels, weight and taints sent %d requests to bucket b: %v", len(got), got)
@@ -109,8 +118,24 @@ func testTouchNoStore(t *testing.T, kind string) {
 	if w := b.writesSince(t, writesB); len(w) > 0 {
 		t.Errorf("store b was written: %v", w)
 	}
+	// The stores are back: the next plan writes w1's record again, and only that.
+	if out, err := c.run("plan", "-detailed-exitcode", "-out", "record.tfplan"); err == nil ||
+		!strings.Contains(out, "Plan: 0 to add, 1 to change, 0 to destroy.") || !strings.Contains(out, "kratix_destination.w[0] will be updated") ||
+		!strings.Contains(out, `".kratix-registry/destinations/w1.yaml" = (known after apply)`) {
+		t.Errorf("the plan after the relabel should write w1's record again, and only that: %v\n%s", err, out)
+	}
+	writesA = a.mark(t)
+	if out, err := c.run("apply", "record.tfplan"); err != nil {
+		t.Errorf("the apply of w1's record: %v\n%s", err, out)
+	}
+	if w := a.writesSince(t, writesA); len(w) > 0 {
+		t.Errorf("the apply of w1's record wrote more than the record to store a: %v", w)
+	}
+	if content, found := a.read(t, ".kratix-registry/destinations/w1.yaml"); !found || !strings.Contains(string(content), "zone: east") {
+		t.Errorf("w1's record should say its new label zone = east: %q", content)
+	}
 	if out, err := c.run("plan", "-detailed-exitcode"); err != nil {
-		t.Errorf("the plan after the relabel is not empty: %v\n%s", err, out)
+		t.Errorf("the plan after the relabel and the record's write is not empty: %v\n%s", err, out)
 	}
 
 	// The drain, with store a down: the request moves half-way and says so.
