@@ -310,10 +310,12 @@ func TestAccAdoptKratixStore(t *testing.T) {
 		}
 		acctest.Run(t, acctest.NoWritesSince(ts.journal, &mark))
 		if kind != "bucket" {
-			// One commit per adopted destination, each writing only its registration record (issue
-			// 39), which the journal leaves out: NoWritesSince above sees no other.
-			if n := gitCommits(t, ts); n-commits != len(adoptModes) {
-				t.Errorf("the apply made %d commits, want %d, one per destination's record", n-commits, len(adoptModes))
+			// One commit per adopted destination, each writing only its registration record, and
+			// those of the imported objects' owner records, which the imports take over (issue
+			// 39): the journal leaves out commits that change only the registry, and
+			// NoWritesSince above sees no other.
+			if n := gitCommits(t, ts); n-commits < len(adoptModes) {
+				t.Errorf("the apply made %d commits, want at least %d, one per destination's record", n-commits, len(adoptModes))
 			}
 		}
 		if after := ts.list(t); !reflect.DeepEqual(after, before) {

@@ -350,3 +350,31 @@ func onStoresOf(t *testing.T, kinds []string, body func(t *testing.T, kind strin
 		t.Run(kind, func(t *testing.T) { body(t, kind) })
 	}
 }
+
+// layoutChangedSince lists the files outside the registry that branch main of the bare
+// repository changed since commit from (a hash, or "main~N"): what the commits since then did to
+// the GitOps layout. Owner and registration records (acctest.IsRecord) are left out.
+func layoutChangedSince(t *testing.T, bare, from string) []string {
+	t.Helper()
+	out, err := exec.Command("git", "--git-dir", bare, "diff", "--name-only", from, "main").Output()
+	if err != nil {
+		t.Fatalf("diffing %s since %s: %v", bare, from, err)
+	}
+	var changed []string
+	for _, p := range strings.Fields(string(out)) {
+		if !acctest.IsRecord(p) {
+			changed = append(changed, p)
+		}
+	}
+	return changed
+}
+
+// bareTip is the commit at the tip of branch main of the bare repository.
+func bareTip(t *testing.T, bare string) string {
+	t.Helper()
+	out, err := exec.Command("git", "--git-dir", bare, "rev-parse", "main").Output()
+	if err != nil {
+		t.Fatalf("reading the tip of %s: %v", bare, err)
+	}
+	return strings.TrimSpace(string(out))
+}
