@@ -2,14 +2,14 @@ package acctest
 
 import "strings"
 
-// registryFolder is the folder, under a store's path, where the provider keeps its registration
-// records (issue 39). Spelled here, not taken from the provider's code: see the package doc.
-const registryFolder = ".kratix-registry/"
+// Registry is the folder, under a store's path, where the provider keeps its registration and
+// owner records (issue 39). Spelled here, not taken from the provider's code: see the package doc.
+const Registry = ".kratix-registry/"
 
 // IsRecord reports whether the store path p lies in a registry folder, at any depth (a store
 // path puts it under a folder).
 func IsRecord(p string) bool {
-	return strings.HasPrefix(p, registryFolder) || strings.Contains(p, "/"+registryFolder)
+	return strings.HasPrefix(p, Registry) || strings.Contains(p, "/"+Registry)
 }
 
 // GitOpsOnly is the one filter of the registry out of what tests compare as a store's GitOps

@@ -101,27 +101,14 @@ func (g gitStore) Read(_ context.Context, path string) ([]byte, bool, error) {
 	return content, true, nil
 }
 
-// Registry is the folder, at any depth, where the provider keeps its owner records and
-// published objects (layout.RegistryDir): bookkeeping outside every destination folder.
-const Registry = ".kratix-registry/"
-
-// InRegistry reports whether a store path is in a registry.
-func InRegistry(p string) bool { return IsRecord(p) }
-
 // Layout is s without its registry: the GitOps layout as the clusters read it, for checks
-// that compare a whole store with what the destinations must hold. The owner records are
-// checked by tests of their own.
+// that compare a whole store with what the destinations must hold (GitOpsOnly). The records
+// are checked by tests of their own.
 func Layout(s Store) Store { return layoutStore{s} }
 
 type layoutStore struct{ Store }
 
 func (l layoutStore) Files(ctx context.Context) ([]string, error) {
 	files, err := l.Store.Files(ctx)
-	out := files[:0:0]
-	for _, p := range files {
-		if !InRegistry(p) {
-			out = append(out, p)
-		}
-	}
-	return out, err
+	return GitOpsOnly(files), err
 }

@@ -80,13 +80,7 @@ func (j recorderJournal) String() string { return "bucket " + j.bucket }
 
 func (j recorderJournal) Writes(context.Context) ([]string, error) {
 	w, _ := j.recorder.snapshot()
-	out := w[:0:0]
-	for _, write := range w {
-		if _, key, _ := strings.Cut(write, " "); !acctest.InRegistry(key) {
-			out = append(out, write) // the layout's writes: the registry's are the owner tests' business
-		}
-	}
-	return out, nil
+	return acctest.GitOpsOnly(w), nil // the layout's writes: the registry's are the record tests' business
 }
 
 func (j recorderJournal) Requests() (int, bool) {
