@@ -355,7 +355,7 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 		message = "Delete from: " + layout.CanaryWorkName
 	}
 	regPath, record, held := registrationPath(m), []byte(nil), ""
-	if prior != nil && rewritesRegistration(plan) {
+	if prior != nil && rewritesRegistration(plan.Registration) {
 		// An update: the store may hold this very record already (an import of a destination
 		// registered by this owner): adopt it, its instance_id included, without a write.
 		held = r.data.adoptRegistration(ctx, m, &plan)
@@ -365,7 +365,7 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 	}
 	who := fmt.Sprintf("Destination %q", plan.Name.ValueString())
 	writer := destinationWriter(plan.InstanceID.ValueString())
-	if held == "" && (prior == nil || rewritesRegistration(plan)) {
+	if held == "" && (prior == nil || rewritesRegistration(plan.Registration)) {
 		if prior == nil {
 			if r.data.checkRegistrationFree(ctx, m, false, diags); diags.HasError() {
 				return
@@ -407,7 +407,7 @@ func (r *destinationResource) converge(ctx context.Context, plan destinationMode
 	switch {
 	case held != "":
 		plan.Registration = tfvalue.StringMapValue(map[string]string{regPath: held})
-	case record != nil || rewritesRegistration(plan):
+	case record != nil || rewritesRegistration(plan.Registration):
 		plan.Registration = registrationValue(regPath, record)
 	}
 	plan.ID = plan.Name

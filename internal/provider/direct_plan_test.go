@@ -30,7 +30,7 @@ func TestDirectCreateKinds(t *testing.T) {
 			"computed [files id instance_id registration root]; modifiers [filepath_mode aggregated_filename id instance_id name path state_store]",
 		requestTypeName: "defaults [namespace pipeline]; computed [destination destinations group_placements health id location misscheduled placements root written_files]; " +
 			"modifiers [id name namespace pipeline]",
-		promiseTypeName: "defaults [on_unschedule]; computed [health id misscheduled_destinations placements revisions rollout_status scheduled_destinations]; " +
+		promiseTypeName: "defaults [on_unschedule]; computed [health id misscheduled_destinations placements registration revisions rollout_status scheduled_destinations]; " +
 			"modifiers [id name]",
 	}
 	for name, w := range want {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -14,6 +15,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/manifestattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
+	"github.com/promise-platform/terraform-provider-kratix/internal/registry"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 )
 
@@ -39,6 +41,7 @@ type promiseModel struct {
 	Guard                    types.Object       `tfsdk:"guard"`          // guardattr.Model
 	Observe                  types.Object       `tfsdk:"observe"`        // observeModel; see observe.go
 	Health                   types.Map          `tfsdk:"health"`         // of healthAttrTypes; null without observe
+	Registration             types.Map          `tfsdk:"registration"`   // see promise_record.go
 
 	Timeouts timeouts.Value `tfsdk:"timeouts"`
 
@@ -125,7 +128,8 @@ func (m *promiseModel) record(o placement.Outcome) {
 func (m promiseModel) sameComputed(o promiseModel) bool {
 	return m.Dependencies.Equal(o.Dependencies) && m.ScheduledDestinations.Equal(o.ScheduledDestinations) &&
 		m.MisscheduledDestinations.Equal(o.MisscheduledDestinations) && m.Placements.Equal(o.Placements) &&
-		m.Revisions.Equal(o.Revisions) && m.RolloutStatus.Equal(o.RolloutStatus) && m.Health.Equal(o.Health)
+		m.Revisions.Equal(o.Revisions) && m.RolloutStatus.Equal(o.RolloutStatus) && m.Health.Equal(o.Health) &&
+		m.Registration.Equal(o.Registration)
 }
 
 // priorPlacement is what state says a resource held in a destination, and the destination as
@@ -216,4 +220,85 @@ func scheduleFor(in placement.Promise) promiseSchedule {
 		in.Prior = prior
 		return placement.SchedulePromise(in)
 	}
+}
+
+// The promise's published record, as the plan sees it (promise_record.go says what it is).
+
+// promiseRecordStore is one store a promise's record is written to.
+type promiseRecordStore struct {
+	key    string     // "<store name>:<record path>", the key of `registration`
+	path   string     // the record's path in the store
+	member poolMember // a destination of the pool in that store: how the writes reach it
+}
+
+// promiseRecordStores are the stores of a pool (one per location and store path), sorted by key.
+func promiseRecordStores(name, owner string, pool []poolMember) []promiseRecordStore {
+	seen := map[string]bool{}
+	var out []promiseRecordStore
+	for _, m := range pool {
+		where := m.Location.String() + "|" + m.Target.StorePath
+		if seen[where] {
+			continue
+		}
+		seen[where] = true
+		p := registry.PromisePath(m.Target.StorePath, name, owner)
+		out = append(out, promiseRecordStore{key: m.Store.Name.ValueString() + ":" + p, path: p, member: m})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return out
+}
+
+// promiseRecordOf is what promise m's record says, over pool (m's destinations, converted),
+// for owner; ok is false while an input is unknown.
+func promiseRecordOf(ctx context.Context, m promiseModel, pool []poolMember, owner string) (registry.Promise, bool) {
+	selectors, ok, _ := schedattr.SelectorsFromList(ctx, path.Root("destination_selectors"), m.DestinationSelectors)
+	models, known := poolModelsFromList(m.Destinations)
+	if !ok || !known || len(models) != len(pool) || m.Name.IsUnknown() {
+		return registry.Promise{}, false
+	}
+	rec := registry.Promise{Name: m.Name.ValueString(), Selectors: selectors, Owner: owner, Pool: make([]registry.PoolMember, len(pool))}
+	for i, mem := range pool {
+		kind := registry.BucketStateStore
+		if mem.Store.Git != nil {
+			kind = registry.GitStateStore
+		}
+		rec.Pool[i] = registry.PoolMember{
+			Name: mem.Name, Labels: mem.Labels, Path: models[i].Path.ValueString(), Mode: string(mem.Target.Mode),
+			AggregatedFilename: mem.Target.AggregatedFilename, StrictMatchLabels: mem.StrictMatchLabels, Weight: mem.Weight,
+			Instance: mem.Instance, StoreKind: kind, StoreName: mem.Store.Name.ValueString(),
+			StoreLocation: mem.Location.String(), StorePath: mem.Target.StorePath,
+		}.WithTaints(mem.Taints)
+		if mem.Instance == "" && !models[i].InstanceID.IsNull() {
+			return registry.Promise{}, false // a destination being replaced: its new instance_id is not known yet
+		}
+	}
+	return rec, true
+}
+
+// plannedPromiseRegistration is the plan's `registration`: the state's while the record would say
+// what it said and every store held what was written; else one entry per store of the pool, its
+// MD5 known after apply. Unknown while the pool is.
+func plannedPromiseRegistration(ctx context.Context, d *providerData, plan promiseModel, pool []poolMember, state *promiseModel) types.Map {
+	now, ok := promiseRecordOf(ctx, plan, pool, d.ownerName())
+	if !ok {
+		return types.MapUnknown(types.StringType)
+	}
+	stores := promiseRecordStores(now.Name, d.ownerName(), pool)
+	if state != nil && !state.Registration.IsNull() && !state.Registration.IsUnknown() {
+		statePool, okPool, _ := poolFromList(path.Root("destinations"), state.Destinations)
+		was, okWas := promiseRecordOf(ctx, *state, statePool, d.ownerName())
+		held := tfvalue.StringMap(ctx, state.Registration)
+		same := okPool && okWas && was.Same(now) && len(held) == len(stores)
+		for _, s := range stores {
+			same = same && held[s.key] != ""
+		}
+		if same {
+			return state.Registration
+		}
+	}
+	out := make(map[string]attr.Value, len(stores))
+	for _, s := range stores {
+		out[s.key] = types.StringUnknown()
+	}
+	return types.MapValueMust(types.StringType, out)
 }

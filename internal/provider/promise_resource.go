@@ -27,6 +27,7 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schedattr"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/schemautil"
 	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
+	"github.com/promise-platform/terraform-provider-kratix/internal/registry"
 	"github.com/promise-platform/terraform-provider-kratix/internal/rollout"
 	"github.com/promise-platform/terraform-provider-kratix/internal/scheduling"
 	"github.com/promise-platform/terraform-provider-kratix/internal/tfserver"
@@ -109,6 +110,20 @@ func (r *promiseResource) Schema(ctx context.Context, _ resource.SchemaRequest, 
 					"MD5 of the content; an aggregatedYAML file, which holds other placements' documents too, maps to " +
 					"`part:<MD5 of this promise's part>` while it is current, and to `stale` when it is not).",
 			},
+			"registration": schema.MapAttribute{
+				ElementType: types.StringType, Computed: true,
+				MarkdownDescription: "The promise's published record in each store its pool spans, `<store name>:<record " +
+					"path>` to the MD5 of its content: Kratix's `Promise` object (name, `spec.destinationSelectors`) with " +
+					"this provider's extensions in annotations under `" + registry.AnnotationPrefix + "` (the selectors " +
+					"with `match_expressions`, the pool it was scheduled over, the owner, the instance, the time " +
+					"written), at `<store path>/" + layout.RegistryDir + "/promises/<name>/<owner>.yaml`, outside every " +
+					"destination's folder, where `data.kratix_promise` in other workspaces finds it. It is written with " +
+					"the promise's files whenever what it says changes (the MD5 is then known after apply, as the record " +
+					"holds the time it was written), written again when it is deleted or edited in the store, and " +
+					"removed on destroy while it is still this owner's and this instance's. Each owner (the provider's " +
+					"`owner`) has its own record, so several workspaces may publish one promise, each over its own " +
+					"shard of the fleet.",
+			},
 			"observe":        observeSchema("the promise"),
 			"health":         healthSchema("the promise"),
 			"rollout":        rolloutSchema(),
@@ -167,6 +182,11 @@ func (r *promiseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	plan.record(p.Settle(nil))
 	plan.Health = healthPlanned
+	var prior *promiseModel
+	if !req.State.Raw.IsNull() {
+		prior = &state
+	}
+	plan.Registration = plannedPromiseRegistration(ctx, r.data, plan, sp.pool, prior)
 	if req.State.Raw.IsNull() {
 		// A new object, perhaps the successor of one Terraform deletes first: see privstate/successor.go.
 		resp.Diagnostics.Append(privstate.WriteSuccessor(ctx, resp.Private, placement.SuccessorHolding(p.Ops, p.Records))...)
@@ -356,6 +376,9 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 			}
 		}
 	}
+	if reg := r.data.refreshPromiseRegistration(ctx, state, readInstance(ctx, req.Private)); !reg.Equal(state.Registration) {
+		state.Registration, changed = reg, true
+	}
 	if changed {
 		resp.Diagnostics.Append(tfserver.SetState(ctx, &resp.State, &state)...)
 	}
@@ -410,6 +433,7 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	p = p.Spare(privstate.ReadSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
 	who := fmt.Sprintf("Promise %q", state.Name.ValueString())
 	ops := r.data.owned(p.Ops, readInstance(ctx, req.Private), false)
+	ops = r.data.unpublishPromise(ctx, state, readInstance(ctx, req.Private), ops, &resp.Diagnostics)
 	failed := r.data.writeOps(ctx, "Promise", who, "Delete from: promise/"+state.Name.ValueString(), "", ops, refsOf(prior), &resp.Diagnostics)
 	if len(failed) > 0 {
 		// Keep what could not be removed, so that the next destroy tries again.
@@ -469,8 +493,10 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 		ops = placement.MergeOps(ops, placement.HoldAll(placement.PromiseObject(name), p.Records, members(pool)))
 	}
 	ops = r.data.owned(ops, writer, plan.imported)
+	ops, published := r.data.publishPromise(ctx, plan, pool, writer, ops)
 	failed := r.data.writeOps(ctx, "Promise", fmt.Sprintf("Promise %q", name), "Update from: promise/"+name, writer, ops, refs, diags)
 	plan.ID = plan.Name
+	plan.Registration = published.settle(failed)
 	o := p.Settle(failed)
 	plan.record(o)
 	left := keepLeftBehind(ctx, in.Prior, o.Records, in.Pool, state.Destinations, privstate.ReadLeftBehind(ctx, private))

@@ -123,7 +123,7 @@ func (p *kratixProvider) Resources(context.Context) []func() resource.Resource {
 }
 
 func (p *kratixProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{NewPlacementDataSource, NewDestinationsDataSource}
+	return []func() datasource.DataSource{NewPlacementDataSource, NewDestinationsDataSource, NewPromiseDataSource}
 }
 
 func (p *kratixProvider) Functions(context.Context) []func() function.Function {

@@ -101,3 +101,11 @@ func (d *providerData) acksForDestroy() map[string]bool {
 	}
 	return d.destroyAcks
 }
+
+// ownerName is the owner this provider writes as (its `owner`); "" when not configured.
+func (d *providerData) ownerName() string {
+	if d == nil {
+		return ""
+	}
+	return d.owner
+}

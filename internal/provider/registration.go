@@ -91,21 +91,15 @@ func plannedRegistration(ctx context.Context, d *providerData, m poolMember, pla
 	return types.MapValueMust(types.StringType, map[string]attr.Value{p: types.StringUnknown()})
 }
 
-// rewritesRegistration reports whether the plan's registration is to be written by the apply.
-func rewritesRegistration(plan destinationModel) bool {
-	for _, v := range plan.Registration.Elements() {
+// rewritesRegistration reports whether a plan's registration (a destination's or a promise's) is
+// to be written by the apply: some MD5 is known only after it.
+func rewritesRegistration(planned types.Map) bool {
+	for _, v := range planned.Elements() {
 		if v.IsUnknown() {
 			return true
 		}
 	}
-	return plan.Registration.IsUnknown()
-}
-
-func (d *providerData) ownerName() string {
-	if d == nil {
-		return ""
-	}
-	return d.owner
+	return planned.IsUnknown()
 }
 
 // readRegistration reads the record at p; found is false when there is none. A record that does

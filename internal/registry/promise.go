@@ -32,7 +32,16 @@ type Promise struct {
 	Selectors []scheduling.Selector
 	Pool      []PoolMember
 	Owner     string
+	// Instance is the promise's instance token (new each time the resource is created): a destroy
+	// removes the record only while it is still its own, not a create_before_destroy successor's.
+	Instance  string
 	WrittenAt time.Time
+}
+
+// Same reports whether p and o say the same, whenever each was written.
+func (p Promise) Same(o Promise) bool {
+	p.WrittenAt, o.WrittenAt = time.Time{}, time.Time{}
+	return string(RenderPromise(p)) == string(RenderPromise(o))
 }
 
 // PoolMember is a destination of a promise's pool, as the promise saw it; its store is named by
@@ -105,6 +114,9 @@ func RenderPromise(p Promise) []byte {
 	if p.Owner != "" {
 		ann[AnnotationOwner] = p.Owner
 	}
+	if p.Instance != "" {
+		ann[AnnotationInstance] = p.Instance
+	}
 	pool := slices.Clone(p.Pool)
 	sort.Slice(pool, func(i, j int) bool { return pool[i].Name < pool[j].Name })
 	for i := range pool {
@@ -167,7 +179,7 @@ func ParsePromise(data []byte) (Promise, error) {
 		return Promise{}, fmt.Errorf("the Promise has no metadata.name")
 	}
 	ann := obj.Metadata.Annotations
-	p := Promise{Name: obj.Metadata.Name, Owner: ann[AnnotationOwner], Pool: []PoolMember{}}
+	p := Promise{Name: obj.Metadata.Name, Owner: ann[AnnotationOwner], Instance: ann[AnnotationInstance], Pool: []PoolMember{}}
 	if s, ok := ann[AnnotationWrittenAt]; ok {
 		t, err := time.Parse(time.RFC3339, s)
 		if err != nil {
@@ -209,6 +221,22 @@ func ParsePromise(data []byte) (Promise, error) {
 		}
 	}
 	return p, nil
+}
+
+// Latest keeps, of each owner's records (one per store the owner's pool spans), the one written
+// last: a store that missed the owner's last write (it was down) holds an older record.
+func Latest(records []Promise) []Promise {
+	by := map[string]Promise{}
+	for _, r := range records {
+		if had, ok := by[r.Owner]; !ok || r.WrittenAt.After(had.WrittenAt) {
+			by[r.Owner] = r
+		}
+	}
+	out := make([]Promise, 0, len(by))
+	for _, o := range slices.Sorted(maps.Keys(by)) {
+		out = append(out, by[o])
+	}
+	return out
 }
 
 // MergePromises is one promise from the records its owners published (each over its own shard

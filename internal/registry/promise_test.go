@@ -2,6 +2,7 @@ package registry
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -152,6 +153,52 @@ func TestMergePromises(t *testing.T) {
 	} {
 		if _, err := MergePromises(tt.records); err == nil || err.Error() != tt.want {
 			t.Errorf("%s: %v, want %q", name, err, tt.want)
+		}
+	}
+}
+
+func TestLatest(t *testing.T) {
+	older := Promise{Name: "pg", Owner: "platform", WrittenAt: at, Pool: []PoolMember{{Name: "w1"}}}
+	newer := Promise{Name: "pg", Owner: "platform", WrittenAt: at.Add(time.Minute), Pool: []PoolMember{{Name: "w1"}, {Name: "w2"}}}
+	other := Promise{Name: "pg", Owner: "", WrittenAt: at}
+	got := Latest([]Promise{newer, other, older})
+	if len(got) != 2 || got[0].Owner != "" || got[1].Owner != "platform" || len(got[1].Pool) != 2 {
+		t.Errorf("Latest = %+v, want the unnamed owner's record, then platform's written at %v (two destinations)", got, newer.WrittenAt)
+	}
+	if got := Latest(nil); len(got) != 0 {
+		t.Errorf("Latest(nil) = %+v", got)
+	}
+}
+
+func TestPromiseSameAndInstance(t *testing.T) {
+	p := promiseWithPool()
+	p.Instance = "0a1b2c"
+	parsed, err := ParsePromise(RenderPromise(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if parsed.Instance != "0a1b2c" {
+		t.Errorf("the instance reads back as %q, want 0a1b2c", parsed.Instance)
+	}
+	if !strings.Contains(string(RenderPromise(p)), "terraform.kratix.io/instance-id: 0a1b2c\n") {
+		t.Errorf("the record has no instance annotation:\n%s", RenderPromise(p))
+	}
+	later := p
+	later.WrittenAt = p.WrittenAt.Add(time.Hour)
+	if !p.Same(later) {
+		t.Errorf("a record written later, saying the same, is not Same")
+	}
+	for name, change := range map[string]func(*Promise){
+		"instance": func(q *Promise) { q.Instance = "other" },
+		"owner":    func(q *Promise) { q.Owner = "other" },
+		"pool":     func(q *Promise) { q.Pool = q.Pool[:1] },
+		"selector": func(q *Promise) { q.Selectors = nil },
+	} {
+		q := p
+		q.Pool = slices.Clone(p.Pool)
+		change(&q)
+		if p.Same(q) {
+			t.Errorf("a record with another %s is Same", name)
 		}
 	}
 }

@@ -50,7 +50,8 @@ const (
 	AnnotationTaints = AnnotationPrefix + "taints"
 	// AnnotationWeight is a destination's weight, in decimal; absent when unset (1).
 	AnnotationWeight = AnnotationPrefix + "weight"
-	// AnnotationInstance is a destination's instance_id: new each time it is created.
+	// AnnotationInstance is a destination's instance_id, or a promise's instance token: new each time
+	// the resource is created.
 	AnnotationInstance = AnnotationPrefix + "instance-id"
 )
 

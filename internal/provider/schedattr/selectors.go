@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
@@ -146,4 +147,37 @@ func selectorsFromModel(ctx context.Context, at path.Path, models []SelectorMode
 		diags.AddAttributeError(p, "Invalid Selector", fmt.Sprintf("%s: %s", p, fe.Message))
 	}
 	return entries, !diags.HasError(), diags
+}
+
+// SelectorsValue is selector entries as the selectors attributes hold them (null when there are
+// none): what a data source returns for a resource's selectors to take.
+func SelectorsValue(entries []scheduling.Selector) types.List {
+	obj, _ := SelectorsResourceSchema("").NestedObject.Type().(types.ObjectType) // a nested object's type is always one
+	reqType, _ := obj.AttrTypes["match_expressions"].(types.ListType)
+	reqObj, _ := reqType.ElemType.(types.ObjectType)
+	if len(entries) == 0 {
+		return types.ListNull(obj)
+	}
+	elems := make([]attr.Value, len(entries))
+	for i, e := range entries {
+		labels := types.MapNull(types.StringType)
+		if len(e.MatchLabels) > 0 {
+			labels = tfvalue.StringMapValue(e.MatchLabels)
+		}
+		exprs := types.ListNull(reqObj)
+		if len(e.MatchExpressions) > 0 {
+			reqs := make([]attr.Value, len(e.MatchExpressions))
+			for j, r := range e.MatchExpressions {
+				values := types.ListNull(types.StringType)
+				if len(r.Values) > 0 {
+					values = tfvalue.StringList(r.Values)
+				}
+				reqs[j] = types.ObjectValueMust(reqObj.AttrTypes, map[string]attr.Value{
+					"key": types.StringValue(r.Key), "operator": types.StringValue(r.Operator), "values": values})
+			}
+			exprs = types.ListValueMust(reqObj, reqs)
+		}
+		elems[i] = types.ObjectValueMust(obj.AttrTypes, map[string]attr.Value{"match_labels": labels, "match_expressions": exprs})
+	}
+	return types.ListValueMust(obj, elems)
 }

@@ -1,0 +1,195 @@
+package provider
+
+// A promise's published record (issue 39): Kratix's Promise object with its selectors and the
+// pool it was scheduled over, in every store its pool spans, at
+// `<store path>/.kratix-registry/promises/<name>/<owner>.yaml` (package registry says what it
+// holds), for `data "kratix_promise"` in other workspaces: a request there is placed over the
+// same pool with the same selectors, so it lands where it would in the promise's own workspace.
+//
+// The promise's `registration` attribute is {"<store name>:<record path>" => MD5 of what was
+// written}. The plan keeps the state's value while the record says what it said (name,
+// selectors, pool) and the store held what was written; otherwise the MD5s are known after apply
+// (a record carries the time it was written). The record is written in the promise's own change
+// at each store (on git, in the same commit as its files); a store whose write fails leaves an
+// empty MD5, so the next plan writes it again. A record this owner's, of this instance and
+// saying the same, found in the store (an apply after an interrupted one) is adopted without a
+// write. Read takes the MD5s from the store's shared listing: a record deleted or edited in the
+// store empties its MD5. A destroy removes the record when it is still this owner's and this
+// instance's (a create_before_destroy successor's stays).
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/promise-platform/terraform-provider-kratix/internal/memo"
+	"github.com/promise-platform/terraform-provider-kratix/internal/placement"
+	"github.com/promise-platform/terraform-provider-kratix/internal/provider/tfvalue"
+	"github.com/promise-platform/terraform-provider-kratix/internal/registry"
+	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
+)
+
+// publishPromise adds the record's writes to a promise's operations when the plan rewrites it,
+// and returns the `registration` to record once the operations are made (see settle).
+func (d *providerData) publishPromise(ctx context.Context, plan promiseModel, pool []poolMember, instance string, ops []placement.Op) ([]placement.Op, promisePublication) {
+	pub := promisePublication{held: plan.Registration}
+	if !rewritesRegistration(plan.Registration) || d == nil {
+		return ops, pub
+	}
+	rec, ok := promiseRecordOf(ctx, plan, pool, d.owner)
+	if !ok {
+		return ops, pub
+	}
+	rec.Instance, rec.WrittenAt = instance, d.clock()
+	content := registry.RenderPromise(rec)
+	pub.sums, pub.stores = map[string]string{}, promiseRecordStores(rec.Name, d.owner, pool)
+	for _, s := range pub.stores {
+		if sum := d.adoptPromiseRecord(ctx, s, rec); sum != "" {
+			pub.sums[s.key] = sum
+			continue
+		}
+		ops = withRegistration(ops, s.member, s.path, content)
+		pub.sums[s.key] = memo.MD5(content)
+	}
+	return ops, pub
+}
+
+// promisePublication is what an apply does with the promise's record.
+type promisePublication struct {
+	held   types.Map // the plan's registration: kept when nothing is written
+	stores []promiseRecordStore
+	sums   map[string]string // per key, the MD5 the store holds once the operations are made
+}
+
+// settle is the `registration` after the operations, failed naming the locations whose write
+// failed: their records were not written, so their MD5 is empty and the next plan writes them.
+func (p promisePublication) settle(failed map[string]bool) types.Map {
+	if p.sums == nil {
+		return p.held
+	}
+	out := map[string]string{}
+	for _, s := range p.stores {
+		out[s.key] = p.sums[s.key]
+		if failed[s.member.Location.String()] {
+			out[s.key] = ""
+		}
+	}
+	return tfvalue.StringMapValue(out)
+}
+
+// adoptPromiseRecord returns the MD5 of the record the store holds at s when it says what rec
+// does (owner and instance included): nothing to write. Else "", and a store that cannot be read
+// says nothing here: the write that follows reports it.
+func (d *providerData) adoptPromiseRecord(ctx context.Context, s promiseRecordStore, rec registry.Promise) string {
+	store, err := d.open(s.member.Store, false)
+	if err != nil {
+		return ""
+	}
+	sums, err := writingView(store, s.member.Target.StorePath).Hashes(ctx, []string{s.path})
+	if err != nil || sums[s.path] == "" {
+		return ""
+	}
+	content, err := store.Read(ctx, s.path)
+	if err != nil {
+		return ""
+	}
+	held, err := registry.ParsePromise(content)
+	if err != nil || !held.Same(rec) {
+		return ""
+	}
+	return memo.MD5(content)
+}
+
+// refreshPromiseRegistration is Read's look at the promise's records: their MD5s from the shared
+// listing. A record missing or other than what was written empties its MD5, so the next plan
+// writes it again. State saved before records existed (null) adopts the records the stores
+// hold already, this owner's and saying what this promise would (one read each, once). A store
+// that cannot be read leaves the attribute as it is.
+func (d *providerData) refreshPromiseRegistration(ctx context.Context, state promiseModel, instance string) types.Map {
+	held := state.Registration
+	if held.IsUnknown() || d == nil || d.isOffline() {
+		return held
+	}
+	pool, ok, _ := poolFromList(path.Root("destinations"), state.Destinations)
+	if !ok {
+		return held
+	}
+	stores := promiseRecordStores(state.Name.ValueString(), d.owner, pool)
+	was := tfvalue.StringMap(ctx, held)
+	out := map[string]string{}
+	for _, s := range stores {
+		store, err := d.open(s.member.Store, false)
+		if err != nil {
+			return held
+		}
+		sums, err := sharedView(store, s.member.Target.StorePath).Hashes(ctx, []string{s.path})
+		if err != nil {
+			return held
+		}
+		switch {
+		case held.IsNull():
+			rec, ok := promiseRecordOf(ctx, state, pool, d.owner)
+			rec.Instance = instance
+			if !ok || sums[s.path] == "" || d.adoptPromiseRecord(ctx, s, rec) != sums[s.path] {
+				return held
+			}
+			out[s.key] = sums[s.path]
+		case was[s.key] != "" && sums[s.path] == was[s.key]:
+			out[s.key] = was[s.key]
+		default:
+			out[s.key] = ""
+		}
+	}
+	return tfvalue.StringMapValue(out)
+}
+
+// unpublishPromise adds to a promise's destroy the removal of its records that are still this
+// owner's and this instance's (read now: a create_before_destroy successor wrote its own since).
+// A record that cannot be read stays, with a warning.
+func (d *providerData) unpublishPromise(ctx context.Context, state promiseModel, instance string, ops []placement.Op, diags *diag.Diagnostics) []placement.Op {
+	if d == nil {
+		return ops
+	}
+	pool, ok, _ := poolFromList(path.Root("destinations"), state.Destinations)
+	if !ok {
+		return ops
+	}
+	name := state.Name.ValueString()
+	for _, s := range promiseRecordStores(name, d.owner, pool) {
+		store, err := d.open(s.member.Store, false)
+		if err != nil {
+			continue // the destroy's own write at this store reports it
+		}
+		content, err := store.Read(ctx, s.path)
+		if err != nil {
+			if !statestore.IsNotFound(err) {
+				diags.AddWarning("Promise Record Not Removed", fmt.Sprintf("Promise %q is destroyed, but its record %s in %s "+
+					"could not be read, so it stays: other workspaces still find the promise there (data.kratix_promise) until "+
+					"the file is removed.\n\n%s", name, s.path, store.Describe(), storeErrorDetail("The record: reading it failed", err)))
+			}
+			continue
+		}
+		rec, err := registry.ParsePromise(content)
+		if err != nil || rec.Owner != d.owner || rec.Instance != "" && rec.Instance != instance {
+			continue // not this promise's record any more: another instance's, or edited by hand
+		}
+		ops = withRecordDelete(ops, s.member, s.path)
+	}
+	return ops
+}
+
+// withRecordDelete adds the removal of the record at p to the operation at m's location, or
+// makes an operation of it alone.
+func withRecordDelete(ops []placement.Op, m poolMember, p string) []placement.Op {
+	for i, op := range ops {
+		if op.Location.String() == m.Location.String() {
+			ops[i].Change.Delete = append(append([]string{}, op.Change.Delete...), p)
+			return ops
+		}
+	}
+	return append(ops, placement.Op{Location: m.Location, Member: m.Member, Destinations: []string{m.Name},
+		Change: placement.Change{Delete: []string{p}}})
+}
