@@ -193,6 +193,7 @@ func TestAccQuickstart(t *testing.T) {
 	want := ".kratix-registry/destinations/worker-1.yaml\n.kratix-registry/destinations/worker-2.yaml\n" + // registration records (issue 39)
 		".kratix-registry/owners/promise_team-namespace.yaml\n" + // owner records (issue 39)
 		".kratix-registry/owners/request_team-namespace_default_team-a-quota.yaml\n" +
+		".kratix-registry/promises/team-namespace/_unnamed.yaml\n" + // the promise's published record (issue 39)
 		"worker-1/dependencies/kratix-canary-namespace.yaml\n" +
 		"worker-1/dependencies/team-namespace/5058f/static/team-namespace-dependencies.yaml\n" +
 		"worker-1/resources/default/team-namespace/team-a-quota/instance-configure/5058f/team-a-quota.yaml\n" +

@@ -23,6 +23,7 @@ import (
 //   - platform removes its requests, and team (owner "team") places the same requests with
 //     `promise = data.kratix_promise.db`: each lands on the destination, and writes the same
 //     files with the same bytes, as in the platform workspace; team's next plan is empty;
+//   - platform's owner is renamed: the record moves to the new name, and team's plan stays empty;
 //   - platform destroys db: its record goes, and team's next plan fails, naming the promise.
 func TestAccPromiseFromAnotherWorkspace(t *testing.T) {
 	t.Parallel()
@@ -58,8 +59,9 @@ data "kratix_destinations" "fleet" {
 }
 ` + kratixPromise{Label: "db", Name: q("db"), Destinations: "data.kratix_destinations.fleet.destinations",
 		DestinationSelectors: matchLabels("env", "prod"), Dependencies: q(namespaceDoc("db"))}.String()
+	platformOwner := "platform"
 	platformConfig := func(withRequests, withPromise bool) string {
-		out := requiredKratix + ownedBy(ts.provider, "", "platform") + store
+		out := requiredKratix + ownedBy(ts.provider, "", platformOwner) + store
 		if withPromise {
 			out += promise
 		}
@@ -183,10 +185,25 @@ data "kratix_promise" "db" {
 		t.Errorf("team's plan after its apply is not empty: %v\n%s", err, out)
 	}
 
+	// Platform's owner is renamed: the record moves to the new owner's name, and nothing else
+	// changes for the team.
+	platformOwner = "platform-renamed"
+	configure(platform, platformConfig(false, true))
+	apply(platform, "platform's apply under its new owner")
+	if _, found := ts.read(t, ".kratix-registry/promises/db/platform.yaml"); found {
+		t.Errorf("db's record under its old owner is still in the store after the owner was renamed")
+	}
+	if _, found := ts.read(t, ".kratix-registry/promises/db/platform-renamed.yaml"); !found {
+		t.Errorf("db's record under its new owner is not in the store")
+	}
+	if out, err := team.run("plan", "-detailed-exitcode"); err != nil {
+		t.Errorf("team's plan after platform's owner was renamed is not empty: %v\n%s", err, out)
+	}
+
 	// Platform destroys db: its record goes, and team can no longer read the promise.
 	configure(platform, platformConfig(false, false))
 	apply(platform, "platform's apply destroying db")
-	if _, found := ts.read(t, ".kratix-registry/promises/db/platform.yaml"); found {
+	if _, found := ts.read(t, ".kratix-registry/promises/db/platform-renamed.yaml"); found {
 		t.Errorf("db's record is still in the store after its destroy")
 	}
 	out, err := team.run("plan")

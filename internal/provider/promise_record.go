@@ -14,12 +14,14 @@ package provider
 // empty MD5, so the next plan writes it again. A record this owner's, of this instance and
 // saying the same, found in the store (an apply after an interrupted one) is adopted without a
 // write. Read takes the MD5s from the store's shared listing: a record deleted or edited in the
-// store empties its MD5. A destroy removes the record when it is still this owner's and this
-// instance's (a create_before_destroy successor's stays).
+// store empties its MD5. A destroy removes the records when they are still this instance's (a
+// create_before_destroy successor's stays); so does an apply for the records its plan no longer
+// keeps: a store the pool left, or the record of the owner's old name after `owner` changed.
 
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -33,10 +35,15 @@ import (
 )
 
 // publishPromise adds the record's writes to a promise's operations when the plan rewrites it,
-// and returns the `registration` to record once the operations are made (see settle).
-func (d *providerData) publishPromise(ctx context.Context, plan promiseModel, pool []poolMember, instance string, ops []placement.Op) ([]placement.Op, promisePublication) {
+// and the removal of the records the plan no longer keeps (leftStores), and returns the
+// `registration` to record once the operations are made (see settle).
+func (d *providerData) publishPromise(ctx context.Context, plan, state promiseModel, pool []poolMember, instance string, ops []placement.Op, diags *diag.Diagnostics) ([]placement.Op, promisePublication) {
 	pub := promisePublication{held: plan.Registration}
-	if !rewritesRegistration(plan.Registration) || d == nil {
+	if d == nil {
+		return ops, pub
+	}
+	ops = d.withoutOwnRecords(ctx, plan.Name.ValueString(), d.leftStores(ctx, state, pool), instance, ops, diags)
+	if !rewritesRegistration(plan.Registration) {
 		return ops, pub
 	}
 	rec, ok := promiseRecordOf(ctx, plan, pool, d.owner)
@@ -118,6 +125,9 @@ func (d *providerData) refreshPromiseRegistration(ctx context.Context, state pro
 		return held
 	}
 	stores := promiseRecordStores(state.Name.ValueString(), d.owner, pool)
+	if !held.IsNull() {
+		stores = recordedStores(ctx, state.Registration, pool) // where they were written, whatever the owner is now
+	}
 	was := tfvalue.StringMap(ctx, held)
 	out := map[string]string{}
 	for _, s := range stores {
@@ -143,37 +153,91 @@ func (d *providerData) refreshPromiseRegistration(ctx context.Context, state pro
 			out[s.key] = ""
 		}
 	}
+	if held.IsNull() && len(out) == 0 {
+		return held
+	}
 	return tfvalue.StringMapValue(out)
 }
 
-// unpublishPromise adds to a promise's destroy the removal of its records that are still this
-// owner's and this instance's (read now: a create_before_destroy successor wrote its own since).
-// A record that cannot be read stays, with a warning.
+// recordedStores are the records a registration names ("<store name>:<path>"), each reached
+// through the destination of pool in the store of that name; a key whose store is not in the
+// pool is left out.
+func recordedStores(ctx context.Context, registration types.Map, pool []poolMember) []promiseRecordStore {
+	byStore := map[string]poolMember{}
+	for _, m := range pool {
+		if _, had := byStore[m.Store.Name.ValueString()]; !had {
+			byStore[m.Store.Name.ValueString()] = m
+		}
+	}
+	var out []promiseRecordStore
+	for _, key := range tfvalue.SortedKeys(tfvalue.StringMap(ctx, registration)) {
+		storeName, p, found := strings.Cut(key, ":")
+		if m, known := byStore[storeName]; found && known {
+			out = append(out, promiseRecordStore{key: key, path: p, member: m})
+		}
+	}
+	return out
+}
+
+// unpublishPromise adds to a promise's destroy the removal of its records (see withoutOwnRecords).
 func (d *providerData) unpublishPromise(ctx context.Context, state promiseModel, instance string, ops []placement.Op, diags *diag.Diagnostics) []placement.Op {
 	if d == nil {
 		return ops
 	}
-	pool, ok, _ := poolFromList(path.Root("destinations"), state.Destinations)
-	if !ok {
-		return ops
+	return d.withoutOwnRecords(ctx, state.Name.ValueString(), d.leftStores(ctx, state, nil), instance, ops, diags)
+}
+
+// leftStores are the records the state says the promise wrote (its registration, or, in state
+// saved before records existed, where its pool would have them) that a plan over pool no longer
+// keeps: a store the pool left, or a record of another owner name (the provider's owner was
+// changed). They go, or they would go on offering destinations the promise no longer manages.
+func (d *providerData) leftStores(ctx context.Context, state promiseModel, pool []poolMember) []promiseRecordStore {
+	prior, ok, _ := poolFromList(path.Root("destinations"), state.Destinations)
+	if !ok || state.Registration.IsUnknown() {
+		return nil
 	}
 	name := state.Name.ValueString()
+	if state.Registration.IsNull() {
+		if pool != nil {
+			return nil // nothing was published: nothing is left behind
+		}
+		return promiseRecordStores(name, d.owner, prior)
+	}
+	kept := map[string]bool{}
 	for _, s := range promiseRecordStores(name, d.owner, pool) {
+		kept[s.member.Location.String()+"|"+s.path] = true
+	}
+	var left []promiseRecordStore
+	for _, s := range recordedStores(ctx, state.Registration, prior) {
+		if !kept[s.member.Location.String()+"|"+s.path] {
+			left = append(left, s)
+		}
+	}
+	return left
+}
+
+// withoutOwnRecords adds to ops the removal of the promise's records in stores that are still
+// this instance's (read now: a create_before_destroy successor wrote its own since; a record
+// without an instance, when it is this owner's). A record that cannot be read stays, with a
+// warning.
+func (d *providerData) withoutOwnRecords(ctx context.Context, name string, stores []promiseRecordStore, instance string, ops []placement.Op, diags *diag.Diagnostics) []placement.Op {
+	for _, s := range stores {
 		store, err := d.open(s.member.Store, false)
 		if err != nil {
-			continue // the destroy's own write at this store reports it
+			continue // the write at this store reports it
 		}
 		content, err := store.Read(ctx, s.path)
 		if err != nil {
 			if !statestore.IsNotFound(err) {
-				diags.AddWarning("Promise Record Not Removed", fmt.Sprintf("Promise %q is destroyed, but its record %s in %s "+
-					"could not be read, so it stays: other workspaces still find the promise there (data.kratix_promise) until "+
-					"the file is removed.\n\n%s", name, s.path, store.Describe(), storeErrorDetail("The record: reading it failed", err)))
+				diags.AddWarning("Promise Record Not Removed", fmt.Sprintf("Promise %q no longer places anything in %s, but its "+
+					"record %s there could not be read, so it stays: other workspaces still find the promise there "+
+					"(data.kratix_promise) until the file is removed.\n\n%s", name, store.Describe(), s.path,
+					storeErrorDetail("The record: reading it failed", err)))
 			}
 			continue
 		}
 		rec, err := registry.ParsePromise(content)
-		if err != nil || rec.Owner != d.owner || rec.Instance != "" && rec.Instance != instance {
+		if err != nil || rec.Instance != instance && (rec.Instance != "" || rec.Owner != d.owner) {
 			continue // not this promise's record any more: another instance's, or edited by hand
 		}
 		ops = withRecordDelete(ops, s.member, s.path)

@@ -493,7 +493,7 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 		ops = placement.MergeOps(ops, placement.HoldAll(placement.PromiseObject(name), p.Records, members(pool)))
 	}
 	ops = r.data.owned(ops, writer, plan.imported)
-	ops, published := r.data.publishPromise(ctx, plan, pool, writer, ops)
+	ops, published := r.data.publishPromise(ctx, plan, state, pool, writer, ops, diags)
 	failed := r.data.writeOps(ctx, "Promise", fmt.Sprintf("Promise %q", name), "Update from: promise/"+name, writer, ops, refs, diags)
 	plan.ID = plan.Name
 	plan.Registration = published.settle(failed)
