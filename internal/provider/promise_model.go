@@ -279,6 +279,9 @@ func promiseRecordOf(ctx context.Context, m promiseModel, pool []poolMember, own
 // what it said and every store held what was written; else one entry per store of the pool, its
 // MD5 known after apply. Unknown while the pool is.
 func plannedPromiseRegistration(ctx context.Context, d *providerData, plan promiseModel, pool []poolMember, state *promiseModel) types.Map {
+	if state != nil && keepsRegistration(ctx, d, plan, pool, *state) {
+		return state.Registration // the usual plan: no need to render two records of the whole pool to compare
+	}
 	now, ok := promiseRecordOf(ctx, plan, pool, d.ownerName())
 	if !ok {
 		return types.MapUnknown(types.StringType)
@@ -301,4 +304,24 @@ func plannedPromiseRegistration(ctx context.Context, d *providerData, plan promi
 		out[s.key] = types.StringUnknown()
 	}
 	return types.MapValueMust(types.StringType, out)
+}
+
+// keepsRegistration reports, cheaply, that the plan's record is the state's: the same name,
+// selectors and pool as written, every record written, at the paths this owner writes.
+func keepsRegistration(ctx context.Context, d *providerData, plan promiseModel, pool []poolMember, state promiseModel) bool {
+	if state.Registration.IsNull() || state.Registration.IsUnknown() || !plan.Name.Equal(state.Name) ||
+		!plan.DestinationSelectors.Equal(state.DestinationSelectors) || !plan.Destinations.Equal(state.Destinations) {
+		return false
+	}
+	held := tfvalue.StringMap(ctx, state.Registration)
+	stores := promiseRecordStores(plan.Name.ValueString(), d.ownerName(), pool)
+	if len(held) != len(stores) {
+		return false
+	}
+	for _, s := range stores {
+		if held[s.key] == "" {
+			return false
+		}
+	}
+	return true
 }

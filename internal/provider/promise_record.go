@@ -115,21 +115,30 @@ func (d *providerData) adoptPromiseRecord(ctx context.Context, s promiseRecordSt
 // writes it again. State saved before records existed (null) adopts the records the stores
 // hold already, this owner's and saying what this promise would (one read each, once). A store
 // that cannot be read leaves the attribute as it is.
-func (d *providerData) refreshPromiseRegistration(ctx context.Context, state promiseModel, instance string) types.Map {
+func (d *providerData) refreshPromiseRegistration(ctx context.Context, state promiseModel, members []poolMember, instance string) types.Map {
 	held := state.Registration
 	if held.IsUnknown() || d == nil || d.isOffline() {
 		return held
 	}
-	pool, ok, _ := poolFromList(path.Root("destinations"), state.Destinations)
-	if !ok {
-		return held
-	}
-	stores := promiseRecordStores(state.Name.ValueString(), d.owner, pool)
-	if !held.IsNull() {
-		stores = recordedStores(ctx, state.Registration, pool) // where they were written, whatever the owner is now
+	var stores []promiseRecordStore
+	var pool []poolMember
+	if held.IsNull() {
+		// State saved before records existed: the whole pool says where they would be (once).
+		var ok bool
+		if pool, ok, _ = poolFromList(path.Root("destinations"), state.Destinations); !ok {
+			return held
+		}
+		stores = promiseRecordStores(state.Name.ValueString(), d.owner, pool)
+	} else {
+		// Where they were written, whatever the owner is now, reached through the destinations
+		// Read looks at anyway: no second reading of the pool.
+		stores = recordedStores(ctx, held, members)
 	}
 	was := tfvalue.StringMap(ctx, held)
 	out := map[string]string{}
+	for key, sum := range was {
+		out[key] = sum // a record whose store Read does not reach stays as it is
+	}
 	for _, s := range stores {
 		store, err := d.open(s.member.Store, false)
 		if err != nil {
@@ -148,7 +157,6 @@ func (d *providerData) refreshPromiseRegistration(ctx context.Context, state pro
 			}
 			out[s.key] = sums[s.path]
 		case was[s.key] != "" && sums[s.path] == was[s.key]:
-			out[s.key] = was[s.key]
 		default:
 			out[s.key] = ""
 		}

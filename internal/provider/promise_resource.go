@@ -376,7 +376,13 @@ func (r *promiseResource) Read(ctx context.Context, req resource.ReadRequest, re
 			}
 		}
 	}
-	if reg := r.data.refreshPromiseRegistration(ctx, state, readInstance(ctx, req.Private)); !reg.Equal(state.Registration) {
+	members := make([]poolMember, 0, len(prior))
+	for _, dest := range tfvalue.SortedKeys(prior) {
+		if m := prior[dest].member; m != nil {
+			members = append(members, *m)
+		}
+	}
+	if reg := r.data.refreshPromiseRegistration(ctx, state, members, readInstance(ctx, req.Private)); !reg.Equal(state.Registration) {
 		state.Registration, changed = reg, true
 	}
 	if changed {

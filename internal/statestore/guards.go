@@ -114,16 +114,22 @@ func (b *bucketStore) current(ctx context.Context, p string) (etag, sum string, 
 	obj, err := b.client.GetObject(ctx, b.cfg.BucketName, p, minio.GetObjectOptions{})
 	if err == nil {
 		defer func() { _ = obj.Close() }()
-		var info minio.ObjectInfo
-		if info, err = obj.Stat(); err == nil {
-			var content []byte
-			if content, err = io.ReadAll(obj); err == nil {
+		// Read first, then Stat: the ETag comes from the same response. Stat first sends a
+		// request of its own, and the read that follows is conditional on its ETag, so another
+		// writer's rewrite in between failed the read (412) instead of the guard.
+		var content []byte
+		if content, err = io.ReadAll(obj); err == nil {
+			var info minio.ObjectInfo
+			if info, err = obj.Stat(); err == nil {
 				return info.ETag, md5Hex(content), nil
 			}
 		}
 	}
 	if classifyBucketError(err) == KindNotFound {
 		return "", "", nil
+	}
+	if code := minio.ToErrorResponse(err).Code; code == "PreconditionFailed" || code == "ConditionalRequestConflict" {
+		return "", "", b.fail(opWrite, KindConflict, fmt.Errorf("%w: %s changed while it was read", ErrGuard, p))
 	}
 	return "", "", b.fail(opWrite, classifyBucketError(err), fmt.Errorf("%s: %w", p, err))
 }
