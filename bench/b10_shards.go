@@ -122,7 +122,9 @@ type shardFleet struct {
 	rounds []time.Duration
 	// failures are the concurrent applies that failed, each with its round, owner and error.
 	failures []string
-	check    shardCheck
+	// unsettled are the workspaces whose apply of the last round failed.
+	unsettled []*workspace
+	check     shardCheck
 }
 
 func (f *shardFleet) remove() {
@@ -179,24 +181,27 @@ func (f *shardFleet) applyConcurrently(ctx context.Context) {
 			if err != nil {
 				n++
 				f.failures = append(f.failures, fmt.Sprintf("round %d, %s: %s", round, ownerOf(all[i]), applyError(err)))
+				if round == 2 {
+					f.unsettled = append(f.unsettled, all[i])
+				}
 			}
 		}
 		logf("B10: %s: round %d of %d concurrent applies took %s, %d failed", f.name, round, len(all), fmtDuration(time.Since(start)), n)
 	}
 }
 
-// settle applies, one at a time, every workspace whose concurrent apply failed, so that the
-// fleet is whole for (a) and (b); an apply that fails alone too is an error.
+// settle applies again, one at a time, every workspace whose apply failed in the last round, so
+// that the fleet is whole for (a) and (b); an apply that fails alone too is an error.
 func (f *shardFleet) settle(ctx context.Context) error {
-	if len(f.failures) == 0 {
+	if len(f.unsettled) == 0 {
 		return nil
 	}
-	for _, ws := range append(append([]*workspace{}, f.fleet...), f.platform...) {
+	for _, ws := range f.unsettled {
 		if _, err := ws.apply(ctx, false); err != nil {
 			return fmt.Errorf("%s: applying %s alone after the concurrent rounds: %w", f.name, ownerOf(ws), err)
 		}
 	}
-	logf("B10: %s: every workspace applied again, one at a time, after %d failed concurrent applies", f.name, len(f.failures))
+	logf("B10: %s: the %d workspace(s) whose apply failed in the last round applied again, one at a time", f.name, len(f.unsettled))
 	return nil
 }
 
