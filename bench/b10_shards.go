@@ -181,6 +181,7 @@ func (f *shardFleet) applyConcurrently(ctx context.Context) {
 			if err != nil {
 				n++
 				f.failures = append(f.failures, fmt.Sprintf("round %d, %s: %s", round, ownerOf(all[i]), applyError(err)))
+				logf("B10: %s: %s", f.name, f.failures[len(f.failures)-1])
 				if round == 2 {
 					f.unsettled = append(f.unsettled, all[i])
 				}
