@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"maps"
 	"strings"
 	"testing"
@@ -63,5 +64,22 @@ func TestCheckShardStore(t *testing.T) {
 		if tc.lost+tc.takenOver+tc.unexpect == 0 && (c.records != 2 || c.files != 6 || c.entries != 2) {
 			t.Errorf("%s: %s; want 2/2 records, 6/6 files, 2/2 owner-record folders", tc.name, c)
 		}
+	}
+}
+
+func TestApplyErrorKeepsTheCause(t *testing.T) {
+	dests := strings.Repeat("s1-d000, ", 100)
+	err := errors.New("terraform apply -auto-approve in /w exited 1:\n...\nError: Cannot Write Promise\n\n  with kratix_promise.p[0],\n" +
+		"Promise \"p-0\": writing to destinations " + dests + "failed: bucket \"b\" at 127.0.0.1:1: request failed.\n\n" +
+		"Cause: .kratix-registry/owners/promise_p-0.yaml: At least one of the pre-conditions you specified did not hold\n\n" +
+		"Retry the operation. If the error persists, check the store's configuration.\n")
+	got := applyError(err)
+	for _, want := range []string{"Error: Cannot Write Promise", "Cause: .kratix-registry/owners/promise_p-0.yaml: At least one of the pre-conditions you specified did not hold"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("applyError = %q, want it to contain %q", got, want)
+		}
+	}
+	if strings.Contains(got, "Retry") || len(got) > 600 {
+		t.Errorf("applyError = %q (%d bytes), want the summary and the cause alone", got, len(got))
 	}
 }

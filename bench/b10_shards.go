@@ -217,10 +217,18 @@ func applyError(err error) string {
 	if i := strings.Index(msg, "Retry the operation"); i > 0 {
 		msg = msg[:i]
 	}
-	if len(msg) > 600 {
-		msg = msg[:600] + "..."
+	// The detail lists every destination of the write; the summary and the cause say what failed.
+	head, cause, found := strings.Cut(msg, "Cause: ")
+	if len(head) > 300 {
+		head = head[:300] + "... "
 	}
-	return strings.TrimSpace(msg)
+	if found {
+		head += "Cause: " + cause
+	}
+	if len(head) > 800 {
+		head = head[:800] + "..."
+	}
+	return strings.TrimSpace(head)
 }
 
 // benchShards is B10: a fleet sharded over workspaces on one bucket, each shard registered by a
