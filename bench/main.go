@@ -12,6 +12,9 @@
 //	go run ./bench -only B7 -timeout 4h         # the fleet (never run unless named): 50 promises x 250, 500, 1,000 destinations
 //	go run ./bench -only B7 -b7-destinations 250 -timeout 1h   # the fleet at one size
 //	go run ./bench -only B7 -b7-destinations 20 -b7-observe   # and the same fleet observing its health
+//	go run ./bench -only B10 -runs 3 -timeout 3h   # the sharded fleet (never run unless named): 8 workspaces of 500 destinations
+//	go run ./bench -only B10 -quick            # the same with 8 shards of 25 (a few minutes)
+//	go run ./bench -only B10 -b10-destinations 100 -runs 3   # 8 shards of 100
 //	go run ./bench -deps ../shared/testdata/marketplace/tekton.yaml   # B2 and B3 with a real release
 package main
 
@@ -35,6 +38,7 @@ type options struct {
 	b7Dests    string // B7's destination counts, comma-separated; "" for the default
 	b7Observe  bool   // B7 also measures the observed fleet (observe and health on every promise)
 	b9Requests int    // B9's request count
+	b10Dests   int    // destinations per shard of B10; 0 for the default
 	out        string
 	quick      bool
 	deps       string
@@ -53,11 +57,12 @@ func parseFlags() options {
 	flag.BoolVar(&o.b7Observe, "b7-observe", false, "B7 also measures the same fleet with observe on every promise (health read from one record file per destination\n"+
 		"on the same bucket), its no-change plan alternating with B7's, in a row of its own")
 	flag.IntVar(&o.b9Requests, "b9-requests", 500, "B9's kratix_resource_request count (with -quick 50 unless given)")
+	flag.IntVar(&o.b10Dests, "b10-destinations", 0, "destinations per shard of B10's 8 shards on the bucket (default 500; with -quick 25)")
 	flag.StringVar(&o.out, "out", "", "also write the table to this file")
-	flag.BoolVar(&o.quick, "quick", false, "smoke run: smaller B4, B5, B7 and B9, and 1 run unless -runs is given")
+	flag.BoolVar(&o.quick, "quick", false, "smoke run: smaller B4, B5, B7, B9 and B10, and 1 run unless -runs is given")
 	flag.StringVar(&o.deps, "deps", "", "a file of Promise dependencies for B2 and B3, such as the Kratix Marketplace's tekton.yaml\n(default: the generated 1.9 MB release of package internal/fixtures, the same size and shape)")
 	flag.StringVar(&o.terraform, "terraform", "", "Terraform CLI (default: $TF_ACC_TERRAFORM_PATH, $TERRAFORM, PATH, /usr/local/bin/terraform)")
-	flag.StringVar(&o.only, "only", "", "run only these scenarios, comma-separated (B1,B2,B3,B4,B5,B7,B8,B9); B7, the fleet (about half an hour), and B9, 500 requests (Terraform alone takes minutes per apply), run only when named here")
+	flag.StringVar(&o.only, "only", "", "run only these scenarios, comma-separated (B1,B2,B3,B4,B5,B7,B8,B9,B10); B7, the fleet (about half an hour), B9, 500 requests (Terraform alone takes minutes per apply), and B10, a fleet of 4,000 destinations over 16 workspaces, run only when named here")
 	flag.StringVar(&o.profile, "profile", "", "write CPU profiles of the provider during B4's measured plans and B2's and B3's applies into this folder\n(cpu-<pid>.pprof, one per provider process; the largest of a plan is the plan itself; an apply's in a folder named after its run)")
 	flag.DurationVar(&o.timeout, "timeout", 40*time.Minute, "bound on the whole benchmark")
 	flag.Parse()
@@ -138,12 +143,15 @@ type scenario struct {
 
 // optIn are the scenarios that run only when -only names them: too long for make bench's
 // timeout on this machine.
-var optIn = map[string]bool{"B7": true, "B9": true}
+var optIn = map[string]bool{"B7": true, "B9": true, "B10": true}
 
 func scenarios(opts options) []scenario {
-	b4, b5, b7 := fullB4, fullB5, fullB7
+	b4, b5, b7, b10 := fullB4, fullB5, fullB7, fullB10
 	if opts.quick {
-		b4, b5, b7 = quickB4, quickB5, quickB7
+		b4, b5, b7, b10 = quickB4, quickB5, quickB7, quickB10
+	}
+	if opts.b10Dests > 0 {
+		b10.perShard = opts.b10Dests
 	}
 	if opts.b7Dests != "" {
 		b7.destinations = nil
@@ -164,6 +172,9 @@ func scenarios(opts options) []scenario {
 		}},
 		{"B8", "first write into a repository of 20,000 files of other teams", func(ctx context.Context, e *env) ([]row, error) { return benchLargeRepo(ctx, e, opts.e2eRuns) }},
 		{"B9", "resource requests of one promise on one bucket", func(ctx context.Context, e *env) ([]row, error) { return benchRequests(ctx, e, opts) }},
+		{"B10", "a fleet sharded over workspaces: the store as the shared registry", func(ctx context.Context, e *env) ([]row, error) {
+			return benchShards(ctx, e, opts.runs, b10)
+		}},
 	}
 }
 
