@@ -48,6 +48,7 @@ const (
 type wsWorkspace struct {
 	owner string
 	dests []string            // the destinations it registers (kratix_destination), sorted
+	all   map[string]bool     // those of them with cleanup = "all"
 	proms map[string][]string // its promises: name => the folders (destinations) it places them on, sorted
 	state bool                // it has a state (applied since its last destroy): its data source reads at plan
 }
@@ -73,6 +74,8 @@ type WsOp struct {
 	// NoWrite: the step must write nothing at all to the store.
 	NoWrite bool
 	revert  func()
+	// cleaned are the destinations whose destroy cleans their folders up (cleanup = "all").
+	cleaned []string
 }
 
 // Revert undoes a refused step's change of its workspace's configuration.
@@ -86,7 +89,7 @@ func (o WsOp) Revert() {
 func NewWorkspaces(seed int64) *Workspaces {
 	m := &Workspaces{rng: newModelRNG(seed), canaries: map[string]bool{}}
 	for i := range 2 + m.rng.IntN(2) {
-		m.ws = append(m.ws, &wsWorkspace{owner: fmt.Sprintf("team-%d", i), proms: map[string][]string{}})
+		m.ws = append(m.ws, &wsWorkspace{owner: fmt.Sprintf("team-%d", i), proms: map[string][]string{}, all: map[string]bool{}})
 	}
 	return m
 }
@@ -112,7 +115,10 @@ func (m *Workspaces) Applied(op WsOp) {
 		}
 	case "destroy":
 		w.state = false
-		w.dests, w.proms = nil, map[string][]string{}
+		w.dests, w.proms, w.all = nil, map[string][]string{}, map[string]bool{}
+	}
+	for _, d := range op.cleaned {
+		delete(m.canaries, d)
 	}
 }
 
@@ -194,6 +200,10 @@ func (m *Workspaces) try(name string, i int) (WsOp, bool) {
 			d := pick(m.rng, free)
 			w.dests = withName(w.dests, d)
 			op.Desc = fmt.Sprintf("%s registers destination %s", w.owner, d)
+			if m.rng.IntN(3) == 0 {
+				w.all[d] = true
+				op.Desc += ` with cleanup = "all"`
+			}
 			return op, true
 		}
 		if len(taken) == 0 {
@@ -209,12 +219,29 @@ func (m *Workspaces) try(name string, i int) (WsOp, bool) {
 		op.revert = func() { w.dests = prior }
 		return op, true
 	case "deregister":
-		if len(w.dests) == 0 {
+		// A destination with cleanup = "all" is destroyed only once this workspace's own
+		// promises have left its folder: the cleanup removes their files too (the destination
+		// page), which their next plan would then write again; other owners' placements stay.
+		var can []string
+		for _, d := range w.dests {
+			if !w.all[d] || !slices.ContainsFunc(sortedKeys(w.proms), func(p string) bool { return slices.Contains(w.proms[p], d) }) {
+				can = append(can, d)
+			}
+		}
+		if len(can) == 0 {
 			return op, false
 		}
-		d := pick(m.rng, w.dests)
+		d := pick(m.rng, can)
 		w.dests = withoutName(w.dests, d)
 		op.Desc = fmt.Sprintf("%s deregisters (destroys) destination %s", w.owner, d)
+		if w.all[d] {
+			op.cleaned = []string{d}
+			delete(w.all, d)
+			op.Desc += ` (cleanup = "all")`
+			if others := m.inFolder(d); len(others) > 0 {
+				op.Desc += fmt.Sprintf("; other owners' placements there stay: %s", strings.Join(others, ", "))
+			}
+		}
 		return op, true
 	case "place", "claim":
 		type spot struct{ p, d string }
@@ -279,6 +306,11 @@ func (m *Workspaces) try(name string, i int) (WsOp, bool) {
 			return op, false
 		}
 		op.Command = "destroy"
+		for _, d := range w.dests {
+			if w.all[d] {
+				op.cleaned = append(op.cleaned, d)
+			}
+		}
 		op.Desc = fmt.Sprintf("terraform destroy in %s (destinations %v, promises %v)", w.owner, w.dests, w.proms)
 		return op, true
 	case "discover":
@@ -290,6 +322,19 @@ func (m *Workspaces) try(name string, i int) (WsOp, bool) {
 		return op, true
 	}
 	return op, false
+}
+
+// inFolder names the placements on folder d: "promise p0 of team-1".
+func (m *Workspaces) inFolder(d string) []string {
+	var out []string
+	for _, w := range m.ws {
+		for _, p := range sortedKeys(w.proms) {
+			if slices.Contains(w.proms[p], d) {
+				out = append(out, fmt.Sprintf("promise %s of %s", p, w.owner))
+			}
+		}
+	}
+	return out
 }
 
 // shards names the other workspaces' placements of promise p: "team-1 on [d2]".
@@ -323,7 +368,11 @@ func (m *Workspaces) Render(i int, s *Stores) string {
 	}
 	b.WriteString("\ndata \"kratix_destinations\" \"all\" {\n  state_stores = [kratix_state_store.s]\n}\n\noutput \"registered\" {\n  value = sort(data.kratix_destinations.all.destinations[*].name)\n}\n")
 	for _, d := range w.dests {
-		fmt.Fprintf(&b, "\nresource \"kratix_destination\" %q {\n  name        = %q\n  path        = %q\n  labels      = { team = %s }\n  state_store = kratix_state_store.s\n}\n", d, d, d, hclString(w.owner))
+		fmt.Fprintf(&b, "\nresource \"kratix_destination\" %q {\n  name        = %q\n  path        = %q\n  labels      = { team = %s }\n  state_store = kratix_state_store.s\n", d, d, d, hclString(w.owner))
+		if w.all[d] {
+			b.WriteString("  cleanup     = \"all\"\n")
+		}
+		b.WriteString("}\n")
 	}
 	for _, p := range sortedKeys(w.proms) {
 		var pool []string
@@ -362,7 +411,7 @@ func (m *Workspaces) Expect(kind string) map[string]string {
 	held := map[string][]entry{}
 	for _, w := range m.ws {
 		for _, d := range w.dests {
-			out[".kratix-registry/destinations/"+d+".yaml"] = wsRecord(d, w.owner, storeKind)
+			out[".kratix-registry/destinations/"+d+".yaml"] = wsRecord(d, w.owner, storeKind, w.all[d])
 		}
 		for p, ds := range w.proms {
 			for _, d := range ds {
@@ -387,7 +436,11 @@ func (m *Workspaces) Expect(kind string) map[string]string {
 
 // wsRecord is destination d's registration record, registered by owner in a store of storeKind:
 // Kratix's Destination with the provider's annotations, the instance and the time blanked.
-func wsRecord(d, owner, storeKind string) string {
+func wsRecord(d, owner, storeKind string, all bool) string {
+	cleanup := "none"
+	if all {
+		cleanup = "all"
+	}
 	return `apiVersion: platform.kratix.io/v1alpha1
 kind: Destination
 metadata:
@@ -399,7 +452,7 @@ metadata:
     team: ` + owner + `
   name: ` + d + `
 spec:
-  cleanup: none
+  cleanup: ` + cleanup + `
   filepath:
     mode: nestedByMetadata
   initWorkloads:
@@ -459,7 +512,7 @@ func (m *Workspaces) StoreProblems(kind string, initial, actual map[string][]byt
 func (m *Workspaces) Describe() string {
 	var lines []string
 	for _, w := range m.ws {
-		lines = append(lines, fmt.Sprintf("  %s: destinations %v, promises %v (state: %v)", w.owner, w.dests, w.proms, w.state))
+		lines = append(lines, fmt.Sprintf("  %s: destinations %v (cleanup all: %v), promises %v (state: %v)", w.owner, w.dests, sortedKeys(w.all), w.proms, w.state))
 	}
 	return strings.Join(lines, "\n")
 }
