@@ -10,9 +10,9 @@ package provider
 // real CLI. After every step the whole store, read back with an independent client (plain
 // minio-go, the git CLI), must hold what the model says, registry included: nothing is left out
 // but the instance tokens and times of the records (refmodel.Bookkeeping). After an apply in a
-// workspace that had a state, its data.kratix_destinations (output "registered", read at plan)
-// must list exactly the destinations registered before the step; an unchanged apply must write
-// nothing.
+// workspace that had a state, its data.kratix_destinations (read at plan) must list exactly the
+// destinations registered before the step, and one selecting its own label exactly those it
+// registered; an unchanged apply must write nothing.
 //
 // Knobs (environment):
 //   KRATIX_MODEL_WS_SEED=N      run only seed N
@@ -158,17 +158,21 @@ func (st *wsModelStore) tip(t *testing.T) string {
 	return b.String()
 }
 
-// registered reads a workspace's output "registered": the names its data.kratix_destinations lists.
-func registered(c *cli) ([]string, error) {
-	out, err := c.run("output", "-json", "registered")
+// listed reads a workspace's outputs "registered" and "own": the names its two
+// data.kratix_destinations list (all of them; those with its own label).
+func listed(c *cli) (all, own []string, err error) {
+	out, err := c.run("output", "-json")
 	if err != nil {
-		return nil, fmt.Errorf("terraform output: %v\n%s", err, out)
+		return nil, nil, fmt.Errorf("terraform output: %v\n%s", err, out)
 	}
-	var names []string
-	if err := json.Unmarshal([]byte(out), &names); err != nil {
-		return nil, fmt.Errorf("terraform output: %v\n%s", err, out)
+	var outputs struct {
+		Registered struct{ Value []string } `json:"registered"`
+		Own        struct{ Value []string } `json:"own"`
 	}
-	return names, nil
+	if err := json.Unmarshal([]byte(out), &outputs); err != nil {
+		return nil, nil, fmt.Errorf("terraform output: %v\n%s", err, out)
+	}
+	return outputs.Registered.Value, outputs.Own.Value, nil
 }
 
 func runModelWorkspacesSeed(t *testing.T, kind string, seed int64, s wsModelSettings, ran *modelTally) {
@@ -187,6 +191,10 @@ func runModelWorkspacesSeed(t *testing.T, kind string, seed int64, s wsModelSett
 	initial := st.files(t) // a git repository's README: it must stay
 	for step := 1; step <= s.steps; step++ {
 		listedBefore := m.Registered()
+		ownBefore := make([][]string, m.Count())
+		for i := range ownBefore {
+			ownBefore[i] = m.RegisteredBy(i)
+		}
 		op := m.Next(s.ops)
 		hadState := m.HasState(op.WS)
 		history = append(history, fmt.Sprintf("  %2d. %s: %s", step, op.Name, op.Desc))
@@ -236,12 +244,15 @@ func runModelWorkspacesSeed(t *testing.T, kind string, seed int64, s wsModelSett
 		}
 		if op.Command == "apply" && hadState {
 			// Read at plan, before the apply wrote: what was registered before the step.
-			got, err := registered(c)
+			all, own, err := listed(c)
 			if err != nil {
 				fail(step, "%v", err)
 			}
-			if !slices.Equal(got, listedBefore) && (len(got) > 0 || len(listedBefore) > 0) {
-				fail(step, "data.kratix_destinations in %s lists %q, want %q (registered before the step)", m.Owner(op.WS), got, listedBefore)
+			if !slices.Equal(all, listedBefore) {
+				fail(step, "data.kratix_destinations in %s lists %q, want %q (registered before the step)", m.Owner(op.WS), all, listedBefore)
+			}
+			if !slices.Equal(own, ownBefore[op.WS]) {
+				fail(step, "data.kratix_destinations selecting team = %s lists %q, want %q (what it registered before the step)", m.Owner(op.WS), own, ownBefore[op.WS])
 			}
 			ran.add("(data.kratix_destinations checked)")
 		}

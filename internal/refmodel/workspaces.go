@@ -133,6 +133,10 @@ func (m *Workspaces) Registered() []string {
 	return out
 }
 
+// RegisteredBy is what workspace i registers, sorted: what its data.kratix_destinations
+// selecting its own label (team = its owner) lists.
+func (m *Workspaces) RegisteredBy(i int) []string { return slices.Clone(m.ws[i].dests) }
+
 // registrar is the workspace that registers destination d, -1 for none.
 func (m *Workspaces) registrar(d string) int {
 	for i, w := range m.ws {
@@ -354,7 +358,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // Render is workspace i's configuration: its provider with its owner, the shared store, its
 // destinations and promises, and data.kratix_destinations over the store with its names as
-// output "registered".
+// output "registered", and another selecting the label team = its owner as output "own".
 func (m *Workspaces) Render(i int, s *Stores) string {
 	w := m.ws[i]
 	var b strings.Builder
@@ -367,6 +371,7 @@ func (m *Workspaces) Render(i int, s *Stores) string {
 		fmt.Fprintf(&b, "  git = {\n    url    = %s\n    author = { name = %s, email = \"%s@example.com\" }\n  }\n}\n", hclString(s.Address(0, 0)), hclString(w.owner), w.owner)
 	}
 	b.WriteString("\ndata \"kratix_destinations\" \"all\" {\n  state_stores = [kratix_state_store.s]\n}\n\noutput \"registered\" {\n  value = sort(data.kratix_destinations.all.destinations[*].name)\n}\n")
+	fmt.Fprintf(&b, "\ndata \"kratix_destinations\" \"own\" {\n  state_stores          = [kratix_state_store.s]\n  destination_selectors = [{ match_labels = { team = %s } }]\n}\n\noutput \"own\" {\n  value = sort(data.kratix_destinations.own.destinations[*].name)\n}\n", hclString(w.owner))
 	for _, d := range w.dests {
 		fmt.Fprintf(&b, "\nresource \"kratix_destination\" %q {\n  name        = %q\n  path        = %q\n  labels      = { team = %s }\n  state_store = kratix_state_store.s\n", d, d, d, hclString(w.owner))
 		if w.all[d] {
