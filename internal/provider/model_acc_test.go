@@ -136,34 +136,8 @@ func runModelTest(t *testing.T, kind string) {
 	requireAcceptance(t)
 	s := modelSettingsFromEnv(t)
 	start := time.Now()
-	var (
-		mu     sync.Mutex
-		failed []int64
-		wg     sync.WaitGroup
-	)
 	ran := &modelTally{steps: map[string]int{}}
-	jobs := make(chan int64)
-	for range s.parallel {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for seed := range jobs {
-				// t.Run may be called from several goroutines: the seeds run concurrently,
-				// bounded by KRATIX_MODEL_PARALLEL rather than by go test's -parallel.
-				if !t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { runModelSeed(t, kind, seed, s, ran) }) {
-					mu.Lock()
-					failed = append(failed, seed)
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for _, seed := range s.seeds {
-		jobs <- seed
-	}
-	close(jobs)
-	wg.Wait()
-	slices.Sort(failed)
+	failed := runSeeds(t, s.seeds, s.parallel, func(t *testing.T, seed int64) { runModelSeed(t, kind, seed, s, ran) })
 	t.Logf("%s: %d seeds x %d steps (operations %s; modes %s) in %s", kind, len(s.seeds), s.steps, strings.Join(s.ops, ","), strings.Join(s.modes, ","), time.Since(start).Round(time.Second))
 	t.Logf("%s: steps that passed, by operation: %s", kind, ran.text())
 	t.Logf("%s: collide steps refused as the model says: %d", kind, ran.steps["collide"])
@@ -175,6 +149,39 @@ func runModelTest(t *testing.T, kind string) {
 		t.Errorf("MODEL FAILURES %s: seeds %v of %d; reproduce one with KRATIX_MODEL_SEED=<seed> KRATIX_MODEL_STEPS=%d%s TF_ACC=1 go test ./internal/provider -run '^%s$' -v",
 			kind, failed, len(s.seeds), s.steps, opsEnv(s), t.Name())
 	}
+}
+
+// runSeeds plays each seed in a subtest "seed=N", parallel at a time, and returns the seeds that
+// failed, sorted.
+func runSeeds(t *testing.T, seeds []int64, parallel int, play func(t *testing.T, seed int64)) []int64 {
+	var (
+		mu     sync.Mutex
+		failed []int64
+		wg     sync.WaitGroup
+	)
+	jobs := make(chan int64)
+	for range parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for seed := range jobs {
+				// t.Run may be called from several goroutines: the seeds run concurrently,
+				// bounded by the test's own knob rather than by go test's -parallel.
+				if !t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { play(t, seed) }) {
+					mu.Lock()
+					failed = append(failed, seed)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, seed := range seeds {
+		jobs <- seed
+	}
+	close(jobs)
+	wg.Wait()
+	slices.Sort(failed)
+	return failed
 }
 
 // modelTally counts the steps that passed, by operation, over the seeds of one run.

@@ -35,6 +35,7 @@
 //	fault.go    a store down during an apply: when, and which files must not be lost
 //	lifecycle.go Terraform's lifecycle: create_before_destroy, interrupted applies, saved plans, destroy -target
 //	check.go    comparing a snapshot of the stores with the model
+//	workspaces.go the model of TestAccModelWorkspaces_*: two or three workspaces (owners) sharing one store
 //	refmodel.go what the runner calls
 //
 // Its unit tests (TestModel*) need no server and run in about a second.
