@@ -39,7 +39,7 @@ func TestAccGuideOneFleet(t *testing.T) {
 	repo := filepath.Join(t.TempDir(), "fleet.git")
 	gitRun(t, "", "init", "--quiet", "--bare", "-b", "main", repo)
 	env := "TF_VAR_repository_url=file://" + repo
-	fleetEU := newCLI(t, map[string]string{"main.tf": read("fleet/main.tf")}, env)
+	fleetEU := newCLI(t, map[string]string{"main.tf": read("fleet/main.tf")}, env, "KRATIX_OWNER=fleet-eu")
 	usClusters := func(names ...string) string {
 		var b strings.Builder
 		b.WriteString("region = \"us\"\nclusters = {\n")
@@ -48,10 +48,10 @@ func TestAccGuideOneFleet(t *testing.T) {
 		}
 		return b.String() + "}\n"
 	}
-	fleetUS := newCLI(t, map[string]string{"main.tf": read("fleet/main.tf"), "terraform.tfvars": usClusters("us-1", "us-2")}, env)
-	platformA := newCLI(t, map[string]string{"main.tf": read("main.tf"), "terraform.tfvars": "shard = 0\nowner = \"platform-a\"\n"}, env)
-	platformB := newCLI(t, map[string]string{"main.tf": read("main.tf"), "terraform.tfvars": "shard = 1\nowner = \"platform-b\"\n"}, env)
-	app := newCLI(t, map[string]string{"main.tf": read("app/main.tf")}, env)
+	fleetUS := newCLI(t, map[string]string{"main.tf": read("fleet/main.tf"), "terraform.tfvars": usClusters("us-1", "us-2")}, env, "KRATIX_OWNER=fleet-us")
+	platformA := newCLI(t, map[string]string{"main.tf": read("main.tf"), "terraform.tfvars": "shard = 0\n"}, env, "KRATIX_OWNER=platform-a")
+	platformB := newCLI(t, map[string]string{"main.tf": read("main.tf"), "terraform.tfvars": "shard = 1\n"}, env, "KRATIX_OWNER=platform-b")
+	app := newCLI(t, map[string]string{"main.tf": read("app/main.tf")}, env, "KRATIX_OWNER=team-orders")
 	all := []*cli{fleetEU, fleetUS, platformA, platformB, app}
 
 	apply := func(c *cli) {

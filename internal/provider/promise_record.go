@@ -21,6 +21,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -34,15 +35,27 @@ import (
 	"github.com/promise-platform/terraform-provider-kratix/internal/statestore"
 )
 
-// publishPromise adds the record's writes to a promise's operations when the plan rewrites it,
-// and the removal of the records the plan no longer keeps (leftStores), and returns the
-// `registration` to record once the operations are made (see settle).
+// publishPromise prepares the apply's record writes and removals: the record goes into the
+// promise's own change at a store where the promise writes anything else (one write, one commit
+// with its files), and is written on its own, best-effort, where it does not (a change of a
+// destination's labels, weight or taints rewrites the record and nothing else: issue 37 point 5,
+// a drain must work while a store is down). The records the plan no longer keeps (leftStores) are
+// removed the same way. It returns ops with the records merged, and what to write alone.
 func (d *providerData) publishPromise(ctx context.Context, plan, state promiseModel, pool []poolMember, instance string, ops []placement.Op, diags *diag.Diagnostics) ([]placement.Op, promisePublication) {
 	pub := promisePublication{held: plan.Registration}
 	if d == nil {
 		return ops, pub
 	}
-	ops = d.withoutOwnRecords(ctx, plan.Name.ValueString(), d.leftStores(ctx, state, pool), instance, ops, diags)
+	writes := func(loc string) bool {
+		return slices.ContainsFunc(ops, func(op placement.Op) bool { return op.Location.String() == loc && !op.Change.Empty() })
+	}
+	for _, s := range d.withoutOwnRecords(ctx, plan.Name.ValueString(), d.leftStores(ctx, state, pool), instance, diags) {
+		if writes(s.member.Location.String()) {
+			ops = withRecordDelete(ops, s.member, s.path)
+		} else {
+			pub.removeAlone = append(pub.removeAlone, s)
+		}
+	}
 	if !rewritesRegistration(plan.Registration) {
 		return ops, pub
 	}
@@ -51,36 +64,98 @@ func (d *providerData) publishPromise(ctx context.Context, plan, state promiseMo
 		return ops, pub
 	}
 	rec.Instance, rec.WrittenAt = instance, d.clock()
-	content := registry.RenderPromise(rec)
+	pub.content = registry.RenderPromise(rec)
 	pub.sums, pub.stores = map[string]string{}, promiseRecordStores(rec.Name, d.owner, pool)
 	for _, s := range pub.stores {
-		if sum := d.adoptPromiseRecord(ctx, s, rec); sum != "" {
+		switch sum := d.adoptPromiseRecord(ctx, s, rec); {
+		case sum != "":
 			pub.sums[s.key] = sum
-			continue
+		case writes(s.member.Location.String()):
+			ops = withRegistration(ops, s.member, s.path, pub.content)
+			pub.sums[s.key] = memo.MD5(pub.content)
+		default:
+			pub.writeAlone = append(pub.writeAlone, s)
+			pub.sums[s.key] = memo.MD5(pub.content)
 		}
-		ops = withRegistration(ops, s.member, s.path, content)
-		pub.sums[s.key] = memo.MD5(content)
 	}
 	return ops, pub
 }
 
-// promisePublication is what an apply does with the promise's record.
+// promisePublication is what an apply does with the promise's records.
 type promisePublication struct {
-	held   types.Map // the plan's registration: kept when nothing is written
-	stores []promiseRecordStore
-	sums   map[string]string // per key, the MD5 the store holds once the operations are made
+	held        types.Map // the plan's registration: kept when nothing is written
+	stores      []promiseRecordStore
+	sums        map[string]string // per key, the MD5 the store holds once the operations are made
+	content     []byte
+	writeAlone  []promiseRecordStore // written on their own, best-effort (writeAlone)
+	removeAlone []promiseRecordStore // removed on their own, best-effort
+	missed      map[string]bool      // keys of the records the best-effort writes and removals missed
+}
+
+// members are the destinations through which the records' stores are reached.
+func (p promisePublication) members() []poolMember {
+	var out []poolMember
+	for _, group := range [][]promiseRecordStore{p.stores, p.removeAlone} {
+		for _, s := range group {
+			out = append(out, s.member)
+		}
+	}
+	return out
+}
+
+// writeAlone makes the record writes and removals that go on their own, each a write of its own
+// named for the record ("Update from: <path>", "Delete from: <path>"), best-effort: a failure is
+// a warning, and the next plan tries again.
+func (d *providerData) writeAlone(ctx context.Context, name, writer string, p *promisePublication, refs storeRefs, diags *diag.Diagnostics) {
+	p.missed = map[string]bool{}
+	do := func(s promiseRecordStore, message string, change placement.Change, what string) {
+		var wd diag.Diagnostics
+		op := placement.Op{Location: s.member.Location, Member: s.member.Member, Destinations: []string{s.member.Name}, Change: change}
+		if failed := d.writeOps(ctx, "Promise", fmt.Sprintf("Promise %q", name), message, writer, []placement.Op{op}, refs, &wd); len(failed) > 0 {
+			p.missed[s.key] = true
+		}
+		for _, w := range wd {
+			if w.Severity() != diag.SeverityError {
+				diags.Append(w)
+				continue
+			}
+			diags.AddAttributeWarning(path.Root("registration"), "Promise Record Not "+what, fmt.Sprintf("Promise %q: its record %s "+
+				"could not be %s (%s). %s\n\nThe promise's other changes are applied (they write nothing else in this store); "+
+				"other workspaces read the record as it was (data.kratix_promise) until the next apply, whose plan shows it.",
+				name, s.path, strings.ToLower(what), strings.ToLower(w.Summary()), w.Detail()))
+		}
+	}
+	for _, s := range p.writeAlone {
+		do(s, "Update from: "+s.path, placement.Change{Put: map[string][]byte{s.path: p.content}}, "Written")
+	}
+	for _, s := range p.removeAlone {
+		do(s, "Delete from: "+s.path, placement.Change{Delete: []string{s.path}}, "Removed")
+	}
 }
 
 // settle is the `registration` after the operations, failed naming the locations whose write
 // failed: their records were not written, so their MD5 is empty and the next plan writes them.
+// A record that could not be removed stays in it with an empty MD5, so the next apply tries again.
 func (p promisePublication) settle(failed map[string]bool) types.Map {
-	if p.sums == nil {
-		return p.held
-	}
 	out := map[string]string{}
+	if p.sums == nil {
+		if len(p.missed) == 0 || p.held.IsUnknown() {
+			return p.held
+		}
+		for k, v := range p.held.Elements() {
+			if s, ok := v.(types.String); ok {
+				out[k] = s.ValueString()
+			}
+		}
+	}
 	for _, s := range p.stores {
 		out[s.key] = p.sums[s.key]
-		if failed[s.member.Location.String()] {
+		if failed[s.member.Location.String()] || p.missed[s.key] {
+			out[s.key] = ""
+		}
+	}
+	for _, s := range p.removeAlone {
+		if p.missed[s.key] {
 			out[s.key] = ""
 		}
 	}
@@ -187,12 +262,18 @@ func recordedStores(ctx context.Context, registration types.Map, pool []poolMemb
 	return out
 }
 
-// unpublishPromise adds to a promise's destroy the removal of its records (see withoutOwnRecords).
-func (d *providerData) unpublishPromise(ctx context.Context, state promiseModel, instance string, ops []placement.Op, diags *diag.Diagnostics) []placement.Op {
+// unpublishPromise adds to a promise's destroy the removal of its records (see withoutOwnRecords),
+// and returns the destinations through which their stores are reached.
+func (d *providerData) unpublishPromise(ctx context.Context, state promiseModel, instance string, ops []placement.Op, diags *diag.Diagnostics) ([]placement.Op, []poolMember) {
 	if d == nil {
-		return ops
+		return ops, nil
 	}
-	return d.withoutOwnRecords(ctx, state.Name.ValueString(), d.leftStores(ctx, state, nil), instance, ops, diags)
+	var members []poolMember
+	for _, s := range d.withoutOwnRecords(ctx, state.Name.ValueString(), d.leftStores(ctx, state, nil), instance, diags) {
+		ops = withRecordDelete(ops, s.member, s.path)
+		members = append(members, s.member)
+	}
+	return ops, members
 }
 
 // leftStores are the records the state says the promise wrote (its registration, or, in state
@@ -224,11 +305,11 @@ func (d *providerData) leftStores(ctx context.Context, state promiseModel, pool 
 	return left
 }
 
-// withoutOwnRecords adds to ops the removal of the promise's records in stores that are still
-// this instance's (read now: a create_before_destroy successor wrote its own since; a record
+// withoutOwnRecords are the records of stores that are still this instance's, to remove (read now: a create_before_destroy successor wrote its own since; a record
 // without an instance, when it is this owner's). A record that cannot be read stays, with a
 // warning.
-func (d *providerData) withoutOwnRecords(ctx context.Context, name string, stores []promiseRecordStore, instance string, ops []placement.Op, diags *diag.Diagnostics) []placement.Op {
+func (d *providerData) withoutOwnRecords(ctx context.Context, name string, stores []promiseRecordStore, instance string, diags *diag.Diagnostics) []promiseRecordStore {
+	var own []promiseRecordStore
 	for _, s := range stores {
 		store, err := d.open(s.member.Store, false)
 		if err != nil {
@@ -248,9 +329,9 @@ func (d *providerData) withoutOwnRecords(ctx context.Context, name string, store
 		if err != nil || rec.Instance != instance && (rec.Instance != "" || rec.Owner != d.owner) {
 			continue // not this promise's record any more: another instance's, or edited by hand
 		}
-		ops = withRecordDelete(ops, s.member, s.path)
+		own = append(own, s)
 	}
-	return ops
+	return own
 }
 
 // withRecordDelete adds the removal of the record at p to the operation at m's location, or

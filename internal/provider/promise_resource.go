@@ -439,8 +439,8 @@ func (r *promiseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	p = p.Spare(privstate.ReadSuccessor(ctx, req.Private).With(r.data.writtenByOthers(readInstance(ctx, req.Private))))
 	who := fmt.Sprintf("Promise %q", state.Name.ValueString())
 	ops := r.data.owned(p.Ops, readInstance(ctx, req.Private), false)
-	ops = r.data.unpublishPromise(ctx, state, readInstance(ctx, req.Private), ops, &resp.Diagnostics)
-	failed := r.data.writeOps(ctx, "Promise", who, "Delete from: promise/"+state.Name.ValueString(), "", ops, refsOf(prior), &resp.Diagnostics)
+	ops, recordStores := r.data.unpublishPromise(ctx, state, readInstance(ctx, req.Private), ops, &resp.Diagnostics)
+	failed := r.data.writeOps(ctx, "Promise", who, "Delete from: promise/"+state.Name.ValueString(), "", ops, refsOf(prior).add(recordStores...), &resp.Diagnostics)
 	if len(failed) > 0 {
 		// Keep what could not be removed, so that the next destroy tries again.
 		state.record(p.Settle(failed))
@@ -500,7 +500,9 @@ func (r *promiseResource) apply(ctx context.Context, plan, state promiseModel, p
 	}
 	ops = r.data.owned(ops, writer, plan.imported)
 	ops, published := r.data.publishPromise(ctx, plan, state, pool, writer, ops, diags)
+	refs = refs.add(published.members()...)
 	failed := r.data.writeOps(ctx, "Promise", fmt.Sprintf("Promise %q", name), "Update from: promise/"+name, writer, ops, refs, diags)
+	r.data.writeAlone(ctx, name, writer, &published, refs, diags)
 	plan.ID = plan.Name
 	plan.Registration = published.settle(failed)
 	o := p.Settle(failed)

@@ -423,6 +423,9 @@ func (m *Workspaces) Expect(kind string) map[string]string {
 				out[wsPromiseFile(p, d)] = wsDeps(p, w.owner)
 				held[p] = append(held[p], entry{d, w.owner})
 			}
+			if len(ds) > 0 {
+				out[".kratix-registry/promises/"+p+"/"+w.owner+".yaml"] = wsPromiseRecord(p, w.owner, storeKind, ds)
+			}
 		}
 	}
 	for p, entries := range held {
@@ -437,6 +440,29 @@ func (m *Workspaces) Expect(kind string) map[string]string {
 		out[".kratix-registry/owners/promise_"+p+".yaml"] = b.String()
 	}
 	return out
+}
+
+// wsPromiseRecord is promise p's published record, placed by owner on folders (sorted), all
+// in the one store, of storeKind (the promise page's "Owners across workspaces, and the
+// published record"): Kratix's Promise with no selectors, its pool as JSON in an annotation,
+// each member a literal {name, path, state_store}; the instance, the time and the store's
+// location blanked.
+func wsPromiseRecord(p, owner, storeKind string, folders []string) string {
+	var pool []string
+	for _, d := range folders {
+		pool = append(pool, `{"name":"`+d+`","path":"`+d+`","storeKind":"`+storeKind+`","storeName":"`+WsStoreName+`","storeLocation":"LOCATION"}`)
+	}
+	return `apiVersion: platform.kratix.io/v1alpha1
+kind: Promise
+metadata:
+  annotations:
+    terraform.kratix.io/destinations: '[` + strings.Join(pool, ",") + `]'
+    terraform.kratix.io/instance-id: INSTANCE
+    terraform.kratix.io/owner: ` + owner + `
+    terraform.kratix.io/written-at: "WRITTEN"
+  name: ` + p + `
+spec: {}
+`
 }
 
 // wsRecord is destination d's registration record, registered by owner in a store of storeKind:
@@ -474,10 +500,12 @@ var (
 	wsInstanceID = regexp.MustCompile(`(?m)^(    terraform\.kratix\.io/instance-id: )[0-9a-f]{16}$`)
 	wsWrittenAt  = regexp.MustCompile(`(?m)^(    terraform\.kratix\.io/written-at: )"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"$`)
 	wsInstance   = regexp.MustCompile(`(?m)^(  instance: )[0-9a-f]{16}$`)
+	wsLocation   = regexp.MustCompile(`"storeLocation":"[^"]*"`)
 )
 
 // Bookkeeping is content with what the model does not predict blanked: the instance token of a
-// record (a new one at each create) and the time a registration record was written. Nothing else
+// record (a new one at each create), the time a record was written and the store's location in
+// a promise's record. Nothing else
 // of the store is left out of the comparison.
 func Bookkeeping(p, content string) string {
 	if !strings.HasPrefix(p, ".kratix-registry/") {
@@ -485,6 +513,7 @@ func Bookkeeping(p, content string) string {
 	}
 	content = wsInstanceID.ReplaceAllString(content, "${1}INSTANCE")
 	content = wsWrittenAt.ReplaceAllString(content, `${1}"WRITTEN"`)
+	content = wsLocation.ReplaceAllString(content, `"storeLocation":"LOCATION"`) // the store's place, spelled in TestAccPromiseFromAnotherWorkspace
 	return wsInstance.ReplaceAllString(content, "${1}INSTANCE")
 }
 

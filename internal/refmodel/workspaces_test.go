@@ -25,6 +25,9 @@ func TestModelWorkspacesExpect(t *testing.T) {
 		".kratix-registry/destinations/d0.yaml":                "",
 		".kratix-registry/owners/promise_p0.yaml":              "",
 		".kratix-registry/owners/promise_p1.yaml":              "",
+		".kratix-registry/promises/p0/team-0.yaml":             "",
+		".kratix-registry/promises/p0/team-1.yaml":             "",
+		".kratix-registry/promises/p1/team-1.yaml":             "",
 		"d0/dependencies/kratix-canary-namespace.yaml":         "",
 		"d0/resources/kratix-canary-configmap.yaml":            "",
 		"d1/dependencies/kratix-canary-namespace.yaml":         "",
@@ -55,6 +58,14 @@ func TestModelWorkspacesExpect(t *testing.T) {
 			t.Errorf("d0's record does not say %q:\n%s", line, got[".kratix-registry/destinations/d0.yaml"])
 		}
 	}
+	// Each workspace publishes its own record of p0, over its own shard.
+	wantP0 := "apiVersion: platform.kratix.io/v1alpha1\nkind: Promise\nmetadata:\n  annotations:\n" +
+		"    terraform.kratix.io/destinations: '[{\"name\":\"d1\",\"path\":\"d1\",\"storeKind\":\"BucketStateStore\",\"storeName\":\"shared\",\"storeLocation\":\"LOCATION\"}]'\n" +
+		"    terraform.kratix.io/instance-id: INSTANCE\n    terraform.kratix.io/owner: team-1\n" +
+		"    terraform.kratix.io/written-at: \"WRITTEN\"\n  name: p0\nspec: {}\n"
+	if got := got[".kratix-registry/promises/p0/team-1.yaml"]; got != wantP0 {
+		t.Errorf("team-1's record of p0 is\n%s\nwant\n%s", got, wantP0)
+	}
 	if got := m.Registered(); !slices.Equal(got, []string{"d0"}) {
 		t.Errorf("Registered = %v, want [d0]", got)
 	}
@@ -68,6 +79,8 @@ func TestModelWorkspacesBookkeeping(t *testing.T) {
 			"  annotations:\n    terraform.kratix.io/instance-id: 0123456789abcdef\n    terraform.kratix.io/written-at: \"2026-11-29T20:00:00Z\"\n",
 			"  annotations:\n    terraform.kratix.io/instance-id: INSTANCE\n    terraform.kratix.io/written-at: \"WRITTEN\"\n"},
 		{".kratix-registry/owners/promise_p0.yaml", "  instance: 0123456789abcdef\n  owner: team-0\n", "  instance: INSTANCE\n  owner: team-0\n"},
+		{".kratix-registry/promises/p0/team-0.yaml", `    terraform.kratix.io/destinations: '[{"name":"d0","storeLocation":"s3://127.0.0.1:9000/b"}]'` + "\n",
+			`    terraform.kratix.io/destinations: '[{"name":"d0","storeLocation":"LOCATION"}]'` + "\n"},
 		// Not a token, not a time: left as it is.
 		{".kratix-registry/destinations/d0.yaml", "    terraform.kratix.io/written-at: \"yesterday\"\n", "    terraform.kratix.io/written-at: \"yesterday\"\n"},
 		{".kratix-registry/owners/promise_p0.yaml", "  instance: team-0\n", "  instance: team-0\n"},

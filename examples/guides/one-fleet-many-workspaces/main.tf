@@ -1,6 +1,6 @@
 # The guide "One fleet, many workspaces": a platform workspace managing one shard of promise
-# postgres. Run it once per shard, each with its own var.shard and, outside HCP Terraform, its
-# own var.owner: the shards split the fleet without overlap, and together cover it. The fleet
+# postgres. Run it once per shard, each with its own var.shard and its own owner: the shards split
+# the fleet without overlap, and together cover it. The fleet
 # workspaces (fleet/) register the destinations; the application workspaces (app/) request the
 # promise. Provider functions need Terraform 1.8 or later (OpenTofu 1.7 or later).
 
@@ -31,16 +31,9 @@ variable "shards" {
   default     = 2
 }
 
-variable "owner" {
-  description = "This workspace's name as an owner of what it writes: one per workspace, never derived from the shard."
-  type        = string
-  default     = "platform-a"
-}
-
-# On HCP Terraform, leave owner unset: it is the workspace's name (TFC_WORKSPACE_NAME).
-provider "kratix" {
-  owner = var.owner
-}
+# Each workspace writes as its own owner: on HCP Terraform the workspace's name
+# (TFC_WORKSPACE_NAME), elsewhere KRATIX_OWNER or the provider's `owner`. One per workspace,
+# never derived from the shard: a mistyped shard must meet another owner's placements.
 
 resource "kratix_state_store" "fleet" {
   name = "fleet"

@@ -15,9 +15,7 @@ variable "repository_url" {
   default = "https://git.example.com/acme/fleet.git"
 }
 
-provider "kratix" {
-  owner = "team-orders"
-}
+# The owner is the workspace's (TFC_WORKSPACE_NAME on HCP Terraform, else KRATIX_OWNER).
 
 resource "kratix_state_store" "fleet" {
   name = "fleet"

@@ -32,9 +32,7 @@ variable "clusters" {
   }
 }
 
-provider "kratix" {
-  owner = "fleet-${var.region}"
-}
+# The owner is the workspace's (TFC_WORKSPACE_NAME on HCP Terraform, else KRATIX_OWNER).
 
 resource "kratix_state_store" "fleet" {
   name = "fleet"
