@@ -42,11 +42,14 @@ func TestAccGuideGettingStarted(t *testing.T) {
 		promiseRecord = ".kratix-registry/owners/promise_elastic-cloud.yaml"
 		requestRecord = ".kratix-registry/owners/request_elastic-cloud_default_example.yaml"
 	)
-	// The canaries, and each destination's registration record (issue 39).
+	// The canaries, each destination's registration record, and the promise's published record,
+	// written from its first apply, as it is scheduled nowhere yet (issue 39: "A promise publishes
+	// its own record the same way").
 	canaries := []string{
 		"worker-1/dependencies/kratix-canary-namespace.yaml", "worker-1/resources/kratix-canary-configmap.yaml",
 		"worker-2/dependencies/kratix-canary-namespace.yaml", "worker-2/resources/kratix-canary-configmap.yaml",
 		".kratix-registry/destinations/worker-1.yaml", ".kratix-registry/destinations/worker-2.yaml",
+		".kratix-registry/promises/elastic-cloud/_unnamed.yaml",
 	}
 	tfvars := func(body string) {
 		t.Helper()
